@@ -1,0 +1,6 @@
+//! kbuild: renders Kubernetes configuration the way `kustomize build` does.
+
+pub mod error;
+pub mod yaml;
+
+pub use error::{Error, Result};

@@ -1,0 +1,14 @@
+//! Writes nodes as YAML exactly as `kustomize build` prints them.
+
+use super::Node;
+
+/// Formats a float the way kustomize's JSON->YAML round trip prints it.
+pub fn format_float(f: f64) -> String {
+    format!("{f}")
+}
+
+/// Appends one document (without the `---` separator) to `out`.
+pub fn emit_document(node: &Node, out: &mut String) {
+    let _ = (node, out);
+    todo!("emitter")
+}

@@ -1,0 +1,7 @@
+//! YAML: parsing into [`Node`], and the emitter that reproduces kustomize's output.
+
+pub mod emit;
+pub mod node;
+pub mod parse;
+
+pub use node::{Map, Node};

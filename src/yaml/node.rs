@@ -1,0 +1,140 @@
+//! kbuild's in-memory YAML/JSON value.
+//!
+//! kustomize prints every resource by converting it to JSON and back, so the
+//! only distinctions that survive to the output are JSON ones: null, bool,
+//! number, string, sequence and mapping. Comments, anchors, tags and styles are
+//! resolved away at parse time.
+
+use indexmap::IndexMap;
+
+/// A mapping; insertion order is kept (the emitter sorts keys when printing).
+pub type Map = IndexMap<String, Node>;
+
+/// A parsed YAML value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Node {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Seq(Vec<Node>),
+    Map(Map),
+}
+
+impl Default for Node {
+    fn default() -> Self {
+        Node::Null
+    }
+}
+
+impl Node {
+    /// An empty mapping.
+    pub fn map() -> Node {
+        Node::Map(Map::new())
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Node::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_map(&self) -> Option<&Map> {
+        match self {
+            Node::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn as_map_mut(&mut self) -> Option<&mut Map> {
+        match self {
+            Node::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn as_seq(&self) -> Option<&Vec<Node>> {
+        match self {
+            Node::Seq(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_seq_mut(&mut self) -> Option<&mut Vec<Node>> {
+        match self {
+            Node::Seq(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, Node::Null)
+    }
+
+    /// Field of a mapping; `None` for other nodes or a missing key.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.as_map().and_then(|m| m.get(key))
+    }
+
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
+        self.as_map_mut().and_then(|m| m.get_mut(key))
+    }
+
+    /// Follows a path of mapping keys.
+    pub fn get_path(&self, path: &[&str]) -> Option<&Node> {
+        path.iter().try_fold(self, |n, k| n.get(k))
+    }
+
+    pub fn get_path_mut(&mut self, path: &[&str]) -> Option<&mut Node> {
+        path.iter().try_fold(self, |n, k| n.get_mut(k))
+    }
+
+    /// String at a path of mapping keys.
+    pub fn get_str(&self, path: &[&str]) -> Option<&str> {
+        self.get_path(path).and_then(Node::as_str)
+    }
+
+    /// The mapping at `path`, created (replacing null or missing values) when absent.
+    /// Returns `None` when a value on the way is not a mapping.
+    pub fn ensure_map(&mut self, path: &[&str]) -> Option<&mut Map> {
+        let mut cur = self;
+        for k in path {
+            if cur.is_null() {
+                *cur = Node::map();
+            }
+            let m = cur.as_map_mut()?;
+            cur = m.entry((*k).to_string()).or_insert(Node::Null);
+        }
+        if cur.is_null() {
+            *cur = Node::map();
+        }
+        cur.as_map_mut()
+    }
+
+    /// A short name of the node's type, for error messages.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Node::Null => "null",
+            Node::Bool(_) => "boolean",
+            Node::Int(_) | Node::Float(_) => "number",
+            Node::Str(_) => "string",
+            Node::Seq(_) => "sequence",
+            Node::Map(_) => "mapping",
+        }
+    }
+
+    /// The scalar as text the way Go's fmt would print it (used where kustomize
+    /// reads a scalar into a string field).
+    pub fn scalar_string(&self) -> Option<String> {
+        match self {
+            Node::Str(s) => Some(s.clone()),
+            Node::Bool(b) => Some(b.to_string()),
+            Node::Int(i) => Some(i.to_string()),
+            Node::Float(f) => Some(crate::yaml::emit::format_float(*f)),
+            Node::Null => Some(String::new()),
+            _ => None,
+        }
+    }
+}
