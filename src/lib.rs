@@ -1,6 +1,7 @@
 //! kbuild: renders Kubernetes configuration the way `kustomize build` does.
 
 pub mod error;
+pub mod kustomization;
 pub mod yaml;
 
 pub use error::{Error, Result};

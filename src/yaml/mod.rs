@@ -1,5 +1,6 @@
 //! YAML: parsing into [`Node`], and the emitter that reproduces kustomize's output.
 
+pub mod de;
 pub mod emit;
 pub mod node;
 pub mod parse;

@@ -1,0 +1,539 @@
+//! A serde `Deserializer` over [`Node`], used for kustomization files and
+//! transformer configs.
+//!
+//! kustomize decodes these files with Go's `encoding/json` rules, which match
+//! struct field names case-insensitively (`nameprefix` works like
+//! `namePrefix`) and refuse unknown fields. We reproduce both: struct fields are
+//! matched exactly first, then ignoring case, and an unknown field is an error
+//! with a "did you mean" hint. Errors carry the dotted path of the offending
+//! field.
+
+use super::Node;
+use serde::Deserialize as _;
+use serde::de::{
+    self, DeserializeOwned, DeserializeSeed, EnumAccess, IntoDeserializer, MapAccess, SeqAccess,
+    VariantAccess, Visitor,
+};
+use std::fmt;
+
+/// A deserialization error with the path of the field that caused it.
+#[derive(Debug)]
+pub struct DeError {
+    pub path: String,
+    pub msg: String,
+}
+
+impl fmt::Display for DeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.msg)
+        } else {
+            write!(f, "field {}: {}", self.path, self.msg)
+        }
+    }
+}
+
+impl std::error::Error for DeError {}
+
+impl de::Error for DeError {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        DeError {
+            path: String::new(),
+            msg: msg.to_string(),
+        }
+    }
+}
+
+/// Deserializes `T` from a node.
+pub fn from_node<T: DeserializeOwned>(node: &Node) -> Result<T, DeError> {
+    T::deserialize(NodeDe {
+        node,
+        path: &Path::Root,
+    })
+}
+
+/// Path of the value being deserialized, built lazily for error messages.
+enum Path<'a> {
+    Root,
+    Key(&'a Path<'a>, &'a str),
+    Index(&'a Path<'a>, usize),
+}
+
+impl Path<'_> {
+    fn render(&self) -> String {
+        match self {
+            Path::Root => String::new(),
+            Path::Key(p, k) => {
+                let s = p.render();
+                if s.is_empty() { k.to_string() } else { format!("{s}.{k}") }
+            }
+            Path::Index(p, i) => format!("{}[{i}]", p.render()),
+        }
+    }
+}
+
+struct NodeDe<'a, 'p> {
+    node: &'a Node,
+    path: &'p Path<'p>,
+}
+
+impl NodeDe<'_, '_> {
+    fn err(&self, msg: impl fmt::Display) -> DeError {
+        DeError {
+            path: self.path.render(),
+            msg: msg.to_string(),
+        }
+    }
+
+    fn type_err(&self, expected: &str) -> DeError {
+        self.err(format_args!(
+            "expected {expected}, found {}",
+            describe(self.node)
+        ))
+    }
+
+    /// Adds the path to an error raised deeper without one.
+    fn with_path(&self, mut e: DeError) -> DeError {
+        if e.path.is_empty() {
+            e.path = self.path.render();
+        }
+        e
+    }
+}
+
+fn describe(n: &Node) -> String {
+    match n {
+        Node::Str(s) => format!("string {s:?}"),
+        Node::Int(i) => format!("number {i}"),
+        Node::Float(f) => format!("number {f}"),
+        Node::Bool(b) => format!("boolean {b}"),
+        other => other.type_name().to_string(),
+    }
+}
+
+/// Levenshtein distance, for "did you mean" hints.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(!ca.eq_ignore_ascii_case(cb));
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The closest candidate to `word`, when it is close enough to be a likely typo.
+pub fn did_you_mean<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str> {
+    candidates
+        .iter()
+        .map(|c| (edit_distance(word, c), *c))
+        .filter(|(d, c)| *d <= 2.max(c.len() / 3))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+impl<'de> de::Deserializer<'de> for NodeDe<'_, '_> {
+    type Error = DeError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        match self.node {
+            Node::Null => v.visit_unit(),
+            Node::Bool(b) => v.visit_bool(*b),
+            Node::Int(i) => v.visit_i64(*i),
+            Node::Float(f) => v.visit_f64(*f),
+            Node::Str(s) => v.visit_str(s),
+            Node::Seq(_) => self.deserialize_seq(v),
+            Node::Map(_) => self.deserialize_map(v),
+        }
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        match self.node {
+            Node::Bool(b) => v.visit_bool(*b),
+            _ => Err(self.type_err("a boolean")),
+        }
+    }
+
+    fn deserialize_i64<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        match self.node {
+            Node::Int(i) => v.visit_i64(*i),
+            _ => Err(self.type_err("an integer")),
+        }
+    }
+
+    fn deserialize_u64<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        match self.node {
+            Node::Int(i) if *i >= 0 => v.visit_u64(*i as u64),
+            _ => Err(self.type_err("a non-negative integer")),
+        }
+    }
+
+    fn deserialize_f64<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        match self.node {
+            Node::Int(i) => v.visit_f64(*i as f64),
+            Node::Float(f) => v.visit_f64(*f),
+            _ => Err(self.type_err("a number")),
+        }
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        match self.node {
+            Node::Str(s) => v.visit_str(s),
+            _ => Err(self.type_err("a string")),
+        }
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        self.deserialize_str(v)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        match self.node {
+            Node::Null => v.visit_none(),
+            _ => v.visit_some(self),
+        }
+    }
+
+    fn deserialize_unit<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        v.visit_unit()
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        match self.node {
+            // Go decodes null into an empty slice.
+            Node::Null => v.visit_seq(SeqDe {
+                items: [].iter(),
+                index: 0,
+                path: self.path,
+            }),
+            Node::Seq(items) => v.visit_seq(SeqDe {
+                items: items.iter(),
+                index: 0,
+                path: self.path,
+            }),
+            _ => Err(self.type_err("a list")),
+        }
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        match self.node {
+            Node::Null => v.visit_map(MapDe::new(None, self.path, None)),
+            Node::Map(m) => v.visit_map(MapDe::new(Some(m), self.path, None)),
+            _ => Err(self.type_err("a mapping")),
+        }
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value, DeError> {
+        match self.node {
+            Node::Null => v.visit_map(MapDe::new(None, self.path, Some(fields))),
+            Node::Map(m) => {
+                check_fields(m, fields, self.path)?;
+                v.visit_map(MapDe::new(Some(m), self.path, Some(fields)))
+            }
+            _ => Err(self.type_err("a mapping")),
+        }
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        variants: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value, DeError> {
+        match self.node {
+            Node::Str(s) => {
+                if !variants.contains(&s.as_str()) {
+                    return Err(self.err(format_args!(
+                        "unknown value {s:?}, expected one of: {}",
+                        variants.join(", ")
+                    )));
+                }
+                v.visit_enum(s.as_str().into_deserializer())
+            }
+            Node::Map(m) if m.len() == 1 => {
+                let (k, val) = m.iter().next().ok_or_else(|| self.type_err("a string"))?;
+                let path = Path::Key(self.path, k);
+                v.visit_enum(EnumDe {
+                    key: k,
+                    node: val,
+                    path: &path,
+                })
+            }
+            _ => Err(self.type_err("a string")),
+        }
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        v.visit_unit()
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        v: V,
+    ) -> Result<V::Value, DeError> {
+        v.visit_newtype_struct(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        i8 i16 i32 i128 u8 u16 u32 u128 f32 char bytes byte_buf unit_struct
+        tuple tuple_struct identifier
+    }
+}
+
+/// Refuses unknown fields, with a hint when a known one is close.
+fn check_fields(m: &super::Map, fields: &[&str], path: &Path) -> Result<(), DeError> {
+    for k in m.keys() {
+        if fields.contains(&k.as_str()) || fields.iter().any(|f| f.eq_ignore_ascii_case(k)) {
+            continue;
+        }
+        let p = Path::Key(path, k);
+        let hint = did_you_mean(k, fields)
+            .map(|c| format!(" (did you mean {c:?}?)"))
+            .unwrap_or_default();
+        return Err(DeError {
+            path: p.render(),
+            msg: format!("unknown field{hint}"),
+        });
+    }
+    Ok(())
+}
+
+struct SeqDe<'a, 'p> {
+    items: std::slice::Iter<'a, Node>,
+    index: usize,
+    path: &'p Path<'p>,
+}
+
+impl<'de> SeqAccess<'de> for SeqDe<'_, '_> {
+    type Error = DeError;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, DeError> {
+        let Some(node) = self.items.next() else {
+            return Ok(None);
+        };
+        let path = Path::Index(self.path, self.index);
+        self.index += 1;
+        let de = NodeDe { node, path: &path };
+        let path_str = || path.render();
+        seed.deserialize(de).map(Some).map_err(|mut e| {
+            if e.path.is_empty() {
+                e.path = path_str();
+            }
+            e
+        })
+    }
+}
+
+struct MapDe<'a, 'p> {
+    iter: Option<indexmap::map::Iter<'a, String, Node>>,
+    path: &'p Path<'p>,
+    fields: Option<&'static [&'static str]>,
+    value: Option<(&'a str, &'a Node)>,
+}
+
+impl<'a, 'p> MapDe<'a, 'p> {
+    fn new(
+        m: Option<&'a super::Map>,
+        path: &'p Path<'p>,
+        fields: Option<&'static [&'static str]>,
+    ) -> Self {
+        MapDe {
+            iter: m.map(|m| m.iter()),
+            path,
+            fields,
+            value: None,
+        }
+    }
+}
+
+impl<'de> MapAccess<'de> for MapDe<'_, '_> {
+    type Error = DeError;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, DeError> {
+        let Some((k, v)) = self.iter.as_mut().and_then(|i| i.next()) else {
+            return Ok(None);
+        };
+        self.value = Some((k, v));
+        // Match struct fields case-insensitively, as Go's encoding/json does.
+        let key: &str = match self.fields {
+            Some(fields) if !fields.contains(&k.as_str()) => fields
+                .iter()
+                .find(|f| f.eq_ignore_ascii_case(k))
+                .copied()
+                .unwrap_or(k),
+            _ => k,
+        };
+        seed.deserialize(key.into_deserializer()).map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
+        let (k, node) = self
+            .value
+            .take()
+            .ok_or_else(|| <DeError as de::Error>::custom("value without key"))?;
+        let path = Path::Key(self.path, k);
+        let de = NodeDe { node, path: &path };
+        seed.deserialize(de).map_err(|e| NodeDe { node, path: &path }.with_path(e))
+    }
+}
+
+struct EnumDe<'a, 'p> {
+    key: &'a str,
+    node: &'a Node,
+    path: &'p Path<'p>,
+}
+
+impl<'de, 'a, 'p> EnumAccess<'de> for EnumDe<'a, 'p> {
+    type Error = DeError;
+    type Variant = NodeDe<'a, 'p>;
+
+    fn variant_seed<V: DeserializeSeed<'de>>(
+        self,
+        seed: V,
+    ) -> Result<(V::Value, Self::Variant), DeError> {
+        let v = seed.deserialize(self.key.into_deserializer())?;
+        Ok((
+            v,
+            NodeDe {
+                node: self.node,
+                path: self.path,
+            },
+        ))
+    }
+}
+
+impl<'de> VariantAccess<'de> for NodeDe<'_, '_> {
+    type Error = DeError;
+
+    fn unit_variant(self) -> Result<(), DeError> {
+        Ok(())
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, DeError> {
+        seed.deserialize(self)
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, v: V) -> Result<V::Value, DeError> {
+        de::Deserializer::deserialize_seq(self, v)
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        fields: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value, DeError> {
+        de::Deserializer::deserialize_struct(self, "", fields, v)
+    }
+}
+
+/// Lets a `Node` field inside a deserialized struct receive the raw node.
+impl<'de> serde::Deserialize<'de> for Node {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Node, D::Error> {
+        struct NV;
+        impl<'de> Visitor<'de> for NV {
+            type Value = Node;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any YAML value")
+            }
+            fn visit_unit<E>(self) -> Result<Node, E> {
+                Ok(Node::Null)
+            }
+            fn visit_none<E>(self) -> Result<Node, E> {
+                Ok(Node::Null)
+            }
+            fn visit_some<D: de::Deserializer<'de>>(self, d: D) -> Result<Node, D::Error> {
+                Node::deserialize(d)
+            }
+            fn visit_bool<E>(self, b: bool) -> Result<Node, E> {
+                Ok(Node::Bool(b))
+            }
+            fn visit_i64<E>(self, i: i64) -> Result<Node, E> {
+                Ok(Node::Int(i))
+            }
+            fn visit_u64<E>(self, u: u64) -> Result<Node, E> {
+                Ok(i64::try_from(u).map(Node::Int).unwrap_or(Node::Float(u as f64)))
+            }
+            fn visit_f64<E>(self, f: f64) -> Result<Node, E> {
+                Ok(Node::Float(f))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Node, E> {
+                Ok(Node::Str(s.to_string()))
+            }
+            fn visit_string<E>(self, s: String) -> Result<Node, E> {
+                Ok(Node::Str(s))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Node, A::Error> {
+                let mut v = Vec::new();
+                while let Some(n) = a.next_element()? {
+                    v.push(n);
+                }
+                Ok(Node::Seq(v))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Node, A::Error> {
+                let mut m = super::Map::new();
+                while let Some((k, v)) = a.next_entry::<String, Node>()? {
+                    m.insert(k, v);
+                }
+                Ok(Node::Map(m))
+            }
+        }
+        // deserialize_any on NodeDe clones the node structurally.
+        d.deserialize_any(NV)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Deserialize, Debug)]
+    #[serde(rename_all = "camelCase")]
+    struct K {
+        #[serde(default)]
+        name_prefix: Option<String>,
+        #[serde(default)]
+        resources: Vec<String>,
+    }
+
+    fn map(pairs: &[(&str, Node)]) -> Node {
+        Node::Map(pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect())
+    }
+
+    #[test]
+    fn case_insensitive_fields() {
+        let n = map(&[("nameprefix", Node::Str("p-".into()))]);
+        let k: K = from_node(&n).expect("decodes");
+        assert_eq!(k.name_prefix.as_deref(), Some("p-"));
+    }
+
+    #[test]
+    fn unknown_field_hint() {
+        let n = map(&[("resourcs", Node::Seq(vec![]))]);
+        let e = from_node::<K>(&n).expect_err("unknown field");
+        assert_eq!(e.to_string(), "field resourcs: unknown field (did you mean \"resources\"?)");
+    }
+
+    #[test]
+    fn type_error_path() {
+        let n = map(&[("resources", Node::Seq(vec![Node::Int(1)]))]);
+        let e = from_node::<K>(&n).expect_err("type");
+        assert_eq!(e.to_string(), "field resources[0]: expected a string, found number 1");
+    }
+}
