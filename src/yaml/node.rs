@@ -138,3 +138,37 @@ impl Node {
         }
     }
 }
+
+impl From<&serde_json::Value> for Node {
+    /// Builds a node from JSON (handy in tests and for JSON inputs).
+    fn from(v: &serde_json::Value) -> Node {
+        use serde_json::Value as J;
+        match v {
+            J::Null => Node::Null,
+            J::Bool(b) => Node::Bool(*b),
+            J::Number(n) => match n.as_i64() {
+                Some(i) => Node::Int(i),
+                None => Node::Float(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            J::String(s) => Node::Str(s.clone()),
+            J::Array(a) => Node::Seq(a.iter().map(Node::from).collect()),
+            J::Object(o) => Node::Map(o.iter().map(|(k, v)| (k.clone(), Node::from(v))).collect()),
+        }
+    }
+}
+
+impl Node {
+    /// Converts to JSON (numbers that JSON cannot hold become null).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value as J;
+        match self {
+            Node::Null => J::Null,
+            Node::Bool(b) => J::Bool(*b),
+            Node::Int(i) => J::from(*i),
+            Node::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
+            Node::Str(s) => J::String(s.clone()),
+            Node::Seq(s) => J::Array(s.iter().map(Node::to_json).collect()),
+            Node::Map(m) => J::Object(m.iter().map(|(k, v)| (k.clone(), v.to_json())).collect()),
+        }
+    }
+}
