@@ -5,3 +5,13 @@ pub mod kustomization;
 pub mod yaml;
 
 pub use error::{Error, Result};
+pub mod resid;
+pub mod resmap;
+pub mod resource;
+pub mod builtin_specs;
+pub mod fieldspec;
+pub mod openapi;
+pub mod transform;
+pub mod load;
+pub mod build;
+pub mod output;

@@ -12,3 +12,9 @@ pub fn emit_document(node: &Node, out: &mut String) {
     let _ = (node, out);
     todo!("emitter")
 }
+
+/// The stream for a list of documents.
+pub fn emit_stream_refs(docs: &[&Node]) -> String {
+    let _ = docs;
+    todo!("emitter")
+}

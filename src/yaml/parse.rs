@@ -8,3 +8,9 @@ pub fn parse_stream(text: &str, source: &str) -> Result<Vec<Node>, Error> {
     let _ = (text, source);
     todo!("parser")
 }
+
+/// Parses a single-document file (an empty file is null).
+pub fn parse_document(text: &str, source: &str) -> Result<Node, Error> {
+    let _ = (text, source);
+    todo!("parser")
+}

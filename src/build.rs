@@ -1,0 +1,311 @@
+//! The build pipeline: load a kustomization, recurse into its resources and
+//! components, generate, transform, and hand back the final resource map.
+//!
+//! The order of steps follows kustomize: resources, configurations and CRDs,
+//! generators, components, transformers, validators; then, once, at the top:
+//! name hashes, name references, vars and the output sort.
+
+use crate::builtin_specs;
+use crate::error::{Error, Result};
+use crate::fieldspec::{from_table, merge_specs};
+use crate::kustomization::{FieldSpec, Kustomization};
+use crate::load::{self, LoadRestrictor};
+use crate::resmap::ResMap;
+use crate::resource::Resource;
+use crate::transform;
+use crate::yaml::{self, Node};
+use std::path::{Path, PathBuf};
+
+/// Options of a build.
+#[derive(Clone, Debug, Default)]
+pub struct BuildOptions {
+    pub load_restrictor: LoadRestrictor,
+}
+
+/// Field specs the transformers use: the built-in ones plus those a
+/// kustomization adds with `configurations`.
+#[derive(Clone, Debug)]
+pub struct TransformerConfig {
+    pub name_prefix: Vec<FieldSpec>,
+    pub name_suffix: Vec<FieldSpec>,
+    pub namespace: Vec<FieldSpec>,
+    pub common_labels: Vec<FieldSpec>,
+    pub template_labels: Vec<FieldSpec>,
+    pub common_annotations: Vec<FieldSpec>,
+}
+
+impl Default for TransformerConfig {
+    fn default() -> Self {
+        let mut common_labels = from_table(&builtin_specs::selector_labels());
+        merge_specs(&mut common_labels, &from_table(builtin_specs::METADATA_LABELS));
+        TransformerConfig {
+            name_prefix: from_table(builtin_specs::NAME),
+            name_suffix: from_table(builtin_specs::NAME),
+            namespace: Vec::new(),
+            common_labels,
+            template_labels: from_table(builtin_specs::METADATA_LABELS),
+            common_annotations: from_table(builtin_specs::ANNOTATIONS),
+        }
+    }
+}
+
+/// What a kustomization (and everything below it) has produced so far.
+#[derive(Debug, Default)]
+pub struct Accumulator {
+    pub resmap: ResMap,
+    pub config: TransformerConfig,
+}
+
+/// Builds the kustomization in `dir`.
+pub fn build(dir: &Path, options: &BuildOptions) -> Result<ResMap> {
+    let root = load::canonical(dir, "kustomization directory")?;
+    if !root.is_dir() {
+        return Err(Error::msg(format!(
+            "'{}' is not a directory; kbuild builds a directory holding a kustomization file",
+            dir.display()
+        )));
+    }
+    let mut builder = Builder {
+        options,
+        chain: Vec::new(),
+    };
+    let mut acc = Accumulator::default();
+    let kust = builder.accumulate(&root, &mut acc, Expect::Kustomization)?;
+    finish(&mut acc, &kust)?;
+    Ok(acc.resmap)
+}
+
+/// Steps done once, at the top of the build.
+fn finish(acc: &mut Accumulator, top: &Kustomization) -> Result<()> {
+    transform::sort::apply(&mut acc.resmap, top.sort_options.as_ref());
+    Ok(())
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    Kustomization,
+    Component,
+}
+
+struct Builder<'o> {
+    options: &'o BuildOptions,
+    /// Directories being built, outermost first (for cycle detection).
+    chain: Vec<PathBuf>,
+}
+
+/// Reads and decodes the kustomization file in `dir`.
+pub fn load_kustomization(dir: &Path) -> Result<(PathBuf, Kustomization)> {
+    let file = load::find_kustomization_file(dir)?;
+    let text = load::utf8(load::read_file(&file)?, &file)?;
+    let node = yaml::parse::parse_document(&text, &file.display().to_string())?;
+    if !matches!(node, Node::Map(_) | Node::Null) {
+        return Err(Error::msg(format!(
+            "{}: a kustomization must be a mapping, found a {}",
+            file.display(),
+            node.type_name()
+        )));
+    }
+    let mut k: Kustomization = yaml::de::from_node(&node)
+        .map_err(|e| Error::msg(format!("{}: invalid kustomization: {e}", file.display())))?;
+    k.fix_deprecated();
+    Ok((file, k))
+}
+
+impl Builder<'_> {
+    /// Builds `dir` into `acc` (a fresh accumulator for a kustomization, the
+    /// including one's for a component) and returns its kustomization.
+    fn accumulate(&mut self, dir: &Path, acc: &mut Accumulator, expect: Expect) -> Result<Kustomization> {
+        let (file, k) = load_kustomization(dir)?;
+        let ctx = |e: Error| e.context(format!("in {}", file.display()));
+        match (expect, k.is_component()) {
+            (Expect::Kustomization, true) => {
+                return Err(Error::msg(format!(
+                    "{} is a Component; list it under 'components', not 'resources'",
+                    file.display()
+                )));
+            }
+            (Expect::Component, false) => {
+                return Err(Error::msg(format!(
+                    "{} is a {}, but only kind Component may be listed under 'components'",
+                    file.display(),
+                    k.kind.as_deref().unwrap_or("Kustomization")
+                )));
+            }
+            _ => {}
+        }
+        check_supported(&k).map_err(ctx)?;
+        self.chain.push(dir.to_path_buf());
+        let result = self.accumulate_body(dir, &k, acc);
+        self.chain.pop();
+        result.map_err(ctx)?;
+        Ok(k)
+    }
+
+    fn accumulate_body(&mut self, dir: &Path, k: &Kustomization, acc: &mut Accumulator) -> Result<()> {
+        for entry in &k.resources {
+            self.accumulate_resource(dir, entry, acc)
+                .map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
+        }
+        for entry in &k.components {
+            self.accumulate_component(dir, entry, acc)
+                .map_err(|e| e.context(format!("accumulating components from '{entry}'")))?;
+        }
+        apply_transformers(k, acc)
+    }
+
+    fn accumulate_resource(&mut self, dir: &Path, entry: &str, acc: &mut Accumulator) -> Result<()> {
+        let path = load::join_clean(dir, entry);
+        if !path.exists() && load::is_remote(entry) {
+            return Err(Error::msg(
+                "remote resources (git or http URLs) are not supported: kbuild builds only local files",
+            ));
+        }
+        let real = load::canonical(&path, "resource")?;
+        if real.is_dir() {
+            self.check_cycle(&real, entry)?;
+            let mut sub = Accumulator::default();
+            self.accumulate(&real, &mut sub, Expect::Kustomization)?;
+            return acc.resmap.append_all(sub.resmap.resources);
+        }
+        load::check_restrictor(dir, &real, entry, self.options.load_restrictor)?;
+        let bytes = load::read_file(&real)?;
+        let resources = parse_resources(bytes, &real)?;
+        acc.resmap.append_all(resources)
+    }
+
+    fn accumulate_component(&mut self, dir: &Path, entry: &str, acc: &mut Accumulator) -> Result<()> {
+        let path = load::join_clean(dir, entry);
+        let real = load::canonical(&path, "component")?;
+        if !real.is_dir() {
+            return Err(Error::msg(format!(
+                "component '{entry}' is not a directory holding a kustomization file of kind Component"
+            )));
+        }
+        self.check_cycle(&real, entry)?;
+        self.accumulate(&real, acc, Expect::Component)?;
+        Ok(())
+    }
+
+    /// A base may not be, or contain, a directory already being built.
+    fn check_cycle(&self, candidate: &Path, entry: &str) -> Result<()> {
+        if let Some(pos) = self.chain.iter().position(|d| d.starts_with(candidate)) {
+            let cycle: Vec<String> = self.chain[pos..]
+                .iter()
+                .map(|d| d.display().to_string())
+                .chain(std::iter::once(candidate.display().to_string()))
+                .collect();
+            return Err(Error::msg(format!(
+                "cycle detected: '{entry}' ({}) contains a kustomization that is already being built: {}",
+                candidate.display(),
+                cycle.join(" -> ")
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Parses a resource file into resources: empty documents are skipped and
+/// lists (`kind: List`, `FooList`) are flattened, their items queued after the
+/// file's remaining documents as kustomize does.
+pub fn parse_resources(bytes: Vec<u8>, path: &Path) -> Result<Vec<Resource>> {
+    let text = load::utf8(bytes, path)?;
+    let docs = yaml::parse::parse_stream(&text, &path.display().to_string())?;
+    let mut queue: std::collections::VecDeque<Node> = docs.into();
+    let mut out = Vec::new();
+    while let Some(doc) = queue.pop_front() {
+        if doc.is_null() {
+            continue;
+        }
+        let kind = doc.get_str(&["kind"]).unwrap_or_default();
+        if kind.ends_with("List") {
+            match doc.get("items") {
+                None | Some(Node::Null) => {}
+                Some(Node::Seq(items)) => queue.extend(items.iter().cloned()),
+                Some(other) => {
+                    return Err(Error::msg(format!(
+                        "{}: expected a list in {kind}.items, found a {}",
+                        path.display(),
+                        other.type_name()
+                    )));
+                }
+            }
+            continue;
+        }
+        let res = Resource::new(doc).map_err(|e| e.context(path.display().to_string()))?;
+        out.push(res);
+    }
+    Ok(out)
+}
+
+/// Fields kbuild cannot honour: refused loudly rather than skipped.
+fn check_supported(k: &Kustomization) -> Result<()> {
+    let helm = k.helm_charts.is_some() || k.helm_chart_inflation_generator.is_some() || k.helm_globals.is_some();
+    if helm {
+        return Err(Error::msg(
+            "helm charts (helmCharts, helmGlobals, helmChartInflationGenerator) are not supported: \
+             kbuild does not run helm; render the chart to YAML and list that under 'resources'",
+        ));
+    }
+    let pending: [(&str, bool); 14] = [
+        ("patchesStrategicMerge", !k.patches_strategic_merge.is_empty()),
+        ("patchesJson6902", !k.patches_json6902.is_empty()),
+        ("patches", !k.patches.is_empty()),
+        ("images", !k.images.is_empty()),
+        ("replacements", !k.replacements.is_empty()),
+        ("replicas", !k.replicas.is_empty()),
+        ("vars", !k.vars.is_empty()),
+        ("configMapGenerator", !k.config_map_generator.is_empty()),
+        ("secretGenerator", !k.secret_generator.is_empty()),
+        ("configurations", !k.configurations.is_empty()),
+        ("generators", !k.generators.is_empty()),
+        ("transformers", !k.transformers.is_empty()),
+        ("crds", !k.crds.is_empty()),
+        ("openapi", k.openapi.is_some()),
+    ];
+    if let Some((name, _)) = pending.iter().find(|(_, used)| *used) {
+        return Err(Error::msg(format!(
+            "the '{name}' field is not supported by this version of kbuild yet"
+        )));
+    }
+    Ok(())
+}
+
+/// The built-in transformers of one kustomization, in kustomize's order.
+fn apply_transformers(k: &Kustomization, acc: &mut Accumulator) -> Result<()> {
+    let cfg = &acc.config;
+    let rm = &mut acc.resmap;
+    if let Some(ns) = &k.namespace {
+        transform::namespace::apply(rm, ns, &cfg.namespace)?;
+    }
+    transform::name_affix::apply(
+        rm,
+        k.name_prefix.as_deref().unwrap_or(""),
+        "",
+        &cfg.name_prefix,
+    )?;
+    transform::name_affix::apply(
+        rm,
+        "",
+        k.name_suffix.as_deref().unwrap_or(""),
+        &cfg.name_suffix,
+    )?;
+    for label in &k.labels {
+        let mut specs = label.fields.clone();
+        if label.include_selectors {
+            merge_specs(&mut specs, &cfg.common_labels);
+        } else {
+            if label.include_templates {
+                merge_specs(&mut specs, &cfg.template_labels);
+            }
+            merge_specs(&mut specs, &from_table(&[("", "", "", "metadata/labels", true)]));
+        }
+        transform::labels::set_pairs(rm, &label.pairs, &specs)?;
+    }
+    if let Some(labels) = &k.common_labels {
+        transform::labels::set_pairs(rm, labels, &cfg.common_labels)?;
+    }
+    if let Some(ann) = &k.common_annotations {
+        transform::annotations::add(rm, ann, &cfg.common_annotations)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,170 @@
+//! Field specs: which fields of which kinds a transformer touches, and the
+//! walk that finds them in an object.
+//!
+//! Paths are `/`-separated field names (`\/` escapes a slash inside a name,
+//! as in annotation keys); a name ending in `[]` is a list. When the walk meets
+//! a list, it descends into every element with the same remaining path, as
+//! kustomize does.
+
+use crate::error::{Error, Result};
+use crate::kustomization::FieldSpec;
+use crate::resid::Gvk;
+use crate::yaml::Node;
+
+/// A built-in field spec: group, version, kind, path, create.
+pub type BuiltinSpec = (&'static str, &'static str, &'static str, &'static str, bool);
+
+/// Turns a built-in table into field specs.
+pub fn from_table(table: &[BuiltinSpec]) -> Vec<FieldSpec> {
+    table
+        .iter()
+        .map(|(g, v, k, p, c)| FieldSpec {
+            group: (*g).to_string(),
+            version: (*v).to_string(),
+            kind: (*k).to_string(),
+            path: (*p).to_string(),
+            create: *c,
+        })
+        .collect()
+}
+
+impl FieldSpec {
+    /// Whether this spec applies to resources of `gvk`.
+    pub fn selects(&self, gvk: &Gvk) -> bool {
+        gvk.selected_by(&self.group, &self.version, &self.kind)
+    }
+
+    /// The path split into field names, unescaping `\/`.
+    pub fn segments(&self) -> Vec<String> {
+        split_path(&self.path)
+    }
+}
+
+/// Splits a field-spec path on unescaped `/`.
+pub fn split_path(path: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut chars = path.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&'/') => {
+                cur.push('/');
+                chars.next();
+            }
+            '/' => out.push(std::mem::take(&mut cur)),
+            _ => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// What to create when the last path element is missing.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum CreateKind {
+    /// Never create (for scalar setters that only change existing values,
+    /// unless the spec asks for creation with a scalar).
+    Scalar,
+    Map,
+}
+
+/// Calls `f` on every node `path` reaches in `node`. With `create`, missing
+/// fields (and null ones) on the way are created: mappings in the middle, and
+/// at the end a mapping (`CreateKind::Map`) or a null the setter fills.
+pub fn walk(
+    node: &mut Node,
+    path: &[String],
+    create: bool,
+    last: CreateKind,
+    f: &mut dyn FnMut(&mut Node) -> Result<()>,
+) -> Result<()> {
+    let Some((first, rest)) = path.split_first() else {
+        return f(node);
+    };
+    match node {
+        Node::Seq(items) => {
+            for item in items {
+                walk(item, path, create, last, f)?;
+            }
+            Ok(())
+        }
+        Node::Map(m) => {
+            let (name, is_seq) = match first.strip_suffix("[]") {
+                Some(n) => (n, true),
+                None => (first.as_str(), false),
+            };
+            let creating = create && !is_seq;
+            if !m.contains_key(name) {
+                if !creating {
+                    return Ok(());
+                }
+                m.insert(name.to_string(), Node::Null);
+            }
+            let Some(child) = m.get_mut(name) else {
+                return Ok(());
+            };
+            if child.is_null() {
+                if creating && (!rest.is_empty() || last == CreateKind::Map) {
+                    *child = Node::map();
+                } else if is_seq {
+                    *child = Node::Seq(Vec::new());
+                } else if !rest.is_empty() {
+                    return Ok(());
+                }
+            }
+            walk(child, rest, create, last, f).map_err(|e| match e {
+                Error::Msg(m) if !m.starts_with("fieldName") => {
+                    Error::Msg(format!("fieldName: {name}: {m}"))
+                }
+                other => other,
+            })
+        }
+        Node::Null => Ok(()),
+        other => Err(Error::msg(format!(
+            "expected sequence or mapping node, found {}",
+            other.type_name()
+        ))),
+    }
+}
+
+/// Applies `f` at every field spec of `specs` that selects `gvk`.
+pub fn apply_specs(
+    node: &mut Node,
+    gvk: &Gvk,
+    specs: &[FieldSpec],
+    last: CreateKind,
+    f: &mut dyn FnMut(&mut Node) -> Result<()>,
+) -> Result<()> {
+    for fs in specs.iter().filter(|fs| fs.selects(gvk)) {
+        walk(node, &fs.segments(), fs.create, last, f)
+            .map_err(|e| e.context(format!("considering field '{}'", fs.path)))?;
+    }
+    Ok(())
+}
+
+/// Adds specs from `extra` to `base`, skipping exact duplicates (kustomize
+/// merges field-spec lists this way).
+pub fn merge_specs(base: &mut Vec<FieldSpec>, extra: &[FieldSpec]) {
+    for fs in extra {
+        let dup = base.iter().any(|b| {
+            b.group == fs.group && b.version == fs.version && b.kind == fs.kind && b.path == fs.path
+        });
+        if !dup {
+            base.push(fs.clone());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_escaped_slashes() {
+        assert_eq!(
+            split_path("metadata/annotations/a.io\\/b"),
+            vec!["metadata", "annotations", "a.io/b"]
+        );
+    }
+}

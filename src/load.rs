@@ -1,0 +1,151 @@
+//! Finding and reading files: kustomization files, resources, and the load
+//! restrictor that keeps a kustomization's file reads inside its own root.
+
+use crate::error::{Error, Result};
+use crate::kustomization::FILE_NAMES;
+use std::path::{Component, Path, PathBuf};
+
+/// kustomize's `--load-restrictor`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LoadRestrictor {
+    /// Files must be in or below the kustomization's directory (the default).
+    #[default]
+    RootOnly,
+    /// Any file may be read.
+    None,
+}
+
+/// Joins `rel` to `base` lexically (`..` pops), as kustomize does before
+/// resolving symlinks.
+pub fn join_clean(base: &Path, rel: &str) -> PathBuf {
+    let mut out = PathBuf::new();
+    let joined = base.join(rel);
+    for c in joined.components() {
+        match c {
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// The kustomization file in `dir`: exactly one of the accepted names.
+pub fn find_kustomization_file(dir: &Path) -> Result<PathBuf> {
+    let found: Vec<PathBuf> = FILE_NAMES
+        .iter()
+        .map(|n| dir.join(n))
+        .filter(|p| p.is_file())
+        .collect();
+    match found.len() {
+        1 => Ok(found.into_iter().next().unwrap_or_default()),
+        0 => Err(Error::msg(format!(
+            "no kustomization file in directory '{}': expected one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization'",
+            dir.display()
+        ))),
+        _ => Err(Error::msg(format!(
+            "found multiple kustomization files in '{}': {}; keep only one",
+            dir.display(),
+            found
+                .iter()
+                .filter_map(|p| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+/// Resolves symlinks; the error names the path the user wrote.
+pub fn canonical(path: &Path, what: &str) -> Result<PathBuf> {
+    std::fs::canonicalize(path).map_err(|e| {
+        let msg = if e.kind() == std::io::ErrorKind::NotFound {
+            format!("{what} '{}' does not exist", path.display())
+        } else {
+            format!("{what} '{}': {e}", path.display())
+        };
+        Error::msg(msg)
+    })
+}
+
+/// Reads `rel` (relative to the kustomization directory `root`), enforcing
+/// the load restrictor. Returns the resolved path and the bytes.
+pub fn read_restricted(
+    root: &Path,
+    rel: &str,
+    restrictor: LoadRestrictor,
+    what: &str,
+) -> Result<(PathBuf, Vec<u8>)> {
+    let joined = join_clean(root, rel);
+    let real = canonical(&joined, what)?;
+    check_restrictor(root, &real, rel, restrictor)?;
+    if real.is_dir() {
+        return Err(Error::msg(format!(
+            "{what} '{rel}' is a directory, expected a file"
+        )));
+    }
+    let bytes = read_file(&real)?;
+    Ok((real, bytes))
+}
+
+/// Refuses `real` (a resolved path) when it is outside `root` under RootOnly.
+pub fn check_restrictor(
+    root: &Path,
+    real: &Path,
+    rel: &str,
+    restrictor: LoadRestrictor,
+) -> Result<()> {
+    if restrictor == LoadRestrictor::RootOnly && !real.starts_with(root) {
+        return Err(Error::msg(format!(
+            "security: file '{rel}' (resolved to '{}') is not in or below the kustomization root '{}'; \
+             use --load-restrictor LoadRestrictionsNone to allow it",
+            real.display(),
+            root.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Reads a regular file; FIFOs and devices are refused instead of blocking.
+pub fn read_file(path: &Path) -> Result<Vec<u8>> {
+    let io = |e: std::io::Error| Error::Io {
+        path: path.to_path_buf(),
+        source: e,
+    };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if !meta.is_file() {
+        return Err(Error::msg(format!(
+            "'{}' is not a regular file",
+            path.display()
+        )));
+    }
+    std::fs::read(path).map_err(io)
+}
+
+/// Whether a resource entry looks like a remote URL (git or http).
+pub fn is_remote(entry: &str) -> bool {
+    entry.contains("://")
+        || entry.starts_with("git@")
+        || entry.starts_with("github.com/")
+        || entry.starts_with("gitlab.com/")
+        || entry.starts_with("bitbucket.org/")
+}
+
+/// Decodes file bytes as UTF-8 text (a leading BOM is dropped).
+pub fn utf8(bytes: Vec<u8>, path: &Path) -> Result<String> {
+    let mut s = String::from_utf8(bytes).map_err(|e| {
+        Error::msg(format!(
+            "{}: not valid UTF-8 (at byte {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    if s.starts_with('\u{feff}') {
+        s.drain(..3);
+    }
+    Ok(s)
+}

@@ -1,0 +1,101 @@
+//! Resource identity: group/version/kind plus namespace and name.
+
+use std::fmt;
+
+/// Group, version and kind.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Gvk {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+}
+
+impl Gvk {
+    /// Splits an `apiVersion` ("apps/v1", "v1") into group and version.
+    pub fn from_api_version(api_version: &str, kind: &str) -> Gvk {
+        let (group, version) = match api_version.rsplit_once('/') {
+            Some((g, v)) => (g, v),
+            None => ("", api_version),
+        };
+        Gvk {
+            group: group.to_string(),
+            version: version.to_string(),
+            kind: kind.to_string(),
+        }
+    }
+
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    /// kustomize's string form of a GVK (`group_version_kind`, `~G`/`~V`/`~K`
+    /// for empty parts): the legacy sort compares these strings.
+    pub fn sort_string(&self) -> String {
+        let or = |s: &str, d: &str| if s.is_empty() { d.to_string() } else { s.to_string() };
+        format!(
+            "{}_{}_{}",
+            or(&self.group, "~G"),
+            or(&self.version, "~V"),
+            or(&self.kind, "~K")
+        )
+    }
+
+    /// Whether a selector GVK (empty parts match anything) selects this one.
+    pub fn selected_by(&self, sel_group: &str, sel_version: &str, sel_kind: &str) -> bool {
+        (sel_group.is_empty() || sel_group == self.group)
+            && (sel_version.is_empty() || sel_version == self.version)
+            && (sel_kind.is_empty() || sel_kind == self.kind)
+    }
+}
+
+/// A resource id: GVK, namespace and name.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ResId {
+    pub gvk: Gvk,
+    pub namespace: String,
+    pub name: String,
+}
+
+impl ResId {
+    /// The namespace with "" read as "default", as kustomize compares ids.
+    pub fn effective_namespace(&self) -> &str {
+        if self.namespace.is_empty() {
+            "default"
+        } else {
+            &self.namespace
+        }
+    }
+
+    /// Equality as kustomize defines it: the empty namespace equals "default".
+    pub fn equals(&self, other: &ResId) -> bool {
+        self.gvk == other.gvk
+            && self.name == other.name
+            && self.effective_namespace() == other.effective_namespace()
+    }
+
+    /// kustomize's string form (`gvk|namespace|name`, `~X` for no namespace),
+    /// the secondary key of the legacy sort.
+    pub fn sort_string(&self) -> String {
+        let ns = if self.namespace.is_empty() {
+            "~X"
+        } else {
+            &self.namespace
+        };
+        format!("{}|{}|{}", self.gvk.sort_string(), ns, self.name)
+    }
+}
+
+impl fmt::Display for ResId {
+    /// Human form: `apps/v1 Deployment ns/name`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {} ", self.gvk.api_version(), self.gvk.kind)?;
+        if !self.namespace.is_empty() {
+            write!(f, "{}/", self.namespace)?;
+        }
+        write!(f, "{}", self.name)
+    }
+}

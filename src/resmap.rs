@@ -1,0 +1,96 @@
+//! The resource map: resources in accumulation order, with id lookups.
+
+use crate::error::{Error, Result};
+use crate::resid::ResId;
+use crate::resource::Resource;
+use std::collections::HashMap;
+
+/// An ordered collection of resources.
+#[derive(Clone, Debug, Default)]
+pub struct ResMap {
+    pub resources: Vec<Resource>,
+}
+
+/// Key under which kustomize considers two ids the same ("" namespace equals
+/// "default").
+fn id_key(id: &ResId) -> (String, String, String, String, String) {
+    (
+        id.gvk.group.clone(),
+        id.gvk.version.clone(),
+        id.gvk.kind.clone(),
+        id.effective_namespace().to_string(),
+        id.name.clone(),
+    )
+}
+
+/// kustomize's compact id text used in its messages (`Kind.version.group/name.namespace`).
+pub fn id_text(id: &ResId) -> String {
+    let or = |s: &str, d: &str| if s.is_empty() { d.to_string() } else { s.to_string() };
+    format!(
+        "{}.{}.{}/{}.{}",
+        id.gvk.kind,
+        or(&id.gvk.version, "[noVer]"),
+        or(&id.gvk.group, "[noGrp]"),
+        id.name,
+        or(&id.namespace, "[noNs]")
+    )
+}
+
+impl ResMap {
+    pub fn new() -> ResMap {
+        ResMap::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.resources.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.resources.is_empty()
+    }
+
+    pub fn iter(&self) -> std::slice::Iter<'_, Resource> {
+        self.resources.iter()
+    }
+
+    pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, Resource> {
+        self.resources.iter_mut()
+    }
+
+    /// Appends resources, refusing any whose current id is already present
+    /// (among the existing ones or the new ones).
+    pub fn append_all(&mut self, new: Vec<Resource>) -> Result<()> {
+        let mut seen: HashMap<_, ()> = self.resources.iter().map(|r| (id_key(&r.id()), ())).collect();
+        for r in &new {
+            let id = r.id();
+            if seen.insert(id_key(&id), ()).is_some() {
+                return Err(Error::msg(format!(
+                    "may not add resource with an already registered id: {} (two resources have the same kind, namespace and name)",
+                    id_text(&id)
+                )));
+            }
+        }
+        self.resources.extend(new);
+        Ok(())
+    }
+
+    /// Index of resources by current id (kustomize equality).
+    pub fn index_by_id(&self) -> HashMap<(String, String, String, String, String), Vec<usize>> {
+        let mut m: HashMap<_, Vec<usize>> = HashMap::with_capacity(self.resources.len());
+        for (i, r) in self.resources.iter().enumerate() {
+            m.entry(id_key(&r.id())).or_default().push(i);
+        }
+        m
+    }
+
+    /// Positions of resources whose current id equals `id`.
+    pub fn find_by_id(&self, id: &ResId) -> Vec<usize> {
+        let key = id_key(id);
+        self.resources
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| id_key(&r.id()) == key)
+            .map(|(i, _)| i)
+            .collect()
+    }
+}

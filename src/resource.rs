@@ -1,0 +1,192 @@
+//! A resource: one Kubernetes object plus what kustomize remembers about it.
+
+use crate::error::{Error, Result};
+use crate::resid::{Gvk, ResId};
+use crate::yaml::{Map, Node};
+
+/// How a generated resource combines with one of the same id from a base.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Behavior {
+    #[default]
+    Create,
+    Merge,
+    Replace,
+}
+
+/// One object of the resource map.
+#[derive(Clone, Debug)]
+pub struct Resource {
+    pub node: Node,
+    /// Ids the resource had before renames and namespace changes, oldest
+    /// first (kustomize's "previous ids"); the first is the original id.
+    pub prev_ids: Vec<ResId>,
+    /// Generated with a name hash still to append (at the end of the build).
+    pub needs_hash: bool,
+    /// For generated resources: how to combine with an existing one.
+    pub behavior: Behavior,
+    /// Where the resource came from, for `buildMetadata: [originAnnotations]`.
+    pub origin: Option<String>,
+}
+
+/// Reads a scalar of the object as a string (names may be written as numbers).
+fn scalar_at(node: &Node, path: &[&str]) -> String {
+    node.get_path(path)
+        .and_then(Node::scalar_string)
+        .unwrap_or_default()
+}
+
+impl Resource {
+    /// Wraps an object, checking that it has the fields every resource needs.
+    pub fn new(node: Node) -> Result<Resource> {
+        let Node::Map(m) = &node else {
+            return Err(Error::msg(format!(
+                "a resource must be a mapping, found a {}",
+                node.type_name()
+            )));
+        };
+        match m.get("kind") {
+            Some(k) if k.scalar_string().is_some_and(|s| !s.is_empty()) => {}
+            _ => return Err(Error::msg(format!("missing kind in object {}", brief(&node)))),
+        }
+        if scalar_at(&node, &["metadata", "name"]).is_empty() {
+            return Err(Error::msg(format!(
+                "missing metadata.name in object {}",
+                brief(&node)
+            )));
+        }
+        Ok(Resource {
+            node,
+            prev_ids: Vec::new(),
+            needs_hash: false,
+            behavior: Behavior::Create,
+            origin: None,
+        })
+    }
+
+    pub fn kind(&self) -> String {
+        scalar_at(&self.node, &["kind"])
+    }
+
+    pub fn name(&self) -> String {
+        scalar_at(&self.node, &["metadata", "name"])
+    }
+
+    pub fn namespace(&self) -> String {
+        scalar_at(&self.node, &["metadata", "namespace"])
+    }
+
+    pub fn gvk(&self) -> Gvk {
+        Gvk::from_api_version(&scalar_at(&self.node, &["apiVersion"]), &self.kind())
+    }
+
+    /// The current id.
+    pub fn id(&self) -> ResId {
+        ResId {
+            gvk: self.gvk(),
+            namespace: self.namespace(),
+            name: self.name(),
+        }
+    }
+
+    /// The id the resource had when it was loaded or generated.
+    pub fn orig_id(&self) -> ResId {
+        self.prev_ids.first().cloned().unwrap_or_else(|| self.id())
+    }
+
+    /// Remembers the current id before a rename or namespace change.
+    pub fn store_prev_id(&mut self) {
+        let id = self.id();
+        if self.prev_ids.last() != Some(&id) {
+            self.prev_ids.push(id);
+        }
+    }
+
+    fn metadata_mut(&mut self) -> &mut Map {
+        // Resource::new checks for a mapping, but a patch may replace the
+        // object or its metadata with something else: start afresh then.
+        if !matches!(self.node.get("metadata"), Some(Node::Map(_))) {
+            if !matches!(self.node, Node::Map(_)) {
+                self.node = Node::map();
+            }
+            if let Node::Map(m) = &mut self.node {
+                m.insert("metadata".to_string(), Node::map());
+            }
+        }
+        match self.node.get_mut("metadata") {
+            Some(Node::Map(m)) => m,
+            _ => unreachable!("metadata was just made a mapping"),
+        }
+    }
+
+    pub fn set_name(&mut self, name: &str) {
+        self.metadata_mut()
+            .insert("name".to_string(), Node::Str(name.to_string()));
+    }
+
+    pub fn set_namespace(&mut self, ns: &str) {
+        self.metadata_mut()
+            .insert("namespace".to_string(), Node::Str(ns.to_string()));
+    }
+
+    /// Labels (`metadata.labels`) as string pairs.
+    pub fn labels(&self) -> Vec<(String, String)> {
+        string_pairs(self.node.get_path(&["metadata", "labels"]))
+    }
+
+    pub fn annotations(&self) -> Vec<(String, String)> {
+        string_pairs(self.node.get_path(&["metadata", "annotations"]))
+    }
+
+    pub fn annotation(&self, key: &str) -> Option<String> {
+        self.node
+            .get_path(&["metadata", "annotations", key])
+            .and_then(Node::scalar_string)
+    }
+
+    /// Sets or (with `None`) removes an annotation; an emptied map is removed.
+    pub fn set_annotation(&mut self, key: &str, value: Option<&str>) {
+        let meta = self.metadata_mut();
+        match value {
+            Some(v) => {
+                let ann = meta
+                    .entry("annotations".to_string())
+                    .or_insert_with(Node::map);
+                if !matches!(ann, Node::Map(_)) {
+                    *ann = Node::map();
+                }
+                if let Node::Map(a) = ann {
+                    a.insert(key.to_string(), Node::Str(v.to_string()));
+                }
+            }
+            None => {
+                if let Some(Node::Map(a)) = meta.get_mut("annotations") {
+                    a.shift_remove(key);
+                    if a.is_empty() {
+                        meta.shift_remove("annotations");
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn string_pairs(n: Option<&Node>) -> Vec<(String, String)> {
+    n.and_then(Node::as_map)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.scalar_string().unwrap_or_default()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A one-line description of an object for error messages.
+pub fn brief(node: &Node) -> String {
+    let s = |p: &[&str]| node.get_path(p).and_then(Node::scalar_string).unwrap_or_default();
+    format!(
+        "{{apiVersion: {:?}, kind: {:?}, name: {:?}}}",
+        s(&["apiVersion"]),
+        s(&["kind"]),
+        s(&["metadata", "name"])
+    )
+}

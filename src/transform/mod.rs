@@ -1,0 +1,7 @@
+//! Transformers: one function per kustomize transformer over the resource map.
+
+pub mod annotations;
+pub mod labels;
+pub mod name_affix;
+pub mod namespace;
+pub mod sort;

@@ -1,0 +1,44 @@
+//! `namePrefix` and `nameSuffix`.
+
+use crate::error::Result;
+use crate::fieldspec::{apply_specs, CreateKind};
+use crate::kustomization::FieldSpec;
+use crate::resmap::ResMap;
+use crate::yaml::Node;
+
+/// Kinds kustomize never renames with a prefix or suffix (group, kind).
+const SKIPPED: [(&str, &str); 3] = [
+    ("", "CustomResourceDefinition"),
+    ("apiregistration.k8s.io", "APIService"),
+    ("", "Namespace"),
+];
+
+/// Prepends `prefix` and appends `suffix` to the names at the field specs.
+pub fn apply(resmap: &mut ResMap, prefix: &str, suffix: &str, specs: &[FieldSpec]) -> Result<()> {
+    if prefix.is_empty() && suffix.is_empty() {
+        return Ok(());
+    }
+    for res in resmap.iter_mut() {
+        // kustomize decides on the original id.
+        let orig = res.orig_id();
+        let skip = SKIPPED.iter().any(|(g, k)| {
+            orig.gvk.kind == *k && (g.is_empty() || orig.gvk.group == *g)
+        });
+        if skip {
+            continue;
+        }
+        let gvk = orig.gvk.clone();
+        if specs.iter().any(|fs| fs.selects(&gvk) && fs.path == "metadata/name") {
+            res.store_prev_id();
+        }
+        apply_specs(&mut res.node, &gvk, specs, CreateKind::Scalar, &mut |n| {
+            if let Some(s) = n.scalar_string() {
+                if !n.is_null() {
+                    *n = Node::Str(format!("{prefix}{s}{suffix}"));
+                }
+            }
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
