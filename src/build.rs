@@ -77,8 +77,7 @@ pub fn build(dir: &Path, options: &BuildOptions) -> Result<ResMap> {
 
 /// Steps done once, at the top of the build.
 fn finish(acc: &mut Accumulator, top: &Kustomization) -> Result<()> {
-    transform::sort::apply(&mut acc.resmap, top.sort_options.as_ref());
-    Ok(())
+    transform::sort::apply(&mut acc.resmap, top.sort_options.as_ref())
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -74,6 +74,17 @@ impl ResMap {
         Ok(())
     }
 
+    /// The first pair of resources that share a current id, if any.
+    pub fn find_conflict(&self) -> Option<(usize, usize)> {
+        let mut seen = HashMap::with_capacity(self.resources.len());
+        for (i, r) in self.resources.iter().enumerate() {
+            if let Some(j) = seen.insert(id_key(&r.id()), i) {
+                return Some((j, i));
+            }
+        }
+        None
+    }
+
     /// Index of resources by current id (kustomize equality).
     pub fn index_by_id(&self) -> HashMap<(String, String, String, String, String), Vec<usize>> {
         let mut m: HashMap<_, Vec<usize>> = HashMap::with_capacity(self.resources.len());

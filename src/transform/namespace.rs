@@ -33,6 +33,17 @@ pub fn apply(resmap: &mut ResMap, ns: &str, extra_specs: &[FieldSpec]) -> Result
             set_default_subjects(&mut res.node, ns);
         }
     }
+    if let Some((a, b)) = resmap.find_conflict() {
+        let (a, b) = (&resmap.resources[a], &resmap.resources[b]);
+        return Err(crate::Error::msg(format!(
+            "namespace transformation produces ID conflict: {} (originally {}) and {} (originally {}) both become {}",
+            a.id(),
+            a.orig_id(),
+            b.id(),
+            b.orig_id(),
+            crate::resmap::id_text(&a.id())
+        )));
+    }
     Ok(())
 }
 

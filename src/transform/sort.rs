@@ -1,5 +1,6 @@
 //! Output order: kustomize's legacy order (the default) or `fifo`.
 
+use crate::error::{Error, Result};
 use crate::kustomization::SortOptions;
 use crate::resmap::ResMap;
 use std::collections::HashMap;
@@ -57,20 +58,29 @@ pub fn legacy(resmap: &mut ResMap, first: &[&str], last: &[&str]) {
     resmap.resources = keyed.into_iter().map(|(_, r)| r).collect();
 }
 
-/// Applies `sortOptions` (None: the legacy default).
-pub fn apply(resmap: &mut ResMap, options: Option<&SortOptions>) {
-    match options {
-        Some(o) if o.order == "fifo" => {}
-        Some(o) => {
-            let (first, last): (Vec<&str>, Vec<&str>) = match &o.legacy_sort_options {
-                Some(l) => (
-                    l.order_first.iter().map(String::as_str).collect(),
-                    l.order_last.iter().map(String::as_str).collect(),
-                ),
-                None => (LEGACY_ORDER_FIRST.to_vec(), LEGACY_ORDER_LAST.to_vec()),
-            };
-            legacy(resmap, &first, &last);
+/// Applies the top-level `sortOptions` (None: the legacy default).
+pub fn apply(resmap: &mut ResMap, options: Option<&SortOptions>) -> Result<()> {
+    let Some(o) = options else {
+        legacy(resmap, LEGACY_ORDER_FIRST, LEGACY_ORDER_LAST);
+        return Ok(());
+    };
+    match (o.order.as_str(), &o.legacy_sort_options) {
+        ("fifo", None) => Ok(()),
+        ("fifo", Some(_)) => Err(Error::msg(
+            "the field 'sortOptions.legacySortOptions' is set but the selected sort order is 'fifo', not 'legacy'",
+        )),
+        ("legacy", None) => {
+            legacy(resmap, LEGACY_ORDER_FIRST, LEGACY_ORDER_LAST);
+            Ok(())
         }
-        None => legacy(resmap, LEGACY_ORDER_FIRST, LEGACY_ORDER_LAST),
+        ("legacy", Some(l)) => {
+            let first: Vec<&str> = l.order_first.iter().map(String::as_str).collect();
+            let last: Vec<&str> = l.order_last.iter().map(String::as_str).collect();
+            legacy(resmap, &first, &last);
+            Ok(())
+        }
+        (other, _) => Err(Error::msg(format!(
+            "the field 'sortOptions.order' must be one of [fifo, legacy], found {other:?}"
+        ))),
     }
 }
