@@ -15,3 +15,4 @@ pub mod transform;
 pub mod load;
 pub mod build;
 pub mod output;
+pub mod selector;

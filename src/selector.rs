@@ -1,0 +1,202 @@
+//! Resource selection: kustomize's `target` selectors (GVK, name and
+//! namespace as anchored regular expressions) and Kubernetes label selectors.
+
+use crate::error::{Error, Result};
+use crate::kustomization::Selector;
+use crate::resource::Resource;
+use regex::Regex;
+
+/// A compiled `target`.
+pub struct Matcher {
+    group: Option<Regex>,
+    version: Option<Regex>,
+    kind: Option<Regex>,
+    name: Option<Regex>,
+    namespace: Option<Regex>,
+    labels: Option<LabelSelector>,
+    annotations: Option<LabelSelector>,
+}
+
+fn anchored(field: &str, pattern: &str) -> Result<Option<Regex>> {
+    if pattern.is_empty() {
+        return Ok(None);
+    }
+    Regex::new(&format!("^(?:{pattern})$"))
+        .map(Some)
+        .map_err(|e| Error::msg(format!("target {field} {pattern:?} is not a valid regular expression: {e}")))
+}
+
+fn matches(re: &Option<Regex>, s: &str) -> bool {
+    re.as_ref().is_none_or(|r| r.is_match(s))
+}
+
+impl Matcher {
+    pub fn new(s: &Selector) -> Result<Matcher> {
+        Ok(Matcher {
+            group: anchored("group", &s.group)?,
+            version: anchored("version", &s.version)?,
+            kind: anchored("kind", &s.kind)?,
+            name: anchored("name", &s.name)?,
+            namespace: anchored("namespace", &s.namespace)?,
+            labels: nonempty(&s.label_selector)
+                .map(LabelSelector::parse)
+                .transpose()
+                .map_err(|e| e.context("in target labelSelector"))?,
+            annotations: nonempty(&s.annotation_selector)
+                .map(LabelSelector::parse)
+                .transpose()
+                .map_err(|e| e.context("in target annotationSelector"))?,
+        })
+    }
+
+    /// Whether the resource is selected: namespace and name may match the
+    /// original or the current id, as in kustomize.
+    pub fn selects(&self, r: &Resource) -> bool {
+        let cur = r.id();
+        let orig = r.orig_id();
+        if !matches(&self.namespace, orig.effective_namespace())
+            && !matches(&self.namespace, cur.effective_namespace())
+        {
+            return false;
+        }
+        if !matches(&self.name, &orig.name) && !matches(&self.name, &cur.name) {
+            return false;
+        }
+        if !(matches(&self.group, &cur.gvk.group)
+            && matches(&self.version, &cur.gvk.version)
+            && matches(&self.kind, &cur.gvk.kind))
+        {
+            return false;
+        }
+        if let Some(ls) = &self.labels {
+            if !ls.matches(&r.labels()) {
+                return false;
+            }
+        }
+        if let Some(a) = &self.annotations {
+            if !a.matches(&r.annotations()) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+fn nonempty(s: &str) -> Option<&str> {
+    if s.trim().is_empty() { None } else { Some(s) }
+}
+
+/// One requirement of a label selector.
+#[derive(Debug, PartialEq)]
+enum Req {
+    Eq(String, String),
+    NotEq(String, String),
+    In(String, Vec<String>),
+    NotIn(String, Vec<String>),
+    Exists(String),
+    NotExists(String),
+}
+
+/// A Kubernetes label selector (`a=b,c!=d,e in (x,y),f notin (z),g,!h`).
+#[derive(Debug, PartialEq)]
+pub struct LabelSelector {
+    reqs: Vec<Req>,
+}
+
+impl LabelSelector {
+    pub fn parse(text: &str) -> Result<LabelSelector> {
+        let bad = |why: &str| Error::msg(format!("invalid selector {text:?}: {why}"));
+        let mut reqs = Vec::new();
+        for part in split_top_level(text) {
+            let part = part.trim();
+            if part.is_empty() {
+                return Err(bad("empty requirement"));
+            }
+            let req = if let Some(key) = part.strip_prefix('!') {
+                Req::NotExists(key.trim().to_string())
+            } else if let Some((k, v)) = part.split_once("!=") {
+                Req::NotEq(k.trim().to_string(), v.trim().to_string())
+            } else if let Some((k, v)) = part.split_once("==") {
+                Req::Eq(k.trim().to_string(), v.trim().to_string())
+            } else if let Some((k, v)) = part.split_once('=') {
+                Req::Eq(k.trim().to_string(), v.trim().to_string())
+            } else if let Some((k, set)) = split_set_op(part, " notin ") {
+                Req::NotIn(k, parse_set(set).ok_or_else(|| bad("expected (v1,v2) after notin"))?)
+            } else if let Some((k, set)) = split_set_op(part, " in ") {
+                Req::In(k, parse_set(set).ok_or_else(|| bad("expected (v1,v2) after in"))?)
+            } else {
+                Req::Exists(part.to_string())
+            };
+            let key = match &req {
+                Req::Eq(k, _) | Req::NotEq(k, _) | Req::In(k, _) | Req::NotIn(k, _) | Req::Exists(k) | Req::NotExists(k) => k,
+            };
+            if key.is_empty() || key.contains(char::is_whitespace) {
+                return Err(bad(&format!("invalid key {key:?}")));
+            }
+            reqs.push(req);
+        }
+        Ok(LabelSelector { reqs })
+    }
+
+    pub fn matches(&self, labels: &[(String, String)]) -> bool {
+        let get = |k: &str| labels.iter().find(|(lk, _)| lk == k).map(|(_, v)| v.as_str());
+        self.reqs.iter().all(|r| match r {
+            Req::Eq(k, v) => get(k) == Some(v.as_str()),
+            Req::NotEq(k, v) => get(k) != Some(v.as_str()),
+            Req::In(k, set) => get(k).is_some_and(|x| set.iter().any(|s| s == x)),
+            Req::NotIn(k, set) => get(k).is_none_or(|x| !set.iter().any(|s| s == x)),
+            Req::Exists(k) => get(k).is_some(),
+            Req::NotExists(k) => get(k).is_none(),
+        })
+    }
+}
+
+/// Splits on commas outside parentheses.
+fn split_top_level(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&s[start..]);
+    out
+}
+
+fn split_set_op<'a>(part: &'a str, op: &str) -> Option<(String, &'a str)> {
+    let i = part.find(op)?;
+    Some((part[..i].trim().to_string(), part[i + op.len()..].trim()))
+}
+
+fn parse_set(s: &str) -> Option<Vec<String>> {
+    let inner = s.strip_prefix('(')?.strip_suffix(')')?;
+    Some(inner.split(',').map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn l(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn label_selectors() {
+        let s = LabelSelector::parse("app=web,tier in (a, b),!legacy,env").expect("parses");
+        assert!(s.matches(&l(&[("app", "web"), ("tier", "b"), ("env", "x")])));
+        assert!(!s.matches(&l(&[("app", "web"), ("tier", "c"), ("env", "x")])));
+        assert!(!s.matches(&l(&[("app", "web"), ("tier", "a"), ("env", "x"), ("legacy", "")])));
+        let n = LabelSelector::parse("a!=b,c notin (d)").expect("parses");
+        assert!(n.matches(&l(&[])));
+        assert!(!n.matches(&l(&[("c", "d")])));
+        assert!(LabelSelector::parse("a=b,").is_err());
+    }
+}

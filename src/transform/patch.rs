@@ -1,0 +1,179 @@
+//! `patches`, `patchesStrategicMerge` and `patchesJson6902`: find the
+//! resources a patch targets and merge it into them.
+
+use crate::error::{Error, Result};
+use crate::kustomization::{Patch, Selector};
+use crate::merge::{json6902, smp};
+use crate::openapi::Schemas;
+use crate::resmap::{id_text, ResMap};
+use crate::resource::Resource;
+use crate::selector::Matcher;
+use crate::yaml::Node;
+
+/// A loaded patch, ready to apply.
+pub enum Loaded {
+    /// Strategic-merge patches (one file may hold several documents).
+    Strategic(Vec<Node>),
+    /// A JSON 6902 operation list.
+    Json(Node),
+}
+
+/// Tells a strategic-merge patch (mappings) from a JSON 6902 one (a list of
+/// operations), as kustomize does from the content.
+pub fn classify(text: &str, source: &str) -> Result<Loaded> {
+    let docs = crate::yaml::parse::parse_stream(text, source)?;
+    let docs: Vec<Node> = docs.into_iter().filter(|d| !d.is_null()).collect();
+    match docs.as_slice() {
+        [] => Err(Error::msg(format!("{source}: the patch is empty"))),
+        [Node::Seq(_)] => Ok(Loaded::Json(docs.into_iter().next().unwrap_or(Node::Null))),
+        _ if docs.iter().all(|d| matches!(d, Node::Map(_))) => Ok(Loaded::Strategic(docs)),
+        _ => Err(Error::msg(format!(
+            "{source}: a patch must be a strategic merge patch (a mapping per document) or a JSON 6902 patch (a list of operations)"
+        ))),
+    }
+}
+
+/// Applies one strategic-merge patch to one resource, keeping its name, kind
+/// and namespace unless the patch may change them.
+pub fn apply_smp(res: &mut Resource, patch: &Node, schemas: &Schemas, allow_name: bool, allow_kind: bool) -> Result<()> {
+    let (name, ns, kind) = (
+        res.node.get_path(&["metadata", "name"]).cloned(),
+        res.node.get_path(&["metadata", "namespace"]).cloned(),
+        res.node.get("kind").cloned(),
+    );
+    if allow_name || allow_kind {
+        res.store_prev_id();
+    }
+    let gvk = res.gvk();
+    let schema = schemas.lookup(&gvk.group, &gvk.version, &gvk.kind);
+    smp::apply(&mut res.node, patch, schema)?;
+    if res.node.is_null() || res.node.as_map().is_some_and(|m| m.is_empty()) {
+        return Ok(());
+    }
+    if !allow_kind {
+        if let (Some(k), Some(m)) = (kind, res.node.as_map_mut()) {
+            m.insert("kind".to_string(), k);
+        }
+    }
+    restore_meta(res, "name", if allow_name { None } else { name });
+    restore_meta(res, "namespace", ns);
+    Ok(())
+}
+
+fn restore_meta(res: &mut Resource, field: &str, value: Option<Node>) {
+    let Some(v) = value else { return };
+    if let Some(meta) = res.node.ensure_map(&["metadata"]) {
+        meta.insert(field.to_string(), v);
+    }
+}
+
+/// Applies a JSON 6902 patch to every resource the selector picks.
+pub fn apply_json(resmap: &mut ResMap, ops: &Node, target: &Selector) -> Result<()> {
+    let m = Matcher::new(target)?;
+    for res in resmap.iter_mut().filter(|r| m.selects(r)) {
+        res.store_prev_id();
+        json6902::apply(&mut res.node, ops).map_err(|e| e.context(format!("applying JSON patch to {}", res.id())))?;
+    }
+    Ok(())
+}
+
+/// The one resource a target-less strategic-merge patch applies to: any
+/// resource whose current or previous id equals the patch's id.
+fn find_unique(resmap: &ResMap, patch: &Node) -> Result<usize> {
+    let pres = Resource::new(patch.clone()).map_err(|e| e.context("a patch without a target must name its resource"))?;
+    let id = pres.id();
+    let hits: Vec<usize> = resmap
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.id().equals(&id) || r.prev_ids.iter().any(|p| p.equals(&id)))
+        .map(|(i, _)| i)
+        .collect();
+    match hits.as_slice() {
+        [one] => Ok(*one),
+        [] => Err(Error::msg(format!(
+            "no resource matches the patch for {} ({}){}",
+            id,
+            id_text(&id),
+            closest_hint(resmap, &id)
+        ))),
+        _ => Err(Error::msg(format!(
+            "the patch for {} matches {} resources: {}; give it a target",
+            id,
+            hits.len(),
+            hits.iter().map(|i| resmap.resources[*i].id().to_string()).collect::<Vec<_>>().join(", ")
+        ))),
+    }
+}
+
+/// " (closest: ...)" listing resources of the same kind, or nearest names.
+fn closest_hint(resmap: &ResMap, id: &crate::resid::ResId) -> String {
+    let mut cands: Vec<(usize, String)> = resmap
+        .iter()
+        .map(|r| {
+            let rid = r.id();
+            let mut d = crate::yaml::de::edit_distance(&rid.name, &id.name);
+            if rid.gvk.kind != id.gvk.kind {
+                d += 10;
+            }
+            if rid.effective_namespace() != id.effective_namespace() {
+                d += 3;
+            }
+            (d, rid.to_string())
+        })
+        .collect();
+    cands.sort();
+    let names: Vec<String> = cands.into_iter().take(3).map(|(_, s)| s).collect();
+    if names.is_empty() {
+        String::new()
+    } else {
+        format!("; closest resources: {}", names.join(", "))
+    }
+}
+
+/// Applies strategic-merge patches: each to the resource it names, or all of
+/// them to every resource `target` selects.
+pub fn apply_strategic(
+    resmap: &mut ResMap,
+    patches: &[Node],
+    target: Option<&Selector>,
+    schemas: &Schemas,
+    options: (bool, bool),
+) -> Result<()> {
+    let (allow_name, allow_kind) = options;
+    match target {
+        Some(t) => {
+            if patches.len() > 1 {
+                return Err(Error::msg(
+                    "a patches entry with a target may hold only one strategic merge patch document",
+                ));
+            }
+            let m = Matcher::new(t)?;
+            for res in resmap.iter_mut().filter(|r| m.selects(r)) {
+                for p in patches {
+                    apply_smp(res, p, schemas, allow_name, allow_kind)
+                        .map_err(|e| e.context(format!("patching {}", res.id())))?;
+                }
+            }
+        }
+        None => {
+            for p in patches {
+                let i = find_unique(resmap, p)?;
+                let res = &mut resmap.resources[i];
+                apply_smp(res, p, schemas, allow_name, allow_kind)
+                    .map_err(|e| e.context(format!("patching {}", res.id())))?;
+            }
+        }
+    }
+    resmap.resources.retain(|r| !r.node.is_null() && !r.node.as_map().is_some_and(|m| m.is_empty()));
+    Ok(())
+}
+
+/// Reads a `patches`/`patchesJson6902` entry's content (`path` or inline).
+pub fn entry_text(p: &Patch, read: &mut dyn FnMut(&str) -> Result<String>) -> Result<(String, String)> {
+    match (p.path.is_empty(), p.patch.is_empty()) {
+        (true, true) => Err(Error::msg("a patch needs either 'path' or 'patch'")),
+        (false, false) => Err(Error::msg("a patch may not set both 'path' and 'patch'")),
+        (false, true) => Ok((read(&p.path)?, p.path.clone())),
+        (true, false) => Ok((p.patch.clone(), "inline patch".to_string())),
+    }
+}
