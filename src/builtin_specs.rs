@@ -72,9 +72,9 @@ pub const ANNOTATIONS: &[BuiltinSpec] = &[
 /// Name fields of `namePrefix` / `nameSuffix`.
 pub const NAME: &[BuiltinSpec] = &[("", "", "", "metadata/name", false)];
 
-/// Fields besides `metadata/namespace` that `namespace` sets.
+/// Fields besides `metadata/namespace` that `namespace` sets (a core
+/// Namespace's own name is set too; see `transform::namespace`).
 pub const NAMESPACE: &[BuiltinSpec] = &[
-    ("", "", "Namespace", "metadata/name", true),
     ("apiregistration.k8s.io", "", "APIService", "spec/service/namespace", true),
     (
         "apiextensions.k8s.io",

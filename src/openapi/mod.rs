@@ -9,6 +9,9 @@ const CLUSTER_SCOPED: &[&str] = &[
 ];
 
 /// Whether a kind is namespaced (unknown kinds are).
-pub fn is_namespaced(_group: &str, kind: &str) -> bool {
+pub fn is_namespaced(group: &str, kind: &str) -> bool {
+    if kind == "Namespace" && !group.is_empty() {
+        return true;
+    }
     !CLUSTER_SCOPED.contains(&kind)
 }

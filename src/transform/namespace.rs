@@ -22,6 +22,10 @@ pub fn apply(resmap: &mut ResMap, ns: &str, extra_specs: &[FieldSpec]) -> Result
         res.store_prev_id();
         if openapi::is_namespaced(&gvk.group, &gvk.kind) {
             res.set_namespace(ns);
+        } else if gvk.kind == "Namespace" && gvk.group.is_empty() {
+            // Only the core Namespace kind is renamed; other groups' kinds
+            // called Namespace are ordinary resources.
+            res.set_name(ns);
         }
         apply_specs(&mut res.node, &gvk, &specs, CreateKind::Scalar, &mut |n| {
             *n = Node::Str(ns.to_string());
