@@ -32,6 +32,8 @@ pub struct TransformerConfig {
     pub common_labels: Vec<FieldSpec>,
     pub template_labels: Vec<FieldSpec>,
     pub common_annotations: Vec<FieldSpec>,
+    pub images: Vec<FieldSpec>,
+    pub replicas: Vec<FieldSpec>,
 }
 
 impl Default for TransformerConfig {
@@ -45,6 +47,8 @@ impl Default for TransformerConfig {
             common_labels,
             template_labels: from_table(builtin_specs::METADATA_LABELS),
             common_annotations: from_table(builtin_specs::ANNOTATIONS),
+            images: from_table(builtin_specs::IMAGES),
+            replicas: from_table(builtin_specs::REPLICAS),
         }
     }
 }
@@ -245,13 +249,11 @@ fn check_supported(k: &Kustomization) -> Result<()> {
              kbuild does not run helm; render the chart to YAML and list that under 'resources'",
         ));
     }
-    let pending: [(&str, bool); 14] = [
+    let pending: [(&str, bool); 12] = [
         ("patchesStrategicMerge", !k.patches_strategic_merge.is_empty()),
         ("patchesJson6902", !k.patches_json6902.is_empty()),
         ("patches", !k.patches.is_empty()),
-        ("images", !k.images.is_empty()),
         ("replacements", !k.replacements.is_empty()),
-        ("replicas", !k.replicas.is_empty()),
         ("vars", !k.vars.is_empty()),
         ("configMapGenerator", !k.config_map_generator.is_empty()),
         ("secretGenerator", !k.secret_generator.is_empty()),
@@ -306,5 +308,7 @@ fn apply_transformers(k: &Kustomization, acc: &mut Accumulator) -> Result<()> {
     if let Some(ann) = &k.common_annotations {
         transform::annotations::add(rm, ann, &cfg.common_annotations)?;
     }
+    transform::replicas::apply(rm, &k.replicas, &cfg.replicas)?;
+    transform::images::apply(rm, &k.images, &cfg.images)?;
     Ok(())
 }

@@ -85,3 +85,20 @@ pub const NAMESPACE: &[BuiltinSpec] = &[
     ),
 ];
 
+
+/// Image fields of `images`, besides every `containers`/`initContainers`
+/// list anywhere in an object (which kustomize also updates).
+pub const IMAGES: &[BuiltinSpec] = &[
+    ("", "", "", "spec/containers[]/image", true),
+    ("", "", "", "spec/initContainers[]/image", true),
+    ("", "", "", "spec/template/spec/containers[]/image", true),
+    ("", "", "", "spec/template/spec/initContainers[]/image", true),
+];
+
+/// Replica count fields of `replicas`.
+pub const REPLICAS: &[BuiltinSpec] = &[
+    ("", "", "Deployment", "spec/replicas", true),
+    ("", "", "ReplicationController", "spec/replicas", true),
+    ("", "", "ReplicaSet", "spec/replicas", true),
+    ("", "", "StatefulSet", "spec/replicas", true),
+];

@@ -3,5 +3,7 @@
 pub mod annotations;
 pub mod labels;
 pub mod name_affix;
+pub mod images;
 pub mod namespace;
+pub mod replicas;
 pub mod sort;

@@ -1,0 +1,40 @@
+//! `replicas`: set replica counts by resource name.
+
+use crate::error::{Error, Result};
+use crate::fieldspec::{apply_specs, CreateKind};
+use crate::kustomization::{FieldSpec, Replica};
+use crate::resmap::ResMap;
+use crate::yaml::Node;
+
+/// Sets `count` on the resources named `name` (current or any previous
+/// name) whose kind has a replicas field spec; none matching is an error.
+pub fn apply(resmap: &mut ResMap, replicas: &[Replica], specs: &[FieldSpec]) -> Result<()> {
+    for rep in replicas {
+        let mut found = false;
+        for fs in specs {
+            for res in resmap.iter_mut() {
+                let hit = std::iter::once(res.id())
+                    .chain(res.prev_ids.iter().cloned())
+                    .any(|id| id.name == rep.name && fs.selects(&id.gvk));
+                if !hit {
+                    continue;
+                }
+                found = true;
+                let gvk = res.gvk();
+                apply_specs(&mut res.node, &gvk, std::slice::from_ref(fs), CreateKind::Scalar, &mut |n| {
+                    *n = Node::Int(rep.count);
+                    Ok(())
+                })?;
+            }
+        }
+        if !found {
+            let kinds: Vec<&str> = specs.iter().map(|f| f.kind.as_str()).collect();
+            return Err(Error::msg(format!(
+                "replicas: no resource named {:?} of a kind with a replica count ({})",
+                rep.name,
+                kinds.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
