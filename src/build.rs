@@ -5,10 +5,10 @@
 //! generators, components, transformers, validators; then, once, at the top:
 //! name hashes, name references, vars and the output sort.
 
-use crate::builtin_specs;
 use crate::error::{Error, Result};
+use crate::config::TransformerConfig;
 use crate::fieldspec::{from_table, merge_specs};
-use crate::kustomization::{FieldSpec, Kustomization};
+use crate::kustomization::Kustomization;
 use crate::load::{self, LoadRestrictor};
 use crate::resmap::ResMap;
 use crate::resource::Resource;
@@ -20,37 +20,6 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug, Default)]
 pub struct BuildOptions {
     pub load_restrictor: LoadRestrictor,
-}
-
-/// Field specs the transformers use: the built-in ones plus those a
-/// kustomization adds with `configurations`.
-#[derive(Clone, Debug)]
-pub struct TransformerConfig {
-    pub name_prefix: Vec<FieldSpec>,
-    pub name_suffix: Vec<FieldSpec>,
-    pub namespace: Vec<FieldSpec>,
-    pub common_labels: Vec<FieldSpec>,
-    pub template_labels: Vec<FieldSpec>,
-    pub common_annotations: Vec<FieldSpec>,
-    pub images: Vec<FieldSpec>,
-    pub replicas: Vec<FieldSpec>,
-}
-
-impl Default for TransformerConfig {
-    fn default() -> Self {
-        let mut common_labels = from_table(&builtin_specs::selector_labels());
-        merge_specs(&mut common_labels, &from_table(builtin_specs::METADATA_LABELS));
-        TransformerConfig {
-            name_prefix: from_table(builtin_specs::NAME),
-            name_suffix: from_table(builtin_specs::NAME),
-            namespace: Vec::new(),
-            common_labels,
-            template_labels: from_table(builtin_specs::METADATA_LABELS),
-            common_annotations: from_table(builtin_specs::ANNOTATIONS),
-            images: from_table(builtin_specs::IMAGES),
-            replicas: from_table(builtin_specs::REPLICAS),
-        }
-    }
 }
 
 /// What a kustomization (and everything below it) has produced so far.
@@ -149,6 +118,13 @@ impl Builder<'_> {
             self.accumulate_resource(dir, entry, acc)
                 .map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
         }
+        for entry in &k.configurations {
+            let (real, bytes) = load::read_restricted(dir, entry, self.options.load_restrictor, "configuration file")?;
+            let text = load::utf8(bytes, &real)?;
+            let source = real.display().to_string();
+            let node = yaml::parse::parse_document(&text, &source)?;
+            acc.config.add_file(&node, &source)?;
+        }
         for entry in &k.components {
             self.accumulate_component(dir, entry, acc)
                 .map_err(|e| e.context(format!("accumulating components from '{entry}'")))?;
@@ -168,6 +144,7 @@ impl Builder<'_> {
             self.check_cycle(&real, entry)?;
             let mut sub = Accumulator::default();
             self.accumulate(&real, &mut sub, Expect::Kustomization)?;
+            acc.config.merge(&sub.config);
             return acc.resmap.append_all(sub.resmap.resources);
         }
         load::check_restrictor(dir, &real, entry, self.options.load_restrictor)?;
@@ -249,7 +226,7 @@ fn check_supported(k: &Kustomization) -> Result<()> {
              kbuild does not run helm; render the chart to YAML and list that under 'resources'",
         ));
     }
-    let pending: [(&str, bool); 12] = [
+    let pending: [(&str, bool); 11] = [
         ("patchesStrategicMerge", !k.patches_strategic_merge.is_empty()),
         ("patchesJson6902", !k.patches_json6902.is_empty()),
         ("patches", !k.patches.is_empty()),
@@ -257,7 +234,6 @@ fn check_supported(k: &Kustomization) -> Result<()> {
         ("vars", !k.vars.is_empty()),
         ("configMapGenerator", !k.config_map_generator.is_empty()),
         ("secretGenerator", !k.secret_generator.is_empty()),
-        ("configurations", !k.configurations.is_empty()),
         ("generators", !k.generators.is_empty()),
         ("transformers", !k.transformers.is_empty()),
         ("crds", !k.crds.is_empty()),

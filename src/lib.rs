@@ -9,6 +9,7 @@ pub mod resid;
 pub mod resmap;
 pub mod resource;
 pub mod builtin_specs;
+pub mod config;
 pub mod fieldspec;
 pub mod openapi;
 pub mod transform;

@@ -1,0 +1,113 @@
+//! Transformer configuration: the field specs each transformer uses, built
+//! in, extended by `configurations:` files.
+//!
+//! As in kustomize, a kustomization's configuration is the built-in one plus
+//! its own `configurations` plus those of every base and component below it.
+
+use crate::builtin_specs;
+use crate::error::{Error, Result};
+use crate::fieldspec::{from_table, merge_specs};
+use crate::kustomization::FieldSpec;
+use crate::yaml::Node;
+use serde::Deserialize;
+
+/// Field specs per transformer.
+#[derive(Clone, Debug)]
+pub struct TransformerConfig {
+    pub name_prefix: Vec<FieldSpec>,
+    pub name_suffix: Vec<FieldSpec>,
+    pub namespace: Vec<FieldSpec>,
+    pub common_labels: Vec<FieldSpec>,
+    pub template_labels: Vec<FieldSpec>,
+    pub common_annotations: Vec<FieldSpec>,
+    pub images: Vec<FieldSpec>,
+    pub replicas: Vec<FieldSpec>,
+    pub var_reference: Vec<FieldSpec>,
+    /// `nameReference` entries from configuration files, as written.
+    pub name_reference_extra: Vec<Node>,
+}
+
+impl Default for TransformerConfig {
+    fn default() -> Self {
+        let mut common_labels = from_table(&builtin_specs::selector_labels());
+        merge_specs(&mut common_labels, &from_table(builtin_specs::METADATA_LABELS));
+        TransformerConfig {
+            name_prefix: from_table(builtin_specs::NAME),
+            name_suffix: from_table(builtin_specs::NAME),
+            namespace: Vec::new(),
+            common_labels,
+            template_labels: from_table(builtin_specs::METADATA_LABELS),
+            common_annotations: from_table(builtin_specs::ANNOTATIONS),
+            images: from_table(builtin_specs::IMAGES),
+            replicas: from_table(builtin_specs::REPLICAS),
+            var_reference: Vec::new(),
+            name_reference_extra: Vec::new(),
+        }
+    }
+}
+
+/// A `configurations:` file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ConfigFile {
+    #[serde(default)]
+    name_prefix: Vec<FieldSpec>,
+    #[serde(default)]
+    name_suffix: Vec<FieldSpec>,
+    #[serde(default)]
+    namespace: Vec<FieldSpec>,
+    #[serde(default)]
+    common_labels: Vec<FieldSpec>,
+    #[serde(default)]
+    template_labels: Vec<FieldSpec>,
+    #[serde(default)]
+    common_annotations: Vec<FieldSpec>,
+    #[serde(default)]
+    images: Vec<FieldSpec>,
+    #[serde(default)]
+    replicas: Vec<FieldSpec>,
+    #[serde(default)]
+    var_reference: Vec<FieldSpec>,
+    #[serde(default)]
+    name_reference: Vec<Node>,
+}
+
+impl TransformerConfig {
+    /// Adds the field specs of a configuration file's content.
+    pub fn add_file(&mut self, node: &Node, source: &str) -> Result<()> {
+        if node.is_null() {
+            return Ok(());
+        }
+        let f: ConfigFile = crate::yaml::de::from_node(node)
+            .map_err(|e| Error::msg(format!("{source}: invalid transformer configuration: {e}")))?;
+        merge_specs(&mut self.name_prefix, &f.name_prefix);
+        merge_specs(&mut self.name_suffix, &f.name_suffix);
+        merge_specs(&mut self.namespace, &f.namespace);
+        merge_specs(&mut self.common_labels, &f.common_labels);
+        merge_specs(&mut self.template_labels, &f.template_labels);
+        merge_specs(&mut self.common_annotations, &f.common_annotations);
+        merge_specs(&mut self.images, &f.images);
+        merge_specs(&mut self.replicas, &f.replicas);
+        merge_specs(&mut self.var_reference, &f.var_reference);
+        self.name_reference_extra.extend(f.name_reference);
+        Ok(())
+    }
+
+    /// Adds everything `other` has that this one lacks.
+    pub fn merge(&mut self, other: &TransformerConfig) {
+        merge_specs(&mut self.name_prefix, &other.name_prefix);
+        merge_specs(&mut self.name_suffix, &other.name_suffix);
+        merge_specs(&mut self.namespace, &other.namespace);
+        merge_specs(&mut self.common_labels, &other.common_labels);
+        merge_specs(&mut self.template_labels, &other.template_labels);
+        merge_specs(&mut self.common_annotations, &other.common_annotations);
+        merge_specs(&mut self.images, &other.images);
+        merge_specs(&mut self.replicas, &other.replicas);
+        merge_specs(&mut self.var_reference, &other.var_reference);
+        for n in &other.name_reference_extra {
+            if !self.name_reference_extra.contains(n) {
+                self.name_reference_extra.push(n.clone());
+            }
+        }
+    }
+}
