@@ -50,6 +50,7 @@ pub fn build(dir: &Path, options: &BuildOptions) -> Result<ResMap> {
 
 /// Steps done once, at the top of the build.
 fn finish(acc: &mut Accumulator, top: &Kustomization) -> Result<()> {
+    transform::name_reference::apply(&mut acc.resmap, &acc.config.name_reference)?;
     transform::sort::apply(&mut acc.resmap, top.sort_options.as_ref())
 }
 

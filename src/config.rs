@@ -8,6 +8,7 @@ use crate::builtin_specs;
 use crate::error::{Error, Result};
 use crate::fieldspec::{from_table, merge_specs};
 use crate::kustomization::FieldSpec;
+use crate::transform::name_reference::{self, NameRefSpec};
 use crate::yaml::Node;
 use serde::Deserialize;
 
@@ -23,8 +24,8 @@ pub struct TransformerConfig {
     pub images: Vec<FieldSpec>,
     pub replicas: Vec<FieldSpec>,
     pub var_reference: Vec<FieldSpec>,
-    /// `nameReference` entries from configuration files, as written.
-    pub name_reference_extra: Vec<Node>,
+    /// Which fields refer to which kinds by name.
+    pub name_reference: Vec<NameRefSpec>,
 }
 
 impl Default for TransformerConfig {
@@ -41,7 +42,7 @@ impl Default for TransformerConfig {
             images: from_table(builtin_specs::IMAGES),
             replicas: from_table(builtin_specs::REPLICAS),
             var_reference: Vec::new(),
-            name_reference_extra: Vec::new(),
+            name_reference: name_reference::builtin(),
         }
     }
 }
@@ -69,7 +70,7 @@ struct ConfigFile {
     #[serde(default)]
     var_reference: Vec<FieldSpec>,
     #[serde(default)]
-    name_reference: Vec<Node>,
+    name_reference: Vec<NameRefSpec>,
 }
 
 impl TransformerConfig {
@@ -89,7 +90,7 @@ impl TransformerConfig {
         merge_specs(&mut self.images, &f.images);
         merge_specs(&mut self.replicas, &f.replicas);
         merge_specs(&mut self.var_reference, &f.var_reference);
-        self.name_reference_extra.extend(f.name_reference);
+        name_reference::merge(&mut self.name_reference, &f.name_reference);
         Ok(())
     }
 
@@ -104,10 +105,6 @@ impl TransformerConfig {
         merge_specs(&mut self.images, &other.images);
         merge_specs(&mut self.replicas, &other.replicas);
         merge_specs(&mut self.var_reference, &other.var_reference);
-        for n in &other.name_reference_extra {
-            if !self.name_reference_extra.contains(n) {
-                self.name_reference_extra.push(n.clone());
-            }
-        }
+        name_reference::merge(&mut self.name_reference, &other.name_reference);
     }
 }

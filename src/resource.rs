@@ -26,6 +26,12 @@ pub struct Resource {
     pub behavior: Behavior,
     /// Where the resource came from, for `buildMetadata: [originAnnotations]`.
     pub origin: Option<String>,
+    /// Non-empty `namePrefix`es applied to the resource, innermost first
+    /// (kustomize's `prefixes` build annotation); name references prefer a
+    /// target that went through the same prefixes as the referrer.
+    pub name_prefixes: Vec<String>,
+    /// Non-empty `nameSuffix`es applied, innermost first.
+    pub name_suffixes: Vec<String>,
 }
 
 /// Reads a scalar of the object as a string (names may be written as numbers).
@@ -60,6 +66,8 @@ impl Resource {
             needs_hash: false,
             behavior: Behavior::Create,
             origin: None,
+            name_prefixes: Vec::new(),
+            name_suffixes: Vec::new(),
         })
     }
 

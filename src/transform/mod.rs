@@ -3,6 +3,8 @@
 pub mod annotations;
 pub mod labels;
 pub mod name_affix;
+pub mod name_reference;
+mod name_reference_specs;
 pub mod images;
 pub mod namespace;
 pub mod replicas;

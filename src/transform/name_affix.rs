@@ -30,6 +30,12 @@ pub fn apply(resmap: &mut ResMap, prefix: &str, suffix: &str, specs: &[FieldSpec
         let gvk = orig.gvk.clone();
         if specs.iter().any(|fs| fs.selects(&gvk) && fs.path == "metadata/name") {
             res.store_prev_id();
+            if !prefix.is_empty() {
+                res.name_prefixes.push(prefix.to_string());
+            }
+            if !suffix.is_empty() {
+                res.name_suffixes.push(suffix.to_string());
+            }
         }
         apply_specs(&mut res.node, &gvk, specs, CreateKind::Scalar, &mut |n| {
             if let Some(s) = n.scalar_string() {

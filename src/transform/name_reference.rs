@@ -1,0 +1,537 @@
+//! The name reference transformer (kustomize's `nameReference`): when a
+//! resource is renamed or moved to another namespace, the fields of other
+//! resources that refer to it by name follow.
+//!
+//! It runs once, at the top of the build, after every rename. A referrer
+//! field (a [`NameRefSpec`] field spec) holding a name that some resource of
+//! the entry's kind *had* (one of its previous ids, so never-renamed
+//! resources are not candidates) gets that resource's current name.
+//! kustomize's way of choosing among candidates is kept exactly:
+//!
+//! 1. Only resources the referrer can see: all when the referrer is
+//!    cluster-scoped; otherwise cluster-scoped ones, those in its namespace
+//!    ("" and "default" being the same), and, for a RoleBinding, those in the
+//!    namespace of one of its ServiceAccount subjects.
+//! 2. A mapping reference (`subjects`, webhook services) with a `namespace`
+//!    field only matches resources originally in that namespace, or, when
+//!    the referrer sees none, resources now in it.
+//! 3. A previous name equals the reference; a previous id is of the entry's
+//!    kind; for `roleRef/name`, of the roleRef's kind and apiGroup; and the
+//!    candidate is in the referrer's namespace unless either is
+//!    cluster-scoped or the candidate is a ServiceAccount.
+//! 4. If several remain, those renamed with the same name prefixes and
+//!    suffixes as the referrer (one list ending the other); if several still
+//!    remain with different names (and, for mappings, namespaces), the build
+//!    fails with "found multiple possible referrals".
+//!
+//! A mapping reference also gets the candidate's namespace, unless that is
+//! empty. kustomize ignores a reference's own `kind` (a `User` subject named
+//! like a renamed ServiceAccount follows it too); so does kbuild.
+
+use super::name_reference_specs;
+use crate::error::{Error, Result};
+use crate::fieldspec::{CreateKind, merge_specs, walk};
+use crate::kustomization::FieldSpec;
+use crate::openapi;
+use crate::resid::{Gvk, ResId};
+use crate::resmap::ResMap;
+use crate::resource::Resource;
+use crate::yaml::{Map, Node};
+use serde::Deserialize;
+use std::collections::{HashMap, HashSet};
+
+/// One entry of the name reference table: resources of this kind (empty
+/// group or version match any) may be referred to by name from the fields
+/// of `field_specs`. Also the shape of a `configurations:` file's
+/// `nameReference` entries.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct NameRefSpec {
+    #[serde(default)]
+    pub group: String,
+    #[serde(default)]
+    pub version: String,
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default)]
+    pub field_specs: Vec<FieldSpec>,
+}
+
+/// kustomize's built-in name reference table.
+pub fn builtin() -> Vec<NameRefSpec> {
+    name_reference_specs::table()
+}
+
+/// Adds entries the way kustomize merges configurations: an entry for a GVK
+/// already present gains the field specs it lacks, others are appended.
+pub fn merge(base: &mut Vec<NameRefSpec>, extra: &[NameRefSpec]) {
+    for e in extra {
+        let same =
+            |b: &&mut NameRefSpec| b.group == e.group && b.version == e.version && b.kind == e.kind;
+        match base.iter_mut().find(same) {
+            Some(b) => merge_specs(&mut b.field_specs, &e.field_specs),
+            None => base.push(e.clone()),
+        }
+    }
+}
+
+/// Updates every name reference in `resmap` to renamed resources.
+pub fn apply(resmap: &mut ResMap, specs: &[NameRefSpec]) -> Result<()> {
+    let filters = Filters::new(specs);
+    let index = Index::new(resmap);
+    for (i, res) in resmap.iter_mut().enumerate() {
+        let mine = filters.selecting(&index.targets[i].orig_gvk);
+        if mine.is_empty() {
+            continue;
+        }
+        let referrer = Referrer::new(i, res, &index)?;
+        for f in mine.into_iter().map(|f| &filters.all[f]) {
+            walk(
+                &mut res.node,
+                &f.path,
+                false,
+                CreateKind::Scalar,
+                &mut |n| referrer.set(n, f),
+            )
+            .map_err(|e| {
+                e.context(format!(
+                    "updating name reference in '{}' field of {}",
+                    f.spec.path, index.targets[i].id
+                ))
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// One referrer field spec of one table entry.
+struct Filter<'a> {
+    /// The kind referred to.
+    target: Gvk,
+    spec: &'a FieldSpec,
+    path: Vec<String>,
+    /// A `roleRef/name` field: the roleRef's kind and apiGroup narrow the search.
+    role_ref: bool,
+}
+
+/// The table's field specs, found by the kind of the resources they select.
+struct Filters<'a> {
+    all: Vec<Filter<'a>>,
+    by_kind: HashMap<&'a str, Vec<usize>>,
+    any_kind: Vec<usize>,
+}
+
+impl<'a> Filters<'a> {
+    fn new(specs: &'a [NameRefSpec]) -> Filters<'a> {
+        let mut f = Filters {
+            all: Vec::new(),
+            by_kind: HashMap::new(),
+            any_kind: Vec::new(),
+        };
+        for entry in specs {
+            let target = Gvk {
+                group: entry.group.clone(),
+                version: entry.version.clone(),
+                kind: entry.kind.clone(),
+            };
+            for spec in &entry.field_specs {
+                let n = f.all.len();
+                match spec.kind.as_str() {
+                    "" => f.any_kind.push(n),
+                    kind => f.by_kind.entry(kind).or_default().push(n),
+                }
+                f.all.push(Filter {
+                    target: target.clone(),
+                    spec,
+                    path: spec.segments(),
+                    role_ref: spec.path.ends_with("roleRef/name"),
+                });
+            }
+        }
+        f
+    }
+
+    /// The filters for a resource, in table order; kustomize selects
+    /// referrers by their original id.
+    fn selecting(&self, gvk: &Gvk) -> Vec<usize> {
+        let mut v: Vec<usize> = self
+            .by_kind
+            .get(gvk.kind.as_str())
+            .into_iter()
+            .flatten()
+            .copied()
+            .collect();
+        v.extend(&self.any_kind);
+        v.sort_unstable();
+        v.retain(|&n| self.all[n].spec.selects(gvk));
+        v
+    }
+}
+
+/// What the transformer reads of a resource, taken once up front: while it
+/// runs, only referrer fields change, never names or namespaces.
+struct Target {
+    id: ResId,
+    cluster_scoped: bool,
+    /// GVKs of the previous ids. kustomize rebuilds them from the current
+    /// apiVersion and the previous kinds, so do we.
+    prev_gvks: Vec<Gvk>,
+    /// The GVK of the original id (same rule).
+    orig_gvk: Gvk,
+    /// Effective namespace of the original id; `None` when cluster-scoped.
+    orig_namespace: Option<String>,
+    prefixes: Vec<String>,
+    suffixes: Vec<String>,
+}
+
+impl Target {
+    fn new(res: &Resource) -> Target {
+        let id = res.id();
+        let with_kind = |kind: &str| Gvk {
+            group: id.gvk.group.clone(),
+            version: id.gvk.version.clone(),
+            kind: kind.to_string(),
+        };
+        let prev_gvks: Vec<Gvk> = res
+            .prev_ids
+            .iter()
+            .map(|p| with_kind(&p.gvk.kind))
+            .collect();
+        let orig = res.prev_ids.first().unwrap_or(&id);
+        let orig_gvk = with_kind(&orig.gvk.kind);
+        let orig_namespace = openapi::is_namespaced(&orig_gvk.group, &orig_gvk.kind)
+            .then(|| orig.effective_namespace().to_string());
+        Target {
+            cluster_scoped: !openapi::is_namespaced(&id.gvk.group, &id.gvk.kind),
+            id,
+            prev_gvks,
+            orig_gvk,
+            orig_namespace,
+            prefixes: res.name_prefixes.clone(),
+            suffixes: res.name_suffixes.clone(),
+        }
+    }
+
+    /// Whether a previous id is selected by `sel` (empty parts match any).
+    fn was_a(&self, sel: &Gvk) -> bool {
+        self.prev_gvks
+            .iter()
+            .any(|g| g.selected_by(&sel.group, &sel.version, &sel.kind))
+    }
+
+    /// The current effective namespace; `None` when cluster-scoped.
+    fn namespace(&self) -> Option<&str> {
+        (!self.cluster_scoped).then(|| self.id.effective_namespace())
+    }
+
+    /// Whether both were renamed with the same prefixes and suffixes, one
+    /// list being the end of the other.
+    fn same_affixes(&self, other: &Target) -> bool {
+        same_ending(&self.prefixes, &other.prefixes) && same_ending(&self.suffixes, &other.suffixes)
+    }
+}
+
+/// Whether the shorter list ends the longer one (two empty lists do; an
+/// empty and a non-empty one do not).
+fn same_ending(a: &[String], b: &[String]) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    if short.is_empty() {
+        return long.is_empty();
+    }
+    long.ends_with(short)
+}
+
+/// All resources, and the lookups the transformer needs, built once.
+struct Index {
+    targets: Vec<Target>,
+    /// Positions of the resources that had each name, in resource order.
+    by_prev_name: HashMap<String, Vec<usize>>,
+    /// For each original effective namespace, the (cluster-scoped, current
+    /// namespace) pairs of the resources originally there.
+    orig_namespaces: HashMap<String, HashSet<(bool, String)>>,
+}
+
+impl Index {
+    fn new(resmap: &ResMap) -> Index {
+        let targets: Vec<Target> = resmap.iter().map(Target::new).collect();
+        let mut by_prev_name: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut orig_namespaces: HashMap<String, HashSet<(bool, String)>> = HashMap::new();
+        for (i, (res, t)) in resmap.iter().zip(&targets).enumerate() {
+            let mut names: Vec<&str> = res.prev_ids.iter().map(|p| p.name.as_str()).collect();
+            names.sort_unstable();
+            names.dedup();
+            for name in names {
+                by_prev_name.entry(name.to_string()).or_default().push(i);
+            }
+            if let Some(ns) = &t.orig_namespace {
+                orig_namespaces
+                    .entry(ns.clone())
+                    .or_default()
+                    .insert((t.cluster_scoped, t.id.namespace.clone()));
+            }
+        }
+        Index {
+            targets,
+            by_prev_name,
+            orig_namespaces,
+        }
+    }
+}
+
+/// A resource whose fields may hold names, with what the search needs to
+/// know about it.
+struct Referrer<'i> {
+    index: &'i Index,
+    me: &'i Target,
+    /// Namespaces of a RoleBinding's ServiceAccount subjects: resources
+    /// there are visible to it as well.
+    subject_namespaces: HashSet<String>,
+    /// The roleRef's (apiGroup, kind), when it has both.
+    role_ref: Option<Gvk>,
+}
+
+/// Which candidates a reference may resolve to.
+#[derive(Clone, Copy)]
+enum Pool<'a> {
+    /// Every resource the referrer sees.
+    Visible,
+    /// Those originally in this namespace.
+    OrigNamespace(&'a str),
+    /// Those now in this namespace.
+    Namespace(&'a str),
+}
+
+impl<'i> Referrer<'i> {
+    fn new(i: usize, res: &Resource, index: &'i Index) -> Result<Referrer<'i>> {
+        let me = &index.targets[i];
+        let subject_namespaces = if me.cluster_scoped {
+            HashSet::new()
+        } else {
+            subject_namespaces(res, me)?
+        };
+        Ok(Referrer {
+            index,
+            me,
+            subject_namespaces,
+            role_ref: role_ref_gvk(&res.node),
+        })
+    }
+
+    /// Whether a resource with this scope and (raw) namespace is visible.
+    fn sees(&self, cluster_scoped: bool, namespace: &str) -> bool {
+        self.me.cluster_scoped
+            || cluster_scoped
+            || effective(namespace) == self.me.id.effective_namespace()
+            || self.subject_namespaces.contains(namespace)
+    }
+
+    fn in_pool(&self, t: &Target, pool: Pool) -> bool {
+        self.sees(t.cluster_scoped, &t.id.namespace)
+            && match pool {
+                Pool::Visible => true,
+                Pool::OrigNamespace(ns) => t.orig_namespace.as_deref() == Some(ns),
+                Pool::Namespace(ns) => t.namespace() == Some(ns),
+            }
+    }
+
+    /// Whether a name reference can point at `t` at all: kustomize lets a
+    /// namespaced referrer reach ServiceAccounts and cluster-scoped
+    /// resources anywhere, anything else only in its own namespace.
+    fn may_refer_to(&self, t: &Target) -> bool {
+        self.me.cluster_scoped
+            || t.cluster_scoped
+            || t.id.gvk.kind == "ServiceAccount"
+            || t.id.effective_namespace() == self.me.id.effective_namespace()
+    }
+
+    /// Applies the filter to a node its path reached.
+    fn set(&self, node: &mut Node, f: &Filter) -> Result<()> {
+        match node {
+            Node::Null => Ok(()),
+            Node::Map(m) => self.set_mapping(m, f),
+            Node::Seq(items) => {
+                for item in items {
+                    match item {
+                        Node::Null => {}
+                        Node::Map(m) => self.set_mapping(m, f)?,
+                        Node::Seq(_) => {
+                            return Err(Error::msg(
+                                "expected names or mappings with a name in the list, found a list",
+                            ));
+                        }
+                        scalar => self.set_scalar(scalar, f)?,
+                    }
+                }
+                Ok(())
+            }
+            scalar => self.set_scalar(scalar, f),
+        }
+    }
+
+    /// A field holding a name.
+    fn set_scalar(&self, node: &mut Node, f: &Filter) -> Result<()> {
+        let Some(old) = node.scalar_string() else {
+            return Ok(());
+        };
+        let Some(t) = self.select(&old, f, Pool::Visible, false)? else {
+            return Ok(());
+        };
+        if t.id.name != old {
+            *node = Node::Str(t.id.name.clone());
+        }
+        Ok(())
+    }
+
+    /// A mapping with a `name` and maybe a `namespace` (role-binding
+    /// subjects, webhook services): both follow the referral.
+    fn set_mapping(&self, m: &mut Map, f: &Filter) -> Result<()> {
+        let Some(name) = m.get("name") else {
+            return Err(Error::msg(format!(
+                "expected a 'name' field in the mappings at '{}' (a name reference field spec must lead to names or to mappings holding one)",
+                f.spec.path
+            )));
+        };
+        let old = name.scalar_string().unwrap_or_default();
+        let namespace = m
+            .get("namespace")
+            .map(|n| n.scalar_string().unwrap_or_default());
+        let pool = match namespace.as_deref() {
+            None => Pool::Visible,
+            Some(ns) if self.sees_orig_namespace(ns) => Pool::OrigNamespace(ns),
+            Some(ns) => Pool::Namespace(ns),
+        };
+        let Some(t) = self.select(&old, f, pool, true)? else {
+            return Ok(());
+        };
+        if t.id.name == old && t.id.namespace.is_empty() {
+            return Ok(());
+        }
+        m.insert("name".to_string(), Node::Str(t.id.name.clone()));
+        // An empty namespace stands for any, so it does not replace one
+        // (such as "default") written in the reference.
+        if !t.id.namespace.is_empty() {
+            m.insert("namespace".to_string(), Node::Str(t.id.namespace.clone()));
+        }
+        Ok(())
+    }
+
+    /// Whether the referrer sees a resource originally in namespace `ns`.
+    fn sees_orig_namespace(&self, ns: &str) -> bool {
+        self.index
+            .orig_namespaces
+            .get(ns)
+            .is_some_and(|set| set.iter().any(|(cs, cur)| self.sees(*cs, cur)))
+    }
+
+    /// kustomize's choice of referral for the name `old` (see the module
+    /// comment); `by_namespace_too` when the reference takes the namespace as
+    /// well, so candidates differing only in namespace are not the same.
+    fn select(
+        &self,
+        old: &str,
+        f: &Filter,
+        pool: Pool,
+        by_namespace_too: bool,
+    ) -> Result<Option<&'i Target>> {
+        let index = self.index;
+        let Some(had_name) = index.by_prev_name.get(old) else {
+            return Ok(None);
+        };
+        let role_ref = if f.role_ref {
+            self.role_ref.as_ref()
+        } else {
+            None
+        };
+        let candidates: Vec<&Target> = had_name
+            .iter()
+            .map(|&c| &index.targets[c])
+            .filter(|t| {
+                self.in_pool(t, pool)
+                    && t.was_a(&f.target)
+                    && role_ref.is_none_or(|g| t.was_a(g))
+                    && self.may_refer_to(t)
+            })
+            .collect();
+        if candidates.len() == 1 {
+            return Ok(Some(candidates[0]));
+        }
+        let candidates: Vec<&Target> = candidates
+            .into_iter()
+            .filter(|t| t.same_affixes(self.me))
+            .collect();
+        let Some(first) = candidates.first() else {
+            return Ok(None);
+        };
+        let same = |t: &&Target| {
+            t.id.name == first.id.name
+                && (!by_namespace_too || t.id.namespace == first.id.namespace)
+        };
+        if candidates.iter().all(same) {
+            return Ok(Some(first));
+        }
+        let ids: Vec<String> = candidates.iter().map(|t| t.id.to_string()).collect();
+        Err(Error::msg(format!(
+            "all were once named '{old}' and none matches {} more closely; give them distinct names",
+            self.me.id
+        ))
+        .context(format!("found multiple possible referrals for '{old}': {}", ids.join(", "))))
+    }
+}
+
+/// A namespace as kustomize compares them ("" is "default").
+fn effective(namespace: &str) -> &str {
+    if namespace.is_empty() {
+        "default"
+    } else {
+        namespace
+    }
+}
+
+/// The namespaces of a RoleBinding's ServiceAccount subjects.
+fn subject_namespaces(res: &Resource, me: &Target) -> Result<HashSet<String>> {
+    let mut out = HashSet::new();
+    if me.id.gvk.kind != "RoleBinding" {
+        return Ok(out);
+    }
+    let Some(Node::Seq(subjects)) = res.node.get("subjects") else {
+        return Ok(out);
+    };
+    for s in subjects {
+        let (Some(ns), Some(kind)) = (s.get("namespace"), s.get("kind")) else {
+            continue;
+        };
+        if kind.as_str() != Some("ServiceAccount") {
+            continue;
+        }
+        match ns {
+            Node::Str(ns) => {
+                out.insert(ns.clone());
+            }
+            other => {
+                return Err(Error::msg(format!(
+                    "a ServiceAccount subject of {} has a {} namespace; write the namespace as a string",
+                    me.id,
+                    other.type_name()
+                )));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The roleRef's apiGroup and kind, when both are there.
+fn role_ref_gvk(node: &Node) -> Option<Gvk> {
+    let role_ref = node.get("roleRef")?;
+    Some(Gvk {
+        group: role_ref
+            .get("apiGroup")?
+            .scalar_string()
+            .unwrap_or_default(),
+        version: String::new(),
+        kind: role_ref.get("kind")?.scalar_string().unwrap_or_default(),
+    })
+}
+
+#[cfg(test)]
+#[path = "name_reference_tests.rs"]
+mod tests;
