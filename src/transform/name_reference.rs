@@ -173,9 +173,9 @@ impl<'a> Filters<'a> {
 struct Target {
     id: ResId,
     cluster_scoped: bool,
-    /// GVKs of the previous ids. kustomize rebuilds them from the current
-    /// apiVersion and the previous kinds, so do we.
-    prev_gvks: Vec<Gvk>,
+    /// Kinds of the previous ids. kustomize rebuilds previous ids from the
+    /// current apiVersion and the previous kinds, so does kbuild.
+    prev_kinds: Vec<String>,
     /// The GVK of the original id (same rule).
     orig_gvk: Gvk,
     /// Effective namespace of the original id; `None` when cluster-scoped.
@@ -192,11 +192,7 @@ impl Target {
             version: id.gvk.version.clone(),
             kind: kind.to_string(),
         };
-        let prev_gvks: Vec<Gvk> = res
-            .prev_ids
-            .iter()
-            .map(|p| with_kind(&p.gvk.kind))
-            .collect();
+        let prev_kinds: Vec<String> = res.prev_ids.iter().map(|p| p.gvk.kind.clone()).collect();
         let orig = res.prev_ids.first().unwrap_or(&id);
         let orig_gvk = with_kind(&orig.gvk.kind);
         let orig_namespace = openapi::is_namespaced(&orig_gvk.group, &orig_gvk.kind)
@@ -204,7 +200,7 @@ impl Target {
         Target {
             cluster_scoped: !openapi::is_namespaced(&id.gvk.group, &id.gvk.kind),
             id,
-            prev_gvks,
+            prev_kinds,
             orig_gvk,
             orig_namespace,
             prefixes: res.name_prefixes.clone(),
@@ -214,9 +210,11 @@ impl Target {
 
     /// Whether a previous id is selected by `sel` (empty parts match any).
     fn was_a(&self, sel: &Gvk) -> bool {
-        self.prev_gvks
-            .iter()
-            .any(|g| g.selected_by(&sel.group, &sel.version, &sel.kind))
+        self.id.gvk.selected_by(&sel.group, &sel.version, "")
+            && self
+                .prev_kinds
+                .iter()
+                .any(|k| sel.kind.is_empty() || *k == sel.kind)
     }
 
     /// The current effective namespace; `None` when cluster-scoped.
