@@ -11,7 +11,8 @@ use crate::fieldspec::{from_table, merge_specs};
 use crate::kustomization::Kustomization;
 use crate::load::{self, LoadRestrictor};
 use crate::resmap::ResMap;
-use crate::resource::Resource;
+use crate::build_metadata::BuildMeta;
+use crate::resource::{Configured, Origin, Resource};
 use crate::transform;
 use crate::yaml::{self, Node};
 use std::path::{Path, PathBuf};
@@ -41,15 +42,17 @@ pub fn build(dir: &Path, options: &BuildOptions) -> Result<ResMap> {
     let mut builder = Builder {
         options,
         chain: Vec::new(),
+        meta: None,
     };
     let mut acc = Accumulator::default();
     let kust = builder.accumulate(&root, &mut acc, Expect::Kustomization)?;
-    finish(&mut acc, &kust)?;
+    finish(&mut acc, &kust, builder.meta.unwrap_or_default(), &root)?;
     Ok(acc.resmap)
 }
 
 /// Steps done once, at the top of the build.
-fn finish(acc: &mut Accumulator, top: &Kustomization) -> Result<()> {
+fn finish(acc: &mut Accumulator, top: &Kustomization, meta: BuildMeta, root: &Path) -> Result<()> {
+    crate::build_metadata::annotate(&mut acc.resmap, meta, root);
     transform::sort::apply(&mut acc.resmap, top.sort_options.as_ref())
 }
 
@@ -63,6 +66,8 @@ struct Builder<'o> {
     options: &'o BuildOptions,
     /// Directories being built, outermost first (for cycle detection).
     chain: Vec<PathBuf>,
+    /// The top kustomization's `buildMetadata` (set when it is loaded).
+    meta: Option<BuildMeta>,
 }
 
 /// Reads and decodes the kustomization file in `dir`.
@@ -106,14 +111,17 @@ impl Builder<'_> {
             _ => {}
         }
         check_supported(&k).map_err(ctx)?;
+        if self.meta.is_none() {
+            self.meta = Some(BuildMeta::parse(&k.build_metadata).map_err(ctx)?);
+        }
         self.chain.push(dir.to_path_buf());
-        let result = self.accumulate_body(dir, &k, acc);
+        let result = self.accumulate_body(dir, &file, &k, acc);
         self.chain.pop();
         result.map_err(ctx)?;
         Ok(k)
     }
 
-    fn accumulate_body(&mut self, dir: &Path, k: &Kustomization, acc: &mut Accumulator) -> Result<()> {
+    fn accumulate_body(&mut self, dir: &Path, file: &Path, k: &Kustomization, acc: &mut Accumulator) -> Result<()> {
         for entry in &k.resources {
             self.accumulate_resource(dir, entry, acc)
                 .map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
@@ -129,7 +137,18 @@ impl Builder<'_> {
             self.accumulate_component(dir, entry, acc)
                 .map_err(|e| e.context(format!("accumulating components from '{entry}'")))?;
         }
-        apply_transformers(k, acc)
+        let record = self.meta.unwrap_or_default().transformers;
+        apply_transformers(k, acc, &mut |rm: &mut ResMap, kind: &'static str| {
+            if record {
+                for r in rm.iter_mut() {
+                    r.transformations.push(Configured {
+                        configured_in: file.to_path_buf(),
+                        kind,
+                        name: None,
+                    });
+                }
+            }
+        })
     }
 
     fn accumulate_resource(&mut self, dir: &Path, entry: &str, acc: &mut Accumulator) -> Result<()> {
@@ -149,7 +168,12 @@ impl Builder<'_> {
         }
         load::check_restrictor(dir, &real, entry, self.options.load_restrictor)?;
         let bytes = load::read_file(&real)?;
-        let resources = parse_resources(bytes, &real)?;
+        let mut resources = parse_resources(bytes, &real)?;
+        if self.meta.unwrap_or_default().origin {
+            for r in &mut resources {
+                r.origin = Some(Origin::File(real.clone()));
+            }
+        }
         acc.resmap.append_all(resources)
     }
 
@@ -247,25 +271,26 @@ fn check_supported(k: &Kustomization) -> Result<()> {
     Ok(())
 }
 
+/// Called after each builtin transformer with its kind (for transformer
+/// annotations).
+type Record<'a> = &'a mut dyn FnMut(&mut ResMap, &'static str);
+
 /// The built-in transformers of one kustomization, in kustomize's order.
-fn apply_transformers(k: &Kustomization, acc: &mut Accumulator) -> Result<()> {
+fn apply_transformers(k: &Kustomization, acc: &mut Accumulator, record: Record) -> Result<()> {
     let cfg = &acc.config;
     let rm = &mut acc.resmap;
-    if let Some(ns) = &k.namespace {
+    if let Some(ns) = k.namespace.as_ref().filter(|s| !s.is_empty()) {
         transform::namespace::apply(rm, ns, &cfg.namespace)?;
+        record(rm, "NamespaceTransformer");
     }
-    transform::name_affix::apply(
-        rm,
-        k.name_prefix.as_deref().unwrap_or(""),
-        "",
-        &cfg.name_prefix,
-    )?;
-    transform::name_affix::apply(
-        rm,
-        "",
-        k.name_suffix.as_deref().unwrap_or(""),
-        &cfg.name_suffix,
-    )?;
+    if let Some(prefix) = k.name_prefix.as_ref().filter(|s| !s.is_empty()) {
+        transform::name_affix::apply(rm, prefix, "", &cfg.name_prefix)?;
+        record(rm, "PrefixTransformer");
+    }
+    if let Some(suffix) = k.name_suffix.as_ref().filter(|s| !s.is_empty()) {
+        transform::name_affix::apply(rm, "", suffix, &cfg.name_suffix)?;
+        record(rm, "SuffixTransformer");
+    }
     for label in &k.labels {
         let mut specs = label.fields.clone();
         if label.include_selectors {
@@ -277,14 +302,23 @@ fn apply_transformers(k: &Kustomization, acc: &mut Accumulator) -> Result<()> {
             merge_specs(&mut specs, &from_table(&[("", "", "", "metadata/labels", true)]));
         }
         transform::labels::set_pairs(rm, &label.pairs, &specs)?;
+        record(rm, "LabelTransformer");
     }
     if let Some(labels) = &k.common_labels {
         transform::labels::set_pairs(rm, labels, &cfg.common_labels)?;
+        record(rm, "LabelTransformer");
     }
     if let Some(ann) = &k.common_annotations {
         transform::annotations::add(rm, ann, &cfg.common_annotations)?;
+        record(rm, "AnnotationsTransformer");
     }
-    transform::replicas::apply(rm, &k.replicas, &cfg.replicas)?;
-    transform::images::apply(rm, &k.images, &cfg.images)?;
+    for r in &k.replicas {
+        transform::replicas::apply(rm, std::slice::from_ref(r), &cfg.replicas)?;
+        record(rm, "ReplicaCountTransformer");
+    }
+    for i in &k.images {
+        transform::images::apply(rm, std::slice::from_ref(i), &cfg.images)?;
+        record(rm, "ImageTagTransformer");
+    }
     Ok(())
 }

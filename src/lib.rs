@@ -15,5 +15,6 @@ pub mod openapi;
 pub mod transform;
 pub mod load;
 pub mod build;
+pub mod build_metadata;
 pub mod output;
 pub mod selector;

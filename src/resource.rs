@@ -25,7 +25,29 @@ pub struct Resource {
     /// For generated resources: how to combine with an existing one.
     pub behavior: Behavior,
     /// Where the resource came from, for `buildMetadata: [originAnnotations]`.
-    pub origin: Option<String>,
+    pub origin: Option<Origin>,
+    /// Transformers that ran over it, for `buildMetadata: [transformerAnnotations]`.
+    pub transformations: Vec<Configured>,
+}
+
+/// A builtin transformer or generator and the file that configured it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Configured {
+    /// Absolute path of the kustomization (or generator/transformer config) file.
+    pub configured_in: std::path::PathBuf,
+    /// Builtin kind, e.g. `PrefixTransformer`.
+    pub kind: &'static str,
+    /// `metadata.name` of a config file, when it has one.
+    pub name: Option<String>,
+}
+
+/// Where a resource came from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Origin {
+    /// Read from this file (absolute path).
+    File(std::path::PathBuf),
+    /// Made by a generator.
+    Generated(Configured),
 }
 
 /// Reads a scalar of the object as a string (names may be written as numbers).
@@ -60,6 +82,7 @@ impl Resource {
             needs_hash: false,
             behavior: Behavior::Create,
             origin: None,
+            transformations: Vec::new(),
         })
     }
 
