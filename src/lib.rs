@@ -1,6 +1,7 @@
 //! kbuild: renders Kubernetes configuration the way `kustomize build` does.
 
 pub mod error;
+pub mod generate;
 pub mod kustomization;
 pub mod yaml;
 
