@@ -53,6 +53,7 @@ pub fn build(dir: &Path, options: &BuildOptions) -> Result<ResMap> {
 /// Steps done once, at the top of the build.
 fn finish(acc: &mut Accumulator, top: &Kustomization, meta: BuildMeta, root: &Path) -> Result<()> {
     crate::build_metadata::annotate(&mut acc.resmap, meta, root);
+    add_name_hashes(&mut acc.resmap)?;
     transform::sort::apply(&mut acc.resmap, top.sort_options.as_ref())
 }
 
@@ -133,6 +134,7 @@ impl Builder<'_> {
             let node = yaml::parse::parse_document(&text, &source)?;
             acc.config.add_file(&node, &source)?;
         }
+        self.run_generators(dir, file, k, acc)?;
         for entry in &k.components {
             self.accumulate_component(dir, entry, acc)
                 .map_err(|e| e.context(format!("accumulating components from '{entry}'")))?;
@@ -190,6 +192,35 @@ impl Builder<'_> {
         Ok(())
     }
 
+    /// `configMapGenerator` and `secretGenerator`: new resources, or merged
+    /// into / replacing existing ones according to `behavior`.
+    fn run_generators(&self, dir: &Path, file: &Path, k: &Kustomization, acc: &mut Accumulator) -> Result<()> {
+        use crate::generate::{generate, GeneratorKind};
+        let lists = [
+            (GeneratorKind::ConfigMap, &k.config_map_generator, "ConfigMapGenerator"),
+            (GeneratorKind::Secret, &k.secret_generator, "SecretGenerator"),
+        ];
+        let restrictor = self.options.load_restrictor;
+        for (kind, list, builtin) in lists {
+            for args in list {
+                let mut read = |p: &str| load::read_restricted(dir, p, restrictor, "generator file").map(|(_, b)| b);
+                let g = generate(kind, args, k.generator_options.as_ref(), &mut read)?;
+                let mut res = Resource::new(g.node)?;
+                res.needs_hash = g.hash_suffix;
+                if self.meta.unwrap_or_default().origin {
+                    res.origin = Some(Origin::Generated(Configured {
+                        configured_in: file.to_path_buf(),
+                        kind: builtin,
+                        name: None,
+                    }));
+                }
+                absorb(&mut acc.resmap, res, g.behavior)
+                    .map_err(|e| e.context(format!("{} {:?}", kind.field(), args.name)))?;
+            }
+        }
+        Ok(())
+    }
+
     /// A base may not be, or contain, a directory already being built.
     fn check_cycle(&self, candidate: &Path, entry: &str) -> Result<()> {
         if let Some(pos) = self.chain.iter().position(|d| d.starts_with(candidate)) {
@@ -206,6 +237,55 @@ impl Builder<'_> {
         }
         Ok(())
     }
+}
+
+/// Adds a generated resource, or folds it into the existing resource with
+/// the same id (current or previous) when its behavior is merge or replace.
+fn absorb(resmap: &mut ResMap, res: Resource, behavior: crate::generate::Behavior) -> Result<()> {
+    use crate::generate::{merge, Behavior as B};
+    let id = res.id();
+    let hits: Vec<usize> = resmap
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.id().equals(&id) || r.prev_ids.iter().any(|p| p.equals(&id)))
+        .map(|(i, _)| i)
+        .collect();
+    match hits.as_slice() {
+        [] => match behavior {
+            B::Merge | B::Replace => Err(Error::msg(format!(
+                "behavior {} needs an existing {} to act on, but there is none (the generator must have the same name and namespace as a resource from a base)",
+                if behavior == B::Merge { "merge" } else { "replace" },
+                id
+            ))),
+            _ => resmap.append_all(vec![res]),
+        },
+        [i] => {
+            let old = &mut resmap.resources[*i];
+            merge::merge_into(&mut old.node, &res.node, behavior)?;
+            old.needs_hash = merge::merged_hash_suffix(old.needs_hash, res.needs_hash);
+            if behavior == B::Replace && res.origin.is_some() {
+                old.origin = res.origin;
+            }
+            Ok(())
+        }
+        _ => Err(Error::msg(format!(
+            "several resources could take the generated {}: {}",
+            id,
+            hits.iter().map(|i| resmap.resources[*i].id().to_string()).collect::<Vec<_>>().join(", ")
+        ))),
+    }
+}
+
+/// Appends the generator hash to the names of generated resources.
+fn add_name_hashes(resmap: &mut ResMap) -> Result<()> {
+    for res in resmap.iter_mut().filter(|r| r.needs_hash) {
+        let hash = crate::generate::hash::name_hash(&res.node)?;
+        res.store_prev_id();
+        let name = format!("{}-{hash}", res.name());
+        res.set_name(&name);
+        res.needs_hash = false;
+    }
+    Ok(())
 }
 
 /// Parses a resource file into resources: empty documents are skipped and
@@ -250,14 +330,12 @@ fn check_supported(k: &Kustomization) -> Result<()> {
              kbuild does not run helm; render the chart to YAML and list that under 'resources'",
         ));
     }
-    let pending: [(&str, bool); 11] = [
+    let pending: [(&str, bool); 9] = [
         ("patchesStrategicMerge", !k.patches_strategic_merge.is_empty()),
         ("patchesJson6902", !k.patches_json6902.is_empty()),
         ("patches", !k.patches.is_empty()),
         ("replacements", !k.replacements.is_empty()),
         ("vars", !k.vars.is_empty()),
-        ("configMapGenerator", !k.config_map_generator.is_empty()),
-        ("secretGenerator", !k.secret_generator.is_empty()),
         ("generators", !k.generators.is_empty()),
         ("transformers", !k.transformers.is_empty()),
         ("crds", !k.crds.is_empty()),

@@ -4,15 +4,6 @@ use crate::error::{Error, Result};
 use crate::resid::{Gvk, ResId};
 use crate::yaml::{Map, Node};
 
-/// How a generated resource combines with one of the same id from a base.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Behavior {
-    #[default]
-    Create,
-    Merge,
-    Replace,
-}
-
 /// One object of the resource map.
 #[derive(Clone, Debug)]
 pub struct Resource {
@@ -22,8 +13,6 @@ pub struct Resource {
     pub prev_ids: Vec<ResId>,
     /// Generated with a name hash still to append (at the end of the build).
     pub needs_hash: bool,
-    /// For generated resources: how to combine with an existing one.
-    pub behavior: Behavior,
     /// Where the resource came from, for `buildMetadata: [originAnnotations]`.
     pub origin: Option<Origin>,
     /// Transformers that ran over it, for `buildMetadata: [transformerAnnotations]`.
@@ -80,7 +69,6 @@ impl Resource {
             node,
             prev_ids: Vec::new(),
             needs_hash: false,
-            behavior: Behavior::Create,
             origin: None,
             transformations: Vec::new(),
         })
