@@ -15,6 +15,7 @@ use crate::build_metadata::BuildMeta;
 use crate::resource::{Configured, Origin, Resource};
 use crate::transform;
 use crate::yaml::{self, Node};
+use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 /// Options of a build.
@@ -55,6 +56,12 @@ fn finish(acc: &mut Accumulator, top: &Kustomization, meta: BuildMeta, root: &Pa
     crate::build_metadata::annotate(&mut acc.resmap, meta, root);
     add_name_hashes(&mut acc.resmap)?;
     transform::sort::apply(&mut acc.resmap, top.sort_options.as_ref())
+}
+
+/// A `resources` entry after reading.
+enum Prepared {
+    Dir(PathBuf),
+    Resources(Vec<Resource>),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -123,10 +130,20 @@ impl Builder<'_> {
     }
 
     fn accumulate_body(&mut self, dir: &Path, file: &Path, k: &Kustomization, acc: &mut Accumulator) -> Result<()> {
-        for entry in &k.resources {
-            self.accumulate_resource(dir, entry, acc)
+        // Files are read and parsed in parallel; bases are built in order.
+        let prepared: Vec<Result<Prepared>> = k
+            .resources
+            .par_iter()
+            .map(|entry| self.prepare_resource(dir, entry))
+            .collect();
+        // Collected first and appended at once: the duplicate-id check is
+        // one pass per kustomization, not one per file.
+        let mut loaded = Vec::new();
+        for (entry, p) in k.resources.iter().zip(prepared) {
+            self.accumulate_resource(entry, p, acc, &mut loaded)
                 .map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
         }
+        acc.resmap.append_all(loaded)?;
         for entry in &k.configurations {
             let (real, bytes) = load::read_restricted(dir, entry, self.options.load_restrictor, "configuration file")?;
             let text = load::utf8(bytes, &real)?;
@@ -153,7 +170,8 @@ impl Builder<'_> {
         })
     }
 
-    fn accumulate_resource(&mut self, dir: &Path, entry: &str, acc: &mut Accumulator) -> Result<()> {
+    /// Resolves a `resources` entry: a directory to build, or a file's resources.
+    fn prepare_resource(&self, dir: &Path, entry: &str) -> Result<Prepared> {
         let path = load::join_clean(dir, entry);
         if !path.exists() && load::is_remote(entry) {
             return Err(Error::msg(
@@ -162,11 +180,7 @@ impl Builder<'_> {
         }
         let real = load::canonical(&path, "resource")?;
         if real.is_dir() {
-            self.check_cycle(&real, entry)?;
-            let mut sub = Accumulator::default();
-            self.accumulate(&real, &mut sub, Expect::Kustomization)?;
-            acc.config.merge(&sub.config);
-            return acc.resmap.append_all(sub.resmap.resources);
+            return Ok(Prepared::Dir(real));
         }
         load::check_restrictor(dir, &real, entry, self.options.load_restrictor)?;
         let bytes = load::read_file(&real)?;
@@ -176,7 +190,27 @@ impl Builder<'_> {
                 r.origin = Some(Origin::File(real.clone()));
             }
         }
-        acc.resmap.append_all(resources)
+        Ok(Prepared::Resources(resources))
+    }
+
+    fn accumulate_resource(
+        &mut self,
+        entry: &str,
+        prepared: Result<Prepared>,
+        acc: &mut Accumulator,
+        loaded: &mut Vec<Resource>,
+    ) -> Result<()> {
+        match prepared? {
+            Prepared::Dir(real) => {
+                self.check_cycle(&real, entry)?;
+                let mut sub = Accumulator::default();
+                self.accumulate(&real, &mut sub, Expect::Kustomization)?;
+                acc.config.merge(&sub.config);
+                loaded.extend(sub.resmap.resources);
+            }
+            Prepared::Resources(resources) => loaded.extend(resources),
+        }
+        Ok(())
     }
 
     fn accumulate_component(&mut self, dir: &Path, entry: &str, acc: &mut Accumulator) -> Result<()> {
