@@ -11,9 +11,11 @@ use crate::fieldspec::{from_table, merge_specs};
 use crate::kustomization::Kustomization;
 use crate::load::{self, LoadRestrictor};
 use crate::resmap::ResMap;
-use crate::resource::Resource;
+use crate::build_metadata::BuildMeta;
+use crate::resource::{Configured, Origin, Resource};
 use crate::transform;
 use crate::yaml::{self, Node};
+use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 /// Options of a build.
@@ -41,17 +43,26 @@ pub fn build(dir: &Path, options: &BuildOptions) -> Result<ResMap> {
     let mut builder = Builder {
         options,
         chain: Vec::new(),
+        meta: None,
     };
     let mut acc = Accumulator::default();
     let kust = builder.accumulate(&root, &mut acc, Expect::Kustomization)?;
-    finish(&mut acc, &kust)?;
+    finish(&mut acc, &kust, builder.meta.unwrap_or_default(), &root)?;
     Ok(acc.resmap)
 }
 
 /// Steps done once, at the top of the build.
-fn finish(acc: &mut Accumulator, top: &Kustomization) -> Result<()> {
+fn finish(acc: &mut Accumulator, top: &Kustomization, meta: BuildMeta, root: &Path) -> Result<()> {
+    crate::build_metadata::annotate(&mut acc.resmap, meta, root);
+    add_name_hashes(&mut acc.resmap)?;
     transform::name_reference::apply(&mut acc.resmap, &acc.config.name_reference)?;
     transform::sort::apply(&mut acc.resmap, top.sort_options.as_ref())
+}
+
+/// A `resources` entry after reading.
+enum Prepared {
+    Dir(PathBuf),
+    Resources(Vec<Resource>),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -64,6 +75,8 @@ struct Builder<'o> {
     options: &'o BuildOptions,
     /// Directories being built, outermost first (for cycle detection).
     chain: Vec<PathBuf>,
+    /// The top kustomization's `buildMetadata` (set when it is loaded).
+    meta: Option<BuildMeta>,
 }
 
 /// Reads and decodes the kustomization file in `dir`.
@@ -107,18 +120,31 @@ impl Builder<'_> {
             _ => {}
         }
         check_supported(&k).map_err(ctx)?;
+        if self.meta.is_none() {
+            self.meta = Some(BuildMeta::parse(&k.build_metadata).map_err(ctx)?);
+        }
         self.chain.push(dir.to_path_buf());
-        let result = self.accumulate_body(dir, &k, acc);
+        let result = self.accumulate_body(dir, &file, &k, acc);
         self.chain.pop();
         result.map_err(ctx)?;
         Ok(k)
     }
 
-    fn accumulate_body(&mut self, dir: &Path, k: &Kustomization, acc: &mut Accumulator) -> Result<()> {
-        for entry in &k.resources {
-            self.accumulate_resource(dir, entry, acc)
+    fn accumulate_body(&mut self, dir: &Path, file: &Path, k: &Kustomization, acc: &mut Accumulator) -> Result<()> {
+        // Files are read and parsed in parallel; bases are built in order.
+        let prepared: Vec<Result<Prepared>> = k
+            .resources
+            .par_iter()
+            .map(|entry| self.prepare_resource(dir, entry))
+            .collect();
+        // Collected first and appended at once: the duplicate-id check is
+        // one pass per kustomization, not one per file.
+        let mut loaded = Vec::new();
+        for (entry, p) in k.resources.iter().zip(prepared) {
+            self.accumulate_resource(entry, p, acc, &mut loaded)
                 .map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
         }
+        acc.resmap.append_all(loaded)?;
         for entry in &k.configurations {
             let (real, bytes) = load::read_restricted(dir, entry, self.options.load_restrictor, "configuration file")?;
             let text = load::utf8(bytes, &real)?;
@@ -126,14 +152,27 @@ impl Builder<'_> {
             let node = yaml::parse::parse_document(&text, &source)?;
             acc.config.add_file(&node, &source)?;
         }
+        self.run_generators(dir, file, k, acc)?;
         for entry in &k.components {
             self.accumulate_component(dir, entry, acc)
                 .map_err(|e| e.context(format!("accumulating components from '{entry}'")))?;
         }
-        apply_transformers(k, acc)
+        let record = self.meta.unwrap_or_default().transformers;
+        apply_transformers(k, acc, &mut |rm: &mut ResMap, kind: &'static str| {
+            if record {
+                for r in rm.iter_mut() {
+                    r.transformations.push(Configured {
+                        configured_in: file.to_path_buf(),
+                        kind,
+                        name: None,
+                    });
+                }
+            }
+        })
     }
 
-    fn accumulate_resource(&mut self, dir: &Path, entry: &str, acc: &mut Accumulator) -> Result<()> {
+    /// Resolves a `resources` entry: a directory to build, or a file's resources.
+    fn prepare_resource(&self, dir: &Path, entry: &str) -> Result<Prepared> {
         let path = load::join_clean(dir, entry);
         if !path.exists() && load::is_remote(entry) {
             return Err(Error::msg(
@@ -142,16 +181,37 @@ impl Builder<'_> {
         }
         let real = load::canonical(&path, "resource")?;
         if real.is_dir() {
-            self.check_cycle(&real, entry)?;
-            let mut sub = Accumulator::default();
-            self.accumulate(&real, &mut sub, Expect::Kustomization)?;
-            acc.config.merge(&sub.config);
-            return acc.resmap.append_all(sub.resmap.resources);
+            return Ok(Prepared::Dir(real));
         }
         load::check_restrictor(dir, &real, entry, self.options.load_restrictor)?;
         let bytes = load::read_file(&real)?;
-        let resources = parse_resources(bytes, &real)?;
-        acc.resmap.append_all(resources)
+        let mut resources = parse_resources(bytes, &real)?;
+        if self.meta.unwrap_or_default().origin {
+            for r in &mut resources {
+                r.origin = Some(Origin::File(real.clone()));
+            }
+        }
+        Ok(Prepared::Resources(resources))
+    }
+
+    fn accumulate_resource(
+        &mut self,
+        entry: &str,
+        prepared: Result<Prepared>,
+        acc: &mut Accumulator,
+        loaded: &mut Vec<Resource>,
+    ) -> Result<()> {
+        match prepared? {
+            Prepared::Dir(real) => {
+                self.check_cycle(&real, entry)?;
+                let mut sub = Accumulator::default();
+                self.accumulate(&real, &mut sub, Expect::Kustomization)?;
+                acc.config.merge(&sub.config);
+                loaded.extend(sub.resmap.resources);
+            }
+            Prepared::Resources(resources) => loaded.extend(resources),
+        }
+        Ok(())
     }
 
     fn accumulate_component(&mut self, dir: &Path, entry: &str, acc: &mut Accumulator) -> Result<()> {
@@ -164,6 +224,35 @@ impl Builder<'_> {
         }
         self.check_cycle(&real, entry)?;
         self.accumulate(&real, acc, Expect::Component)?;
+        Ok(())
+    }
+
+    /// `configMapGenerator` and `secretGenerator`: new resources, or merged
+    /// into / replacing existing ones according to `behavior`.
+    fn run_generators(&self, dir: &Path, file: &Path, k: &Kustomization, acc: &mut Accumulator) -> Result<()> {
+        use crate::generate::{generate, GeneratorKind};
+        let lists = [
+            (GeneratorKind::ConfigMap, &k.config_map_generator, "ConfigMapGenerator"),
+            (GeneratorKind::Secret, &k.secret_generator, "SecretGenerator"),
+        ];
+        let restrictor = self.options.load_restrictor;
+        for (kind, list, builtin) in lists {
+            for args in list {
+                let mut read = |p: &str| load::read_restricted(dir, p, restrictor, "generator file").map(|(_, b)| b);
+                let g = generate(kind, args, k.generator_options.as_ref(), &mut read)?;
+                let mut res = Resource::new(g.node)?;
+                res.needs_hash = g.hash_suffix;
+                if self.meta.unwrap_or_default().origin {
+                    res.origin = Some(Origin::Generated(Configured {
+                        configured_in: file.to_path_buf(),
+                        kind: builtin,
+                        name: None,
+                    }));
+                }
+                absorb(&mut acc.resmap, res, g.behavior)
+                    .map_err(|e| e.context(format!("{} {:?}", kind.field(), args.name)))?;
+            }
+        }
         Ok(())
     }
 
@@ -183,6 +272,55 @@ impl Builder<'_> {
         }
         Ok(())
     }
+}
+
+/// Adds a generated resource, or folds it into the existing resource with
+/// the same id (current or previous) when its behavior is merge or replace.
+fn absorb(resmap: &mut ResMap, res: Resource, behavior: crate::generate::Behavior) -> Result<()> {
+    use crate::generate::{merge, Behavior as B};
+    let id = res.id();
+    let hits: Vec<usize> = resmap
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.id().equals(&id) || r.prev_ids.iter().any(|p| p.equals(&id)))
+        .map(|(i, _)| i)
+        .collect();
+    match hits.as_slice() {
+        [] => match behavior {
+            B::Merge | B::Replace => Err(Error::msg(format!(
+                "behavior {} needs an existing {} to act on, but there is none (the generator must have the same name and namespace as a resource from a base)",
+                if behavior == B::Merge { "merge" } else { "replace" },
+                id
+            ))),
+            _ => resmap.append_all(vec![res]),
+        },
+        [i] => {
+            let old = &mut resmap.resources[*i];
+            merge::merge_into(&mut old.node, &res.node, behavior)?;
+            old.needs_hash = merge::merged_hash_suffix(old.needs_hash, res.needs_hash);
+            if behavior == B::Replace && res.origin.is_some() {
+                old.origin = res.origin;
+            }
+            Ok(())
+        }
+        _ => Err(Error::msg(format!(
+            "several resources could take the generated {}: {}",
+            id,
+            hits.iter().map(|i| resmap.resources[*i].id().to_string()).collect::<Vec<_>>().join(", ")
+        ))),
+    }
+}
+
+/// Appends the generator hash to the names of generated resources.
+fn add_name_hashes(resmap: &mut ResMap) -> Result<()> {
+    for res in resmap.iter_mut().filter(|r| r.needs_hash) {
+        let hash = crate::generate::hash::name_hash(&res.node)?;
+        res.store_prev_id();
+        let name = format!("{}-{hash}", res.name());
+        res.set_name(&name);
+        res.needs_hash = false;
+    }
+    Ok(())
 }
 
 /// Parses a resource file into resources: empty documents are skipped and
@@ -227,14 +365,12 @@ fn check_supported(k: &Kustomization) -> Result<()> {
              kbuild does not run helm; render the chart to YAML and list that under 'resources'",
         ));
     }
-    let pending: [(&str, bool); 11] = [
+    let pending: [(&str, bool); 9] = [
         ("patchesStrategicMerge", !k.patches_strategic_merge.is_empty()),
         ("patchesJson6902", !k.patches_json6902.is_empty()),
         ("patches", !k.patches.is_empty()),
         ("replacements", !k.replacements.is_empty()),
         ("vars", !k.vars.is_empty()),
-        ("configMapGenerator", !k.config_map_generator.is_empty()),
-        ("secretGenerator", !k.secret_generator.is_empty()),
         ("generators", !k.generators.is_empty()),
         ("transformers", !k.transformers.is_empty()),
         ("crds", !k.crds.is_empty()),
@@ -248,25 +384,26 @@ fn check_supported(k: &Kustomization) -> Result<()> {
     Ok(())
 }
 
+/// Called after each builtin transformer with its kind (for transformer
+/// annotations).
+type Record<'a> = &'a mut dyn FnMut(&mut ResMap, &'static str);
+
 /// The built-in transformers of one kustomization, in kustomize's order.
-fn apply_transformers(k: &Kustomization, acc: &mut Accumulator) -> Result<()> {
+fn apply_transformers(k: &Kustomization, acc: &mut Accumulator, record: Record) -> Result<()> {
     let cfg = &acc.config;
     let rm = &mut acc.resmap;
-    if let Some(ns) = &k.namespace {
+    if let Some(ns) = k.namespace.as_ref().filter(|s| !s.is_empty()) {
         transform::namespace::apply(rm, ns, &cfg.namespace)?;
+        record(rm, "NamespaceTransformer");
     }
-    transform::name_affix::apply(
-        rm,
-        k.name_prefix.as_deref().unwrap_or(""),
-        "",
-        &cfg.name_prefix,
-    )?;
-    transform::name_affix::apply(
-        rm,
-        "",
-        k.name_suffix.as_deref().unwrap_or(""),
-        &cfg.name_suffix,
-    )?;
+    if let Some(prefix) = k.name_prefix.as_ref().filter(|s| !s.is_empty()) {
+        transform::name_affix::apply(rm, prefix, "", &cfg.name_prefix)?;
+        record(rm, "PrefixTransformer");
+    }
+    if let Some(suffix) = k.name_suffix.as_ref().filter(|s| !s.is_empty()) {
+        transform::name_affix::apply(rm, "", suffix, &cfg.name_suffix)?;
+        record(rm, "SuffixTransformer");
+    }
     for label in &k.labels {
         let mut specs = label.fields.clone();
         if label.include_selectors {
@@ -278,14 +415,23 @@ fn apply_transformers(k: &Kustomization, acc: &mut Accumulator) -> Result<()> {
             merge_specs(&mut specs, &from_table(&[("", "", "", "metadata/labels", true)]));
         }
         transform::labels::set_pairs(rm, &label.pairs, &specs)?;
+        record(rm, "LabelTransformer");
     }
     if let Some(labels) = &k.common_labels {
         transform::labels::set_pairs(rm, labels, &cfg.common_labels)?;
+        record(rm, "LabelTransformer");
     }
     if let Some(ann) = &k.common_annotations {
         transform::annotations::add(rm, ann, &cfg.common_annotations)?;
+        record(rm, "AnnotationsTransformer");
     }
-    transform::replicas::apply(rm, &k.replicas, &cfg.replicas)?;
-    transform::images::apply(rm, &k.images, &cfg.images)?;
+    for r in &k.replicas {
+        transform::replicas::apply(rm, std::slice::from_ref(r), &cfg.replicas)?;
+        record(rm, "ReplicaCountTransformer");
+    }
+    for i in &k.images {
+        transform::images::apply(rm, std::slice::from_ref(i), &cfg.images)?;
+        record(rm, "ImageTagTransformer");
+    }
     Ok(())
 }

@@ -7,6 +7,7 @@
 
 use crate::yaml::Node;
 use indexmap::IndexMap;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 /// Names a kustomization file may have, in the order kustomize looks for them.
@@ -15,8 +16,8 @@ pub const FILE_NAMES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "K
 pub type StringMap = IndexMap<String, String>;
 
 /// A kustomization or component file.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Kustomization {
     #[serde(default)]
     pub api_version: Option<String>,
@@ -33,6 +34,7 @@ pub struct Kustomization {
     pub name_suffix: Option<String>,
     #[serde(default)]
     pub namespace: Option<String>,
+    #[schemars(extend("deprecated" = true))]
     #[serde(default)]
     pub common_labels: Option<StringMap>,
     #[serde(default)]
@@ -40,20 +42,24 @@ pub struct Kustomization {
     #[serde(default)]
     pub common_annotations: Option<StringMap>,
 
+    #[schemars(extend("deprecated" = true))]
     #[serde(default)]
     pub patches_strategic_merge: Vec<String>,
+    #[schemars(extend("deprecated" = true))]
     #[serde(default)]
     pub patches_json6902: Vec<Patch>,
     #[serde(default)]
     pub patches: Vec<Patch>,
     #[serde(default)]
     pub images: Vec<Image>,
+    #[schemars(extend("deprecated" = true))]
     #[serde(default)]
     pub image_tags: Vec<Image>,
     #[serde(default)]
     pub replacements: Vec<ReplacementField>,
     #[serde(default)]
     pub replicas: Vec<Replica>,
+    #[schemars(extend("deprecated" = true))]
     #[serde(default)]
     pub vars: Vec<Var>,
     #[serde(default)]
@@ -65,6 +71,7 @@ pub struct Kustomization {
     pub components: Vec<String>,
     #[serde(default)]
     pub crds: Vec<String>,
+    #[schemars(extend("deprecated" = true))]
     #[serde(default)]
     pub bases: Vec<String>,
 
@@ -94,8 +101,8 @@ pub struct Kustomization {
 }
 
 /// An entry of `labels`.
-#[derive(Debug, Default, Deserialize, Clone)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Label {
     #[serde(default)]
     pub pairs: StringMap,
@@ -108,8 +115,8 @@ pub struct Label {
 }
 
 /// Where a transformer acts: resources of a kind (any when empty) and a path.
-#[derive(Debug, Default, Deserialize, Clone, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Default, Deserialize, Clone, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FieldSpec {
     #[serde(default)]
     pub group: String,
@@ -125,8 +132,8 @@ pub struct FieldSpec {
 
 /// Selects resources: GVK, name and namespace (regular expressions in
 /// `patches`), and label/annotation selectors.
-#[derive(Debug, Default, Deserialize, Clone)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Selector {
     #[serde(default)]
     pub group: String,
@@ -145,8 +152,8 @@ pub struct Selector {
 }
 
 /// An entry of `patches` or `patchesJson6902`.
-#[derive(Debug, Default, Deserialize, Clone)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Patch {
     #[serde(default)]
     pub path: String,
@@ -159,8 +166,8 @@ pub struct Patch {
 }
 
 /// An entry of `images`.
-#[derive(Debug, Default, Deserialize, Clone)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Image {
     #[serde(default)]
     pub name: String,
@@ -175,8 +182,8 @@ pub struct Image {
 }
 
 /// An entry of `replicas`.
-#[derive(Debug, Default, Deserialize, Clone)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Replica {
     #[serde(default)]
     pub name: String,
@@ -185,8 +192,8 @@ pub struct Replica {
 }
 
 /// An entry of `replacements`: inline, or a file of replacements.
-#[derive(Debug, Default, Deserialize, Clone)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ReplacementField {
     #[serde(default)]
     pub path: String,
@@ -197,8 +204,8 @@ pub struct ReplacementField {
 }
 
 /// A deprecated `vars` entry.
-#[derive(Debug, Default, Deserialize, Clone)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Var {
     pub name: String,
     #[serde(default)]
@@ -207,8 +214,8 @@ pub struct Var {
     pub fieldref: Option<FieldRef>,
 }
 
-#[derive(Debug, Default, Deserialize, Clone)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct VarTarget {
     #[serde(default)]
     pub group: String,
@@ -224,16 +231,16 @@ pub struct VarTarget {
     pub api_version: String,
 }
 
-#[derive(Debug, Default, Deserialize, Clone)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FieldRef {
     #[serde(default)]
     pub field_path: String,
 }
 
 /// `sortOptions`.
-#[derive(Debug, Default, Deserialize, Clone)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SortOptions {
     #[serde(default)]
     pub order: String,
@@ -241,8 +248,8 @@ pub struct SortOptions {
     pub legacy_sort_options: Option<LegacySortOptions>,
 }
 
-#[derive(Debug, Default, Deserialize, Clone)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LegacySortOptions {
     #[serde(default)]
     pub order_first: Vec<String>,
@@ -251,8 +258,8 @@ pub struct LegacySortOptions {
 }
 
 /// A `configMapGenerator` or `secretGenerator` entry.
-#[derive(Debug, Default, Deserialize, Clone)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GeneratorArgs {
     #[serde(default)]
     pub namespace: String,
@@ -267,6 +274,7 @@ pub struct GeneratorArgs {
     #[serde(default)]
     pub envs: Vec<String>,
     /// Deprecated single env file.
+    #[schemars(extend("deprecated" = true))]
     #[serde(default)]
     pub env: String,
     #[serde(default)]
@@ -277,8 +285,8 @@ pub struct GeneratorArgs {
 }
 
 /// `generatorOptions`, and per-generator `options`.
-#[derive(Debug, Default, Deserialize, Clone)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GeneratorOptions {
     #[serde(default)]
     pub labels: StringMap,
@@ -311,4 +319,19 @@ impl Kustomization {
     pub fn is_component(&self) -> bool {
         self.kind.as_deref() == Some("Component")
     }
+}
+
+/// The JSON schema of kustomization files (`kustomization.schema.json`),
+/// generated from these types.
+pub fn schema_json() -> String {
+    let mut schema = schemars::schema_for!(Kustomization);
+    if let Some(obj) = schema.as_object_mut() {
+        obj.insert(
+            "title".to_string(),
+            serde_json::Value::String("kustomization.yaml (as read by kbuild and kustomize v5.5.0)".to_string()),
+        );
+    }
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
 }

@@ -1,6 +1,7 @@
 //! kbuild: renders Kubernetes configuration the way `kustomize build` does.
 
 pub mod error;
+pub mod generate;
 pub mod kustomization;
 pub mod yaml;
 
@@ -15,5 +16,6 @@ pub mod openapi;
 pub mod transform;
 pub mod load;
 pub mod build;
+pub mod build_metadata;
 pub mod output;
 pub mod selector;

@@ -4,15 +4,6 @@ use crate::error::{Error, Result};
 use crate::resid::{Gvk, ResId};
 use crate::yaml::{Map, Node};
 
-/// How a generated resource combines with one of the same id from a base.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Behavior {
-    #[default]
-    Create,
-    Merge,
-    Replace,
-}
-
 /// One object of the resource map.
 #[derive(Clone, Debug)]
 pub struct Resource {
@@ -22,16 +13,36 @@ pub struct Resource {
     pub prev_ids: Vec<ResId>,
     /// Generated with a name hash still to append (at the end of the build).
     pub needs_hash: bool,
-    /// For generated resources: how to combine with an existing one.
-    pub behavior: Behavior,
     /// Where the resource came from, for `buildMetadata: [originAnnotations]`.
-    pub origin: Option<String>,
+    pub origin: Option<Origin>,
+    /// Transformers that ran over it, for `buildMetadata: [transformerAnnotations]`.
+    pub transformations: Vec<Configured>,
     /// Non-empty `namePrefix`es applied to the resource, innermost first
     /// (kustomize's `prefixes` build annotation); name references prefer a
     /// target that went through the same prefixes as the referrer.
     pub name_prefixes: Vec<String>,
     /// Non-empty `nameSuffix`es applied, innermost first.
     pub name_suffixes: Vec<String>,
+}
+
+/// A builtin transformer or generator and the file that configured it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Configured {
+    /// Absolute path of the kustomization (or generator/transformer config) file.
+    pub configured_in: std::path::PathBuf,
+    /// Builtin kind, e.g. `PrefixTransformer`.
+    pub kind: &'static str,
+    /// `metadata.name` of a config file, when it has one.
+    pub name: Option<String>,
+}
+
+/// Where a resource came from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Origin {
+    /// Read from this file (absolute path).
+    File(std::path::PathBuf),
+    /// Made by a generator.
+    Generated(Configured),
 }
 
 /// Reads a scalar of the object as a string (names may be written as numbers).
@@ -64,8 +75,8 @@ impl Resource {
             node,
             prev_ids: Vec::new(),
             needs_hash: false,
-            behavior: Behavior::Create,
             origin: None,
+            transformations: Vec::new(),
             name_prefixes: Vec::new(),
             name_suffixes: Vec::new(),
         })

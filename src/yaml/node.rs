@@ -172,3 +172,18 @@ impl Node {
         }
     }
 }
+
+impl schemars::JsonSchema for Node {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "AnyValue".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    /// Any YAML value.
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({})
+    }
+}

@@ -1,0 +1,101 @@
+//! `buildMetadata`: origin and transformer annotations, and the managed-by
+//! label.
+//!
+//! As in kustomize, the top kustomization's `buildMetadata` governs the whole
+//! build (bases and components included), and paths are written relative to
+//! the top kustomization's directory.
+
+use crate::error::{Error, Result};
+use crate::resmap::ResMap;
+use crate::resource::{Configured, Origin};
+use crate::yaml::Node;
+use std::path::{Component, Path, PathBuf};
+
+pub const ORIGIN_ANNOTATION: &str = "config.kubernetes.io/origin";
+pub const TRANSFORMATIONS_ANNOTATION: &str = "alpha.config.kubernetes.io/transformations";
+pub const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
+/// The value kustomize inside kubectl writes (its version string is "(devel)").
+pub const MANAGED_BY_VALUE: &str = "kustomize-(devel)";
+
+/// Which `buildMetadata` options are on.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BuildMeta {
+    pub origin: bool,
+    pub transformers: bool,
+    pub managed_by: bool,
+}
+
+impl BuildMeta {
+    pub fn parse(options: &[String]) -> Result<BuildMeta> {
+        let mut m = BuildMeta::default();
+        for o in options {
+            match o.as_str() {
+                "originAnnotations" => m.origin = true,
+                "transformerAnnotations" => m.transformers = true,
+                "managedByLabel" => m.managed_by = true,
+                other => {
+                    return Err(Error::msg(format!(
+                        "buildMetadata: unknown option {other:?}; expected originAnnotations, transformerAnnotations or managedByLabel"
+                    )));
+                }
+            }
+        }
+        Ok(m)
+    }
+}
+
+/// `to` relative to the directory `from` (both absolute), with `/` separators.
+pub fn relative(from: &Path, to: &Path) -> String {
+    let f: Vec<Component> = from.components().collect();
+    let t: Vec<Component> = to.components().collect();
+    let common = f.iter().zip(&t).take_while(|(a, b)| a == b).count();
+    let mut out = PathBuf::new();
+    for _ in common..f.len() {
+        out.push("..");
+    }
+    for c in &t[common..] {
+        out.push(c.as_os_str());
+    }
+    out.to_string_lossy().replace('\\', "/")
+}
+
+fn configured_text(c: &Configured, root: &Path, indent: &str) -> String {
+    let mut s = format!(
+        "configuredIn: {}\n{indent}configuredBy:\n{indent}  apiVersion: builtin\n{indent}  kind: {}\n",
+        relative(root, &c.configured_in),
+        c.kind
+    );
+    if let Some(n) = &c.name {
+        s.push_str(&format!("{indent}  name: {n}\n"));
+    }
+    s
+}
+
+/// Writes the annotations and label the options ask for.
+pub fn annotate(resmap: &mut ResMap, meta: BuildMeta, root: &Path) {
+    for res in resmap.iter_mut() {
+        if meta.origin {
+            let text = match &res.origin {
+                Some(Origin::File(p)) => Some(format!("path: {}\n", relative(root, p))),
+                Some(Origin::Generated(c)) => Some(configured_text(c, root, "")),
+                None => None,
+            };
+            if let Some(t) = text {
+                res.set_annotation(ORIGIN_ANNOTATION, Some(&t));
+            }
+        }
+        if meta.transformers && !res.transformations.is_empty() {
+            let text: String = res
+                .transformations
+                .iter()
+                .map(|c| format!("- {}", configured_text(c, root, "  ")))
+                .collect();
+            res.set_annotation(TRANSFORMATIONS_ANNOTATION, Some(&text));
+        }
+        if meta.managed_by {
+            if let Some(labels) = res.node.ensure_map(&["metadata", "labels"]) {
+                labels.insert(MANAGED_BY_LABEL.to_string(), Node::Str(MANAGED_BY_VALUE.to_string()));
+            }
+        }
+    }
+}
