@@ -18,3 +18,9 @@ pub fn emit_stream_refs(docs: &[&Node]) -> String {
     let _ = docs;
     todo!("emitter")
 }
+
+/// The stream for owned documents.
+pub fn emit_stream(docs: &[Node]) -> String {
+    let refs: Vec<&Node> = docs.iter().collect();
+    emit_stream_refs(&refs)
+}
