@@ -2,6 +2,7 @@
 
 pub mod error;
 pub mod kustomization;
+pub mod merge;
 pub mod openapi;
 pub mod yaml;
 
