@@ -10,7 +10,7 @@ pub mod crd;
 mod schemas;
 mod table;
 
-pub use schemas::{Schemas, split_api_version};
+pub use schemas::{BUILTIN_VERSION, Schemas, split_api_version};
 pub use table::{ListType, PatchStrategy, Table, TypeRef};
 
 /// Whether kustomize treats objects of this kind as namespaced, with the built-in table.
@@ -124,6 +124,17 @@ mod tests {
             .lookup("apiextensions.k8s.io", "v1", "CustomResourceDefinition")
             .unwrap();
         assert!(crd.field("spec").is_some());
+    }
+
+    // krusty TestCustomOpenApiFieldVersion / TestCustomOpenApiFieldNotBuiltin.
+    #[test]
+    fn builtin_versions() {
+        assert!(Schemas::builtin_version("v1.21.2").is_ok());
+        let err = Schemas::builtin_version("v1.14.1").unwrap_err().to_string();
+        assert!(
+            err.contains("the specified OpenAPI version is not built in"),
+            "{err}"
+        );
     }
 
     #[test]

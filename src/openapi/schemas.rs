@@ -26,6 +26,9 @@ static BUILTIN_TABLE: Table = Table {
 
 static BUILTIN: Schemas = Schemas { custom: None };
 
+/// The Kubernetes version of the built-in schema.
+pub const BUILTIN_VERSION: &str = "v1.21.2";
+
 /// Merge schemas and resource scopes for one kustomization.
 #[derive(Clone, Debug, Default)]
 pub struct Schemas {
@@ -43,6 +46,18 @@ impl Schemas {
     /// The schema kustomize v5.5.0 builds in (Kubernetes v1.21.2).
     pub fn builtin() -> &'static Schemas {
         &BUILTIN
+    }
+
+    /// The built-in schema of a Kubernetes version, for a kustomization's
+    /// `openapi: {version: ...}`: kustomize v5.5.0 builds in only v1.21.2.
+    pub fn builtin_version(version: &str) -> Result<&'static Schemas, Error> {
+        if version == BUILTIN_VERSION {
+            Ok(&BUILTIN)
+        } else {
+            Err(Error::msg(format!(
+                "the specified OpenAPI version is not built in: {version} (kustomize v5.5.0 has {BUILTIN_VERSION})"
+            )))
+        }
     }
 
     /// Schemas from a custom OpenAPI (swagger v2) document, JSON or YAML; `source` names it in
