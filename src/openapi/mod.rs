@@ -5,6 +5,7 @@
 //! Kubernetes v1.21.2 OpenAPI document that kustomize v5.5.0 embeds; it is static data, so
 //! nothing is parsed at start-up.
 
+#[rustfmt::skip]
 mod builtin;
 pub mod crd;
 mod schemas;
