@@ -5,5 +5,6 @@ pub mod labels;
 pub mod name_affix;
 pub mod images;
 pub mod namespace;
+pub mod patch;
 pub mod replicas;
 pub mod sort;
