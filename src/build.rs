@@ -13,7 +13,9 @@ use crate::load::{self, LoadRestrictor};
 use crate::resmap::ResMap;
 use crate::build_metadata::BuildMeta;
 use crate::resource::{Configured, Origin, Resource};
-use crate::transform;
+use crate::merge::smp::MergeOptions;
+use crate::openapi::Schemas;
+use crate::transform::{self, patch};
 use crate::yaml::{self, Node};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -44,6 +46,7 @@ pub fn build(dir: &Path, options: &BuildOptions) -> Result<ResMap> {
         options,
         chain: Vec::new(),
         meta: None,
+        schemas: None,
     };
     let mut acc = Accumulator::default();
     let kust = builder.accumulate(&root, &mut acc, Expect::Kustomization)?;
@@ -77,6 +80,9 @@ struct Builder<'o> {
     chain: Vec<PathBuf>,
     /// The top kustomization's `buildMetadata` (set when it is loaded).
     meta: Option<BuildMeta>,
+    /// A custom schema from an `openapi:` field. Like kustomize's global
+    /// schema setting, it applies from the kustomization that sets it on.
+    schemas: Option<&'static Schemas>,
 }
 
 /// Reads and decodes the kustomization file in `dir`.
@@ -123,6 +129,9 @@ impl Builder<'_> {
         if self.meta.is_none() {
             self.meta = Some(BuildMeta::parse(&k.build_metadata).map_err(ctx)?);
         }
+        if let Some(openapi) = &k.openapi {
+            self.schemas = Some(load_openapi(dir, openapi, self.options.load_restrictor).map_err(ctx)?);
+        }
         self.chain.push(dir.to_path_buf());
         let result = self.accumulate_body(dir, &file, &k, acc);
         self.chain.pop();
@@ -158,7 +167,17 @@ impl Builder<'_> {
                 .map_err(|e| e.context(format!("accumulating components from '{entry}'")))?;
         }
         let record = self.meta.unwrap_or_default().transformers;
-        apply_transformers(k, acc, &mut |rm: &mut ResMap, kind: &'static str| {
+        let restrictor = self.options.load_restrictor;
+        let mut read = |p: &str| {
+            let (real, bytes) = load::read_restricted(dir, p, restrictor, "patch file")?;
+            load::utf8(bytes, &real)
+        };
+        let opts = MergeOptions {
+            schemas: self.schemas.unwrap_or_else(|| Schemas::builtin()),
+            ..MergeOptions::kustomize()
+        };
+        let env = TransformEnv { read: &mut read, merge: &opts };
+        apply_transformers(k, acc, env, &mut |rm: &mut ResMap, kind: &'static str| {
             if record {
                 for r in rm.iter_mut() {
                     r.transformations.push(Configured {
@@ -365,16 +384,12 @@ fn check_supported(k: &Kustomization) -> Result<()> {
              kbuild does not run helm; render the chart to YAML and list that under 'resources'",
         ));
     }
-    let pending: [(&str, bool); 9] = [
-        ("patchesStrategicMerge", !k.patches_strategic_merge.is_empty()),
-        ("patchesJson6902", !k.patches_json6902.is_empty()),
-        ("patches", !k.patches.is_empty()),
+    let pending: [(&str, bool); 5] = [
         ("replacements", !k.replacements.is_empty()),
         ("vars", !k.vars.is_empty()),
         ("generators", !k.generators.is_empty()),
         ("transformers", !k.transformers.is_empty()),
         ("crds", !k.crds.is_empty()),
-        ("openapi", k.openapi.is_some()),
     ];
     if let Some((name, _)) = pending.iter().find(|(_, used)| *used) {
         return Err(Error::msg(format!(
@@ -388,10 +403,36 @@ fn check_supported(k: &Kustomization) -> Result<()> {
 /// annotations).
 type Record<'a> = &'a mut dyn FnMut(&mut ResMap, &'static str);
 
+/// What transformers need from the kustomization's surroundings.
+struct TransformEnv<'a> {
+    /// Reads a file relative to the kustomization, under the load restrictor.
+    read: &'a mut dyn FnMut(&str) -> Result<String>,
+    merge: &'a MergeOptions<'a>,
+}
+
 /// The built-in transformers of one kustomization, in kustomize's order.
-fn apply_transformers(k: &Kustomization, acc: &mut Accumulator, record: Record) -> Result<()> {
+fn apply_transformers(k: &Kustomization, acc: &mut Accumulator, env: TransformEnv, record: Record) -> Result<()> {
     let cfg = &acc.config;
     let rm = &mut acc.resmap;
+    let TransformEnv { read, merge } = env;
+    if !k.patches_strategic_merge.is_empty() {
+        for entry in &k.patches_strategic_merge {
+            let (text, source) = strategic_merge_entry(entry, read)?;
+            let docs = patch::classify(&text, &source)?;
+            let patch::Loaded::Strategic(docs) = docs else {
+                return Err(Error::msg(format!(
+                    "patchesStrategicMerge entry {source} is a JSON 6902 patch; list it under 'patches' with a target"
+                )));
+            };
+            patch::apply_strategic(rm, &docs, None, merge, (false, false))
+                .map_err(|e| e.context(format!("applying patchesStrategicMerge entry {source}")))?;
+        }
+        record(rm, "PatchStrategicMergeTransformer");
+    }
+    for p in &k.patches {
+        apply_patch_entry(rm, p, read, merge).map_err(|e| e.context(patch_context("patches", p)))?;
+        record(rm, "PatchTransformer");
+    }
     if let Some(ns) = k.namespace.as_ref().filter(|s| !s.is_empty()) {
         transform::namespace::apply(rm, ns, &cfg.namespace)?;
         record(rm, "NamespaceTransformer");
@@ -425,6 +466,10 @@ fn apply_transformers(k: &Kustomization, acc: &mut Accumulator, record: Record) 
         transform::annotations::add(rm, ann, &cfg.common_annotations)?;
         record(rm, "AnnotationsTransformer");
     }
+    for p in &k.patches_json6902 {
+        apply_json6902_entry(rm, p, read).map_err(|e| e.context(patch_context("patchesJson6902", p)))?;
+        record(rm, "PatchJson6902Transformer");
+    }
     for r in &k.replicas {
         transform::replicas::apply(rm, std::slice::from_ref(r), &cfg.replicas)?;
         record(rm, "ReplicaCountTransformer");
@@ -434,4 +479,100 @@ fn apply_transformers(k: &Kustomization, acc: &mut Accumulator, record: Record) 
         record(rm, "ImageTagTransformer");
     }
     Ok(())
+}
+
+/// "patches entry 'file.yaml'" / "patches entry with an inline patch".
+fn patch_context(field: &str, p: &crate::kustomization::Patch) -> String {
+    if p.path.is_empty() {
+        format!("applying {field} entry with an inline patch")
+    } else {
+        format!("applying {field} entry '{}'", p.path)
+    }
+}
+
+/// A `patchesStrategicMerge` entry is a file path or an inline patch.
+fn strategic_merge_entry(entry: &str, read: &mut dyn FnMut(&str) -> Result<String>) -> Result<(String, String)> {
+    let looks_inline = entry.contains('\n') || entry.trim_start().starts_with('{');
+    if looks_inline {
+        return Ok((entry.to_string(), "(inline patch)".to_string()));
+    }
+    match read(entry) {
+        Ok(text) => Ok((text, format!("'{entry}'"))),
+        Err(e) => {
+            // Not a readable file: kustomize then tries the text as a patch.
+            match crate::yaml::parse::parse_stream(entry, "inline patch") {
+                Ok(docs) if docs.iter().any(|d| matches!(d, Node::Map(_))) => {
+                    Ok((entry.to_string(), "(inline patch)".to_string()))
+                }
+                _ => Err(e),
+            }
+        }
+    }
+}
+
+/// One `patches` entry: strategic merge or JSON 6902, told apart by content.
+fn apply_patch_entry(
+    rm: &mut ResMap,
+    p: &crate::kustomization::Patch,
+    read: &mut dyn FnMut(&str) -> Result<String>,
+    merge: &MergeOptions,
+) -> Result<()> {
+    let (text, source) = patch::entry_text(p, read)?;
+    let allow_name = p.options.get("allowNameChange").copied().unwrap_or(false);
+    let allow_kind = p.options.get("allowKindChange").copied().unwrap_or(false);
+    match patch::classify(&text, &source)? {
+        patch::Loaded::Strategic(docs) => {
+            patch::apply_strategic(rm, &docs, p.target.as_ref(), merge, (allow_name, allow_kind))
+        }
+        patch::Loaded::Json(ops) => {
+            let target = p
+                .target
+                .as_ref()
+                .ok_or_else(|| Error::msg("a JSON 6902 patch needs a 'target' to say which resources it applies to"))?;
+            patch::apply_json(rm, &ops, target)
+        }
+    }
+}
+
+/// One `patchesJson6902` entry (always with a target).
+fn apply_json6902_entry(
+    rm: &mut ResMap,
+    p: &crate::kustomization::Patch,
+    read: &mut dyn FnMut(&str) -> Result<String>,
+) -> Result<()> {
+    let (text, source) = patch::entry_text(p, read)?;
+    let ops = crate::merge::json6902::parse_ops(&text, &source)?;
+    let target = p
+        .target
+        .as_ref()
+        .ok_or_else(|| Error::msg("a patchesJson6902 entry needs a 'target'"))?;
+    patch::apply_json(rm, &ops, target)
+}
+
+/// The schema an `openapi:` field selects.
+fn load_openapi(
+    dir: &Path,
+    openapi: &indexmap::IndexMap<String, String>,
+    restrictor: LoadRestrictor,
+) -> Result<&'static Schemas> {
+    let version = openapi.get("version").filter(|v| !v.is_empty());
+    let path = openapi.get("path").filter(|v| !v.is_empty());
+    if let Some(key) = openapi.keys().find(|k| *k != "version" && *k != "path") {
+        return Err(Error::msg(format!("openapi: unknown field {key:?}; expected 'path' or 'version'")));
+    }
+    match (version, path) {
+        (Some(_), Some(_)) => Err(Error::msg(
+            "openapi: both 'version' (a built-in schema) and 'path' (a custom schema) are set; use one",
+        )),
+        (Some(v), None) => Schemas::builtin_version(v),
+        (None, Some(p)) => {
+            let (real, bytes) = load::read_restricted(dir, p, restrictor, "openapi schema")?;
+            let text = load::utf8(bytes, &real)?;
+            let schemas = Schemas::from_openapi_text(&text, &real.display().to_string())?;
+            // Schemas live for the whole (short) process; leaking one per
+            // kustomization that sets `openapi` keeps merge options simple.
+            Ok(Box::leak(Box::new(schemas)))
+        }
+        (None, None) => Ok(Schemas::builtin()),
+    }
 }

@@ -1,21 +1,27 @@
 //! kbuild: renders Kubernetes configuration the way `kustomize build` does.
+//!
+//! The modules read like the pipeline: `kustomization` (the file model),
+//! `load` (files, restrictor), `generate` (ConfigMaps and Secrets),
+//! `transform` and `merge` (transformers and patches), `yaml` (parsing and
+//! the kustomize-identical emitter), tied together by `build`.
 
+pub mod build;
+pub mod build_metadata;
+pub mod builtin_specs;
+pub mod config;
 pub mod error;
+pub mod fieldspec;
 pub mod generate;
 pub mod kustomization;
-pub mod yaml;
-
-pub use error::{Error, Result};
+pub mod load;
+pub mod merge;
+pub mod openapi;
+pub mod output;
 pub mod resid;
 pub mod resmap;
 pub mod resource;
-pub mod builtin_specs;
-pub mod config;
-pub mod fieldspec;
-pub mod openapi;
-pub mod transform;
-pub mod load;
-pub mod build;
-pub mod build_metadata;
-pub mod output;
 pub mod selector;
+pub mod transform;
+pub mod yaml;
+
+pub use error::{Error, Result};

@@ -51,7 +51,7 @@ pub fn write_dir(resmap: &ResMap, dir: &Path) -> Result<()> {
     let mut cluster = Vec::new();
     for r in resmap.iter() {
         let gvk = r.gvk();
-        if openapi::is_namespaced(&gvk.group, &gvk.kind) {
+        if openapi::is_namespaced(&gvk.group, &gvk.version, &gvk.kind) {
             by_ns.entry(r.id().effective_namespace().to_string()).or_default().push(r);
         } else {
             cluster.push(r);

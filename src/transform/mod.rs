@@ -7,5 +7,6 @@ pub mod name_reference;
 mod name_reference_specs;
 pub mod images;
 pub mod namespace;
+pub mod patch;
 pub mod replicas;
 pub mod sort;

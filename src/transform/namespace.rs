@@ -20,7 +20,7 @@ pub fn apply(resmap: &mut ResMap, ns: &str, extra_specs: &[FieldSpec]) -> Result
     for res in resmap.iter_mut() {
         let gvk = res.gvk();
         res.store_prev_id();
-        if openapi::is_namespaced(&gvk.group, &gvk.kind) {
+        if openapi::is_namespaced(&gvk.group, &gvk.version, &gvk.kind) {
             res.set_namespace(ns);
         } else if gvk.kind == "Namespace" && gvk.group.is_empty() {
             // Only the core Namespace kind is renamed; other groups' kinds

@@ -3,8 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::kustomization::{Patch, Selector};
-use crate::merge::{json6902, smp};
-use crate::openapi::Schemas;
+use crate::merge::{json6902, smp, smp::MergeOptions};
 use crate::resmap::{id_text, ResMap};
 use crate::resource::Resource;
 use crate::selector::Matcher;
@@ -35,7 +34,7 @@ pub fn classify(text: &str, source: &str) -> Result<Loaded> {
 
 /// Applies one strategic-merge patch to one resource, keeping its name, kind
 /// and namespace unless the patch may change them.
-pub fn apply_smp(res: &mut Resource, patch: &Node, schemas: &Schemas, allow_name: bool, allow_kind: bool) -> Result<()> {
+pub fn apply_smp(res: &mut Resource, patch: &Node, opts: &MergeOptions, allow_name: bool, allow_kind: bool) -> Result<()> {
     let (name, ns, kind) = (
         res.node.get_path(&["metadata", "name"]).cloned(),
         res.node.get_path(&["metadata", "namespace"]).cloned(),
@@ -45,8 +44,8 @@ pub fn apply_smp(res: &mut Resource, patch: &Node, schemas: &Schemas, allow_name
         res.store_prev_id();
     }
     let gvk = res.gvk();
-    let schema = schemas.lookup(&gvk.group, &gvk.version, &gvk.kind);
-    smp::apply(&mut res.node, patch, schema)?;
+    let schema = opts.schemas.lookup(&gvk.group, &gvk.version, &gvk.kind);
+    smp::apply_with(&mut res.node, patch, schema, opts)?;
     if res.node.is_null() || res.node.as_map().is_some_and(|m| m.is_empty()) {
         return Ok(());
     }
@@ -136,7 +135,7 @@ pub fn apply_strategic(
     resmap: &mut ResMap,
     patches: &[Node],
     target: Option<&Selector>,
-    schemas: &Schemas,
+    opts: &MergeOptions,
     options: (bool, bool),
 ) -> Result<()> {
     let (allow_name, allow_kind) = options;
@@ -150,7 +149,7 @@ pub fn apply_strategic(
             let m = Matcher::new(t)?;
             for res in resmap.iter_mut().filter(|r| m.selects(r)) {
                 for p in patches {
-                    apply_smp(res, p, schemas, allow_name, allow_kind)
+                    apply_smp(res, p, opts, allow_name, allow_kind)
                         .map_err(|e| e.context(format!("patching {}", res.id())))?;
                 }
             }
@@ -159,7 +158,7 @@ pub fn apply_strategic(
             for p in patches {
                 let i = find_unique(resmap, p)?;
                 let res = &mut resmap.resources[i];
-                apply_smp(res, p, schemas, allow_name, allow_kind)
+                apply_smp(res, p, opts, allow_name, allow_kind)
                     .map_err(|e| e.context(format!("patching {}", res.id())))?;
             }
         }

@@ -11,8 +11,9 @@ use indexmap::IndexMap;
 pub type Map = IndexMap<String, Node>;
 
 /// A parsed YAML value.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub enum Node {
+    #[default]
     Null,
     Bool(bool),
     Int(i64),
@@ -20,12 +21,6 @@ pub enum Node {
     Str(String),
     Seq(Vec<Node>),
     Map(Map),
-}
-
-impl Default for Node {
-    fn default() -> Self {
-        Node::Null
-    }
 }
 
 impl Node {

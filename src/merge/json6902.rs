@@ -1,0 +1,491 @@
+//! RFC 6902 JSON patches, applied the way kustomize applies them (it uses
+//! evanphx/json-patch v4), quirks included. Checked with `kubectl kustomize` (v5.5.0):
+//!
+//! - `add` on an existing mapping key replaces its value; `add` at index `len` or `-` appends;
+//!   a negative index counts from the end of the list *after* insertion (`-1` appends).
+//! - `replace` on a mapping key that does not exist adds it (only list indexes must exist);
+//!   `replace` with the empty path replaces the whole document (with a mapping or list).
+//! - `remove`, `replace` and `test` accept negative list indexes (`-1` is the last element).
+//! - `copy` (and `test`) read a missing mapping key as `null`: copying it inserts `null`.
+//! - An `add`/`replace` without `value` sets `null`; `test` with `value: null` passes on a
+//!   missing key.
+//! - Indexes are decimal integers as Go's `Atoi` reads them (`01` is 1, `+1` is 1).
+//! - Only the part of a path after its first `/` counts: `obj/x` means `/x`. A path without
+//!   any `/` points nowhere.
+//!
+//! Errors name the operation's index, its op and path, and what went wrong.
+
+use crate::error::Error;
+use crate::yaml::Node;
+
+/// Parses JSON patch operations, written as JSON (text starting with `[`) or YAML; `source`
+/// names the patch in errors. The result is a list of mappings.
+pub fn parse_ops(text: &str, source: &str) -> Result<Node, Error> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(Error::msg(format!("{source}: empty json patch operations")));
+    }
+    let ops = if text.starts_with('[') {
+        let json: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| Error::msg(format!("{source}: invalid JSON patch: {e}")))?;
+        Node::from(&json)
+    } else {
+        crate::yaml::parse::parse_stream(text, source)?
+            .into_iter()
+            .next()
+            .unwrap_or_default()
+    };
+    let Some(items) = ops.as_seq() else {
+        return Err(Error::msg(format!(
+            "{source}: a JSON patch is a list of operations, found a {}",
+            ops.type_name()
+        )));
+    };
+    if let Some(i) = items.iter().position(|op| !matches!(op, Node::Map(_))) {
+        return Err(Error::msg(format!(
+            "{source}: JSON patch operation {i} is a {}, not a mapping",
+            items[i].type_name()
+        )));
+    }
+    Ok(ops)
+}
+
+/// Applies JSON patch operations (a list of mappings, as [`parse_ops`] returns) to `target`.
+/// Operations apply in order; the first failing one stops the patch with an error, and
+/// `target` may then hold the effect of the operations before it.
+pub fn apply(target: &mut Node, ops: &Node) -> Result<(), Error> {
+    let Some(ops) = ops.as_seq() else {
+        return Err(Error::msg(format!(
+            "a JSON patch is a list of operations, found a {}",
+            ops.type_name()
+        )));
+    };
+    for (index, op) in ops.iter().enumerate() {
+        apply_op(target, op).map_err(|msg| {
+            let name = op.get_str(&["op"]).unwrap_or("?");
+            let path = op.get_str(&["path"]).unwrap_or("");
+            Error::msg(format!(
+                "json patch operation {index} ({name} '{path}'): {msg}"
+            ))
+        })?;
+    }
+    Ok(())
+}
+
+fn apply_op(doc: &mut Node, op: &Node) -> Result<(), String> {
+    let kind = match op.get("op") {
+        Some(Node::Str(s)) => s.as_str(),
+        _ => "unknown",
+    };
+    let path = string_field(op, "path")?;
+    // A missing value is null.
+    let value = || op.get("value").cloned().unwrap_or(Node::Null);
+    match kind {
+        "add" => {
+            let (parent, key) = find(doc, path).ok_or("the path's parent does not exist")?;
+            add(parent, &key, value())
+        }
+        "remove" => {
+            let (parent, key) = find(doc, path).ok_or("the path's parent does not exist")?;
+            remove(parent, &key).map(drop)
+        }
+        "replace" => replace(doc, path, value()),
+        "move" => {
+            let from = string_field(op, "from")?;
+            let (parent, key) = find(doc, from).ok_or("the 'from' path's parent does not exist")?;
+            let moved = remove(parent, &key).map_err(|e| format!("from '{from}': {e}"))?;
+            let (parent, key) = find(doc, path).ok_or("the path's parent does not exist")?;
+            add(parent, &key, moved)
+        }
+        "copy" => {
+            let from = string_field(op, "from")?;
+            let (parent, key) = find(doc, from).ok_or("the 'from' path's parent does not exist")?;
+            let copied = get(parent, &key)
+                .map_err(|e| format!("from '{from}': {e}"))?
+                .cloned()
+                .unwrap_or(Node::Null);
+            let (parent, key) = find(doc, path).ok_or("the path's parent does not exist")?;
+            add(parent, &key, copied)
+        }
+        "test" => {
+            let (parent, key) = find(doc, path).ok_or("the path's parent does not exist")?;
+            let found = get(parent, &key)?.filter(|n| !n.is_null());
+            let passed = match (found, op.get("value")) {
+                (None, None | Some(Node::Null)) => true,
+                (Some(found), Some(want)) => json_equal(found, want),
+                _ => false,
+            };
+            if passed {
+                Ok(())
+            } else {
+                Err("test failed: the value differs".to_string())
+            }
+        }
+        other => Err(format!(
+            "unknown op '{other}' (expected add, remove, replace, move, copy or test)"
+        )),
+    }
+}
+
+fn string_field<'n>(op: &'n Node, name: &str) -> Result<&'n str, String> {
+    match op.get(name) {
+        Some(Node::Str(s)) => Ok(s),
+        Some(other) => Err(format!(
+            "'{name}' must be a string, found a {}",
+            other.type_name()
+        )),
+        None => Err(format!("operation missing {name} field")),
+    }
+}
+
+/// Decodes a JSON pointer token: `~1` is `/`, `~0` is `~`.
+fn decode(token: &str) -> String {
+    if !token.contains('~') {
+        return token.to_string();
+    }
+    let mut out = String::with_capacity(token.len());
+    let mut chars = token.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('~', Some('1')) => {
+                out.push('/');
+                chars.next();
+            }
+            ('~', Some('0')) => {
+                out.push('~');
+                chars.next();
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The container a path points into and the last token: evanphx's `findObject`. `None`
+/// when the path has no `/`, or a step on the way is missing, null or a scalar.
+fn find<'d>(doc: &'d mut Node, path: &str) -> Option<(&'d mut Node, String)> {
+    let mut parts = path.split('/');
+    parts.next()?;
+    let tokens: Vec<&str> = parts.collect();
+    let (last, steps) = tokens.split_last()?;
+    let mut container = doc;
+    for step in steps {
+        let next = match container {
+            Node::Map(m) => m.get_mut(&decode(step))?,
+            Node::Seq(items) => {
+                let i = existing_index(&decode(step), items.len()).ok()?;
+                &mut items[i]
+            }
+            _ => return None,
+        };
+        if !matches!(next, Node::Map(_) | Node::Seq(_)) {
+            return None;
+        }
+        container = next;
+    }
+    Some((container, decode(last)))
+}
+
+/// An index into a list of `len` elements that must exist; negative counts from the end.
+fn existing_index(token: &str, len: usize) -> Result<usize, String> {
+    let i: i64 = token
+        .parse()
+        .map_err(|_| format!("'{token}' is not a list index"))?;
+    let len = len as i64;
+    let i = if i < 0 { i + len } else { i };
+    if (0..len).contains(&i) {
+        Ok(i as usize)
+    } else {
+        Err(format!(
+            "index {token} is out of range (the list has {len} elements)"
+        ))
+    }
+}
+
+fn get<'n>(container: &'n Node, key: &str) -> Result<Option<&'n Node>, String> {
+    match container {
+        Node::Map(m) => Ok(m.get(key)),
+        Node::Seq(items) => Ok(Some(&items[existing_index(key, items.len())?])),
+        other => Err(format!("cannot index into a {}", other.type_name())),
+    }
+}
+
+fn add(container: &mut Node, key: &str, value: Node) -> Result<(), String> {
+    match container {
+        Node::Map(m) => {
+            m.insert(key.to_string(), value);
+            Ok(())
+        }
+        Node::Seq(items) => {
+            if key == "-" {
+                items.push(value);
+                return Ok(());
+            }
+            let i: i64 = key
+                .parse()
+                .map_err(|_| format!("'{key}' is not a list index"))?;
+            // Counted on the list after insertion: -1 appends.
+            let size = items.len() as i64 + 1;
+            let i = if i < 0 { i + size } else { i };
+            if !(0..size).contains(&i) {
+                return Err(format!(
+                    "index {key} is out of range (the list has {} elements)",
+                    items.len()
+                ));
+            }
+            items.insert(i as usize, value);
+            Ok(())
+        }
+        other => Err(format!("cannot add to a {}", other.type_name())),
+    }
+}
+
+fn remove(container: &mut Node, key: &str) -> Result<Node, String> {
+    match container {
+        Node::Map(m) => m
+            .shift_remove(key)
+            .ok_or_else(|| format!("unable to remove nonexistent key '{key}'")),
+        Node::Seq(items) => {
+            let i = existing_index(key, items.len())?;
+            Ok(items.remove(i))
+        }
+        other => Err(format!("cannot remove from a {}", other.type_name())),
+    }
+}
+
+fn replace(doc: &mut Node, path: &str, value: Node) -> Result<(), String> {
+    if path.is_empty() {
+        if !matches!(value, Node::Map(_) | Node::Seq(_)) {
+            return Err("replacing the whole document needs a mapping or a list".to_string());
+        }
+        *doc = value;
+        return Ok(());
+    }
+    let (container, key) = find(doc, path).ok_or("the path's parent does not exist")?;
+    match container {
+        // kustomize's JSON patch library adds a missing key here instead of failing.
+        Node::Map(m) => {
+            m.insert(key, value);
+            Ok(())
+        }
+        Node::Seq(items) => {
+            let i = existing_index(&key, items.len())
+                .map_err(|e| format!("nothing to replace: {e}"))?;
+            items[i] = value;
+            Ok(())
+        }
+        other => Err(format!("cannot replace in a {}", other.type_name())),
+    }
+}
+
+/// JSON equality: mappings regardless of order; numbers as written (1 is not 1.0).
+fn json_equal(a: &Node, b: &Node) -> bool {
+    match (a, b) {
+        (Node::Map(x), Node::Map(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+        }
+        (Node::Seq(x), Node::Seq(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| json_equal(v, w))
+        }
+        _ => a == b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn doc() -> Node {
+        Node::from(&json!({
+            "data": {"a": "1", "b": "2"},
+            "list": ["x", "y", "z"],
+            "obj": {"k": "v"},
+            "num": 3
+        }))
+    }
+
+    fn run(ops: serde_json::Value) -> Result<serde_json::Value, String> {
+        let mut d = doc();
+        apply(&mut d, &Node::from(&ops)).map_err(|e| e.to_string())?;
+        Ok(d.to_json())
+    }
+
+    fn err(ops: serde_json::Value) -> String {
+        run(ops).unwrap_err()
+    }
+
+    // Expectations below are what `kubectl kustomize` printed for the same operations on
+    // the same document.
+
+    #[test]
+    fn add_replaces_an_existing_key() {
+        let out = run(json!([{"op": "add", "path": "/data/a", "value": "new"}])).unwrap();
+        assert_eq!(out["data"], json!({"a": "new", "b": "2"}));
+    }
+
+    #[test]
+    fn replace_of_a_missing_key_adds_it() {
+        let out = run(json!([{"op": "replace", "path": "/data/zz", "value": "new"}])).unwrap();
+        assert_eq!(out["data"], json!({"a": "1", "b": "2", "zz": "new"}));
+    }
+
+    #[test]
+    fn replace_needs_an_existing_index_and_parent() {
+        assert!(
+            err(json!([{"op": "replace", "path": "/list/3", "value": "r"}]))
+                .contains("out of range")
+        );
+        assert!(
+            err(json!([{"op": "replace", "path": "/nope/x", "value": "r"}]))
+                .contains("parent does not exist")
+        );
+        let out = run(json!([{"op": "replace", "path": "/list/-1", "value": "r"}])).unwrap();
+        assert_eq!(out["list"], json!(["x", "y", "r"]));
+    }
+
+    #[test]
+    fn remove_errors_name_the_operation() {
+        let e = err(
+            json!([{"op": "add", "path": "/data/c", "value": "3"}, {"op": "remove", "path": "/data/zz"}]),
+        );
+        assert_eq!(
+            e,
+            "json patch operation 1 (remove '/data/zz'): unable to remove nonexistent key 'zz'"
+        );
+        assert!(
+            err(json!([{"op": "remove", "path": "/list/5"}])).contains("index 5 is out of range")
+        );
+        assert!(
+            err(json!([{"op": "remove", "path": "/obj/k/x"}])).contains("parent does not exist")
+        );
+        let out = run(json!([{"op": "remove", "path": "/list/-1"}])).unwrap();
+        assert_eq!(out["list"], json!(["x", "y"]));
+    }
+
+    #[test]
+    fn add_to_lists() {
+        let add = |path: &str| run(json!([{"op": "add", "path": path, "value": "n"}]));
+        assert_eq!(
+            add("/list/-1").unwrap()["list"],
+            json!(["x", "y", "z", "n"])
+        );
+        assert_eq!(add("/list/-").unwrap()["list"], json!(["x", "y", "z", "n"]));
+        assert_eq!(add("/list/3").unwrap()["list"], json!(["x", "y", "z", "n"]));
+        assert_eq!(
+            add("/list/01").unwrap()["list"],
+            json!(["x", "n", "y", "z"])
+        );
+        assert!(
+            add("/list/4")
+                .unwrap_err()
+                .contains("index 4 is out of range")
+        );
+        assert!(
+            add("/list/a")
+                .unwrap_err()
+                .contains("'a' is not a list index")
+        );
+        assert!(
+            add("/nope/x")
+                .unwrap_err()
+                .contains("parent does not exist")
+        );
+        assert!(add("/num/x").unwrap_err().contains("parent does not exist"));
+    }
+
+    #[test]
+    fn move_and_copy() {
+        let out = run(json!([{"op": "move", "from": "/list/0", "path": "/obj/m"}])).unwrap();
+        assert_eq!(out["list"], json!(["y", "z"]));
+        assert_eq!(out["obj"], json!({"k": "v", "m": "x"}));
+        let out = run(json!([{"op": "copy", "from": "/obj", "path": "/list/0"}])).unwrap();
+        assert_eq!(out["list"], json!([{"k": "v"}, "x", "y", "z"]));
+        // Copying a missing key inserts null; moving one fails.
+        let out = run(json!([{"op": "copy", "from": "/zz", "path": "/list/0"}])).unwrap();
+        assert_eq!(out["list"], json!([null, "x", "y", "z"]));
+        assert!(
+            err(json!([{"op": "move", "from": "/zz", "path": "/list/0"}]))
+                .contains("nonexistent key 'zz'")
+        );
+    }
+
+    #[test]
+    fn pointer_escapes() {
+        let out = run(json!([{"op": "add", "path": "/obj/a~1b~0c", "value": 1}])).unwrap();
+        assert_eq!(out["obj"], json!({"a/b~c": 1, "k": "v"}));
+        assert_eq!(decode("~01"), "~1");
+    }
+
+    #[test]
+    fn only_the_part_after_the_first_slash_counts() {
+        let out = run(json!([{"op": "add", "path": "obj/x", "value": 1}])).unwrap();
+        assert_eq!(out["x"], json!(1));
+        assert!(
+            err(json!([{"op": "add", "path": "nope", "value": 1}]))
+                .contains("parent does not exist")
+        );
+    }
+
+    #[test]
+    fn test_op() {
+        run(json!([{"op": "test", "path": "/obj", "value": {"k": "v"}}])).unwrap();
+        run(json!([{"op": "test", "path": "/zz", "value": null}])).unwrap();
+        run(json!([{"op": "test", "path": "/num", "value": 3}])).unwrap();
+        assert!(err(json!([{"op": "test", "path": "/num", "value": 4}])).contains("test failed"));
+        assert!(err(json!([{"op": "test", "path": "/zz", "value": 1}])).contains("test failed"));
+    }
+
+    #[test]
+    fn missing_value_is_null_and_unknown_ops_fail() {
+        let out = run(json!([{"op": "add", "path": "/obj/n"}])).unwrap();
+        assert_eq!(out["obj"], json!({"k": "v", "n": null}));
+        assert!(err(json!([{"op": "foo", "path": "/num"}])).contains("unknown op 'foo'"));
+        assert!(err(json!([{"path": "/num"}])).contains("unknown op 'unknown'"));
+        assert!(err(json!([{"op": "add", "value": 1}])).contains("operation missing path field"));
+        assert!(
+            err(json!([{"op": "move", "path": "/x"}])).contains("operation missing from field")
+        );
+    }
+
+    #[test]
+    fn replace_the_whole_document() {
+        let whole = json!({"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "c"}});
+        assert_eq!(
+            run(json!([{"op": "replace", "path": "", "value": whole}])).unwrap(),
+            whole
+        );
+        assert!(
+            err(json!([{"op": "replace", "path": "", "value": 1}])).contains("mapping or a list")
+        );
+    }
+
+    #[test]
+    fn parse_ops_reads_json() {
+        let ops = parse_ops(r#" [{"op": "add", "path": "/a", "value": 1}]"#, "p.json").unwrap();
+        assert_eq!(
+            ops.to_json(),
+            json!([{"op": "add", "path": "/a", "value": 1}])
+        );
+        assert!(
+            parse_ops("  ", "p")
+                .unwrap_err()
+                .to_string()
+                .contains("empty json patch operations")
+        );
+        assert!(
+            parse_ops("[1]", "p")
+                .unwrap_err()
+                .to_string()
+                .contains("operation 0 is a number")
+        );
+        assert!(
+            parse_ops("[{", "p")
+                .unwrap_err()
+                .to_string()
+                .contains("invalid JSON patch")
+        );
+    }
+}

@@ -1,0 +1,17 @@
+//! The field-merge engine, usable on its own.
+//!
+//! - [`smp`]: strategic merge patches exactly as kustomize v5.5.0 applies them (kyaml's
+//!   `merge2` walker, schema-driven, new list elements prepended), quirks included. Entry
+//!   points: [`apply`] (kustomize's settings) and [`apply_with`] ([`MergeOptions`]).
+//! - [`directive`]: reading the `$patch` directive.
+//! - [`json6902`]: RFC 6902 JSON patches as kustomize's JSON patch library applies them.
+//!
+//! Schemas come from [`crate::openapi`].
+
+mod assoc;
+pub mod directive;
+pub mod json6902;
+pub mod smp;
+
+pub use directive::{Directive, take_directive};
+pub use smp::{ListIncrease, MergeOptions, apply, apply_with};

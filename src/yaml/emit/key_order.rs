@@ -1,0 +1,203 @@
+//! The order in which go-yaml v2 prints mapping keys.
+//!
+//! v2 sorts keys with `keyList.Less`, a "natural" comparison: at the first differing character,
+//! letters compare by code point, a non-letter sorts before a letter, and when both are
+//! non-letters the digit runs starting there compare as numbers. That relation is not transitive
+//! (`x1y < x2y < x10y < x1y`), and Go's sort over a randomly ordered map then prints such keys in
+//! an order that changes from run to run. kbuild applies the same comparison with its own merge
+//! sort over keys first put in byte order, so the result is the same as kustomize's whenever
+//! kustomize's is deterministic, and the same on every run when it is not.
+
+use std::cmp::Ordering;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// Sorts `items` by their keys in go-yaml v2's order.
+pub(super) fn sort_keys<T>(items: &mut Vec<(&str, T)>) {
+    items.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    merge_sort(items, |a, b| go_key_less(a.0, b.0));
+}
+
+/// A stable merge sort that needs no total order from `less`: it always terminates with a
+/// permutation (the standard library's sorts may panic when the order is inconsistent).
+fn merge_sort<T>(items: &mut Vec<T>, less: impl Fn(&T, &T) -> bool) {
+    if items.len() < 2 {
+        return;
+    }
+    let mut src: Vec<Option<T>> = items.drain(..).map(Some).collect();
+    let n = src.len();
+    let mut dst: Vec<Option<T>> = (0..n).map(|_| None).collect();
+    let mut width = 1;
+    while width < n {
+        let mut start = 0;
+        while start < n {
+            let mid = (start + width).min(n);
+            let end = (start + 2 * width).min(n);
+            merge(&mut src, &mut dst, start, mid, end, &less);
+            start = end;
+        }
+        std::mem::swap(&mut src, &mut dst);
+        width *= 2;
+    }
+    items.extend(src.into_iter().flatten());
+}
+
+/// Moves the sorted runs `src[start..mid]` and `src[mid..end]` into `dst[start..end]`.
+fn merge<T>(
+    src: &mut [Option<T>],
+    dst: &mut [Option<T>],
+    start: usize,
+    mid: usize,
+    end: usize,
+    less: &impl Fn(&T, &T) -> bool,
+) {
+    let (mut i, mut j) = (start, mid);
+    for slot in &mut dst[start..end] {
+        let take_right = match (
+            src.get(i).filter(|_| i < mid),
+            src.get(j).filter(|_| j < end),
+        ) {
+            (Some(Some(left)), Some(Some(right))) => less(right, left),
+            (Some(_), _) => false,
+            _ => true,
+        };
+        let from = if take_right { &mut j } else { &mut i };
+        *slot = src[*from].take();
+        *from += 1;
+    }
+}
+
+/// go-yaml v2's `keyList.Less` for two string keys.
+pub(super) fn go_key_less(a: &str, b: &str) -> bool {
+    if a.is_ascii() && b.is_ascii() {
+        return runes_less(a.as_bytes(), b.as_bytes());
+    }
+    let ar: Vec<char> = a.chars().collect();
+    let br: Vec<char> = b.chars().collect();
+    runes_less(&ar, &br)
+}
+
+/// `keyList.Less` over the keys' runes (bytes stand for runes when both keys are ASCII).
+fn runes_less<C: Copy + Into<char>>(ar: &[C], br: &[C]) -> bool {
+    for i in 0..ar.len().min(br.len()) {
+        let (ac, bc): (char, char) = (ar[i].into(), br[i].into());
+        if ac == bc {
+            continue;
+        }
+        let (al, bl) = (is_letter(ac), is_letter(bc));
+        if al && bl {
+            return ac < bc;
+        }
+        if al || bl {
+            return bl;
+        }
+        return match digit_runs(ar, br, i) {
+            Ordering::Equal => ac < bc,
+            ord => ord == Ordering::Less,
+        };
+    }
+    ar.len() < br.len()
+}
+
+/// Compares the digit runs starting at `i` as v2 does: by value (Go's wrapping int64
+/// arithmetic), then by length. A non-zero digit just before `i` makes both values start
+/// from 1, so that leading zeros of the rest count.
+fn digit_runs<C: Copy + Into<char>>(ar: &[C], br: &[C], i: usize) -> Ordering {
+    let digit = |c: &C| is_digit((*c).into());
+    let (mut an, mut bn) = (0i64, 0i64);
+    if ar[i].into() == '0' || br[i].into() == '0' {
+        let mut before = ar[..i].iter().rev().take_while(|c| digit(c));
+        if before.any(|&c| c.into() != '0') {
+            (an, bn) = (1, 1);
+        }
+    }
+    let run = |r: &[C], mut n: i64| {
+        let len = r[i..].iter().take_while(|c| digit(c)).count();
+        for &c in &r[i..i + len] {
+            n = n
+                .wrapping_mul(10)
+                .wrapping_add(c.into() as i64 - '0' as i64);
+        }
+        (n, len)
+    };
+    let ((an, alen), (bn, blen)) = (run(ar, an), run(br, bn));
+    an.cmp(&bn).then(alen.cmp(&blen))
+}
+
+/// Go's `unicode.IsLetter` (general category L).
+fn is_letter(c: char) -> bool {
+    static LETTER: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"^\p{L}$").ok());
+    if c.is_ascii() {
+        return c.is_ascii_alphabetic();
+    }
+    LETTER
+        .as_ref()
+        .is_some_and(|re| re.is_match(c.encode_utf8(&mut [0; 4])))
+}
+
+/// Go's `unicode.IsDigit` (general category Nd).
+fn is_digit(c: char) -> bool {
+    static DIGIT: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"^\p{Nd}$").ok());
+    if c.is_ascii() {
+        return c.is_ascii_digit();
+    }
+    DIGIT
+        .as_ref()
+        .is_some_and(|re| re.is_match(c.encode_utf8(&mut [0; 4])))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sorted(keys: &[&'static str]) -> Vec<&'static str> {
+        let mut items: Vec<(&str, ())> = keys.iter().map(|k| (*k, ())).collect();
+        sort_keys(&mut items);
+        items.into_iter().map(|(k, ())| k).collect()
+    }
+
+    #[test]
+    fn conformance_keys_order() {
+        // The `keys` conformance case, as kustomize v5.5.0 prints it.
+        let want = [
+            "-k", ".k", "_x", "1", "9", "10", "A", "Ab", "B2", "Z", "a", "a-b", "a.b", "a_b", "a1",
+            "a2", "a10", "aB", "b", "ü",
+        ];
+        let mut input = want;
+        input.reverse();
+        assert_eq!(sorted(&input), want);
+    }
+
+    #[test]
+    fn digit_runs_compare_as_numbers() {
+        assert_eq!(
+            sorted(&["a100", "a20", "a3", "a003", "a03"]),
+            ["a3", "a03", "a003", "a20", "a100"]
+        );
+        assert_eq!(sorted(&["a105", "a12", "a1"]), ["a1", "a12", "a105"]);
+        assert_eq!(sorted(&["a-", "a0", "a"]), ["a", "a-", "a0"]);
+        assert_eq!(sorted(&["", " ", "a"]), ["", " ", "a"]);
+    }
+
+    #[test]
+    fn inconsistent_keys_sort_the_same_whatever_the_input_order() {
+        let a = sorted(&["x1y", "x2y", "x10y"]);
+        let b = sorted(&["x10y", "x2y", "x1y"]);
+        let c = sorted(&["x2y", "x1y", "x10y"]);
+        assert_eq!(a, b);
+        assert_eq!(a, c);
+        // Where kustomize's order is deterministic, kbuild's matches it.
+        assert_eq!(sorted(&["x1y", "x10y"]), ["x10y", "x1y"]);
+    }
+
+    #[test]
+    fn merge_sort_handles_many_keys() {
+        let keys: Vec<String> = (0..1000).rev().map(|i| format!("k{i}")).collect();
+        let mut items: Vec<(&str, usize)> = keys.iter().map(|k| (k.as_str(), 0)).collect();
+        sort_keys(&mut items);
+        let got: Vec<&str> = items.iter().map(|(k, _)| *k).collect();
+        let want: Vec<String> = (0..1000).map(|i| format!("k{i}")).collect();
+        assert_eq!(got, want);
+    }
+}
