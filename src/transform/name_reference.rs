@@ -195,10 +195,11 @@ impl Target {
         let prev_kinds: Vec<String> = res.prev_ids.iter().map(|p| p.gvk.kind.clone()).collect();
         let orig = res.prev_ids.first().unwrap_or(&id);
         let orig_gvk = with_kind(&orig.gvk.kind);
-        let orig_namespace = openapi::is_namespaced(&orig_gvk.group, &orig_gvk.kind)
-            .then(|| orig.effective_namespace().to_string());
+        let orig_namespace =
+            openapi::is_namespaced(&orig_gvk.group, &orig_gvk.version, &orig_gvk.kind)
+                .then(|| orig.effective_namespace().to_string());
         Target {
-            cluster_scoped: !openapi::is_namespaced(&id.gvk.group, &id.gvk.kind),
+            cluster_scoped: !openapi::is_namespaced(&id.gvk.group, &id.gvk.version, &id.gvk.kind),
             id,
             prev_kinds,
             orig_gvk,
