@@ -1449,9 +1449,3 @@ mod tests {
         assert!((20_000 * 7 + 1..=20_000 * 7 + 7).contains(&line), "{line}");
     }
 }
-
-/// Parses a single-document file (an empty file is null).
-pub fn parse_document(text: &str, source: &str) -> Result<Node, Error> {
-    let _ = (text, source);
-    todo!("parser")
-}
