@@ -286,7 +286,10 @@ impl Builder<'_> {
         if self.meta.unwrap_or_default().origin {
             res.origin = Some(Origin::Generated(Configured {
                 configured_in: source.to_path_buf(),
-                kind: builtin_kind(kind.kind()),
+                kind: match kind {
+                    crate::generate::GeneratorKind::ConfigMap => "ConfigMapGenerator",
+                    crate::generate::GeneratorKind::Secret => "SecretGenerator",
+                },
                 name: Some(meta.name).filter(|n| !n.is_empty()),
                 namespace: Some(meta.namespace).filter(|n| !n.is_empty()),
             }));

@@ -66,6 +66,33 @@ fn restore_meta(res: &mut Resource, field: &str, value: Option<Node>) {
     }
 }
 
+/// Gives a patch the identity fields of `target`.
+fn retarget(patch: &mut Node, target: &Node) {
+    let Some(pm) = patch.as_map_mut() else { return };
+    for key in ["apiVersion", "kind"] {
+        match target.get(key) {
+            Some(v) => {
+                pm.insert(key.to_string(), v.clone());
+            }
+            None => {
+                pm.shift_remove(key);
+            }
+        }
+    }
+    if let Some(meta) = patch.ensure_map(&["metadata"]) {
+        for key in ["name", "namespace"] {
+            match target.get_path(&["metadata", key]) {
+                Some(v) => {
+                    meta.insert(key.to_string(), v.clone());
+                }
+                None => {
+                    meta.shift_remove(key);
+                }
+            }
+        }
+    }
+}
+
 /// Applies a JSON 6902 patch to every resource the selector picks.
 pub fn apply_json(resmap: &mut ResMap, ops: &Node, target: &Selector) -> Result<()> {
     let m = Matcher::new(target)?;
@@ -149,7 +176,12 @@ pub fn apply_strategic(
             let m = Matcher::new(t)?;
             for res in resmap.iter_mut().filter(|r| m.selects(r)) {
                 for p in patches {
-                    apply_smp(res, p, opts, allow_name, allow_kind)
+                    // kustomize points a targeted patch at each resource: the
+                    // copy takes the resource's apiVersion, kind, name and
+                    // namespace.
+                    let mut p = p.clone();
+                    retarget(&mut p, &res.node);
+                    apply_smp(res, &p, opts, allow_name, allow_kind)
                         .map_err(|e| e.context(format!("patching {}", res.id())))?;
                 }
             }
