@@ -129,8 +129,9 @@ impl Builder<'_> {
     fn accumulate(&mut self, dir: &Path, acc: &mut Accumulator, expect: Expect) -> Result<Kustomization> {
         let (file, k) = load_kustomization(dir)?;
         let ctx = |e: Error| e.context(format!("in {}", file.display()));
+        check_type_meta(&k).map_err(|e| e.context(file.display().to_string()))?;
         match (expect, k.is_component()) {
-            (Expect::Kustomization, true) => {
+            (Expect::Kustomization, true) if !self.chain.is_empty() => {
                 return Err(Error::msg(format!(
                     "{} is a Component; list it under 'components', not 'resources'",
                     file.display()
@@ -149,7 +150,7 @@ impl Builder<'_> {
         if self.meta.is_none() {
             self.meta = Some(BuildMeta::parse(&k.build_metadata).map_err(ctx)?);
         }
-        if let Some(openapi) = &k.openapi {
+        if let (None, Some(openapi)) = (self.schemas, &k.openapi) {
             self.schemas = Some(load_openapi(dir, openapi, self.options.load_restrictor).map_err(ctx)?);
         }
         self.chain.push(dir.to_path_buf());
@@ -481,6 +482,24 @@ pub fn parse_resources(bytes: Vec<u8>, path: &Path) -> Result<Vec<Resource>> {
         out.push(res);
     }
     Ok(out)
+}
+
+/// `apiVersion`/`kind` must be those of a Kustomization or a Component.
+fn check_type_meta(k: &Kustomization) -> Result<()> {
+    let (kind, want) = match k.kind.as_deref().unwrap_or("") {
+        "" | "Kustomization" => ("Kustomization", "kustomize.config.k8s.io/v1beta1"),
+        "Component" => ("Component", "kustomize.config.k8s.io/v1alpha1"),
+        other => {
+            return Err(Error::msg(format!(
+                "kind should be Kustomization or Component, found {other:?}"
+            )));
+        }
+    };
+    match k.api_version.as_deref().unwrap_or("") {
+        "" => Ok(()),
+        v if v == want => Ok(()),
+        v => Err(Error::msg(format!("apiVersion for {kind} should be {want}, found {v:?}"))),
+    }
 }
 
 /// Fields kbuild cannot honour: refused loudly rather than skipped.
