@@ -382,8 +382,18 @@ impl<'de> MapAccess<'de> for MapDe<'_, '_> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, DeError> {
-        let Some((k, v)) = self.iter.as_mut().and_then(|i| i.next()) else {
-            return Ok(None);
+        let lenient = LENIENT.with(|l| l.get());
+        let (k, v) = loop {
+            let Some((k, v)) = self.iter.as_mut().and_then(|i| i.next()) else {
+                return Ok(None);
+            };
+            // Lenient decoding drops fields the struct does not know.
+            let unknown = self
+                .fields
+                .is_some_and(|f| !f.iter().any(|f| f.eq_ignore_ascii_case(k)));
+            if !(lenient && unknown) {
+                break (k, v);
+            }
         };
         self.value = Some((k, v));
         // Match struct fields case-insensitively, as Go's encoding/json does.
