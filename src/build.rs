@@ -278,24 +278,35 @@ impl Builder<'_> {
         k: &Kustomization,
         acc: &mut Accumulator,
     ) -> Result<()> {
-        let (kind, args, meta) = crate::plugins::generator_args(config)?;
-        let restrictor = self.options.load_restrictor;
-        let mut read = |p: &str| load::read_restricted(dir, p, restrictor, "generator file").map(|(_, b)| b);
-        let g = crate::generate::generate(kind, &args, k.generator_options.as_ref(), &mut read)?;
-        let mut res = Resource::new(g.node)?;
-        res.needs_hash = g.hash_suffix;
+        use crate::generate::{Behavior, GeneratorKind};
+        use crate::plugins::GeneratorConfigKind;
+        let (mut res, behavior, meta, builtin) = match crate::plugins::generator_config(config)? {
+            GeneratorConfigKind::Data(kind, args, meta) => {
+                let restrictor = self.options.load_restrictor;
+                let mut read =
+                    |p: &str| load::read_restricted(dir, p, restrictor, "generator file").map(|(_, b)| b);
+                let g = crate::generate::generate(kind, &args, k.generator_options.as_ref(), &mut read)?;
+                let mut res = Resource::new(g.node)?;
+                res.needs_hash = g.hash_suffix;
+                let builtin = match kind {
+                    GeneratorKind::ConfigMap => "ConfigMapGenerator",
+                    GeneratorKind::Secret => "SecretGenerator",
+                };
+                (res, g.behavior, meta, builtin)
+            }
+            GeneratorConfigKind::Resource(node, meta) => {
+                (Resource::new(node)?, Behavior::Unspecified, meta, "IAMPolicyGenerator")
+            }
+        };
         if self.meta.unwrap_or_default().origin {
             res.origin = Some(Origin::Generated(Configured {
                 configured_in: source.to_path_buf(),
-                kind: match kind {
-                    crate::generate::GeneratorKind::ConfigMap => "ConfigMapGenerator",
-                    crate::generate::GeneratorKind::Secret => "SecretGenerator",
-                },
+                kind: builtin,
                 name: Some(meta.name).filter(|n| !n.is_empty()),
                 namespace: Some(meta.namespace).filter(|n| !n.is_empty()),
             }));
         }
-        absorb(&mut acc.resmap, res, g.behavior)
+        absorb(&mut acc.resmap, res, behavior)
     }
 
     /// Resolves a `resources` entry: a directory to build, or a file's resources.

@@ -211,13 +211,84 @@ pub fn run_transformer(
     Ok(kind)
 }
 
-/// Builds the generator arguments of a ConfigMapGenerator/SecretGenerator
-/// config (`name`/`namespace` default to the config's metadata).
-pub fn generator_args(node: &Node) -> Result<(crate::generate::GeneratorKind, GeneratorArgs, Meta)> {
+/// What a generator config asks for.
+pub enum GeneratorConfigKind {
+    /// A ConfigMap or Secret from generator arguments.
+    Data(crate::generate::GeneratorKind, GeneratorArgs, Meta),
+    /// A ready resource (IAMPolicyGenerator's ServiceAccount).
+    Resource(Node, Meta),
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct IamPolicyConfig {
+    #[serde(default)]
+    metadata: Meta,
+    #[serde(default)]
+    cloud: String,
+    #[serde(default)]
+    kubernetes_service: Meta,
+    #[serde(default)]
+    service_account: GcpServiceAccount,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct GcpServiceAccount {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    project_id: String,
+}
+
+/// IAMPolicyGenerator: a ServiceAccount bound to a GCP service account
+/// (workload identity); only `cloud: gke` exists.
+fn iam_policy(node: &Node) -> Result<(Node, Meta)> {
+    let c: IamPolicyConfig = decode(node, "IAMPolicyGenerator")?;
+    if c.cloud != "gke" {
+        return Err(Error::msg(format!(
+            "IAMPolicyGenerator: cloud {:?} is not supported; only gke is",
+            c.cloud
+        )));
+    }
+    let mut meta = crate::yaml::Map::new();
+    meta.insert(
+        "annotations".into(),
+        Node::Map(
+            [(
+                "iam.gke.io/gcp-service-account".to_string(),
+                Node::Str(format!(
+                    "{}@{}.iam.gserviceaccount.com",
+                    c.service_account.name, c.service_account.project_id
+                )),
+            )]
+            .into_iter()
+            .collect(),
+        ),
+    );
+    meta.insert("name".into(), Node::Str(c.kubernetes_service.name.clone()));
+    if !c.kubernetes_service.namespace.is_empty() {
+        meta.insert("namespace".into(), Node::Str(c.kubernetes_service.namespace.clone()));
+    }
+    let mut sa = crate::yaml::Map::new();
+    sa.insert("apiVersion".into(), Node::Str("v1".into()));
+    sa.insert("kind".into(), Node::Str("ServiceAccount".into()));
+    sa.insert("metadata".into(), Node::Map(meta));
+    Ok((Node::Map(sa), c.metadata))
+}
+
+/// Reads a generator config: ConfigMapGenerator/SecretGenerator arguments
+/// (`name`/`namespace` default to the config's metadata), or a ready
+/// resource.
+pub fn generator_config(node: &Node) -> Result<GeneratorConfigKind> {
     let (kind, _) = identity(node)?;
     let gk = match kind.as_str() {
         "ConfigMapGenerator" => crate::generate::GeneratorKind::ConfigMap,
         "SecretGenerator" => crate::generate::GeneratorKind::Secret,
+        "IAMPolicyGenerator" => {
+            let (n, m) = iam_policy(node)?;
+            return Ok(GeneratorConfigKind::Resource(n, m));
+        }
         other => return Err(unknown(other, "generator")),
     };
     let c: GeneratorConfig = decode(node, &kind)?;
@@ -242,7 +313,7 @@ pub fn generator_args(node: &Node) -> Result<(crate::generate::GeneratorKind, Ge
     if !args.env.is_empty() {
         args.envs.push(std::mem::take(&mut args.env));
     }
-    Ok((gk, args, c.metadata))
+    Ok(GeneratorConfigKind::Data(gk, args, c.metadata))
 }
 
 fn unknown(kind: &str, what: &str) -> Error {
@@ -251,7 +322,7 @@ fn unknown(kind: &str, what: &str) -> Error {
         if what == "transformer" {
             "AnnotationsTransformer, ImageTagTransformer, LabelTransformer, NamespaceTransformer, PatchJson6902Transformer, PatchStrategicMergeTransformer, PatchTransformer, PrefixSuffixTransformer, PrefixTransformer, ReplicaCountTransformer, SuffixTransformer"
         } else {
-            "ConfigMapGenerator, SecretGenerator"
+            "ConfigMapGenerator, SecretGenerator, IAMPolicyGenerator"
         }
     ))
 }
