@@ -62,6 +62,27 @@ fn finish(acc: &mut Accumulator, top: &Kustomization, meta: BuildMeta, root: &Pa
     transform::sort::apply(&mut acc.resmap, top.sort_options.as_ref())
 }
 
+/// The static name of a builtin plugin kind (for annotations).
+fn builtin_kind(kind: &str) -> &'static str {
+    const KINDS: [&str; 14] = [
+        "AnnotationsTransformer",
+        "ImageTagTransformer",
+        "LabelTransformer",
+        "NamespaceTransformer",
+        "PatchJson6902Transformer",
+        "PatchStrategicMergeTransformer",
+        "PatchTransformer",
+        "PrefixSuffixTransformer",
+        "PrefixTransformer",
+        "ReplicaCountTransformer",
+        "SuffixTransformer",
+        "ReplacementTransformer",
+        "ConfigMapGenerator",
+        "SecretGenerator",
+    ];
+    KINDS.iter().find(|k| **k == kind).copied().unwrap_or("UnknownPlugin")
+}
+
 /// A `resources` entry after reading.
 enum Prepared {
     Dir(PathBuf),
@@ -109,8 +130,9 @@ impl Builder<'_> {
     fn accumulate(&mut self, dir: &Path, acc: &mut Accumulator, expect: Expect) -> Result<Kustomization> {
         let (file, k) = load_kustomization(dir)?;
         let ctx = |e: Error| e.context(format!("in {}", file.display()));
+        check_type_meta(&k).map_err(|e| e.context(file.display().to_string()))?;
         match (expect, k.is_component()) {
-            (Expect::Kustomization, true) => {
+            (Expect::Kustomization, true) if !self.chain.is_empty() => {
                 return Err(Error::msg(format!(
                     "{} is a Component; list it under 'components', not 'resources'",
                     file.display()
@@ -129,7 +151,7 @@ impl Builder<'_> {
         if self.meta.is_none() {
             self.meta = Some(BuildMeta::parse(&k.build_metadata).map_err(ctx)?);
         }
-        if let Some(openapi) = &k.openapi {
+        if let (None, Some(openapi)) = (self.schemas, &k.openapi) {
             self.schemas = Some(load_openapi(dir, openapi, self.options.load_restrictor).map_err(ctx)?);
         }
         self.chain.push(dir.to_path_buf());
@@ -162,6 +184,10 @@ impl Builder<'_> {
             acc.config.add_file(&node, &source)?;
         }
         self.run_generators(dir, file, k, acc)?;
+        for (config, source) in self.load_plugin_configs(dir, file, &k.generators)? {
+            self.run_generator_config(dir, &config, &source, k, acc)
+                .map_err(|e| e.context(format!("running generator from {}", source.display())))?;
+        }
         for entry in &k.components {
             self.accumulate_component(dir, entry, acc)
                 .map_err(|e| e.context(format!("accumulating components from '{entry}'")))?;
@@ -184,10 +210,104 @@ impl Builder<'_> {
                         configured_in: file.to_path_buf(),
                         kind,
                         name: None,
+                        namespace: None,
                     });
                 }
             }
-        })
+        })?;
+        for (config, source) in self.load_plugin_configs(dir, file, &k.transformers)? {
+            let kind = crate::plugins::run_transformer(&mut acc.resmap, &config, &mut read, &opts)
+                .map_err(|e| e.context(format!("running transformer from {}", source.display())))?;
+            if record {
+                let (_, meta) = crate::plugins::identity(&config)?;
+                let kind: &'static str = builtin_kind(&kind);
+                for r in acc.resmap.iter_mut() {
+                    r.transformations.push(Configured {
+                        configured_in: source.clone(),
+                        kind,
+                        name: Some(meta.name.clone()).filter(|n| !n.is_empty()),
+                        namespace: Some(meta.namespace.clone()).filter(|n| !n.is_empty()),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The config documents of `generators:`/`transformers:` entries: files,
+    /// directories holding a kustomization (its output are the configs), or
+    /// inline YAML. Each comes with the file that configured it.
+    fn load_plugin_configs(&mut self, dir: &Path, file: &Path, entries: &[String]) -> Result<Vec<(Node, PathBuf)>> {
+        let mut out = Vec::new();
+        for entry in entries {
+            let path = load::join_clean(dir, entry);
+            if !entry.contains('\n') && path.is_dir() {
+                let real = load::canonical(&path, "plugin config directory")?;
+                self.check_cycle(&real, entry)?;
+                let mut sub = Accumulator::default();
+                self.accumulate(&real, &mut sub, Expect::Kustomization)?;
+                for r in sub.resmap.resources {
+                    let src = match &r.origin {
+                        Some(Origin::File(p)) => p.clone(),
+                        _ => real.clone(),
+                    };
+                    out.push((r.node, src));
+                }
+                continue;
+            }
+            let (text, src) = if entry.contains('\n') || !path.exists() {
+                (entry.clone(), file.to_path_buf())
+            } else {
+                let (real, bytes) = load::read_restricted(dir, entry, self.options.load_restrictor, "plugin config")?;
+                (load::utf8(bytes, &real)?, real)
+            };
+            let docs = yaml::parse::parse_stream(&text, &src.display().to_string())?;
+            if docs.iter().all(Node::is_null) && !path.exists() && !entry.contains('\n') {
+                return Err(Error::msg(format!("plugin config '{entry}' does not exist")));
+            }
+            out.extend(docs.into_iter().filter(|d| !d.is_null()).map(|d| (d, src.clone())));
+        }
+        Ok(out)
+    }
+
+    /// A ConfigMapGenerator/SecretGenerator config from `generators:`.
+    fn run_generator_config(
+        &self,
+        dir: &Path,
+        config: &Node,
+        source: &Path,
+        k: &Kustomization,
+        acc: &mut Accumulator,
+    ) -> Result<()> {
+        use crate::generate::{Behavior, GeneratorKind};
+        use crate::plugins::GeneratorConfigKind;
+        let (mut res, behavior, meta, builtin) = match crate::plugins::generator_config(config)? {
+            GeneratorConfigKind::Data(kind, args, meta) => {
+                let restrictor = self.options.load_restrictor;
+                let mut read =
+                    |p: &str| load::read_restricted(dir, p, restrictor, "generator file").map(|(_, b)| b);
+                let g = crate::generate::generate(kind, &args, k.generator_options.as_ref(), &mut read)?;
+                let mut res = Resource::new(g.node)?;
+                res.needs_hash = g.hash_suffix;
+                let builtin = match kind {
+                    GeneratorKind::ConfigMap => "ConfigMapGenerator",
+                    GeneratorKind::Secret => "SecretGenerator",
+                };
+                (res, g.behavior, meta, builtin)
+            }
+            GeneratorConfigKind::Resource(node, meta) => {
+                (Resource::new(node)?, Behavior::Unspecified, meta, "IAMPolicyGenerator")
+            }
+        };
+        if self.meta.unwrap_or_default().origin {
+            res.origin = Some(Origin::Generated(Configured {
+                configured_in: source.to_path_buf(),
+                kind: builtin,
+                name: Some(meta.name).filter(|n| !n.is_empty()),
+                namespace: Some(meta.namespace).filter(|n| !n.is_empty()),
+            }));
+        }
+        absorb(&mut acc.resmap, res, behavior)
     }
 
     /// Resolves a `resources` entry: a directory to build, or a file's resources.
@@ -266,6 +386,7 @@ impl Builder<'_> {
                         configured_in: file.to_path_buf(),
                         kind: builtin,
                         name: None,
+                        namespace: None,
                     }));
                 }
                 absorb(&mut acc.resmap, res, g.behavior)
@@ -375,6 +496,24 @@ pub fn parse_resources(bytes: Vec<u8>, path: &Path) -> Result<Vec<Resource>> {
     Ok(out)
 }
 
+/// `apiVersion`/`kind` must be those of a Kustomization or a Component.
+fn check_type_meta(k: &Kustomization) -> Result<()> {
+    let (kind, want) = match k.kind.as_deref().unwrap_or("") {
+        "" | "Kustomization" => ("Kustomization", "kustomize.config.k8s.io/v1beta1"),
+        "Component" => ("Component", "kustomize.config.k8s.io/v1alpha1"),
+        other => {
+            return Err(Error::msg(format!(
+                "kind should be Kustomization or Component, found {other:?}"
+            )));
+        }
+    };
+    match k.api_version.as_deref().unwrap_or("") {
+        "" => Ok(()),
+        v if v == want => Ok(()),
+        v => Err(Error::msg(format!("apiVersion for {kind} should be {want}, found {v:?}"))),
+    }
+}
+
 /// Fields kbuild cannot honour: refused loudly rather than skipped.
 fn check_supported(k: &Kustomization) -> Result<()> {
     let helm = k.helm_charts.is_some() || k.helm_chart_inflation_generator.is_some() || k.helm_globals.is_some();
@@ -384,11 +523,9 @@ fn check_supported(k: &Kustomization) -> Result<()> {
              kbuild does not run helm; render the chart to YAML and list that under 'resources'",
         ));
     }
-    let pending: [(&str, bool); 5] = [
+    let pending: [(&str, bool); 3] = [
         ("replacements", !k.replacements.is_empty()),
         ("vars", !k.vars.is_empty()),
-        ("generators", !k.generators.is_empty()),
-        ("transformers", !k.transformers.is_empty()),
         ("crds", !k.crds.is_empty()),
     ];
     if let Some((name, _)) = pending.iter().find(|(_, used)| *used) {
@@ -417,15 +554,7 @@ fn apply_transformers(k: &Kustomization, acc: &mut Accumulator, env: TransformEn
     let TransformEnv { read, merge } = env;
     if !k.patches_strategic_merge.is_empty() {
         for entry in &k.patches_strategic_merge {
-            let (text, source) = strategic_merge_entry(entry, read)?;
-            let docs = patch::classify(&text, &source)?;
-            let patch::Loaded::Strategic(docs) = docs else {
-                return Err(Error::msg(format!(
-                    "patchesStrategicMerge entry {source} is a JSON 6902 patch; list it under 'patches' with a target"
-                )));
-            };
-            patch::apply_strategic(rm, &docs, None, merge, (false, false))
-                .map_err(|e| e.context(format!("applying patchesStrategicMerge entry {source}")))?;
+            apply_strategic_merge_entry(rm, entry, read, merge)?;
         }
         record(rm, "PatchStrategicMergeTransformer");
     }
@@ -434,7 +563,8 @@ fn apply_transformers(k: &Kustomization, acc: &mut Accumulator, env: TransformEn
         record(rm, "PatchTransformer");
     }
     if let Some(ns) = k.namespace.as_ref().filter(|s| !s.is_empty()) {
-        transform::namespace::apply(rm, ns, &cfg.namespace)?;
+        let specs = transform::namespace::kustomization_specs(&cfg.namespace);
+        transform::namespace::apply(rm, ns, &specs, Default::default())?;
         record(rm, "NamespaceTransformer");
     }
     if let Some(prefix) = k.name_prefix.as_ref().filter(|s| !s.is_empty()) {
@@ -510,8 +640,26 @@ fn strategic_merge_entry(entry: &str, read: &mut dyn FnMut(&str) -> Result<Strin
     }
 }
 
+/// One `patchesStrategicMerge` entry (a file or an inline patch).
+pub(crate) fn apply_strategic_merge_entry(
+    rm: &mut ResMap,
+    entry: &str,
+    read: &mut dyn FnMut(&str) -> Result<String>,
+    merge: &MergeOptions,
+) -> Result<()> {
+    let (text, source) = strategic_merge_entry(entry, read)?;
+    let docs = patch::classify(&text, &source)?;
+    let patch::Loaded::Strategic(docs) = docs else {
+        return Err(Error::msg(format!(
+            "patchesStrategicMerge entry {source} is a JSON 6902 patch; list it under 'patches' with a target"
+        )));
+    };
+    patch::apply_strategic(rm, &docs, None, merge, (false, false))
+        .map_err(|e| e.context(format!("applying patchesStrategicMerge entry {source}")))
+}
+
 /// One `patches` entry: strategic merge or JSON 6902, told apart by content.
-fn apply_patch_entry(
+pub(crate) fn apply_patch_entry(
     rm: &mut ResMap,
     p: &crate::kustomization::Patch,
     read: &mut dyn FnMut(&str) -> Result<String>,

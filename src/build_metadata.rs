@@ -68,6 +68,9 @@ fn configured_text(c: &Configured, root: &Path, indent: &str) -> String {
     if let Some(n) = &c.name {
         s.push_str(&format!("{indent}  name: {n}\n"));
     }
+    if let Some(n) = &c.namespace {
+        s.push_str(&format!("{indent}  namespace: {n}\n"));
+    }
     s
 }
 

@@ -74,12 +74,13 @@ struct ConfigFile {
 }
 
 impl TransformerConfig {
-    /// Adds the field specs of a configuration file's content.
+    /// Adds the field specs of a configuration file's content (read leniently,
+/// as kustomize does: unknown sections are ignored).
     pub fn add_file(&mut self, node: &Node, source: &str) -> Result<()> {
         if node.is_null() {
             return Ok(());
         }
-        let f: ConfigFile = crate::yaml::de::from_node(node)
+        let f: ConfigFile = crate::yaml::de::from_node_lenient(node)
             .map_err(|e| Error::msg(format!("{source}: invalid transformer configuration: {e}")))?;
         merge_specs(&mut self.name_prefix, &f.name_prefix);
         merge_specs(&mut self.name_suffix, &f.name_suffix);

@@ -17,6 +17,7 @@ pub mod load;
 pub mod merge;
 pub mod openapi;
 pub mod output;
+pub mod plugins;
 pub mod resid;
 pub mod resmap;
 pub mod resource;

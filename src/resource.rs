@@ -34,6 +34,8 @@ pub struct Configured {
     pub kind: &'static str,
     /// `metadata.name` of a config file, when it has one.
     pub name: Option<String>,
+    /// `metadata.namespace` of a config file, when it has one.
+    pub namespace: Option<String>,
 }
 
 /// Where a resource came from.

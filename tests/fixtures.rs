@@ -3,7 +3,7 @@
 //! to `in/`, default `.`) and an `args` file (extra CLI flags, one per line),
 //! and either `expected.yaml` (the output of `kubectl kustomize`, generated
 //! by `tests/regen-fixtures.sh`) or `expected.err` (kbuild's own error message,
-//! with the case's `in/` path written as `$IN`).
+//! with the case's `in/` path written as `$IN` and the repository's as `$REPO`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -54,7 +54,10 @@ fn fixtures() {
             }
         } else if let Some(expected) = read(&case.join("expected.err")) {
             let real_in = std::fs::canonicalize(&input).unwrap_or(input.clone());
-            let got = stderr.replace(&real_in.display().to_string(), "$IN");
+            let repo = std::fs::canonicalize(env!("CARGO_MANIFEST_DIR")).unwrap_or_default();
+            let got = stderr
+                .replace(&real_in.display().to_string(), "$IN")
+                .replace(&repo.display().to_string(), "$REPO");
             if out.status.success() {
                 failures.push(format!("{name}: expected an error, got success"));
             } else if !stdout.is_empty() {

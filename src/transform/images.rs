@@ -35,12 +35,15 @@ impl<'a> Rule<'a> {
             return Err(Error::msg("an images entry needs a 'name' (the image to change)"));
         }
         // kustomize matches the name as a regular expression followed by an
-        // optional tag or digest; a name that is not a valid expression is
-        // matched literally.
+        // optional tag or digest (and crashes on a name that is not a valid
+        // expression).
         let tail = r"(:[\w][\w.-]{0,127})?(@sha256:[a-zA-Z0-9]+)?$";
-        let pattern = Regex::new(&format!("^{}{tail}", image.name))
-            .or_else(|_| Regex::new(&format!("^{}{tail}", regex::escape(&image.name))))
-            .map_err(|e| Error::msg(format!("image name {:?}: {e}", image.name)))?;
+        let pattern = Regex::new(&format!("^{}{tail}", image.name)).map_err(|e| {
+            Error::msg(format!(
+                "images: name {:?} is matched as a regular expression and is not a valid one: {e}",
+                image.name
+            ))
+        })?;
         Ok(Rule { image, pattern })
     }
 

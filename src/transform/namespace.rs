@@ -1,45 +1,99 @@
 //! `namespace`: moves namespaced resources into one namespace.
 
 use crate::builtin_specs;
-use crate::error::Result;
-use crate::fieldspec::{apply_specs, from_table, CreateKind};
+use crate::error::{Error, Result};
+use crate::fieldspec::{apply_specs, from_table, merge_specs, CreateKind};
 use crate::kustomization::FieldSpec;
 use crate::openapi;
 use crate::resmap::ResMap;
 use crate::yaml::Node;
 
-/// Sets the namespace of every namespaced resource, plus the extra fields
-/// kustomize sets (a Namespace's own name, APIService and CRD webhook
-/// services, and ServiceAccount subjects named "default" in role bindings).
-pub fn apply(resmap: &mut ResMap, ns: &str, extra_specs: &[FieldSpec]) -> Result<()> {
+/// Which role-binding subjects follow the namespace
+/// (`setRoleBindingSubjects`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Subjects {
+    /// ServiceAccount subjects named "default" (kustomize's default).
+    #[default]
+    DefaultOnly,
+    /// Every ServiceAccount subject.
+    AllServiceAccounts,
+    None,
+}
+
+impl Subjects {
+    pub fn parse(s: &str) -> Result<Subjects> {
+        match s {
+            "" | "defaultOnly" => Ok(Subjects::DefaultOnly),
+            "allServiceAccounts" => Ok(Subjects::AllServiceAccounts),
+            "none" => Ok(Subjects::None),
+            other => Err(Error::msg(format!(
+                "setRoleBindingSubjects: unknown value {other:?}; expected defaultOnly, allServiceAccounts or none"
+            ))),
+        }
+    }
+}
+
+/// Options of the namespace transformer.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// Only set namespaces that are not set yet.
+    pub unset_only: bool,
+    pub subjects: Subjects,
+}
+
+/// The field specs of the kustomization-level `namespace` field: the
+/// built-in ones plus those from `configurations`.
+pub fn kustomization_specs(extra: &[FieldSpec]) -> Vec<FieldSpec> {
+    let mut specs = from_table(builtin_specs::NAMESPACE);
+    merge_specs(&mut specs, extra);
+    specs
+}
+
+/// Sets the namespace of every namespaced resource (`metadata.namespace` is
+/// always handled, whatever the specs say, and only on namespaced kinds),
+/// the fields of `specs`, a core Namespace's own name, and role-binding
+/// subjects per `opts`.
+pub fn apply(resmap: &mut ResMap, ns: &str, specs: &[FieldSpec], opts: Options) -> Result<()> {
     if ns.is_empty() {
         return Ok(());
     }
-    let mut specs = from_table(builtin_specs::NAMESPACE);
-    crate::fieldspec::merge_specs(&mut specs, extra_specs);
+    let specs: Vec<FieldSpec> = specs.iter().filter(|f| f.path != "metadata/namespace").cloned().collect();
+    let set = |n: &mut Node| {
+        let empty = n.is_null() || n.as_str().is_some_and(str::is_empty);
+        if !opts.unset_only || empty {
+            *n = Node::Str(ns.to_string());
+        }
+    };
     for res in resmap.iter_mut() {
         let gvk = res.gvk();
         res.store_prev_id();
         if openapi::is_namespaced(&gvk.group, &gvk.version, &gvk.kind) {
-            res.set_namespace(ns);
+            if let Some(meta) = res.node.ensure_map(&["metadata"]) {
+                set(meta.entry("namespace".to_string()).or_insert(Node::Null));
+            }
         } else if gvk.kind == "Namespace" && gvk.group.is_empty() {
             // Only the core Namespace kind is renamed; other groups' kinds
             // called Namespace are ordinary resources.
-            res.set_name(ns);
+            if let Some(meta) = res.node.ensure_map(&["metadata"]) {
+                set(meta.entry("name".to_string()).or_insert(Node::Null));
+            }
         }
         apply_specs(&mut res.node, &gvk, &specs, CreateKind::Scalar, &mut |n| {
-            *n = Node::Str(ns.to_string());
+            if matches!(n, Node::Map(_) | Node::Seq(_)) {
+                return Err(Error::msg("namespace field specs must point at scalar fields"));
+            }
+            set(n);
             Ok(())
         })?;
         if gvk.group == "rbac.authorization.k8s.io"
             && (gvk.kind == "RoleBinding" || gvk.kind == "ClusterRoleBinding")
         {
-            set_default_subjects(&mut res.node, ns);
+            set_subjects(&mut res.node, &set, opts.subjects);
         }
     }
     if let Some((a, b)) = resmap.find_conflict() {
         let (a, b) = (&resmap.resources[a], &resmap.resources[b]);
-        return Err(crate::Error::msg(format!(
+        return Err(Error::msg(format!(
             "namespace transformation produces ID conflict: {} (originally {}) and {} (originally {}) both become {}",
             a.id(),
             a.orig_id(),
@@ -51,18 +105,24 @@ pub fn apply(resmap: &mut ResMap, ns: &str, extra_specs: &[FieldSpec]) -> Result
     Ok(())
 }
 
-/// kustomize's default for role-binding subjects: only ServiceAccounts named
-/// "default" follow the namespace.
-fn set_default_subjects(node: &mut Node, ns: &str) {
+/// ServiceAccount subjects of role bindings follow the namespace per `mode`.
+fn set_subjects(node: &mut Node, set: &dyn Fn(&mut Node), mode: Subjects) {
+    if mode == Subjects::None {
+        return;
+    }
     let Some(Node::Seq(subjects)) = node.get_mut("subjects") else {
         return;
     };
     for s in subjects.iter_mut() {
-        let is_default_sa = s.get_str(&["kind"]) == Some("ServiceAccount")
-            && s.get_str(&["name"]) == Some("default");
-        if is_default_sa {
+        let sa = s.get_str(&["kind"]) == Some("ServiceAccount");
+        let wanted = match mode {
+            Subjects::DefaultOnly => s.get_str(&["name"]) == Some("default"),
+            Subjects::AllServiceAccounts => true,
+            Subjects::None => false,
+        };
+        if sa && wanted {
             if let Some(m) = s.as_map_mut() {
-                m.insert("namespace".to_string(), Node::Str(ns.to_string()));
+                set(m.entry("namespace".to_string()).or_insert(Node::Null));
             }
         }
     }

@@ -66,6 +66,36 @@ fn restore_meta(res: &mut Resource, field: &str, value: Option<Node>) {
     }
 }
 
+/// Gives a patch the identity fields of `target` (name and kind only where
+/// the patch may not change them).
+fn retarget(patch: &mut Node, target: &Node, allow_name: bool, allow_kind: bool) {
+    let Some(pm) = patch.as_map_mut() else { return };
+    let gvk: &[&str] = if allow_kind { &[] } else { &["apiVersion", "kind"] };
+    for key in gvk.iter().copied() {
+        match target.get(key) {
+            Some(v) => {
+                pm.insert(key.to_string(), v.clone());
+            }
+            None => {
+                pm.shift_remove(key);
+            }
+        }
+    }
+    if let Some(meta) = patch.ensure_map(&["metadata"]) {
+        let keys: &[&str] = if allow_name { &["namespace"] } else { &["name", "namespace"] };
+        for key in keys.iter().copied() {
+            match target.get_path(&["metadata", key]) {
+                Some(v) => {
+                    meta.insert(key.to_string(), v.clone());
+                }
+                None => {
+                    meta.shift_remove(key);
+                }
+            }
+        }
+    }
+}
+
 /// Applies a JSON 6902 patch to every resource the selector picks.
 pub fn apply_json(resmap: &mut ResMap, ops: &Node, target: &Selector) -> Result<()> {
     let m = Matcher::new(target)?;
@@ -149,13 +179,27 @@ pub fn apply_strategic(
             let m = Matcher::new(t)?;
             for res in resmap.iter_mut().filter(|r| m.selects(r)) {
                 for p in patches {
-                    apply_smp(res, p, opts, allow_name, allow_kind)
+                    // kustomize points a targeted patch at each resource: the
+                    // copy takes the resource's apiVersion, kind, name and
+                    // namespace.
+                    let mut p = p.clone();
+                    retarget(&mut p, &res.node, allow_name, allow_kind);
+                    apply_smp(res, &p, opts, allow_name, allow_kind)
                         .map_err(|e| e.context(format!("patching {}", res.id())))?;
                 }
             }
         }
         None => {
-            for p in patches {
+            for (n, p) in patches.iter().enumerate() {
+                if n > 0 && resmap.iter().any(|r| is_empty(&r.node)) {
+                    // kustomize v5.5.0 crashes here (it looks up the next
+                    // document's target among resources one containing a
+                    // deletion has emptied); refuse the input instead.
+                    return Err(Error::msg(
+                        "a patch file that deletes a resource ($patch: delete) may not hold further patch documents \
+                         (kustomize cannot build this either); put each deletion in its own patches entry",
+                    ));
+                }
                 let i = find_unique(resmap, p)?;
                 let res = &mut resmap.resources[i];
                 apply_smp(res, p, opts, allow_name, allow_kind)
@@ -163,7 +207,7 @@ pub fn apply_strategic(
             }
         }
     }
-    resmap.resources.retain(|r| !r.node.is_null() && !r.node.as_map().is_some_and(|m| m.is_empty()));
+    resmap.resources.retain(|r| !is_empty(&r.node));
     Ok(())
 }
 
@@ -175,4 +219,9 @@ pub fn entry_text(p: &Patch, read: &mut dyn FnMut(&str) -> Result<String>) -> Re
         (false, true) => Ok((read(&p.path)?, p.path.clone())),
         (true, false) => Ok((p.patch.clone(), "inline patch".to_string())),
     }
+}
+
+/// A resource a `$patch: delete` has emptied.
+fn is_empty(n: &Node) -> bool {
+    n.is_null() || n.as_map().is_some_and(|m| m.is_empty())
 }

@@ -44,6 +44,20 @@ impl de::Error for DeError {
     }
 }
 
+thread_local! {
+    /// Set while decoding with [`from_node_lenient`].
+    static LENIENT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Deserializes `T` from a node, ignoring unknown struct fields (kustomize
+/// reads builtin plugin configs this way).
+pub fn from_node_lenient<T: DeserializeOwned>(node: &Node) -> Result<T, DeError> {
+    let was = LENIENT.with(|l| l.replace(true));
+    let r = from_node(node);
+    LENIENT.with(|l| l.set(was));
+    r
+}
+
 /// Deserializes `T` from a node.
 pub fn from_node<T: DeserializeOwned>(node: &Node) -> Result<T, DeError> {
     T::deserialize(NodeDe {
@@ -236,7 +250,9 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_> {
         match self.node {
             Node::Null => v.visit_map(MapDe::new(None, self.path, Some(fields))),
             Node::Map(m) => {
-                check_fields(m, fields, self.path)?;
+                if !LENIENT.with(|l| l.get()) {
+                    check_fields(m, fields, self.path)?;
+                }
                 v.visit_map(MapDe::new(Some(m), self.path, Some(fields)))
             }
             _ => Err(self.type_err("a mapping")),
@@ -366,8 +382,18 @@ impl<'de> MapAccess<'de> for MapDe<'_, '_> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, DeError> {
-        let Some((k, v)) = self.iter.as_mut().and_then(|i| i.next()) else {
-            return Ok(None);
+        let lenient = LENIENT.with(|l| l.get());
+        let (k, v) = loop {
+            let Some((k, v)) = self.iter.as_mut().and_then(|i| i.next()) else {
+                return Ok(None);
+            };
+            // Lenient decoding drops fields the struct does not know.
+            let unknown = self
+                .fields
+                .is_some_and(|f| !f.iter().any(|f| f.eq_ignore_ascii_case(k)));
+            if !(lenient && unknown) {
+                break (k, v);
+            }
         };
         self.value = Some((k, v));
         // Match struct fields case-insensitively, as Go's encoding/json does.
