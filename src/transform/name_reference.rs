@@ -20,9 +20,11 @@
 //!    candidate is in the referrer's namespace unless either is
 //!    cluster-scoped or the candidate is a ServiceAccount.
 //! 4. If several remain, those renamed with the same name prefixes and
-//!    suffixes as the referrer (one list ending the other); if several still
-//!    remain with different names (and, for mappings, namespaces), the build
-//!    fails with "found multiple possible referrals".
+//!    suffixes as the referrer (one list ending the other), first counting
+//!    an empty list as matching any, then, if several remain, strictly. None
+//!    left: the reference stays. Several left with different names (and,
+//!    for mappings, namespaces): the build fails with "found multiple
+//!    possible referrals".
 //!
 //! A mapping reference also gets the candidate's namespace, unless that is
 //! empty. kustomize ignores a reference's own `kind` (a `User` subject named
@@ -224,10 +226,16 @@ impl Target {
     }
 
     /// Whether both were renamed with the same prefixes and suffixes, one
-    /// list being the end of the other.
-    fn same_affixes(&self, other: &Target) -> bool {
-        same_ending(&self.prefixes, &other.prefixes) && same_ending(&self.suffixes, &other.suffixes)
+    /// list being the end of the other; with `allow_empty`, a list that is
+    /// empty on either side matches anything.
+    fn same_affixes(&self, other: &Target, allow_empty: bool) -> bool {
+        affixes_match(&self.prefixes, &other.prefixes, allow_empty)
+            && affixes_match(&self.suffixes, &other.suffixes, allow_empty)
     }
+}
+
+fn affixes_match(a: &[String], b: &[String], allow_empty: bool) -> bool {
+    (allow_empty && (a.is_empty() || b.is_empty())) || same_ending(a, b)
 }
 
 /// Whether the shorter list ends the longer one (two empty lists do; an
@@ -454,10 +462,18 @@ impl<'i> Referrer<'i> {
         if candidates.len() == 1 {
             return Ok(Some(candidates[0]));
         }
-        let candidates: Vec<&Target> = candidates
+        // First leniently (an empty list matches any), then, if that leaves
+        // several, strictly, as kustomize v5.5.0 does.
+        let mut candidates: Vec<&Target> = candidates
             .into_iter()
-            .filter(|t| t.same_affixes(self.me))
+            .filter(|t| t.same_affixes(self.me, true))
             .collect();
+        if candidates.len() > 1 {
+            candidates.retain(|t| t.same_affixes(self.me, false));
+        }
+        if candidates.len() == 1 {
+            return Ok(Some(candidates[0]));
+        }
         let Some(first) = candidates.first() else {
             return Ok(None);
         };
@@ -469,11 +485,18 @@ impl<'i> Referrer<'i> {
             return Ok(Some(first));
         }
         let ids: Vec<String> = candidates.iter().map(|t| t.id.to_string()).collect();
-        Err(Error::msg(format!(
-            "all were once named '{old}' and none matches {} more closely; give them distinct names",
-            self.me.id
-        ))
-        .context(format!("found multiple possible referrals for '{old}': {}", ids.join(", "))))
+        let fix = if by_namespace_too {
+            "add the namespace to the reference or give them distinct names"
+        } else {
+            "give them distinct names (e.g. different name prefixes)"
+        };
+        // A context, not a plain message, so the field walk does not prefix it.
+        Err(
+            Error::msg(format!("they were all once named '{old}': {fix}")).context(format!(
+                "found multiple possible referrals for '{old}': {}",
+                ids.join(", ")
+            )),
+        )
     }
 }
 

@@ -23,7 +23,8 @@ fn resmap(docs: Vec<Value>) -> ResMap {
 /// kustomize's order.
 fn kustomize(mut rm: ResMap, prefix: &str, suffix: &str, ns: &str) -> ResMap {
     let names = from_table(builtin_specs::NAME);
-    namespace::apply(&mut rm, ns, &[]).expect("namespace");
+    let specs = namespace::kustomization_specs(&[]);
+    namespace::apply(&mut rm, ns, &specs, Default::default()).expect("namespace");
     name_affix::apply(&mut rm, prefix, "", &names).expect("prefix");
     name_affix::apply(&mut rm, "", suffix, &names).expect("suffix");
     rm
@@ -259,6 +260,68 @@ fn affixes_must_match_exactly_when_several_candidates() {
         "default",
     );
     let rm = fix(combine(vec![a, b]));
+    assert_eq!(
+        at(
+            &rm,
+            "Deployment",
+            "d",
+            "spec/template/spec/serviceAccountName"
+        ),
+        "sa"
+    );
+}
+
+#[test]
+fn empty_affix_lists_match_any_first() {
+    // The conformance case TestPrefixSuffix: common/ generates ConfigMap
+    // -example-configmap (hashed) and includes service/ (nameSuffix api,
+    // a Deployment using the ConfigMap); a/ and b/ add namePrefix a and b.
+    // kubectl: a-api uses a-example-configmap-6ct58987ht, b-api the b one.
+    let common = || {
+        let mut cm = resmap(vec![meta("v1", "ConfigMap", "-example-configmap")]);
+        for r in cm.iter_mut() {
+            r.store_prev_id();
+            r.set_name("-example-configmap-6ct58987ht");
+        }
+        let deployment = with(
+            meta("apps/v1", "Deployment", "-"),
+            "spec",
+            json!({"template": {"spec": {"containers": [
+                {"name": "app", "envFrom": [{"configMapRef": {"name": "-example-configmap"}}]}]}}}),
+        );
+        combine(vec![cm, kustomize(resmap(vec![deployment]), "", "api", "")])
+    };
+    let rm = fix(combine(vec![
+        kustomize(common(), "a", "", ""),
+        kustomize(common(), "b", "", ""),
+    ]));
+    let env = "spec/template/spec/containers/0/envFrom/0/configMapRef/name";
+    assert_eq!(
+        at(&rm, "Deployment", "a-api", env),
+        "a-example-configmap-6ct58987ht"
+    );
+    assert_eq!(
+        at(&rm, "Deployment", "b-api", env),
+        "b-example-configmap-6ct58987ht"
+    );
+}
+
+#[test]
+fn no_strict_affix_match_leaves_the_reference() {
+    // a/ and b/ (namePrefix a- and b-) each have ServiceAccount sa; a
+    // Deployment beside them uses sa. kubectl leaves "sa": both match
+    // leniently, neither strictly.
+    let part = |p: &str| kustomize(resmap(vec![meta("v1", "ServiceAccount", "sa")]), p, "", "");
+    let deployment = with(
+        meta("apps/v1", "Deployment", "d"),
+        "spec",
+        json!({"template": {"spec": {"serviceAccountName": "sa"}}}),
+    );
+    let rm = fix(combine(vec![
+        part("a-"),
+        part("b-"),
+        resmap(vec![deployment]),
+    ]));
     assert_eq!(
         at(
             &rm,
@@ -634,10 +697,12 @@ fn user_configuration_extends_the_table() {
 }
 
 #[test]
-fn same_ending_lists() {
+fn affix_lists() {
     let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
     assert!(same_ending(&s(&[]), &s(&[])));
     assert!(!same_ending(&s(&[]), &s(&["a-"])));
     assert!(same_ending(&s(&["pfx-", "a-"]), &s(&["a-"])));
     assert!(!same_ending(&s(&["pfx-", "a-"]), &s(&["pfx-"])));
+    assert!(affixes_match(&s(&[]), &s(&["a-"]), true));
+    assert!(!affixes_match(&s(&["b-"]), &s(&["a-"]), true));
 }
