@@ -40,7 +40,9 @@ use crate::resmap::ResMap;
 use crate::resource::Resource;
 use crate::yaml::{Map, Node};
 use serde::Deserialize;
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
 
 /// One entry of the name reference table: resources of this kind (empty
 /// group or version match any) may be referred to by name from the fields
@@ -61,7 +63,9 @@ pub struct NameRefSpec {
 
 /// kustomize's built-in name reference table.
 pub fn builtin() -> Vec<NameRefSpec> {
-    name_reference_specs::table()
+    // Every kustomization of a build starts from it: build it once.
+    static TABLE: OnceLock<Vec<NameRefSpec>> = OnceLock::new();
+    TABLE.get_or_init(name_reference_specs::table).clone()
 }
 
 /// Adds entries the way kustomize merges configurations: an entry for a GVK
@@ -71,6 +75,8 @@ pub fn merge(base: &mut Vec<NameRefSpec>, extra: &[NameRefSpec]) {
         let same =
             |b: &&mut NameRefSpec| b.group == e.group && b.version == e.version && b.kind == e.kind;
         match base.iter_mut().find(same) {
+            // Bases usually bring the same entries: skip the quadratic merge.
+            Some(b) if b.field_specs == e.field_specs => {}
             Some(b) => merge_specs(&mut b.field_specs, &e.field_specs),
             None => base.push(e.clone()),
         }
@@ -251,8 +257,8 @@ fn same_ending(a: &[String], b: &[String]) -> bool {
 /// All resources, and the lookups the transformer needs, built once.
 struct Index {
     targets: Vec<Target>,
-    /// Positions of the resources that had each name, in resource order.
-    by_prev_name: HashMap<String, Vec<usize>>,
+    /// The resources that had each name.
+    by_prev_name: HashMap<String, HadName>,
     /// For each original effective namespace, the (cluster-scoped, current
     /// namespace) pairs of the resources originally there.
     orig_namespaces: HashMap<String, HashSet<(bool, String)>>,
@@ -261,14 +267,14 @@ struct Index {
 impl Index {
     fn new(resmap: &ResMap) -> Index {
         let targets: Vec<Target> = resmap.iter().map(Target::new).collect();
-        let mut by_prev_name: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut by_prev_name: HashMap<String, HadName> = HashMap::new();
         let mut orig_namespaces: HashMap<String, HashSet<(bool, String)>> = HashMap::new();
         for (i, (res, t)) in resmap.iter().zip(&targets).enumerate() {
             let mut names: Vec<&str> = res.prev_ids.iter().map(|p| p.name.as_str()).collect();
             names.sort_unstable();
             names.dedup();
             for name in names {
-                by_prev_name.entry(name.to_string()).or_default().push(i);
+                by_prev_name.entry(name.to_string()).or_default().add(i, t);
             }
             if let Some(ns) = &t.orig_namespace {
                 orig_namespaces
@@ -282,6 +288,47 @@ impl Index {
             by_prev_name,
             orig_namespaces,
         }
+    }
+}
+
+/// Positions (in resource order) of the resources that had one name, also
+/// split by scope so that a namespaced referrer only looks at those it may
+/// see: with many bases reusing names, the full list can be long.
+#[derive(Default)]
+struct HadName {
+    all: Vec<usize>,
+    cluster_scoped: Vec<usize>,
+    /// By current effective namespace.
+    by_namespace: HashMap<String, Vec<usize>>,
+}
+
+impl HadName {
+    fn add(&mut self, i: usize, t: &Target) {
+        self.all.push(i);
+        match t.namespace() {
+            None => self.cluster_scoped.push(i),
+            Some(ns) => self.by_namespace.entry(ns.to_string()).or_default().push(i),
+        }
+    }
+
+    /// Those a referrer may see (see `Referrer::sees`), in resource order.
+    fn visible_to(&self, r: &Referrer) -> Cow<'_, [usize]> {
+        if r.me.cluster_scoped {
+            return Cow::Borrowed(&self.all);
+        }
+        let in_ns = |ns: &str| self.by_namespace.get(ns).map_or(&[][..], Vec::as_slice);
+        let own = in_ns(r.me.id.effective_namespace());
+        if self.cluster_scoped.is_empty() && r.subject_namespaces.is_empty() {
+            return Cow::Borrowed(own);
+        }
+        let mut v = self.cluster_scoped.clone();
+        v.extend_from_slice(own);
+        for ns in &r.subject_namespaces {
+            v.extend_from_slice(in_ns(effective(ns)));
+        }
+        v.sort_unstable();
+        v.dedup();
+        Cow::Owned(v)
     }
 }
 
@@ -450,6 +497,7 @@ impl<'i> Referrer<'i> {
             None
         };
         let candidates: Vec<&Target> = had_name
+            .visible_to(self)
             .iter()
             .map(|&c| &index.targets[c])
             .filter(|t| {
