@@ -419,12 +419,7 @@ impl Builder<'_> {
 fn absorb(resmap: &mut ResMap, res: Resource, behavior: crate::generate::Behavior) -> Result<()> {
     use crate::generate::{merge, Behavior as B};
     let id = res.id();
-    let hits: Vec<usize> = resmap
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.id().equals(&id) || r.prev_ids.iter().any(|p| p.equals(&id)))
-        .map(|(i, _)| i)
-        .collect();
+    let hits = resmap.find_by_any_id(&id);
     match hits.as_slice() {
         [] => match behavior {
             B::Merge | B::Replace => Err(Error::msg(format!(

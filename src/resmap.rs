@@ -85,22 +85,13 @@ impl ResMap {
         None
     }
 
-    /// Index of resources by current id (kustomize equality).
-    pub fn index_by_id(&self) -> HashMap<(String, String, String, String, String), Vec<usize>> {
-        let mut m: HashMap<_, Vec<usize>> = HashMap::with_capacity(self.resources.len());
-        for (i, r) in self.resources.iter().enumerate() {
-            m.entry(id_key(&r.id())).or_default().push(i);
-        }
-        m
-    }
-
-    /// Positions of resources whose current id equals `id`.
-    pub fn find_by_id(&self, id: &ResId) -> Vec<usize> {
-        let key = id_key(id);
+    /// Positions of resources whose current or any previous id equals `id`
+    /// (kustomize equality: "" and "default" namespaces are the same).
+    pub fn find_by_any_id(&self, id: &ResId) -> Vec<usize> {
         self.resources
             .iter()
             .enumerate()
-            .filter(|(_, r)| id_key(&r.id()) == key)
+            .filter(|(_, r)| r.id().equals(id) || r.prev_ids.iter().any(|p| p.equals(id)))
             .map(|(i, _)| i)
             .collect()
     }

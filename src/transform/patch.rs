@@ -111,12 +111,7 @@ pub fn apply_json(resmap: &mut ResMap, ops: &Node, target: &Selector) -> Result<
 fn find_unique(resmap: &ResMap, patch: &Node) -> Result<usize> {
     let pres = Resource::new(patch.clone()).map_err(|e| e.context("a patch without a target must name its resource"))?;
     let id = pres.id();
-    let hits: Vec<usize> = resmap
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.id().equals(&id) || r.prev_ids.iter().any(|p| p.equals(&id)))
-        .map(|(i, _)| i)
-        .collect();
+    let hits = resmap.find_by_any_id(&id);
     match hits.as_slice() {
         [one] => Ok(*one),
         [] => Err(Error::msg(format!(
