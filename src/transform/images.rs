@@ -36,8 +36,10 @@ impl<'a> Rule<'a> {
         }
         // kustomize matches the name as a regular expression followed by an
         // optional tag or digest (and crashes on a name that is not a valid
-        // expression).
-        let tail = r"(:[\w][\w.-]{0,127})?(@sha256:[a-zA-Z0-9]+)?$";
+        // expression). Go's `\w` is ASCII-only: spelled out here, because
+        // Rust's Unicode `\w` repeated 128 times compiles to a very large
+        // automaton for every images entry.
+        let tail = r"(:[0-9A-Za-z_][0-9A-Za-z_.-]{0,127})?(@sha256:[a-zA-Z0-9]+)?$";
         let pattern = Regex::new(&format!("^{}{tail}", image.name)).map_err(|e| {
             Error::msg(format!(
                 "images: name {:?} is matched as a regular expression and is not a valid one: {e}",
