@@ -122,6 +122,13 @@ impl VarSet {
     /// Adds a var; var names are unique across a whole build.
     fn insert(&mut self, v: DeclaredVar) -> Result<()> {
         if let Some(old) = self.vars.get(&v.name) {
+            if old.declared_in == v.declared_in {
+                return Err(Error::msg(format!(
+                    "var '{}' of {} reaches this build twice: the kustomization declaring it is included by two paths, and kustomize refuses duplicate var names",
+                    v.name,
+                    v.declared_in.display()
+                )));
+            }
             return Err(Error::msg(format!(
                 "var '{}' is declared twice, in {} and in {}: var names must be unique across everything a build includes",
                 v.name,
@@ -170,6 +177,11 @@ pub fn declare(rm: &mut ResMap, set: &mut VarSet, vars: &[Var], file: &Path) -> 
             }
         }
     }
+    for (i, v) in declared.iter().enumerate() {
+        if declared[..i].iter().any(|w| w.name == v.name) {
+            return Err(Error::msg(format!("var '{}' is declared twice in {}", v.name, file.display())));
+        }
+    }
     for v in declared {
         set.insert(v)?;
     }
@@ -216,10 +228,18 @@ pub fn resolve(rm: &mut ResMap, set: &VarSet, specs: &[FieldSpec]) -> Result<()>
     for v in set.vars.values() {
         values.insert(v.name.clone(), value_of(rm, v)?);
     }
+    // kustomize never creates a missing field here, whatever `create` says.
+    let specs: Vec<FieldSpec> = specs
+        .iter()
+        .map(|fs| FieldSpec {
+            create: false,
+            ..fs.clone()
+        })
+        .collect();
     for r in rm.iter_mut() {
         let gvk = r.gvk();
         let id = r.id();
-        apply_specs(&mut r.node, &gvk, specs, CreateKind::Scalar, &mut |n| substitute(n, &values))
+        apply_specs(&mut r.node, &gvk, &specs, CreateKind::Scalar, &mut |n| substitute(n, &values))
             .map_err(|e| e.context(format!("substituting vars in {id}")))?;
     }
     Ok(())
