@@ -445,7 +445,7 @@ fn join_brackets(parts: Vec<String>) -> Vec<String> {
     let mut out = Vec::new();
     let mut iter = parts.into_iter();
     while let Some(part) = iter.next() {
-        if !(part.starts_with('[') && !part.ends_with(']')) {
+        if !part.starts_with('[') || part.ends_with(']') {
             out.push(part);
             continue;
         }
