@@ -605,4 +605,75 @@ mod tests {
         assert_eq!(lookup(&n, "spec.ports[5].port"), None);
         assert_eq!(lookup(&n, "spec.ports[name=a].port"), None);
     }
+
+    fn res(v: serde_json::Value) -> Resource {
+        Resource::new(Node::from(&v)).expect("resource")
+    }
+
+    fn var(name: &str, kind: &str, obj: &str, ns: &str, path: &str) -> Var {
+        let mut v = Var {
+            name: name.to_string(),
+            ..Var::default()
+        };
+        v.objref.api_version = "v1".to_string();
+        v.objref.kind = kind.to_string();
+        v.objref.name = obj.to_string();
+        v.objref.namespace = ns.to_string();
+        if !path.is_empty() {
+            v.fieldref = Some(crate::kustomization::FieldRef {
+                field_path: path.to_string(),
+            });
+        }
+        v
+    }
+
+    #[test]
+    fn binds_by_previous_id_and_substitutes() {
+        let mut svc = res(serde_json::json!({
+            "apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": "db", "namespace": "prod"},
+            "spec": {"ports": [{"port": 5432}]}
+        }));
+        svc.store_prev_id();
+        svc.set_name("p-db");
+        let pod = res(serde_json::json!({
+            "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "app"},
+            "spec": {"containers": [{"name": "c", "args": ["$(DB):$(PORT)", "$(PORT)"]}]}
+        }));
+        let mut rm = ResMap::new();
+        rm.append_all(vec![svc, pod]).expect("append");
+        let mut set = VarSet::default();
+        let vars = [var("DB", "Service", "db", "", ""), var("PORT", "Service", "db", "prod", "spec.ports[0].port")];
+        declare(&mut rm, &mut set, &vars, Path::new("k.yaml")).expect("declare");
+        let specs = crate::fieldspec::from_table(crate::transform::var_reference_specs::VAR_REFERENCE);
+        resolve(&mut rm, &set, &specs).expect("resolve");
+        let args = rm.resources[1].node.get_path(&["spec", "containers"]).and_then(Node::as_seq).expect("containers")[0]
+            .get("args")
+            .cloned();
+        assert_eq!(args, Some(Node::Seq(vec![Node::Str("p-db:5432".into()), Node::Int(5432)])));
+    }
+
+    #[test]
+    fn namespace_in_objref_must_match() {
+        let svc = res(serde_json::json!({
+            "apiVersion": "v1", "kind": "Service", "metadata": {"name": "db", "namespace": "a"}
+        }));
+        let mut rm = ResMap::new();
+        rm.append_all(vec![svc]).expect("append");
+        let mut set = VarSet::default();
+        declare(&mut rm, &mut set, &[var("X", "Service", "db", "b", "")], Path::new("k.yaml")).expect("declare");
+        let err = resolve(&mut rm, &set, &[]).expect_err("unbound var");
+        assert!(err.to_string().contains("no resource matches its objref Service v1 b/db"), "{err}");
+    }
+
+    #[test]
+    fn duplicate_names_are_refused() {
+        let mut set = VarSet::default();
+        let mut rm = ResMap::new();
+        declare(&mut rm, &mut set, &[var("X", "Service", "a", "", "")], Path::new("base/k.yaml")).expect("declare");
+        let mut other = VarSet::default();
+        declare(&mut rm, &mut other, &[var("X", "Service", "b", "", "")], Path::new("other/k.yaml")).expect("declare");
+        let err = absorb(&mut set, other).expect_err("duplicate");
+        assert!(err.to_string().contains("var 'X' is declared twice, in base/k.yaml and in other/k.yaml"), "{err}");
+    }
 }
