@@ -248,8 +248,14 @@ pub fn resolve(rm: &mut ResMap, set: &VarSet, specs: &[FieldSpec]) -> Result<()>
 /// The value of a var, from the resource it was bound to.
 fn value_of(rm: &ResMap, v: &DeclaredVar) -> Result<VarValue> {
     let Some(r) = rm.iter().find(|r| r.ref_var_names.contains(&v.name)) else {
+        // kustomize compares the objref's group and version exactly.
+        let hint = if v.target.gvk.version.is_empty() {
+            "; the objref has no apiVersion, and kustomize matches apiVersion exactly: add one"
+        } else {
+            ""
+        };
         return Err(Error::msg(format!(
-            "var '{}' declared in {}: no resource matches its objref {} (it must name a resource, by its original or current id, of the kustomization that declares the var or of its bases)",
+            "var '{}' declared in {}: no resource matches its objref {} (it must name a resource, by its original or current id, of the kustomization that declares the var or of its bases){hint}",
             v.name,
             v.declared_in.display(),
             v.objref_text()
