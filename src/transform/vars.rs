@@ -26,15 +26,16 @@ const DEFAULT_FIELD_PATH: &str = "metadata.name";
 
 /// A var as declared, with kustomize's defaults filled in.
 #[derive(Clone, Debug)]
-pub struct DeclaredVar {
-    pub name: String,
+struct DeclaredVar {
+    /// What `$(NAME)` references say.
+    name: String,
     /// The object the var reads from (`objref`); an empty namespace matches
     /// any namespace for namespaced kinds.
-    pub target: ResId,
+    target: ResId,
     /// Dotted path of the field the var reads (`fieldref.fieldpath`).
-    pub field_path: String,
+    field_path: String,
     /// The kustomization file that declared the var (for messages).
-    pub declared_in: PathBuf,
+    declared_in: PathBuf,
 }
 
 impl DeclaredVar {
@@ -115,6 +116,7 @@ pub struct VarSet {
 }
 
 impl VarSet {
+    /// Whether no var was declared (then nothing is substituted at all).
     pub fn is_empty(&self) -> bool {
         self.vars.is_empty()
     }
