@@ -31,6 +31,8 @@ pub struct BuildOptions {
 pub struct Accumulator {
     pub resmap: ResMap,
     pub config: TransformerConfig,
+    /// Vars declared here and below, bound to their resources.
+    pub vars: transform::vars::VarSet,
 }
 
 /// Builds the kustomization in `dir`.
@@ -59,6 +61,7 @@ fn finish(acc: &mut Accumulator, top: &Kustomization, meta: BuildMeta, root: &Pa
     crate::build_metadata::annotate(&mut acc.resmap, meta, root);
     add_name_hashes(&mut acc.resmap)?;
     transform::name_reference::apply(&mut acc.resmap, &acc.config.name_reference)?;
+    transform::vars::resolve(&mut acc.resmap, &acc.vars, &acc.config.var_reference)?;
     transform::sort::apply(&mut acc.resmap, top.sort_options.as_ref())
 }
 
@@ -231,7 +234,7 @@ impl Builder<'_> {
                 }
             }
         }
-        Ok(())
+        transform::vars::declare(&mut acc.resmap, &mut acc.vars, &k.vars, file)
     }
 
     /// The config documents of `generators:`/`transformers:` entries: files,
@@ -346,6 +349,7 @@ impl Builder<'_> {
                 let mut sub = Accumulator::default();
                 self.accumulate(&real, &mut sub, Expect::Kustomization)?;
                 acc.config.merge(&sub.config);
+                transform::vars::absorb(&mut acc.vars, sub.vars)?;
                 loaded.extend(sub.resmap.resources);
             }
             Prepared::Resources(resources) => loaded.extend(resources),
@@ -518,9 +522,8 @@ fn check_supported(k: &Kustomization) -> Result<()> {
              kbuild does not run helm; render the chart to YAML and list that under 'resources'",
         ));
     }
-    let pending: [(&str, bool); 3] = [
+    let pending: [(&str, bool); 2] = [
         ("replacements", !k.replacements.is_empty()),
-        ("vars", !k.vars.is_empty()),
         ("crds", !k.crds.is_empty()),
     ];
     if let Some((name, _)) = pending.iter().find(|(_, used)| *used) {

@@ -41,7 +41,7 @@ impl Default for TransformerConfig {
             common_annotations: from_table(builtin_specs::ANNOTATIONS),
             images: from_table(builtin_specs::IMAGES),
             replicas: from_table(builtin_specs::REPLICAS),
-            var_reference: Vec::new(),
+            var_reference: from_table(crate::transform::var_reference_specs::VAR_REFERENCE),
             name_reference: name_reference::builtin(),
         }
     }

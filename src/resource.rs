@@ -23,6 +23,9 @@ pub struct Resource {
     pub name_prefixes: Vec<String>,
     /// Non-empty `nameSuffix`es applied, innermost first.
     pub name_suffixes: Vec<String>,
+    /// Names of the vars whose `objref` this resource matched (kustomize's
+    /// "refVarNames"): a var reads its value from the resource it was bound to.
+    pub ref_var_names: Vec<String>,
 }
 
 /// A builtin transformer or generator and the file that configured it.
@@ -81,6 +84,7 @@ impl Resource {
             transformations: Vec::new(),
             name_prefixes: Vec::new(),
             name_suffixes: Vec::new(),
+            ref_var_names: Vec::new(),
         })
     }
 

@@ -10,3 +10,5 @@ pub mod namespace;
 pub mod patch;
 pub mod replicas;
 pub mod sort;
+pub(crate) mod var_reference_specs;
+pub mod vars;

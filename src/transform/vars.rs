@@ -1,0 +1,687 @@
+//! The deprecated `vars` field: named values read from one resource's field
+//! and substituted for `$(NAME)` in other resources' fields.
+//!
+//! kustomize handles vars in two steps, and so does kbuild:
+//! - when a kustomization (or component) has run its transformers, each of
+//!   its vars is bound to the one resource whose current *or any previous* id
+//!   matches the var's `objref` (so a var follows its object through
+//!   `namePrefix`, `namespace` and later renames), and the var joins the set
+//!   handed up to the including kustomization ([`declare`], [`absorb`]);
+//! - once, at the top, after name hashes and name references, every var's
+//!   value is read from its bound resource and `$(NAME)` is expanded in the
+//!   `varReference` fields of every resource ([`resolve`]).
+
+use crate::error::{Error, Result};
+use crate::fieldspec::{apply_specs, CreateKind};
+use crate::kustomization::{FieldSpec, Var};
+use crate::resid::{Gvk, ResId};
+use crate::resmap::ResMap;
+use crate::resource::Resource;
+use crate::yaml::Node;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The field a var reads when its `fieldref` is missing or empty.
+const DEFAULT_FIELD_PATH: &str = "metadata.name";
+
+/// A var as declared, with kustomize's defaults filled in.
+#[derive(Clone, Debug)]
+struct DeclaredVar {
+    /// What `$(NAME)` references say.
+    name: String,
+    /// The object the var reads from (`objref`); an empty namespace matches
+    /// any namespace for namespaced kinds.
+    target: ResId,
+    /// Dotted path of the field the var reads (`fieldref.fieldpath`).
+    field_path: String,
+    /// The kustomization file that declared the var (for messages).
+    declared_in: PathBuf,
+}
+
+impl DeclaredVar {
+    fn new(v: &Var, file: &Path) -> DeclaredVar {
+        let t = &v.objref;
+        // An `apiVersion` wins over `group`/`version`; like kustomize, a
+        // value without exactly one slash is taken as a version.
+        let gvk = if t.api_version.is_empty() {
+            Gvk {
+                group: t.group.clone(),
+                version: t.version.clone(),
+                kind: t.kind.clone(),
+            }
+        } else {
+            let parts: Vec<&str> = t.api_version.split('/').collect();
+            let (group, version) = match parts.as_slice() {
+                [g, v] => (g.to_string(), v.to_string()),
+                _ => (t.group.clone(), parts[0].to_string()),
+            };
+            Gvk {
+                group,
+                version,
+                kind: t.kind.clone(),
+            }
+        };
+        let field_path = v
+            .fieldref
+            .as_ref()
+            .map(|f| f.field_path.clone())
+            .filter(|p| !p.is_empty())
+            .unwrap_or_else(|| DEFAULT_FIELD_PATH.to_string());
+        DeclaredVar {
+            name: v.name.clone(),
+            target: ResId {
+                gvk,
+                namespace: t.namespace.clone(),
+                name: t.name.clone(),
+            },
+            field_path,
+            declared_in: file.to_path_buf(),
+        }
+    }
+
+    /// Whether `id` is the var's object. The GVK and name must be equal
+    /// (an objref without a version matches no versioned resource, as in
+    /// kustomize); the namespace counts only when the objref gives one or
+    /// the kind is cluster-scoped.
+    fn matches(&self, id: &ResId) -> bool {
+        let t = &self.target;
+        if t.gvk != id.gvk || t.name != id.name {
+            return false;
+        }
+        let namespaced = crate::openapi::is_namespaced(&t.gvk.group, &t.gvk.version, &t.gvk.kind);
+        if t.namespace.is_empty() && namespaced {
+            return true;
+        }
+        t.effective_namespace() == id.effective_namespace()
+    }
+
+    /// The objref as a user wrote it: `Kind apiVersion [namespace/]name`.
+    fn objref_text(&self) -> String {
+        let t = &self.target;
+        let api = t.gvk.api_version();
+        let ns = if t.namespace.is_empty() {
+            String::new()
+        } else {
+            format!("{}/", t.namespace)
+        };
+        let api = if api.is_empty() { "(no apiVersion)".to_string() } else { api };
+        format!("{} {api} {ns}{}", t.gvk.kind, t.name)
+    }
+}
+
+/// The vars of a kustomization and everything below it, by name.
+#[derive(Clone, Debug, Default)]
+pub struct VarSet {
+    vars: BTreeMap<String, DeclaredVar>,
+}
+
+impl VarSet {
+    /// Whether no var was declared (then nothing is substituted at all).
+    pub fn is_empty(&self) -> bool {
+        self.vars.is_empty()
+    }
+
+    /// Adds a var; var names are unique across a whole build.
+    fn insert(&mut self, v: DeclaredVar) -> Result<()> {
+        if let Some(old) = self.vars.get(&v.name) {
+            if old.declared_in == v.declared_in {
+                return Err(Error::msg(format!(
+                    "var '{}' of {} reaches this build twice: the kustomization declaring it is included by two paths, and kustomize refuses duplicate var names",
+                    v.name,
+                    v.declared_in.display()
+                )));
+            }
+            return Err(Error::msg(format!(
+                "var '{}' is declared twice, in {} and in {}: var names must be unique across everything a build includes",
+                v.name,
+                old.declared_in.display(),
+                v.declared_in.display()
+            )));
+        }
+        self.vars.insert(v.name.clone(), v);
+        Ok(())
+    }
+}
+
+/// Adds a base's vars to the including kustomization's.
+pub fn absorb(set: &mut VarSet, other: VarSet) -> Result<()> {
+    for v in other.vars.into_values() {
+        set.insert(v)?;
+    }
+    Ok(())
+}
+
+/// Binds the `vars` of the kustomization `file` to their resources and adds
+/// them to `set` (kustomize's MergeVars). A var whose object is not there is
+/// kept unbound and fails at [`resolve`], as in kustomize; one whose objref
+/// matches several resources fails now.
+pub fn declare(rm: &mut ResMap, set: &mut VarSet, vars: &[Var], file: &Path) -> Result<()> {
+    let declared: Vec<DeclaredVar> = vars.iter().map(|v| DeclaredVar::new(v, file)).collect();
+    for v in &declared {
+        let hits: Vec<usize> = rm
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| any_id(r).any(|id| v.matches(&id)))
+            .map(|(i, _)| i)
+            .collect();
+        match hits.as_slice() {
+            [] => {}
+            [i] => rm.resources[*i].ref_var_names.push(v.name.clone()),
+            _ => {
+                let ids: Vec<String> = hits.iter().map(|i| rm.resources[*i].id().to_string()).collect();
+                return Err(Error::msg(format!(
+                    "var '{}': its objref {} matches {} resources ({}); give the objref a namespace to pick one",
+                    v.name,
+                    v.objref_text(),
+                    hits.len(),
+                    ids.join(", ")
+                )));
+            }
+        }
+    }
+    for (i, v) in declared.iter().enumerate() {
+        if declared[..i].iter().any(|w| w.name == v.name) {
+            return Err(Error::msg(format!("var '{}' is declared twice in {}", v.name, file.display())));
+        }
+    }
+    for v in declared {
+        set.insert(v)?;
+    }
+    Ok(())
+}
+
+/// The current id, then the previous ones (kustomize tries all).
+fn any_id(r: &Resource) -> impl Iterator<Item = ResId> + '_ {
+    std::iter::once(r.id()).chain(r.prev_ids.iter().cloned())
+}
+
+/// A var's value as kustomize reads it from its field.
+#[derive(Clone, Debug, PartialEq)]
+enum VarValue {
+    Str(String),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    /// A mapping or a list: kustomize leaves `$(NAME)` as it is.
+    Composite,
+}
+
+impl VarValue {
+    fn from_node(n: &Node) -> VarValue {
+        match n {
+            Node::Str(s) => VarValue::Str(s.clone()),
+            Node::Int(i) => VarValue::Int(*i),
+            Node::Float(f) => VarValue::Float(*f),
+            Node::Bool(b) => VarValue::Bool(*b),
+            // kustomize hands back the text of a null scalar.
+            Node::Null => VarValue::Str("null".to_string()),
+            Node::Seq(_) | Node::Map(_) => VarValue::Composite,
+        }
+    }
+}
+
+/// Reads every var's value and expands `$(NAME)` in the `specs` fields of
+/// every resource. Does nothing when there are no vars.
+pub fn resolve(rm: &mut ResMap, set: &VarSet, specs: &[FieldSpec]) -> Result<()> {
+    if set.is_empty() {
+        return Ok(());
+    }
+    let mut values = BTreeMap::new();
+    for v in set.vars.values() {
+        values.insert(v.name.clone(), value_of(rm, v)?);
+    }
+    // kustomize never creates a missing field here, whatever `create` says.
+    let specs: Vec<FieldSpec> = specs
+        .iter()
+        .map(|fs| FieldSpec {
+            create: false,
+            ..fs.clone()
+        })
+        .collect();
+    for r in rm.iter_mut() {
+        let gvk = r.gvk();
+        let id = r.id();
+        apply_specs(&mut r.node, &gvk, &specs, CreateKind::Scalar, &mut |n| substitute(n, &values))
+            .map_err(|e| e.context(format!("substituting vars in {id}")))?;
+    }
+    Ok(())
+}
+
+/// The value of a var, from the resource it was bound to.
+fn value_of(rm: &ResMap, v: &DeclaredVar) -> Result<VarValue> {
+    let Some(r) = rm.iter().find(|r| r.ref_var_names.contains(&v.name)) else {
+        // kustomize compares the objref's group and version exactly.
+        let hint = if v.target.gvk.version.is_empty() {
+            "; the objref has no apiVersion, and kustomize matches apiVersion exactly: add one"
+        } else {
+            ""
+        };
+        return Err(Error::msg(format!(
+            "var '{}' declared in {}: no resource matches its objref {} (it must name a resource, by its original or current id, of the kustomization that declares the var or of its bases){hint}",
+            v.name,
+            v.declared_in.display(),
+            v.objref_text()
+        )));
+    };
+    match lookup(&r.node, &v.field_path) {
+        Some(n) => Ok(VarValue::from_node(n)),
+        None => Err(Error::msg(format!(
+            "var '{}' declared in {}: field '{}' not found in {}",
+            v.name,
+            v.declared_in.display(),
+            v.field_path,
+            r.id()
+        ))),
+    }
+}
+
+/// Expands vars in a field reached by a `varReference` spec: a string, the
+/// string values of a mapping, or a list of strings.
+fn substitute(n: &mut Node, values: &BTreeMap<String, VarValue>) -> Result<()> {
+    match n {
+        Node::Str(s) => *n = expand(s, values),
+        Node::Map(m) => {
+            for v in m.values_mut() {
+                if let Node::Str(s) = v {
+                    *v = expand(s, values);
+                }
+            }
+        }
+        Node::Seq(items) => {
+            for item in items.iter_mut() {
+                let Node::Str(s) = item else {
+                    // kustomize refuses such a list outright.
+                    return Err(Error::msg(format!(
+                        "vars are substituted only in lists of strings, but this list holds a {}",
+                        item.type_name()
+                    )));
+                };
+                *item = expand(s, values);
+            }
+        }
+        Node::Null | Node::Int(_) | Node::Float(_) | Node::Bool(_) => {}
+    }
+    Ok(())
+}
+
+/// Expands `$(NAME)` references in `input` the way kustomize (and
+/// Kubernetes) do: `$$` is an escaped `$`, an unknown or unfinished reference
+/// stays as written, and a string that is exactly one reference takes the
+/// var's value with its type (a number stays a number).
+fn expand(input: &str, values: &BTreeMap<String, VarValue>) -> Node {
+    let b = input.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(b.len());
+    let mut checkpoint = 0;
+    let mut cursor = 0;
+    while cursor < b.len() {
+        if b[cursor] == b'$' && cursor + 1 < b.len() {
+            out.extend_from_slice(&b[checkpoint..cursor]);
+            let rest = &b[cursor + 1..];
+            let advance = match rest[0] {
+                b'$' => {
+                    out.push(b'$');
+                    1
+                }
+                b'(' => match rest.iter().position(|c| *c == b')') {
+                    Some(close) => {
+                        let name = String::from_utf8_lossy(&rest[1..close]);
+                        let value = values.get(name.as_ref());
+                        if cursor == 0 && close + 2 == b.len() {
+                            return whole_value(&name, value);
+                        }
+                        out.extend_from_slice(text_value(&name, value).as_bytes());
+                        close + 1
+                    }
+                    None => {
+                        out.extend_from_slice(b"$(");
+                        1
+                    }
+                },
+                other => {
+                    // kustomize copies the byte after a lone `$` as if it
+                    // were a character of its own (Latin-1), which garbles a
+                    // multi-byte character there; the bytes left over are
+                    // invalid UTF-8 and become U+FFFD on output, as they do
+                    // in kustomize's JSON round trip.
+                    out.push(b'$');
+                    let mut tmp = [0u8; 4];
+                    out.extend_from_slice(char::from(other).encode_utf8(&mut tmp).as_bytes());
+                    1
+                }
+            };
+            cursor += advance;
+            checkpoint = cursor + 1;
+        }
+        cursor += 1;
+    }
+    out.extend_from_slice(&b[checkpoint.min(b.len())..]);
+    Node::Str(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// The node for a string that is exactly `$(name)`.
+fn whole_value(name: &str, value: Option<&VarValue>) -> Node {
+    match value {
+        Some(VarValue::Str(s)) => Node::Str(s.clone()),
+        Some(VarValue::Int(i)) => Node::Int(*i),
+        Some(VarValue::Float(f)) => Node::Float(*f),
+        Some(VarValue::Bool(b)) => Node::Bool(*b),
+        Some(VarValue::Composite) | None => Node::Str(format!("$({name})")),
+    }
+}
+
+/// The text of `$(name)` inside a longer string (Go's `%v` of the value).
+fn text_value(name: &str, value: Option<&VarValue>) -> String {
+    match value {
+        Some(VarValue::Str(s)) => s.clone(),
+        Some(VarValue::Int(i)) => i.to_string(),
+        Some(VarValue::Float(f)) => go_float_v(*f),
+        Some(VarValue::Bool(b)) => b.to_string(),
+        Some(VarValue::Composite) | None => format!("$({name})"),
+    }
+}
+
+/// Go's `%v` of a float64 (`%g` with the shortest digits that round-trip):
+/// exponent form (`1e+06`, `1.5e-05`) when the decimal exponent is below -4
+/// or at least 6, plain digits otherwise.
+fn go_float_v(f: f64) -> String {
+    if f.is_nan() {
+        return "NaN".to_string();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "+Inf" } else { "-Inf" }.to_string();
+    }
+    if f == 0.0 {
+        return if f.is_sign_negative() { "-0" } else { "0" }.to_string();
+    }
+    let sci = format!("{f:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if !(-4..6).contains(&exp) {
+        let sign = if exp < 0 { '-' } else { '+' };
+        return format!("{mantissa}e{sign}{:02}", exp.abs());
+    }
+    format!("{f}")
+}
+
+/// One step of a var's `fieldpath`.
+#[derive(Clone, Debug, PartialEq)]
+enum Step {
+    /// A mapping key.
+    Field(String),
+    /// A list index (`0`, `[0]`, `ports[0]`).
+    Index(usize),
+    /// `-`: the last list element.
+    Last,
+    /// `[key=value]`: the first list element whose `key` field is `value`;
+    /// with an empty key, the first scalar element equal to `value`.
+    Match(String, String),
+    /// Something kustomize cannot look up (a negative index, `*`, `[x]`).
+    Invalid,
+}
+
+/// Parses a `fieldref.fieldpath` as kustomize does: split on `.` (`\.`
+/// escapes one); a bracketed part that spans dots and has no `=` is a key
+/// holding dots (`metadata.annotations.[a.b/c]`); a trailing `[N]` is an
+/// index; empty parts are dropped and parts are trimmed.
+fn parse_field_path(path: &str) -> Vec<Step> {
+    let mut parts: Vec<String> = Vec::new();
+    for piece in path.split('.') {
+        match parts.last_mut() {
+            Some(last) if last.ends_with('\\') => {
+                last.pop();
+                last.push('.');
+                last.push_str(piece);
+            }
+            _ => parts.push(piece.to_string()),
+        }
+    }
+    let parts = if path.contains('[') { join_brackets(parts) } else { parts };
+    let mut out = Vec::new();
+    for part in parts {
+        for p in split_index(&part) {
+            let p = p.trim();
+            if !p.is_empty() {
+                out.push(step(p));
+            }
+        }
+    }
+    out
+}
+
+/// Rejoins parts split inside `[...]`; without `=` the brackets go.
+fn join_brackets(parts: Vec<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut iter = parts.into_iter();
+    while let Some(part) = iter.next() {
+        if !part.starts_with('[') || part.ends_with(']') {
+            out.push(part);
+            continue;
+        }
+        let mut joined = part;
+        for next in iter.by_ref() {
+            joined.push('.');
+            joined.push_str(&next);
+            if next.ends_with(']') {
+                break;
+            }
+        }
+        if !joined.contains('=') && joined.ends_with(']') {
+            joined = joined[1..joined.len() - 1].to_string();
+        }
+        out.push(joined);
+    }
+    out
+}
+
+/// `name[N]` is `name` then index `N` (`[N]` alone is just the index).
+fn split_index(part: &str) -> Vec<String> {
+    if let Some(open) = part.strip_suffix(']').and_then(|p| p.rfind('[')) {
+        let digits = &part[open + 1..part.len() - 1];
+        if !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()) {
+            let mut v = Vec::new();
+            if open > 0 {
+                v.push(part[..open].to_string());
+            }
+            v.push(digits.to_string());
+            return v;
+        }
+    }
+    vec![part.to_string()]
+}
+
+/// One path element: a number is an index (Go's `Atoi` accepts a sign).
+fn step(p: &str) -> Step {
+    if let Some(n) = go_atoi(p) {
+        return usize::try_from(n).map(Step::Index).unwrap_or(Step::Invalid);
+    }
+    match p {
+        "-" => Step::Last,
+        "*" => Step::Invalid,
+        _ if p.starts_with('[') && p.ends_with(']') && p.len() >= 2 => match p[1..p.len() - 1].split_once('=') {
+            Some((k, v)) => Step::Match(k.to_string(), v.to_string()),
+            None => Step::Invalid,
+        },
+        _ => Step::Field(p.to_string()),
+    }
+}
+
+/// Go's `strconv.Atoi`: optional sign, then decimal digits.
+fn go_atoi(s: &str) -> Option<i64> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// The node a var's field path reaches, if any.
+fn lookup<'a>(node: &'a Node, path: &str) -> Option<&'a Node> {
+    parse_field_path(path).iter().try_fold(node, |n, s| match (s, n) {
+        (Step::Field(k), Node::Map(m)) => m.get(k),
+        (Step::Index(i), Node::Seq(items)) => items.get(*i),
+        (Step::Last, Node::Seq(items)) => items.last(),
+        (Step::Match(k, v), Node::Seq(items)) => items.iter().find(|item| {
+            let value = if k.is_empty() { Some(*item) } else { item.get(k) };
+            value.and_then(Node::scalar_string).is_some_and(|s| &s == v)
+        }),
+        _ => None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vals() -> BTreeMap<String, VarValue> {
+        let mut m = BTreeMap::new();
+        m.insert("S".to_string(), VarValue::Str("svc".to_string()));
+        m.insert("P".to_string(), VarValue::Int(8080));
+        m.insert("B".to_string(), VarValue::Bool(true));
+        m.insert("F".to_string(), VarValue::Float(1.5));
+        m.insert("M".to_string(), VarValue::Composite);
+        m
+    }
+
+    fn ex(s: &str) -> Node {
+        expand(s, &vals())
+    }
+
+    #[test]
+    fn whole_reference_keeps_type() {
+        assert_eq!(ex("$(P)"), Node::Int(8080));
+        assert_eq!(ex("$(B)"), Node::Bool(true));
+        assert_eq!(ex("$(F)"), Node::Float(1.5));
+        assert_eq!(ex("$(S)"), Node::Str("svc".into()));
+        assert_eq!(ex("$(M)"), Node::Str("$(M)".into()));
+        assert_eq!(ex("$(NOPE)"), Node::Str("$(NOPE)".into()));
+    }
+
+    #[test]
+    fn references_inside_text() {
+        assert_eq!(ex("http://$(S):$(P)/x"), Node::Str("http://svc:8080/x".into()));
+        assert_eq!(ex("x$(F)y$(B)"), Node::Str("x1.5ytrue".into()));
+        assert_eq!(ex("a$(NOPE)b"), Node::Str("a$(NOPE)b".into()));
+    }
+
+    #[test]
+    fn escapes_and_unfinished_references() {
+        assert_eq!(ex("$$(S)"), Node::Str("$(S)".into()));
+        assert_eq!(ex("a$$b"), Node::Str("a$b".into()));
+        assert_eq!(ex("$(S"), Node::Str("$(S".into()));
+        assert_eq!(ex("$x$"), Node::Str("$x$".into()));
+        assert_eq!(ex("$"), Node::Str("$".into()));
+        assert_eq!(ex("$()"), Node::Str("$()".into()));
+    }
+
+    #[test]
+    fn go_float_formatting() {
+        assert_eq!(go_float_v(1.5), "1.5");
+        assert_eq!(go_float_v(100000.0), "100000");
+        assert_eq!(go_float_v(1e6), "1e+06");
+        assert_eq!(go_float_v(1234567.0), "1.234567e+06");
+        assert_eq!(go_float_v(0.00001), "1e-05");
+    }
+
+    #[test]
+    fn field_paths() {
+        use Step::*;
+        assert_eq!(
+            parse_field_path("spec.ports[0].port"),
+            vec![Field("spec".into()), Field("ports".into()), Index(0), Field("port".into())]
+        );
+        assert_eq!(
+            parse_field_path("metadata.annotations.[a.b/c]"),
+            vec![Field("metadata".into()), Field("annotations".into()), Field("a.b/c".into())]
+        );
+        assert_eq!(
+            parse_field_path("spec.ports.[name=http].port"),
+            vec![Field("spec".into()), Field("ports".into()), Match("name".into(), "http".into()), Field("port".into())]
+        );
+        assert_eq!(parse_field_path("a\\.b..c"), vec![Field("a.b".into()), Field("c".into())]);
+        assert_eq!(parse_field_path("a.[-1]"), vec![Field("a".into()), Invalid]);
+        assert_eq!(parse_field_path("a.+1"), vec![Field("a".into()), Index(1)]);
+    }
+
+    #[test]
+    fn lookups() {
+        let n = Node::from(&serde_json::json!({
+            "spec": {"ports": [{"name": "a", "port": 1}, {"name": "b", "port": 2}]}
+        }));
+        assert_eq!(lookup(&n, "spec.ports[1].port"), Some(&Node::Int(2)));
+        assert_eq!(lookup(&n, "spec.ports.-.name"), Some(&Node::Str("b".into())));
+        assert_eq!(lookup(&n, "spec.ports.[port=1].name"), Some(&Node::Str("a".into())));
+        assert_eq!(lookup(&n, "spec.ports[5].port"), None);
+        assert_eq!(lookup(&n, "spec.ports[name=a].port"), None);
+    }
+
+    fn res(v: serde_json::Value) -> Resource {
+        Resource::new(Node::from(&v)).expect("resource")
+    }
+
+    fn var(name: &str, kind: &str, obj: &str, ns: &str, path: &str) -> Var {
+        let mut v = Var {
+            name: name.to_string(),
+            ..Var::default()
+        };
+        v.objref.api_version = "v1".to_string();
+        v.objref.kind = kind.to_string();
+        v.objref.name = obj.to_string();
+        v.objref.namespace = ns.to_string();
+        if !path.is_empty() {
+            v.fieldref = Some(crate::kustomization::FieldRef {
+                field_path: path.to_string(),
+            });
+        }
+        v
+    }
+
+    #[test]
+    fn binds_by_previous_id_and_substitutes() {
+        let mut svc = res(serde_json::json!({
+            "apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": "db", "namespace": "prod"},
+            "spec": {"ports": [{"port": 5432}]}
+        }));
+        svc.store_prev_id();
+        svc.set_name("p-db");
+        let pod = res(serde_json::json!({
+            "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "app"},
+            "spec": {"containers": [{"name": "c", "args": ["$(DB):$(PORT)", "$(PORT)"]}]}
+        }));
+        let mut rm = ResMap::new();
+        rm.append_all(vec![svc, pod]).expect("append");
+        let mut set = VarSet::default();
+        let vars = [var("DB", "Service", "db", "", ""), var("PORT", "Service", "db", "prod", "spec.ports[0].port")];
+        declare(&mut rm, &mut set, &vars, Path::new("k.yaml")).expect("declare");
+        let specs = crate::fieldspec::from_table(crate::transform::var_reference_specs::VAR_REFERENCE);
+        resolve(&mut rm, &set, &specs).expect("resolve");
+        let args = rm.resources[1].node.get_path(&["spec", "containers"]).and_then(Node::as_seq).expect("containers")[0]
+            .get("args")
+            .cloned();
+        assert_eq!(args, Some(Node::Seq(vec![Node::Str("p-db:5432".into()), Node::Int(5432)])));
+    }
+
+    #[test]
+    fn namespace_in_objref_must_match() {
+        let svc = res(serde_json::json!({
+            "apiVersion": "v1", "kind": "Service", "metadata": {"name": "db", "namespace": "a"}
+        }));
+        let mut rm = ResMap::new();
+        rm.append_all(vec![svc]).expect("append");
+        let mut set = VarSet::default();
+        declare(&mut rm, &mut set, &[var("X", "Service", "db", "b", "")], Path::new("k.yaml")).expect("declare");
+        let err = resolve(&mut rm, &set, &[]).expect_err("unbound var");
+        assert!(err.to_string().contains("no resource matches its objref Service v1 b/db"), "{err}");
+    }
+
+    #[test]
+    fn duplicate_names_are_refused() {
+        let mut set = VarSet::default();
+        let mut rm = ResMap::new();
+        declare(&mut rm, &mut set, &[var("X", "Service", "a", "", "")], Path::new("base/k.yaml")).expect("declare");
+        let mut other = VarSet::default();
+        declare(&mut rm, &mut other, &[var("X", "Service", "b", "", "")], Path::new("other/k.yaml")).expect("declare");
+        let err = absorb(&mut set, other).expect_err("duplicate");
+        assert!(err.to_string().contains("var 'X' is declared twice, in base/k.yaml and in other/k.yaml"), "{err}");
+    }
+}
