@@ -2,11 +2,13 @@
 
 pub mod annotations;
 pub mod labels;
+pub mod local_config;
 pub mod name_affix;
 pub mod name_reference;
 mod name_reference_specs;
 pub mod images;
 pub mod namespace;
 pub mod patch;
+pub mod replacements;
 pub mod replicas;
 pub mod sort;
