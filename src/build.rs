@@ -60,6 +60,7 @@ fn finish(acc: &mut Accumulator, top: &Kustomization, meta: BuildMeta, root: &Pa
     add_name_hashes(&mut acc.resmap)?;
     transform::name_reference::apply(&mut acc.resmap, &acc.config.name_reference)?;
     transform::local_config::drop_local(&mut acc.resmap);
+    transform::annotation_strings::apply(&mut acc.resmap);
     transform::sort::apply(&mut acc.resmap, top.sort_options.as_ref())
 }
 

@@ -1,5 +1,6 @@
 //! Transformers: one function per kustomize transformer over the resource map.
 
+pub mod annotation_strings;
 pub mod annotations;
 pub mod labels;
 pub mod local_config;
