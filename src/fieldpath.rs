@@ -277,7 +277,7 @@ impl Seg {
                 Some((k, v)) => Seg::Entry {
                     key: k.to_string(),
                     value: v.to_string(),
-                    re: Regex::new(v).map_err(|e| e.to_string()),
+                    re: Regex::new(v).map_err(|e| regex_error(&e)),
                 },
                 None => Seg::BadEntry,
             };
@@ -296,6 +296,14 @@ impl Seg {
             Some(_) => NewLeaf::Map,
         }
     }
+}
+
+/// The regex crate's message is several lines (the pattern, a caret, the
+/// reason); keep the reason.
+fn regex_error(e: &regex::Error) -> String {
+    let text = e.to_string();
+    let last = text.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or(&text);
+    last.trim().trim_start_matches("error: ").to_string()
 }
 
 /// A compiled path for visiting (and creating) target fields.
@@ -363,7 +371,7 @@ impl Walk<'_> {
             Seg::Entry { key, value, re } => {
                 let re = re
                     .as_ref()
-                    .map_err(|e| Error::msg(format!("'{}': invalid regular expression: {e}", self.part(depth))))?;
+                    .map_err(|e| Error::msg(format!("'{}': {value:?} is not a valid regular expression: {e}", self.part(depth))))?;
                 self.entries(node, depth, (key, value, re), f)
             }
             Seg::BadEntry => Err(Error::msg(format!("field path part '{}': {NO_EQUALS}", self.part(depth)))),
@@ -434,8 +442,13 @@ impl Walk<'_> {
         match items.get_mut(idx) {
             Some(item) => self.go(item, depth + 1, created, f),
             None => Err(Error::msg(format!(
-                "'{at}' has {len} element{}, so there is no index {idx}",
-                if len == 1 { "" } else { "s" }
+                "'{at}' has {len} element{}, so there is no index {idx}{}",
+                if len == 1 { "" } else { "s" },
+                if self.create.is_some() {
+                    format!(" (creating can only append, at index {len})")
+                } else {
+                    String::new()
+                }
             ))),
         }
     }

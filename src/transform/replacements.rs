@@ -163,7 +163,7 @@ fn decode<T: DeserializeOwned>(node: &Node, how: Decode, field: &str) -> Result<
     };
     r.map_err(|e| {
         let path = if e.path.is_empty() { field.to_string() } else { format!("{field}.{}", e.path) };
-        Error::msg(format!("invalid field {path}: {}", e.msg))
+        Error::msg(format!("field {path}: {}", e.msg))
     })
 }
 
@@ -393,7 +393,11 @@ fn source_value(rm: &ResMap, source: &Source) -> Result<Value> {
             )));
         }
         many => {
-            let ids: Vec<String> = many.iter().map(|r| r.id().to_string()).collect();
+            const SHOWN: usize = 5;
+            let mut ids: Vec<String> = many.iter().take(SHOWN).map(|r| r.id().to_string()).collect();
+            if many.len() > SHOWN {
+                ids.push(format!("and {} more", many.len() - SHOWN));
+            }
             return Err(Error::msg(format!(
                 "{} resources match the source ({}): {}; a source must select exactly one resource (add kind, name or namespace)",
                 many.len(),
@@ -575,9 +579,10 @@ fn set_field(field: &mut Node, created: bool, value: &Value, o: &FieldOptions) -
     // has no tag, and its text is read as a plain scalar.
     let tag = (!created).then(|| tag_of(field));
     *field = crate::yaml::parse::resolve_resource_scalar(&text, tag).map_err(|e| {
+        let hint = if tag == Some("null") { "; write the field as \"\" to make it a string" } else { "" };
         Error::msg(format!(
-            "cannot put {text:?} into a {} field: kustomize keeps the type of the field it replaces ({e})",
-            tag.map_or("new", type_word)
+            "cannot put {text:?} into {} field: kustomize keeps the type of the field it replaces ({e}){hint}",
+            tag.map_or("a new", type_word)
         ))
     })?;
     Ok(())
@@ -585,11 +590,11 @@ fn set_field(field: &mut Node, created: bool, value: &Value, o: &FieldOptions) -
 
 fn type_word(tag: &str) -> &'static str {
     match tag {
-        "null" => "null",
-        "bool" => "boolean",
-        "int" => "integer",
-        "float" => "number",
-        _ => "string",
+        "null" => "a null",
+        "bool" => "a boolean",
+        "int" => "an integer",
+        "float" => "a number",
+        _ => "a string",
     }
 }
 
