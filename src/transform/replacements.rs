@@ -6,8 +6,7 @@
 //!   version, kind, name and namespace exactly (no regular expressions in
 //!   v5.5.0), against the resource's current id and every id it had before
 //!   renames (so a base's original name still selects it after a prefix).
-//!   An empty or `default` namespace are the same; cluster-scoped kinds have
-//!   no namespace to match.
+//!   An empty namespace and `default` are the same.
 //! - A target selects every resource matching `select` (ids as above, plus
 //!   label and annotation selectors) that no `reject` entry matches; a
 //!   reject by id matches any of the resource's ids too (so rejecting a
@@ -321,16 +320,7 @@ impl<'a> IdSelector<'a> {
             && eq(self.group, &id.gvk.group)
             && eq(self.version, &id.gvk.version)
             && eq(self.kind, &id.gvk.kind)
-            && (self.namespace.is_empty() || self.effective_namespace() == resource_namespace(id))
-    }
-
-    /// The selector's namespace as kustomize compares it. The selector's own
-    /// kind decides whether it can have one, which kustomize only knows for a
-    /// full group/version/kind.
-    fn effective_namespace(&self) -> &str {
-        let namespaceable =
-            self.version.is_empty() || crate::openapi::is_namespaced(self.group, self.version, self.kind);
-        effective_namespace(self.namespace, namespaceable)
+            && (self.namespace.is_empty() || effective_namespace(self.namespace) == effective_namespace(&id.namespace))
     }
 
     fn describe(&self) -> String {
@@ -354,23 +344,15 @@ impl<'a> IdSelector<'a> {
     }
 }
 
-/// Namespace placeholder for kinds that have none, so that a namespaced
-/// selector never matches them.
-const NO_NAMESPACE: &str = "\u{0}cluster-scoped";
-
-fn effective_namespace(ns: &str, namespaceable: bool) -> &str {
-    if !namespaceable {
-        NO_NAMESPACE
-    } else if ns.is_empty() {
+/// kustomize compares namespaces with "" read as "default". (v5.5.0 does
+/// so for cluster-scoped kinds too: `namespace: default` selects a
+/// ClusterRole, any other namespace does not.)
+fn effective_namespace(ns: &str) -> &str {
+    if ns.is_empty() {
         "default"
     } else {
         ns
     }
-}
-
-fn resource_namespace(id: &ResId) -> &str {
-    let g = &id.gvk;
-    effective_namespace(&id.namespace, crate::openapi::is_namespaced(&g.group, &g.version, &g.kind))
 }
 
 /// The current id and every previous one.
@@ -675,7 +657,8 @@ mod tests {
         assert!(sel("default").selects(&id("ConfigMap", "")));
         assert!(sel("a").selects(&id("ConfigMap", "a")));
         assert!(!sel("a").selects(&id("ConfigMap", "b")));
-        assert!(!sel("default").selects(&id("Namespace", "")));
+        assert!(sel("default").selects(&id("Namespace", "")));
+        assert!(!sel("a").selects(&id("Namespace", "")));
         assert!(sel("").selects(&id("Namespace", "")));
     }
 }
