@@ -62,6 +62,8 @@ fn finish(acc: &mut Accumulator, top: &Kustomization, meta: BuildMeta, root: &Pa
     add_name_hashes(&mut acc.resmap)?;
     transform::name_reference::apply(&mut acc.resmap, &acc.config.name_reference)?;
     transform::vars::resolve(&mut acc.resmap, &acc.vars, &acc.config.var_reference)?;
+    transform::local_config::drop_local(&mut acc.resmap);
+    transform::annotation_strings::apply(&mut acc.resmap);
     transform::sort::apply(&mut acc.resmap, top.sort_options.as_ref())
 }
 
@@ -206,7 +208,7 @@ impl Builder<'_> {
             ..MergeOptions::kustomize()
         };
         let env = TransformEnv { read: &mut read, merge: &opts };
-        apply_transformers(k, acc, env, &mut |rm: &mut ResMap, kind: &'static str| {
+        let mut record_builtin = |rm: &mut ResMap, kind: &'static str| {
             if record {
                 for r in rm.iter_mut() {
                     r.transformations.push(Configured {
@@ -217,7 +219,18 @@ impl Builder<'_> {
                     });
                 }
             }
-        })?;
+        };
+        apply_transformers(k, acc, env, &mut record_builtin)?;
+        // Replacements run last among the kustomization's own transformers.
+        if !k.replacements.is_empty() {
+            let mut read_replacements = |p: &str| {
+                let (real, bytes) = load::read_restricted(dir, p, restrictor, "replacements file")?;
+                load::utf8(bytes, &real)
+            };
+            use transform::replacements::{apply_entries, Decode};
+            apply_entries(&mut acc.resmap, &k.replacements, Decode::Strict, &mut read_replacements)?;
+            record_builtin(&mut acc.resmap, "ReplacementTransformer");
+        }
         for (config, source) in self.load_plugin_configs(dir, file, &k.transformers)? {
             let kind = crate::plugins::run_transformer(&mut acc.resmap, &config, &mut read, &opts)
                 .map_err(|e| e.context(format!("running transformer from {}", source.display())))?;
@@ -522,8 +535,7 @@ fn check_supported(k: &Kustomization) -> Result<()> {
              kbuild does not run helm; render the chart to YAML and list that under 'resources'",
         ));
     }
-    let pending: [(&str, bool); 2] = [
-        ("replacements", !k.replacements.is_empty()),
+    let pending: [(&str, bool); 1] = [
         ("crds", !k.crds.is_empty()),
     ];
     if let Some((name, _)) = pending.iter().find(|(_, used)| *used) {

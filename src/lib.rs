@@ -10,6 +10,7 @@ pub mod build_metadata;
 pub mod builtin_specs;
 pub mod config;
 pub mod error;
+pub mod fieldpath;
 pub mod fieldspec;
 pub mod generate;
 pub mod kustomization;

@@ -78,6 +78,13 @@ struct ReplicaConfig {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
+struct ReplacementConfig {
+    #[serde(default)]
+    replacements: Vec<crate::kustomization::ReplacementField>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct SmpConfig {
     #[serde(default)]
     paths: Vec<String>,
@@ -206,6 +213,11 @@ pub fn run_transformer(
                 .ok_or_else(|| Error::msg("PatchJson6902Transformer needs a target"))?;
             patch::apply_json(rm, &ops, &target)?;
         }
+        "ReplacementTransformer" => {
+            let c: ReplacementConfig = decode(node, &kind)?;
+            use transform::replacements::{apply_entries, Decode};
+            apply_entries(rm, &c.replacements, Decode::Lenient, read)?;
+        }
         other => return Err(unknown(other, "transformer")),
     }
     Ok(kind)
@@ -320,7 +332,7 @@ fn unknown(kind: &str, what: &str) -> Error {
     Error::msg(format!(
         "unable to load builtin {kind}: not a builtin {what} kbuild knows (builtin {what}s: {})",
         if what == "transformer" {
-            "AnnotationsTransformer, ImageTagTransformer, LabelTransformer, NamespaceTransformer, PatchJson6902Transformer, PatchStrategicMergeTransformer, PatchTransformer, PrefixSuffixTransformer, PrefixTransformer, ReplicaCountTransformer, SuffixTransformer"
+            "AnnotationsTransformer, ImageTagTransformer, LabelTransformer, NamespaceTransformer, PatchJson6902Transformer, PatchStrategicMergeTransformer, PatchTransformer, PrefixSuffixTransformer, PrefixTransformer, ReplacementTransformer, ReplicaCountTransformer, SuffixTransformer"
         } else {
             "ConfigMapGenerator, SecretGenerator, IAMPolicyGenerator"
         }

@@ -79,6 +79,16 @@ pub fn parse_document(text: &str, source: &str) -> Result<Node, Error> {
     Ok(parse_piece(text, 0, Schema::Kustomization, source)?.unwrap_or(Node::Null))
 }
 
+/// Reads one scalar's text the way go-yaml v3 reads it in a resource: untagged
+/// (`tag` `None`) as a plain scalar, or under a core tag (`"int"`, `"null"`, …).
+/// The error is go-yaml's message when the text does not fit the tag
+/// (``cannot decode !!str `abc` as a !!int``). Replacements need this: kustomize
+/// keeps a target's tag and swaps only its text.
+pub(crate) fn resolve_resource_scalar(text: &str, tag: Option<&str>) -> Result<Node, String> {
+    let tag = tag.map_or(TagRef::None, TagRef::Core);
+    resolve::resolve(Cow::Borrowed(text), true, tag, Schema::Resource).map(|r| r.node)
+}
+
 /// kustomize's resource factory drops these documents without a word.
 fn is_empty_document(node: &Node) -> bool {
     match node {
