@@ -13,6 +13,7 @@ mod assoc;
 pub mod directive;
 pub mod json6902;
 pub mod merge3;
+pub mod strategic;
 pub mod smp;
 
 pub use directive::{Directive, take_directive};
