@@ -72,3 +72,68 @@ fn walk(root: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// `--in-place` rewrites DEST's files: merged resources stay in their file, deleted ones
+/// leave it (a file left empty is removed), new ones go to the file of the same relative
+/// path as upstream.
+#[test]
+fn merge3_in_place() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/merge-fixtures/merge3/package-update");
+    let tmp = tempfile::tempdir().expect("temporary directory");
+    let dest = tmp.path().join("dest");
+    std::fs::create_dir(&dest).expect("dest");
+    for entry in std::fs::read_dir(case.join("dest")).expect("fixture") {
+        let entry = entry.expect("entry");
+        std::fs::copy(entry.path(), dest.join(entry.file_name())).expect("copy");
+    }
+    let status = Command::new(env!("CARGO_BIN_EXE_kbuild"))
+        .args(["merge3", "--original"])
+        .arg(case.join("original"))
+        .arg("--updated")
+        .arg(case.join("updated"))
+        .arg("--dest")
+        .arg(&dest)
+        .arg("--in-place")
+        .output()
+        .expect("run kbuild");
+    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    let mut files: Vec<String> = std::fs::read_dir(&dest)
+        .expect("dest")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["app.yaml", "netpol.yaml", "pdb.yaml"]);
+    let app = std::fs::read_to_string(dest.join("app.yaml")).expect("app.yaml");
+    assert!(app.contains("image: example/web:2.0") && app.contains("replicas: 3"), "{app}");
+    assert!(app.contains("type: NodePort") && app.contains("name: proxy"), "{app}");
+    let pdb = std::fs::read_to_string(dest.join("pdb.yaml")).expect("pdb.yaml");
+    assert!(pdb.starts_with("apiVersion: policy/v1\nkind: PodDisruptionBudget\n"), "{pdb}");
+    let expected = std::fs::read_to_string(case.join("expected.out")).expect("expected.out");
+    let netpol = std::fs::read_to_string(dest.join("netpol.yaml")).expect("netpol.yaml");
+    assert!(expected.contains(&netpol), "{netpol}");
+}
+
+/// A failing merge writes nothing.
+#[test]
+fn merge3_in_place_error_writes_nothing() {
+    let tmp = tempfile::tempdir().expect("temporary directory");
+    let dest = tmp.path().join("dest.yaml");
+    let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: v\n";
+    std::fs::write(&dest, text).expect("write");
+    let bad = tmp.path().join("bad.yaml");
+    std::fs::write(&bad, "kind: [").expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_kbuild"))
+        .args(["merge3", "--original"])
+        .arg(&dest)
+        .arg("--updated")
+        .arg(&bad)
+        .arg("--dest")
+        .arg(&dest)
+        .arg("--in-place")
+        .output()
+        .expect("run kbuild");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("bad.yaml"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&dest).expect("read"), text);
+}
