@@ -267,7 +267,10 @@ fn apply_one(
     let result = if unchanged {
         current.clone()
     } else {
-        apply_patch(current, &patch, schema).map_err(|e| e.context(format!("{name}: applying the patch")))?
+        let mut result = apply_patch(current, &patch, schema)
+            .map_err(|e| e.context(format!("{name}: applying the patch")))?;
+        strip_directives(&mut result);
+        result
     };
     Ok(Applied {
         name,
@@ -280,6 +283,25 @@ fn apply_one(
         result: Some(result),
         patch: Some(patch),
     })
+}
+
+/// Removes patch directives that apimachinery leaves in values the live object did not
+/// have (`$retainKeys` and the parallel lists in a new mapping): the API server drops them
+/// as unknown fields when it decodes the object.
+fn strip_directives(node: &mut Node) {
+    match node {
+        Node::Map(m) => {
+            m.retain(|k, _| {
+                !(k == "$patch"
+                    || k == "$retainKeys"
+                    || k.starts_with("$setElementOrder/")
+                    || k.starts_with("$deleteFromPrimitiveList/"))
+            });
+            m.values_mut().for_each(strip_directives);
+        }
+        Node::Seq(items) => items.iter_mut().for_each(strip_directives),
+        _ => {}
+    }
 }
 
 /// Reads the annotation: JSON of an object of the same kind and name.

@@ -335,4 +335,68 @@ fn smp_corpus() {
         eprintln!("FAIL {f}");
     }
     assert!(all.is_empty(), "{} failures", all.len());
+    assert_eq!((three.passed, two.passed, apply.passed), (133, 133, 30));
+}
+
+/// `smp/k8s-apply.yaml`: merge2 inputs on real kinds applied by apimachinery (recorded with
+/// `kubectl patch --local`), run with kbuild's built-in schema.
+#[test]
+fn k8s_apply_corpus() {
+    let Some(dir) = corpus_dir() else { return };
+    let merge_dir = dir.join("../merge2");
+    let mut sources = std::collections::HashMap::new();
+    for file in ["scalar", "list", "element", "map", "old"] {
+        let text_ = std::fs::read_to_string(merge_dir.join(format!("{file}.yaml"))).expect("merge2 file");
+        let table = parse(&text_, false).expect("YAML");
+        for case in table.get("cases").and_then(Node::as_seq).into_iter().flatten() {
+            sources.insert(text(case, &["id"]).unwrap_or("").to_string(), case.clone());
+        }
+    }
+    let text_ = std::fs::read_to_string(dir.join("k8s-apply.yaml")).expect("k8s-apply.yaml");
+    let table = parse(&text_, false).expect("YAML");
+    let mut tally = Tally::default();
+    for case in table.get("cases").and_then(Node::as_seq).into_iter().flatten() {
+        let id = text(case, &["id"]).unwrap_or("?");
+        let Some(source) = sources.get(text(case, &["inputsFrom"]).unwrap_or("")) else {
+            tally.record(id, Err("inputs not found".into()));
+            continue;
+        };
+        let result = (|| -> Result<(), String> {
+            let original = parse(text(source, &["dest"]).unwrap_or(""), false)?;
+            let patch = parse(text(source, &["patch"]).unwrap_or(""), false)?;
+            let schema = original
+                .get_str(&["apiVersion"])
+                .zip(original.get_str(&["kind"]))
+                .and_then(|(a, k)| kbuild::openapi::Schemas::builtin().lookup_api_version(a, k));
+            let got = apply_patch(&original, &patch, schema).map_err(|e| e.to_string());
+            if case.get("expectError") == Some(&Node::Bool(true)) {
+                let want = text(case, &["errorContains"]).unwrap_or("");
+                return match got {
+                    Err(e) if e.contains(want) => Ok(()),
+                    other => Err(format!("want error {want:?}, got {other:?}")),
+                };
+            }
+            let mut got = got?;
+            let mut want = parse(text(case, &["expected"]).unwrap_or(""), false)?;
+            for path in source.get("unorderedPaths").and_then(Node::as_seq).into_iter().flatten() {
+                let path: Vec<&str> = path.as_str().unwrap_or("").split('.').collect();
+                for n in [&mut got, &mut want] {
+                    if let Some(Node::Seq(items)) = n.get_path_mut(&path) {
+                        items.sort_by_key(|i| i.get_str(&["name"]).unwrap_or("").to_string());
+                    }
+                }
+            }
+            if same(&got, &want) {
+                Ok(())
+            } else {
+                Err(format!("got {}, want {}", got.to_json(), want.to_json()))
+            }
+        })();
+        tally.record(id, result);
+    }
+    eprintln!("k8s-apply: {} passed, {} failed", tally.passed, tally.failures.len());
+    for f in &tally.failures {
+        eprintln!("FAIL {f}");
+    }
+    assert!(tally.failures.is_empty());
 }
