@@ -165,7 +165,11 @@ fn schema_for(node: &Node) -> Option<TypeRef<'static>> {
 
 /// Computes what `kubectl apply` would do: `live` as `kubectl get -o yaml` prints it
 /// (see [`expand_lists`]), `config` the objects to apply.
-pub fn dry_run(live: &[Node], config: &[Node], options: &ApplyOptions) -> Result<ApplyReport, Error> {
+pub fn dry_run(
+    live: &[Node],
+    config: &[Node],
+    options: &ApplyOptions,
+) -> Result<ApplyReport, Error> {
     let mut live_index: HashMap<Key, usize> = HashMap::new();
     for (i, node) in live.iter().enumerate() {
         let key = key_of(node, "live objects")?;
@@ -235,10 +239,11 @@ fn apply_one(
     let namespace = (!key.2.is_empty()).then(|| key.2.clone());
     let mut config = config.clone();
     // kubectl's resource builder puts namespaced objects into the default namespace first.
-    if !key.2.is_empty() && config.get_str(&["metadata", "namespace"]).is_none() {
-        if let Some(metadata) = config.ensure_map(&["metadata"]) {
-            metadata.insert("namespace".into(), Node::Str(key.2.clone()));
-        }
+    if !key.2.is_empty()
+        && config.get_str(&["metadata", "namespace"]).is_none()
+        && let Some(metadata) = config.ensure_map(&["metadata"])
+    {
+        metadata.insert("namespace".into(), Node::Str(key.2.clone()));
     }
     let config = &config;
     let modified = with_last_applied(config)?;

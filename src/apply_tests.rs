@@ -10,7 +10,9 @@ fn y(text: &str) -> Node {
 
 #[test]
 fn annotation_is_go_json_of_the_configuration() {
-    let config = y("kind: ConfigMap\napiVersion: v1\nmetadata: {name: a}\ndata: {z: '<&>', a: 1.5, n: 10}\n");
+    let config = y(
+        "kind: ConfigMap\napiVersion: v1\nmetadata: {name: a}\ndata: {z: '<&>', a: 1.5, n: 10}\n",
+    );
     let modified = with_last_applied(&config).expect("annotate");
     let text = modified
         .get_str(&["metadata", "annotations", LAST_APPLIED])
@@ -29,7 +31,9 @@ fn go_floats() {
 }
 
 fn live_cm(annotation: Option<&str>) -> Node {
-    let mut node = y("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: default, labels: {app: x}}\ndata: {k: v, server: s}\n");
+    let mut node = y(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: default, labels: {app: x}}\ndata: {k: v, server: s}\n",
+    );
     if let Some(text) = annotation {
         node.ensure_map(&["metadata", "annotations"])
             .expect("map")
@@ -43,7 +47,11 @@ fn missing_annotation_warns_and_applies() {
     let config = y("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: w}\n");
     let report = dry_run(&[live_cm(None)], &[config], &ApplyOptions::default()).expect("dry run");
     assert_eq!(report.warnings.len(), 1);
-    assert!(report.warnings[0].contains("configmap/a"), "{:?}", report.warnings);
+    assert!(
+        report.warnings[0].contains("configmap/a"),
+        "{:?}",
+        report.warnings
+    );
     let result = report.objects[0].result.as_ref().expect("result");
     assert_eq!(result.get_str(&["data", "k"]), Some("w"));
     // Never applied: the server's field stays.
@@ -52,21 +60,29 @@ fn missing_annotation_warns_and_applies() {
 
 #[test]
 fn unchanged_when_config_equals_last_applied() {
-    let config = y("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, labels: {app: x}}\ndata: {k: v}\n");
+    let config =
+        y("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, labels: {app: x}}\ndata: {k: v}\n");
     let modified = with_last_applied(&{
         let mut c = config.clone();
-        c.ensure_map(&["metadata"]).expect("map").insert("namespace".into(), Node::Str("default".into()));
+        c.ensure_map(&["metadata"])
+            .expect("map")
+            .insert("namespace".into(), Node::Str("default".into()));
         c
     })
     .expect("annotate");
-    let text = modified.get_str(&["metadata", "annotations", LAST_APPLIED]).expect("text");
-    let report = dry_run(&[live_cm(Some(text))], &[config], &ApplyOptions::default()).expect("dry run");
+    let text = modified
+        .get_str(&["metadata", "annotations", LAST_APPLIED])
+        .expect("text");
+    let report =
+        dry_run(&[live_cm(Some(text))], &[config], &ApplyOptions::default()).expect("dry run");
     assert_eq!(report.objects[0].action, Action::Unchanged);
 }
 
 #[test]
 fn prune_needs_the_annotation_and_the_selector() {
-    let applied = live_cm(Some("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"a\"}}\n"));
+    let applied = live_cm(Some(
+        "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"a\"}}\n",
+    ));
     let options = ApplyOptions {
         prune: Some(LabelSelector::parse("app=x").expect("selector")),
     };
@@ -84,7 +100,9 @@ fn prune_needs_the_annotation_and_the_selector() {
 
 #[test]
 fn lists_are_expanded() {
-    let list = y("apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n");
+    let list = y(
+        "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n",
+    );
     assert_eq!(expand_lists(vec![list]).expect("expand").len(), 1);
     let bad = y("apiVersion: v1\nkind: List\nitems: 3\n");
     assert!(expand_lists(vec![bad]).is_err());
@@ -92,7 +110,9 @@ fn lists_are_expanded() {
 
 #[test]
 fn directives_do_not_reach_the_result() {
-    let mut node = y("spec: {strategy: {$retainKeys: [type], type: Recreate}, x: [{$setElementOrder/y: [1], y: [1]}]}");
+    let mut node = y(
+        "spec: {strategy: {$retainKeys: [type], type: Recreate}, x: [{$setElementOrder/y: [1], y: [1]}]}",
+    );
     strip_directives(&mut node);
     assert_eq!(node, y("spec: {strategy: {type: Recreate}, x: [{y: [1]}]}"));
 }

@@ -138,7 +138,7 @@ fn print_merge3_summary(merged: &[Merged], dest: &[Node]) {
         if m.change == Change::Merged && differs {
             changed += 1;
             eprintln!("merged  {} (changed)", m.key);
-        } else if m.change != Change::Kept && !(m.change == Change::Merged && !differs) {
+        } else if matches!(m.change, Change::Added | Change::Deleted) {
             eprintln!("{word:<7} {}", m.key);
         }
     }
@@ -198,7 +198,12 @@ fn write_in_place(
 
 /// Where a resource new upstream goes: DEST itself when it is a file, else the path it has
 /// in UPDATED, relative to UPDATED, under DEST.
-fn new_resource_file(args: &Merge3Args, updated: &Loaded, m: &Merged, dest_files: &[PathBuf]) -> PathBuf {
+fn new_resource_file(
+    args: &Merge3Args,
+    updated: &Loaded,
+    m: &Merged,
+    dest_files: &[PathBuf],
+) -> PathBuf {
     if args.dest.is_file() {
         return args.dest.clone();
     }
@@ -252,7 +257,11 @@ pub fn run_apply(args: &ApplyArgs) -> Result<(), Error> {
     let report = dry_run(&live, &config, &ApplyOptions { prune })?;
     let text = match args.show {
         Show::Objects => {
-            let docs: Vec<&Node> = report.objects.iter().filter_map(|o| o.result.as_ref()).collect();
+            let docs: Vec<&Node> = report
+                .objects
+                .iter()
+                .filter_map(|o| o.result.as_ref())
+                .collect();
             emit::emit_stream_refs(&docs)
         }
         Show::Patch => render_patches(&report.objects),

@@ -73,7 +73,12 @@ fn merge3_corpus() {
         let path = dir.join(format!("{file}.yaml"));
         let text = std::fs::read_to_string(&path).expect("corpus file");
         let table = parse(&text).expect("corpus YAML").expect("a table");
-        for case in table.get("cases").and_then(Node::as_seq).into_iter().flatten() {
+        for case in table
+            .get("cases")
+            .and_then(Node::as_seq)
+            .into_iter()
+            .flatten()
+        {
             let id = field(case, "id");
             if case.get("inlineSchemaComments") == Some(&Node::Bool(true)) {
                 match run_case(case, &none) {

@@ -24,7 +24,8 @@ fn run_case(dir: &Path) -> Result<(), String> {
         std::fs::write(dir.join("expected.out"), &stdout).map_err(|e| e.to_string())?;
         std::fs::write(dir.join("expected.err"), &stderr).map_err(|e| e.to_string())?;
         if code != 0 {
-            std::fs::write(dir.join("expected.code"), format!("{code}\n")).map_err(|e| e.to_string())?;
+            std::fs::write(dir.join("expected.code"), format!("{code}\n"))
+                .map_err(|e| e.to_string())?;
         }
         return Ok(());
     }
@@ -64,7 +65,11 @@ fn merge_tool_fixtures() {
 fn walk(root: &Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     for command in std::fs::read_dir(root).into_iter().flatten().flatten() {
-        for case in std::fs::read_dir(command.path()).into_iter().flatten().flatten() {
+        for case in std::fs::read_dir(command.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             if case.path().join("args").is_file() {
                 out.push(case.path());
             }
@@ -78,7 +83,8 @@ fn walk(root: &Path) -> Vec<std::path::PathBuf> {
 /// path as upstream.
 #[test]
 fn merge3_in_place() {
-    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/merge-fixtures/merge3/package-update");
+    let case =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/merge-fixtures/merge3/package-update");
     let tmp = tempfile::tempdir().expect("temporary directory");
     let dest = tmp.path().join("dest");
     std::fs::create_dir(&dest).expect("dest");
@@ -96,7 +102,11 @@ fn merge3_in_place() {
         .arg("--in-place")
         .output()
         .expect("run kbuild");
-    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
     let mut files: Vec<String> = std::fs::read_dir(&dest)
         .expect("dest")
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
@@ -104,10 +114,19 @@ fn merge3_in_place() {
     files.sort();
     assert_eq!(files, ["app.yaml", "netpol.yaml", "pdb.yaml"]);
     let app = std::fs::read_to_string(dest.join("app.yaml")).expect("app.yaml");
-    assert!(app.contains("image: example/web:2.0") && app.contains("replicas: 3"), "{app}");
-    assert!(app.contains("type: NodePort") && app.contains("name: proxy"), "{app}");
+    assert!(
+        app.contains("image: example/web:2.0") && app.contains("replicas: 3"),
+        "{app}"
+    );
+    assert!(
+        app.contains("type: NodePort") && app.contains("name: proxy"),
+        "{app}"
+    );
     let pdb = std::fs::read_to_string(dest.join("pdb.yaml")).expect("pdb.yaml");
-    assert!(pdb.starts_with("apiVersion: policy/v1\nkind: PodDisruptionBudget\n"), "{pdb}");
+    assert!(
+        pdb.starts_with("apiVersion: policy/v1\nkind: PodDisruptionBudget\n"),
+        "{pdb}"
+    );
     let expected = std::fs::read_to_string(case.join("expected.out")).expect("expected.out");
     let netpol = std::fs::read_to_string(dest.join("netpol.yaml")).expect("netpol.yaml");
     assert!(expected.contains(&netpol), "{netpol}");

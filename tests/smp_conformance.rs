@@ -112,7 +112,9 @@ fn same(a: &Node, b: &Node) -> bool {
         (Node::Map(x), Node::Map(y)) => {
             x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
         }
-        (Node::Seq(x), Node::Seq(y)) => x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same(v, w)),
+        (Node::Seq(x), Node::Seq(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same(v, w))
+        }
         _ => a == b,
     }
 }
@@ -120,14 +122,18 @@ fn same(a: &Node, b: &Node) -> bool {
 fn go_fmt(n: &Node) -> String {
     match n {
         Node::Null => "<nil>".into(),
-        other => other.scalar_string().unwrap_or_else(|| other.to_json().to_string()),
+        other => other
+            .scalar_string()
+            .unwrap_or_else(|| other.to_json().to_string()),
     }
 }
 
 /// The corpus's `normalized` comparison: merging lists sorted by merge key, scalar merging
 /// lists deduplicated and sorted.
 fn normalize(node: &Node, schema: Option<TestSchema>) -> Node {
-    let Node::Map(m) = node else { return node.clone() };
+    let Node::Map(m) = node else {
+        return node.clone();
+    };
     let mut out = kbuild::yaml::Map::new();
     for (k, v) in m {
         let field = schema.and_then(|s| s.field(k).ok().flatten());
@@ -143,7 +149,8 @@ fn normalize(node: &Node, schema: Option<TestSchema>) -> Node {
             if f.strategy().merge && !items.is_empty() {
                 if let Node::Map(_) = items[0] {
                     let key = f.merge_key().unwrap_or("").to_string();
-                    let mut sorted: Vec<Node> = items.iter().map(|i| normalize(i, Some(f))).collect();
+                    let mut sorted: Vec<Node> =
+                        items.iter().map(|i| normalize(i, Some(f))).collect();
                     sorted.sort_by_key(|i| i.get(&key).map(go_fmt).unwrap_or_default());
                     Node::Seq(sorted)
                 } else {
@@ -229,7 +236,8 @@ impl Case<'_> {
         self.check(&patch, text(step, &["patch"]).unwrap_or("{}"))
             .map_err(|e| format!("two-way patch: {e}"))?;
         let original = self.doc("original")?;
-        let result = apply_patch(&original, &patch, Some(self.schema)).map_err(|e| e.to_string())?;
+        let result =
+            apply_patch(&original, &patch, Some(self.schema)).map_err(|e| e.to_string())?;
         self.check(&result, text(step, &["result"]).unwrap_or("{}"))
             .map_err(|e| format!("two-way result: {e}"))
     }
@@ -239,7 +247,11 @@ impl Case<'_> {
             return Ok(());
         };
         let docs = || -> Result<(Node, Node, Node), String> {
-            Ok((self.doc("original")?, self.doc("modified")?, self.doc("current")?))
+            Ok((
+                self.doc("original")?,
+                self.doc("modified")?,
+                self.doc("current")?,
+            ))
         };
         let patch = docs().and_then(|(o, m, c)| {
             create_three_way_patch(&o, &m, &c, Some(self.schema)).map_err(|e| e.to_string())
@@ -299,7 +311,12 @@ fn smp_corpus() {
     for file in ["create", "raw", "raw-extension", "unknown-field", "apply"] {
         let text_ = std::fs::read_to_string(dir.join(format!("{file}.yaml"))).expect("corpus file");
         let table = parse(&text_, false).expect("corpus YAML");
-        for case in table.get("cases").and_then(Node::as_seq).into_iter().flatten() {
+        for case in table
+            .get("cases")
+            .and_then(Node::as_seq)
+            .into_iter()
+            .flatten()
+        {
             let id = text(case, &["id"]).unwrap_or("?");
             let root = match text(case, &["schema"]) {
                 Some("mergeItem") => "mergeItem",
@@ -330,7 +347,12 @@ fn smp_corpus() {
         apply.passed,
         apply.failures.len()
     );
-    let all: Vec<&String> = three.failures.iter().chain(&two.failures).chain(&apply.failures).collect();
+    let all: Vec<&String> = three
+        .failures
+        .iter()
+        .chain(&two.failures)
+        .chain(&apply.failures)
+        .collect();
     for f in &all {
         eprintln!("FAIL {f}");
     }
@@ -346,16 +368,27 @@ fn k8s_apply_corpus() {
     let merge_dir = dir.join("../merge2");
     let mut sources = std::collections::HashMap::new();
     for file in ["scalar", "list", "element", "map", "old"] {
-        let text_ = std::fs::read_to_string(merge_dir.join(format!("{file}.yaml"))).expect("merge2 file");
+        let text_ =
+            std::fs::read_to_string(merge_dir.join(format!("{file}.yaml"))).expect("merge2 file");
         let table = parse(&text_, false).expect("YAML");
-        for case in table.get("cases").and_then(Node::as_seq).into_iter().flatten() {
+        for case in table
+            .get("cases")
+            .and_then(Node::as_seq)
+            .into_iter()
+            .flatten()
+        {
             sources.insert(text(case, &["id"]).unwrap_or("").to_string(), case.clone());
         }
     }
     let text_ = std::fs::read_to_string(dir.join("k8s-apply.yaml")).expect("k8s-apply.yaml");
     let table = parse(&text_, false).expect("YAML");
     let mut tally = Tally::default();
-    for case in table.get("cases").and_then(Node::as_seq).into_iter().flatten() {
+    for case in table
+        .get("cases")
+        .and_then(Node::as_seq)
+        .into_iter()
+        .flatten()
+    {
         let id = text(case, &["id"]).unwrap_or("?");
         let Some(source) = sources.get(text(case, &["inputsFrom"]).unwrap_or("")) else {
             tally.record(id, Err("inputs not found".into()));
@@ -378,7 +411,12 @@ fn k8s_apply_corpus() {
             }
             let mut got = got?;
             let mut want = parse(text(case, &["expected"]).unwrap_or(""), false)?;
-            for path in source.get("unorderedPaths").and_then(Node::as_seq).into_iter().flatten() {
+            for path in source
+                .get("unorderedPaths")
+                .and_then(Node::as_seq)
+                .into_iter()
+                .flatten()
+            {
                 let path: Vec<&str> = path.as_str().unwrap_or("").split('.').collect();
                 for n in [&mut got, &mut want] {
                     if let Some(Node::Seq(items)) = n.get_path_mut(&path) {
@@ -394,7 +432,11 @@ fn k8s_apply_corpus() {
         })();
         tally.record(id, result);
     }
-    eprintln!("k8s-apply: {} passed, {} failed", tally.passed, tally.failures.len());
+    eprintln!(
+        "k8s-apply: {} passed, {} failed",
+        tally.passed,
+        tally.failures.len()
+    );
     for f in &tally.failures {
         eprintln!("FAIL {f}");
     }

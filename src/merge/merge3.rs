@@ -333,10 +333,10 @@ impl<'s> Walker<'_, 's> {
                 continue; // deleted locally, unchanged upstream: stays deleted
             }
             for key in keys {
-                if let Some(v) = source.get(key) {
-                    if !merged.contains_key(key) {
-                        merged.insert(key.clone(), v.clone());
-                    }
+                if let Some(v) = source.get(key)
+                    && !merged.contains_key(key)
+                {
+                    merged.insert(key.clone(), v.clone());
                 }
             }
             out.push(Node::Map(merged));

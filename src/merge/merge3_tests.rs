@@ -20,7 +20,11 @@ fn run(original: &str, updated: &str, dest: &str) -> Option<Node> {
 }
 
 fn check(original: &str, updated: &str, dest: &str, expected: &str) {
-    assert_eq!(run(original, updated, dest), y(expected), "\n{original}\n{updated}\n{dest}");
+    assert_eq!(
+        run(original, updated, dest),
+        y(expected),
+        "\n{original}\n{updated}\n{dest}"
+    );
 }
 
 #[test]
@@ -51,18 +55,33 @@ fn explicit_null_in_updated_or_dest_clears() {
 
 #[test]
 fn plain_list_is_a_value() {
-    check("l: [1, 2]\n", "l: [1, 2]\n", "l: [1, 2, 3]\n", "l: [1, 2, 3]\n");
+    check(
+        "l: [1, 2]\n",
+        "l: [1, 2]\n",
+        "l: [1, 2, 3]\n",
+        "l: [1, 2, 3]\n",
+    );
     check("l: [1, 2]\n", "l: [2]\n", "l: [1, 2, 3]\n", "l: [2]\n");
 }
 
 #[test]
 fn map_field_only_in_dest_is_kept() {
-    check("m: {a: 1}\n", "m: {a: 1}\n", "m: {a: 1, mine: x}\n", "m: {a: 1, mine: x}\n");
+    check(
+        "m: {a: 1}\n",
+        "m: {a: 1}\n",
+        "m: {a: 1, mine: x}\n",
+        "m: {a: 1, mine: x}\n",
+    );
 }
 
 #[test]
 fn map_missing_from_dest_gets_the_delta() {
-    check("m: {a: 1}\nk: 0\n", "m: {a: 1, b: 2}\nk: 0\n", "k: 0\n", "m: {b: 2}\nk: 0\n");
+    check(
+        "m: {a: 1}\nk: 0\n",
+        "m: {a: 1, b: 2}\nk: 0\n",
+        "k: 0\n",
+        "m: {b: 2}\nk: 0\n",
+    );
 }
 
 #[test]
@@ -144,7 +163,8 @@ fn associative_list_removed_upstream_is_cleared() {
 #[test]
 fn without_schema_inferred_keys_pair_elements() {
     // A custom resource: no schema, so kyaml's associative keys are tried in order.
-    let cr = |mounts: &str| format!("apiVersion: x.io/v1\nkind: Thing\nspec:\n  mounts: {mounts}\n");
+    let cr =
+        |mounts: &str| format!("apiVersion: x.io/v1\nkind: Thing\nspec:\n  mounts: {mounts}\n");
     check(
         &cr("[{mountPath: /a, ro: true}]"),
         &cr("[{mountPath: /a, ro: false}]"),
@@ -170,7 +190,11 @@ fn list_map_keys_pair_ports_by_port_and_protocol() {
 
 #[test]
 fn kustomization_generators_merge_by_name() {
-    let k = |gens: &str| format!("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nconfigMapGenerator: {gens}\n");
+    let k = |gens: &str| {
+        format!(
+            "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nconfigMapGenerator: {gens}\n"
+        )
+    };
     check(
         &k("[{name: a, literals: [x=1]}]"),
         &k("[{name: a, literals: [x=2]}]"),
@@ -186,13 +210,22 @@ fn kind_change_is_a_value_change() {
 }
 
 fn res(kind: &str, name: &str, data: &str) -> Node {
-    y(&format!("apiVersion: v1\nkind: {kind}\nmetadata: {{name: {name}}}\ndata: {data}\n")).expect("doc")
+    y(&format!(
+        "apiVersion: v1\nkind: {kind}\nmetadata: {{name: {name}}}\ndata: {data}\n"
+    ))
+    .expect("doc")
 }
 
 #[test]
 fn resources_pair_by_identity() {
-    let original = [res("ConfigMap", "gone", "{}"), res("ConfigMap", "both", "{a: '1'}")];
-    let updated = [res("ConfigMap", "both", "{a: '2'}"), res("ConfigMap", "new", "{}")];
+    let original = [
+        res("ConfigMap", "gone", "{}"),
+        res("ConfigMap", "both", "{a: '1'}"),
+    ];
+    let updated = [
+        res("ConfigMap", "both", "{a: '2'}"),
+        res("ConfigMap", "new", "{}"),
+    ];
     let dest = [
         res("ConfigMap", "mine", "{}"),
         res("ConfigMap", "gone", "{}"),
@@ -209,7 +242,10 @@ fn resources_pair_by_identity() {
             ("ConfigMap/new", Change::Added),
         ]
     );
-    assert_eq!(out[2].node, Some(res("ConfigMap", "both", "{a: '2', b: '3'}")));
+    assert_eq!(
+        out[2].node,
+        Some(res("ConfigMap", "both", "{a: '2', b: '3'}"))
+    );
     assert_eq!(out[1].node, None);
 }
 

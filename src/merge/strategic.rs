@@ -117,7 +117,7 @@ struct MergeOptions {
     ignore_unmatched_nulls: bool,
 }
 
-fn as_object<'n>(node: &'n Node, what: &str) -> Result<Map, Error> {
+fn as_object(node: &Node, what: &str) -> Result<Map, Error> {
     match node {
         Node::Null => Ok(Map::new()),
         Node::Map(m) => Ok(m.clone()),
@@ -234,7 +234,9 @@ fn deep_eq(a: &Node, b: &Node) -> bool {
     match (a, b) {
         (Node::Int(i), Node::Float(f)) | (Node::Float(f), Node::Int(i)) => *i as f64 == *f,
         (Node::Map(x), Node::Map(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| deep_eq(v, w)))
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| deep_eq(v, w)))
         }
         (Node::Seq(x), Node::Seq(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(v, w)| deep_eq(v, w))
@@ -439,7 +441,9 @@ fn handle_map_diff<S: PatchSchema>(
 }
 
 fn maps_equal(a: &Map, b: &Map) -> bool {
-    a.len() == b.len() && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| deep_eq(v, w)))
+    a.len() == b.len()
+        && a.iter()
+            .all(|(k, v)| b.get(k).is_some_and(|w| deep_eq(v, w)))
 }
 
 fn handle_slice_diff<S: PatchSchema>(
@@ -466,7 +470,8 @@ fn handle_slice_diff<S: PatchSchema>(
         return Ok(());
     }
     options.build_retain_keys = meta.strategy.retain_keys;
-    let (add, delete, order) = diff_lists(original, modified, meta.schema, &meta.merge_key, options)?;
+    let (add, delete, order) =
+        diff_lists(original, modified, meta.schema, &meta.merge_key, options)?;
     if !add.is_empty() {
         patch.insert(key.into(), Node::Seq(add));
     }
@@ -500,7 +505,8 @@ fn diff_lists<S: PatchSchema>(
     let kind = slice_element_type(&[original, modified])?;
     let mut order = Vec::new();
     if kind == 5 {
-        let (patch, deletions) = diff_lists_of_maps(original, modified, schema, merge_key, options)?;
+        let (patch, deletions) =
+            diff_lists_of_maps(original, modified, schema, merge_key, options)?;
         let mut patch = normalize_slice_order(patch, modified, merge_key, kind)?;
         let order_same = is_order_same(original, modified, merge_key)?;
         patch.extend(deletions);
@@ -604,7 +610,9 @@ fn diff_lists_of_scalars(
 
 fn map_and_key<'n>(item: &'n Node, merge_key: &str) -> Result<(&'n Map, &'n Node), Error> {
     let m = item.as_map().ok_or_else(|| bad_arg("map", item))?;
-    let v = m.get(merge_key).ok_or_else(|| no_merge_key(item, merge_key))?;
+    let v = m
+        .get(merge_key)
+        .ok_or_else(|| no_merge_key(item, merge_key))?;
     Ok((m, v))
 }
 
@@ -692,9 +700,9 @@ fn normalize_slice_order(
         for item in items.iter().chain(order) {
             map_and_key(item, merge_key)?;
         }
-        let (keep, delete): (Vec<Node>, Vec<Node>) = items.into_iter().partition(|e| {
-            e.get(DIRECTIVE).and_then(Node::as_str) != Some("delete")
-        });
+        let (keep, delete): (Vec<Node>, Vec<Node>) = items
+            .into_iter()
+            .partition(|e| e.get(DIRECTIVE).and_then(Node::as_str) != Some("delete"));
         items = keep;
         to_delete = delete;
     }
@@ -767,7 +775,11 @@ fn normalize_element_order(
 }
 
 /// Splits `list` into the elements `by` has (by merge key, or by value) and the others.
-fn partition(list: Vec<Node>, by: &[Node], merge_key: &str) -> Result<(Vec<Node>, Vec<Node>), Error> {
+fn partition(
+    list: Vec<Node>,
+    by: &[Node],
+    merge_key: &str,
+) -> Result<(Vec<Node>, Vec<Node>), Error> {
     let mut inside = Vec::new();
     let mut outside = Vec::new();
     for item in list {
@@ -988,7 +1000,11 @@ fn discard_nulls(node: &mut Node) {
     }
 }
 
-fn apply_retain_keys(original: &mut Map, patch: &mut Map, options: MergeOptions) -> Result<(), Error> {
+fn apply_retain_keys(
+    original: &mut Map,
+    patch: &mut Map,
+    options: MergeOptions,
+) -> Result<(), Error> {
     let Some(retain) = patch.shift_remove(RETAIN_KEYS) else {
         return Ok(());
     };
@@ -1011,7 +1027,10 @@ fn apply_retain_keys(original: &mut Map, patch: &mut Map, options: MergeOptions)
     }
     let bad = || Error::msg("invalid patch format of retainKeys");
     let list = retain.as_seq().ok_or_else(bad)?;
-    let keep: Vec<String> = list.iter().filter_map(|v| v.as_str().map(String::from)).collect();
+    let keep: Vec<String> = list
+        .iter()
+        .filter_map(|v| v.as_str().map(String::from))
+        .collect();
     for (k, v) in patch.iter() {
         if v.is_null()
             || k.starts_with(DELETE_FROM_PRIMITIVE_LIST)
@@ -1073,7 +1092,11 @@ fn merge_set_element_order<S: PatchSchema>(
             Some(other) => return Err(bad_arg("list", other)),
         };
         let meta = lookup(schema, &list_key, true)?;
-        validate_patch_with_order(patch_list.as_deref().unwrap_or(&[]), &order, &meta.merge_key)?;
+        validate_patch_with_order(
+            patch_list.as_deref().unwrap_or(&[]),
+            &order,
+            &meta.merge_key,
+        )?;
         let merged = match (&original_list, &patch_list) {
             (Some(o), None) => o.clone(),
             (None, Some(p)) => match remove_directives(Node::Seq(p.clone())) {
@@ -1085,7 +1108,10 @@ fn merge_set_element_order<S: PatchSchema>(
         };
         let (patch_items, server_only) = partition(merged, &order, &meta.merge_key)?;
         let mut original_items = original_list.unwrap_or_default();
-        if let (Some(p), true) = (&patch_list, meta.strategy.merge && !meta.merge_key.is_empty()) {
+        if let (Some(p), true) = (
+            &patch_list,
+            meta.strategy.merge && !meta.merge_key.is_empty(),
+        ) {
             original_items = aliased_live_order(&original_items, p, &meta.merge_key);
         }
         let kind = slice_element_type(&[&original_items, patch_list.as_deref().unwrap_or(&[])])?;
@@ -1110,7 +1136,14 @@ fn merge_slice_or_replace<S: PatchSchema>(
     options: MergeOptions,
 ) -> Result<Vec<Node>, Error> {
     if meta.strategy.merge {
-        merge_slice(original, patch, meta.schema, &meta.merge_key, options, false)
+        merge_slice(
+            original,
+            patch,
+            meta.schema,
+            &meta.merge_key,
+            options,
+            false,
+        )
     } else {
         Ok(patch)
     }
@@ -1181,7 +1214,8 @@ fn merge_slice<S: PatchSchema>(
         let merged = merge_plain_elements(original.clone(), &patch, merge_key, schema, options)?;
         (merged, original, patch)
     };
-    let (patch_items, server_only) = partition(merged, &patch, if kind == 5 { merge_key } else { "" })?;
+    let (patch_items, server_only) =
+        partition(merged, &patch, if kind == 5 { merge_key } else { "" })?;
     normalize_element_order(
         patch_items,
         server_only,
@@ -1222,7 +1256,9 @@ fn merge_special_elements(
             }
             Some("replace") => replace = true,
             Some("merge") => {
-                return Err(Error::msg("merging lists cannot yet be specified in the patch"));
+                return Err(Error::msg(
+                    "merging lists cannot yet be specified in the patch",
+                ));
             }
             _ => {
                 return Err(Error::msg(format!(
@@ -1289,7 +1325,11 @@ fn field_conflicts<S: PatchSchema>(
     }
 }
 
-fn maps_have_conflicts<S: PatchSchema>(left: &Map, right: &Map, schema: Option<S>) -> Result<bool, Error> {
+fn maps_have_conflicts<S: PatchSchema>(
+    left: &Map,
+    right: &Map,
+    schema: Option<S>,
+) -> Result<bool, Error> {
     for (key, lv) in left {
         if key == DIRECTIVE || key == RETAIN_KEYS {
             continue;
@@ -1333,10 +1373,10 @@ fn slices_have_conflicts<S: PatchSchema>(
         };
         let (l, r) = (by_key(left)?, by_key(right)?);
         for (k, lv) in &l {
-            if let Some(rv) = r.get(k) {
-                if field_conflicts(lv, rv, schema, Strategy::default(), "")? {
-                    return Ok(true);
-                }
+            if let Some(rv) = r.get(k)
+                && field_conflicts(lv, rv, schema, Strategy::default(), "")?
+            {
+                return Ok(true);
             }
         }
         return Ok(false);

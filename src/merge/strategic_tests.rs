@@ -17,18 +17,26 @@ fn deployment() -> Option<TypeRef<'static>> {
 
 #[test]
 fn three_way_keeps_fields_never_applied() {
-    let original = y("spec: {minReadySeconds: 5, template: {spec: {containers: [{name: a, image: a:1}]}}}");
+    let original =
+        y("spec: {minReadySeconds: 5, template: {spec: {containers: [{name: a, image: a:1}]}}}");
     let modified = y("spec: {template: {spec: {containers: [{name: a, image: a:2}]}}}");
-    let current = y("spec: {replicas: 3, minReadySeconds: 5, template: {spec: {containers: [{name: a, image: a:1, imagePullPolicy: Always}]}}}");
-    let patch = create_three_way_patch(&original, &modified, &current, deployment()).expect("patch");
+    let current = y(
+        "spec: {replicas: 3, minReadySeconds: 5, template: {spec: {containers: [{name: a, image: a:1, imagePullPolicy: Always}]}}}",
+    );
+    let patch =
+        create_three_way_patch(&original, &modified, &current, deployment()).expect("patch");
     assert_eq!(
         patch,
-        y("spec: {minReadySeconds: null, template: {spec: {$setElementOrder/containers: [{name: a}], containers: [{name: a, image: a:2}]}}}")
+        y(
+            "spec: {minReadySeconds: null, template: {spec: {$setElementOrder/containers: [{name: a}], containers: [{name: a, image: a:2}]}}}"
+        )
     );
     let result = apply_patch(&current, &patch, deployment()).expect("apply");
     assert_eq!(
         result,
-        y("spec: {replicas: 3, template: {spec: {containers: [{name: a, image: a:2, imagePullPolicy: Always}]}}}")
+        y(
+            "spec: {replicas: 3, template: {spec: {containers: [{name: a, image: a:2, imagePullPolicy: Always}]}}}"
+        )
     );
 }
 
@@ -65,7 +73,11 @@ fn delete_from_primitive_list_and_merge_key_errors() {
     let current = y("spec: {template: {spec: {containers: [{name: a}]}}}");
     let patch = y("spec: {template: {spec: {containers: [{image: x}]}}}");
     let err = apply_patch(&current, &patch, deployment()).expect_err("no key");
-    assert!(err.to_string().contains("does not contain declared merge key: name"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("does not contain declared merge key: name"),
+        "{err}"
+    );
 }
 
 #[test]
