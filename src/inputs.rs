@@ -15,6 +15,8 @@ pub enum Origin {
     File { path: PathBuf, index: usize },
     /// A resource built from a kustomization.
     Built,
+    /// A document read from standard input.
+    Stdin,
 }
 
 /// Documents read from one input, with their origins.
@@ -28,8 +30,11 @@ pub struct Loaded {
 
 /// Reads an input: a directory with a kustomization file is built; any other directory
 /// contributes every `.yaml`/`.yml` file below it (sorted by path); a file is read as a
-/// YAML stream.
+/// YAML stream, and `-` is standard input.
 pub fn load(path: &Path) -> Result<Loaded, Error> {
+    if path == Path::new("-") {
+        return load_stdin();
+    }
     let meta = std::fs::metadata(path).map_err(|e| Error::Io {
         path: path.to_path_buf(),
         source: e,
@@ -63,6 +68,21 @@ pub fn load(path: &Path) -> Result<Loaded, Error> {
     let mut loaded = Loaded::default();
     read_file(path, &mut loaded)?;
     Ok(loaded)
+}
+
+fn load_stdin() -> Result<Loaded, Error> {
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map_err(|e| Error::Io {
+        path: PathBuf::from("<stdin>"),
+        source: e,
+    })?;
+    let docs = parse::parse_stream(&text, "<stdin>")?;
+    let origins = vec![Origin::Stdin; docs.len()];
+    Ok(Loaded {
+        docs,
+        origins,
+        files: Vec::new(),
+    })
 }
 
 fn read_file(path: &Path, loaded: &mut Loaded) -> Result<(), Error> {

@@ -51,7 +51,8 @@ pub struct ApplyArgs {
     /// cluster.
     #[arg(long, value_name = "client", num_args = 0..=1, default_missing_value = "client")]
     dry_run: Option<String>,
-    /// The live objects, as `kubectl get -o yaml` prints them (a List is accepted).
+    /// The live objects, as `kubectl get -o yaml` prints them (a List is accepted; `-` reads
+    /// standard input).
     #[arg(long, value_name = "LIVE.yaml")]
     live: PathBuf,
     /// The configuration: a kustomization directory, a directory of YAML files or a file.
@@ -157,7 +158,7 @@ fn write_in_place(
 ) -> Result<(), Error> {
     if dest.files.is_empty() {
         return Err(Error::msg(format!(
-            "--in-place: {} is a kustomization or has no YAML files; write the result with -o instead",
+            "--in-place: {} is a kustomization, standard input or has no YAML files; write the result with -o instead",
             args.dest.display()
         )));
     }
@@ -214,7 +215,7 @@ fn new_resource_file(
         .find(|(d, _)| kbuild::merge::merge3::resource_key(d) == m.key)
         .and_then(|(_, o)| match o {
             Origin::File { path, .. } => Some(path.clone()),
-            Origin::Built => None,
+            Origin::Built | Origin::Stdin => None,
         });
     let relative = from.and_then(|p| {
         if args.updated.is_file() {
