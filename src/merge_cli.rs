@@ -49,7 +49,13 @@ pub enum Show {
 pub struct ApplyArgs {
     /// Only `--dry-run` (or `--dry-run=client`) is supported: kbuild never contacts a
     /// cluster.
-    #[arg(long, value_name = "client", num_args = 0..=1, default_missing_value = "client")]
+    #[arg(
+        long,
+        value_name = "client",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "client"
+    )]
     dry_run: Option<String>,
     /// The live objects, as `kubectl get -o yaml` prints them (a List is accepted; `-` reads
     /// standard input).
