@@ -23,7 +23,7 @@
 use std::collections::HashMap;
 
 use crate::error::Error;
-use crate::merge::strategic::{apply_patch, create_three_way_patch};
+use crate::merge::strategic::{apply_patch, create_three_way_patch, three_way_conflicts};
 use crate::openapi::{Schemas, TypeRef, split_api_version};
 use crate::selector::LabelSelector;
 use crate::yaml::{Map, Node};
@@ -269,6 +269,21 @@ fn apply_one(
     let patch = create_three_way_patch(&original, &modified, current, schema)
         .map_err(|e| e.context(format!("{name}: computing the patch")))?;
     let unchanged = patch.as_map().is_none_or(Map::is_empty);
+    // kubectl apply overwrites (`--overwrite=true`); a preview says when that loses a change
+    // made on the live object since the last apply (what `--overwrite=false` refuses).
+    // The annotation itself always differs (the recorded configuration does not hold it).
+    let mut checked = patch.clone();
+    if let Some(annotations) = checked
+        .get_path_mut(&["metadata", "annotations"])
+        .and_then(Node::as_map_mut)
+    {
+        annotations.shift_remove(LAST_APPLIED);
+    }
+    if !unchanged && three_way_conflicts(&original, current, &checked, schema).unwrap_or(false) {
+        warnings.push(format!(
+            "{name}: the configuration overwrites changes made to the live object since the last apply"
+        ));
+    }
     let result = if unchanged {
         current.clone()
     } else {
