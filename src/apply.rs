@@ -279,7 +279,11 @@ fn apply_one(
     {
         annotations.shift_remove(LAST_APPLIED);
     }
-    if !unchanged && three_way_conflicts(&original, current, &checked, schema).unwrap_or(false) {
+    let was_applied = last_applied_text(current).is_some();
+    if !unchanged
+        && was_applied
+        && three_way_conflicts(&original, current, &checked, schema).unwrap_or(false)
+    {
         warnings.push(format!(
             "{name}: the configuration overwrites changes made to the live object since the last apply"
         ));
