@@ -116,3 +116,24 @@ fn directives_do_not_reach_the_result() {
     strip_directives(&mut node);
     assert_eq!(node, y("spec: {strategy: {type: Recreate}, x: [{y: [1]}]}"));
 }
+
+#[test]
+fn overwriting_a_live_change_warns() {
+    let last = "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"annotations\":{},\"name\":\"w\",\"namespace\":\"default\"},\"spec\":{\"replicas\":1}}\n";
+    let mut live = y(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w, namespace: default}\nspec: {replicas: 5}\n",
+    );
+    live.ensure_map(&["metadata", "annotations"])
+        .expect("map")
+        .insert(LAST_APPLIED.into(), Node::Str(last.into()));
+    let config =
+        y("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w}\nspec: {replicas: 2}\n");
+    let report = dry_run(&[live], &[config], &ApplyOptions::default()).expect("dry run");
+    assert_eq!(report.objects[0].action, Action::Configured);
+    assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);
+    assert!(
+        report.warnings[0].contains("overwrites"),
+        "{:?}",
+        report.warnings
+    );
+}
