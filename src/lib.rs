@@ -5,6 +5,7 @@
 //! `transform` and `merge` (transformers and patches), `yaml` (parsing and
 //! the kustomize-identical emitter), tied together by `build`.
 
+pub mod apply;
 pub mod build;
 pub mod build_metadata;
 pub mod builtin_specs;
@@ -13,6 +14,7 @@ pub mod error;
 pub mod fieldpath;
 pub mod fieldspec;
 pub mod generate;
+pub mod inputs;
 pub mod kustomization;
 pub mod load;
 pub mod merge;

@@ -9,6 +9,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod merge_cli;
+
 /// Renders Kubernetes configuration the way `kustomize build` does.
 #[derive(Parser, Debug)]
 #[command(name = "kbuild", version, about, args_conflicts_with_subcommands = true)]
@@ -23,6 +25,10 @@ struct Cli {
 enum Command {
     /// Build a kustomization (the default command).
     Build(BuildArgs),
+    /// Three-way merge: carry the changes between ORIGINAL and UPDATED into DEST.
+    Merge3(merge_cli::Merge3Args),
+    /// Show what `kubectl apply` (client-side) would do to live objects, offline.
+    Apply(merge_cli::ApplyArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -51,6 +57,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let args = match cli.command {
         Some(Command::Build(a)) => a,
+        Some(Command::Merge3(a)) => return merge_cli::finish(merge_cli::run_merge3(&a)),
+        Some(Command::Apply(a)) => return merge_cli::finish(merge_cli::run_apply(&a)),
         None => cli.build,
     };
     match run_build(&args) {

@@ -4,6 +4,7 @@
 //!   `merge2` walker, schema-driven, new list elements prepended), quirks included. Entry
 //!   points: [`apply`] (kustomize's settings) and [`apply_with`] ([`MergeOptions`]).
 //! - [`directive`]: reading the `$patch` directive.
+//! - [`merge3`]: three-way merges (update a vendored package, keep local edits).
 //! - [`json6902`]: RFC 6902 JSON patches as kustomize's JSON patch library applies them.
 //!
 //! Schemas come from [`crate::openapi`].
@@ -11,6 +12,8 @@
 mod assoc;
 pub mod directive;
 pub mod json6902;
+pub mod merge3;
+pub mod strategic;
 pub mod smp;
 
 pub use directive::{Directive, take_directive};

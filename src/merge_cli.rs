@@ -1,0 +1,327 @@
+//! The `merge3` and `apply` subcommands: argument parsing, reading inputs, printing results
+//! and summaries. The merging itself is `kbuild::merge::merge3` and `kbuild::apply`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::ValueEnum;
+use kbuild::Error;
+use kbuild::apply::{Action, ApplyOptions, dry_run, expand_lists};
+use kbuild::inputs::{self, Loaded, Origin};
+use kbuild::merge::merge3::{Change, Merge3Options, Merged, merge3_resources};
+use kbuild::selector::LabelSelector;
+use kbuild::yaml::{Node, emit};
+
+/// Arguments of `kbuild merge3`.
+#[derive(clap::Args, Debug)]
+pub struct Merge3Args {
+    /// The upstream package as it was when it was copied: a YAML file, a directory of YAML
+    /// files, or a kustomization (built first).
+    #[arg(long, value_name = "O")]
+    original: PathBuf,
+    /// The new upstream package (file, directory or kustomization).
+    #[arg(long, value_name = "U")]
+    updated: PathBuf,
+    /// The local copy with its edits (file, directory or kustomization).
+    #[arg(long, value_name = "D")]
+    dest: PathBuf,
+    /// Write the merged stream to this file (atomically) instead of stdout.
+    #[arg(short, long, value_name = "OUT", conflicts_with = "in_place")]
+    output: Option<PathBuf>,
+    /// Rewrite DEST's files with the result (each file replaced atomically); new resources
+    /// go to the file of the same relative path as in UPDATED.
+    #[arg(long)]
+    in_place: bool,
+}
+
+/// What `kbuild apply --show` prints.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Show {
+    /// The live objects after apply.
+    Objects,
+    /// The strategic merge patch kubectl would send, per object.
+    Patch,
+}
+
+/// Arguments of `kbuild apply`.
+#[derive(clap::Args, Debug)]
+pub struct ApplyArgs {
+    /// Only `--dry-run` (or `--dry-run=client`) is supported: kbuild never contacts a
+    /// cluster.
+    #[arg(
+        long,
+        value_name = "client",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "client"
+    )]
+    dry_run: Option<String>,
+    /// The live objects, as `kubectl get -o yaml` prints them (a List is accepted; `-` reads
+    /// standard input).
+    #[arg(long, value_name = "LIVE.yaml")]
+    live: PathBuf,
+    /// The configuration: a kustomization directory, a directory of YAML files or a file.
+    #[arg(value_name = "CONFIG")]
+    config: PathBuf,
+    /// Report live objects that match `-l`, carry the last-applied annotation and are not in
+    /// the configuration as pruned.
+    #[arg(long, requires = "selector")]
+    prune: bool,
+    /// The label selector for `--prune` (`app=web,tier!=db`).
+    #[arg(short = 'l', long)]
+    selector: Option<String>,
+    /// Print the resulting objects, or the patches.
+    #[arg(long, value_enum, default_value = "objects")]
+    show: Show,
+    /// Write the output to this file (atomically) instead of stdout.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+}
+
+/// Prints an error and turns a result into the exit code.
+pub fn finish(result: Result<(), Error>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn write_output(output: Option<&Path>, text: &str) -> Result<(), Error> {
+    if let Some(path) = output {
+        return kbuild::output::write_file_atomic(path, text.as_bytes());
+    }
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        // A closed pipe is not an error.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Io {
+            path: PathBuf::from("<stdout>"),
+            source: e,
+        }),
+        _ => Ok(()),
+    }
+}
+
+fn load(path: &Path, what: &str) -> Result<Loaded, Error> {
+    inputs::load(path).map_err(|e| e.context(format!("reading {what} {}", path.display())))
+}
+
+/// `kbuild merge3`.
+pub fn run_merge3(args: &Merge3Args) -> Result<(), Error> {
+    let original = load(&args.original, "--original")?;
+    let updated = load(&args.updated, "--updated")?;
+    let dest = load(&args.dest, "--dest")?;
+    let merged = merge3_resources(
+        &original.docs,
+        &updated.docs,
+        &dest.docs,
+        &Merge3Options::cli(),
+    )?;
+    if args.in_place {
+        write_in_place(args, &updated, &dest, &merged)?;
+    } else {
+        let docs: Vec<&Node> = merged.iter().filter_map(|m| m.node.as_ref()).collect();
+        write_output(args.output.as_deref(), &emit::emit_stream_refs(&docs))?;
+    }
+    print_merge3_summary(&merged, &dest.docs);
+    Ok(())
+}
+
+fn print_merge3_summary(merged: &[Merged], dest: &[Node]) {
+    let mut counts = [0usize; 4];
+    let mut changed = 0;
+    for m in merged {
+        let (i, word) = match m.change {
+            Change::Added => (0, "added"),
+            Change::Deleted => (1, "deleted"),
+            Change::Merged => (2, "merged"),
+            Change::Kept => (3, "kept"),
+        };
+        counts[i] += 1;
+        let differs = m.dest_index.and_then(|d| dest.get(d)) != m.node.as_ref();
+        if m.change == Change::Merged && differs {
+            changed += 1;
+            eprintln!("merged  {} (changed)", m.key);
+        } else if matches!(m.change, Change::Added | Change::Deleted) {
+            eprintln!("{word:<7} {}", m.key);
+        }
+    }
+    eprintln!(
+        "merge3: {} added, {} deleted, {} merged ({changed} changed), {} kept",
+        counts[0], counts[1], counts[2], counts[3]
+    );
+}
+
+/// Writes the result back into DEST's files; computes every file before writing any.
+fn write_in_place(
+    args: &Merge3Args,
+    updated: &Loaded,
+    dest: &Loaded,
+    merged: &[Merged],
+) -> Result<(), Error> {
+    if dest.files.is_empty() {
+        return Err(Error::msg(format!(
+            "--in-place: {} is a kustomization, standard input or has no YAML files; write the result with -o instead",
+            args.dest.display()
+        )));
+    }
+    let mut files = dest.files.clone();
+    let mut placed: Vec<(PathBuf, &Node)> = Vec::new();
+    for m in merged {
+        let Some(node) = &m.node else { continue };
+        let target = match m.dest_index.map(|i| &dest.origins[i]) {
+            Some(Origin::File { path, .. }) => path.clone(),
+            _ => new_resource_file(args, updated, m, &dest.files),
+        };
+        if !files.contains(&target) {
+            files.push(target.clone());
+        }
+        placed.push((target, node));
+    }
+    let rendered = inputs::render_files(&files, &placed);
+    for (path, text) in rendered {
+        if text.is_empty() {
+            if dest.files.contains(&path) {
+                std::fs::remove_file(&path).map_err(|e| Error::Io {
+                    path: path.clone(),
+                    source: e,
+                })?;
+            }
+            continue;
+        }
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| Error::Io {
+                path: parent.to_path_buf(),
+                source: e,
+            })?;
+        }
+        kbuild::output::write_file_atomic(&path, text.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Where a resource new upstream goes: DEST itself when it is a file, else the path it has
+/// in UPDATED, relative to UPDATED, under DEST.
+fn new_resource_file(
+    args: &Merge3Args,
+    updated: &Loaded,
+    m: &Merged,
+    dest_files: &[PathBuf],
+) -> PathBuf {
+    if args.dest.is_file() {
+        return args.dest.clone();
+    }
+    let from = updated
+        .docs
+        .iter()
+        .zip(&updated.origins)
+        .find(|(d, _)| kbuild::merge::merge3::resource_key(d) == m.key)
+        .and_then(|(_, o)| match o {
+            Origin::File { path, .. } => Some(path.clone()),
+            Origin::Built | Origin::Stdin => None,
+        });
+    let relative = from.and_then(|p| {
+        if args.updated.is_file() {
+            p.file_name().map(PathBuf::from)
+        } else {
+            p.strip_prefix(&args.updated).ok().map(Path::to_path_buf)
+        }
+    });
+    match relative {
+        Some(rel) => args.dest.join(rel),
+        None => dest_files
+            .first()
+            .cloned()
+            .unwrap_or_else(|| args.dest.join("resources.yaml")),
+    }
+}
+
+/// `kbuild apply --dry-run`.
+pub fn run_apply(args: &ApplyArgs) -> Result<(), Error> {
+    match args.dry_run.as_deref() {
+        Some("client") | Some("true") => {}
+        Some(other) => {
+            return Err(Error::msg(format!(
+                "--dry-run={other}: only client-side dry runs are possible offline (--dry-run or --dry-run=client)"
+            )));
+        }
+        None => {
+            return Err(Error::msg(
+                "kbuild apply never contacts a cluster: pass --dry-run to see what kubectl apply would do",
+            ));
+        }
+    }
+    let live = expand_lists(load(&args.live, "--live")?.docs)
+        .map_err(|e| e.context(format!("reading --live {}", args.live.display())))?;
+    let config = expand_lists(load(&args.config, "the configuration")?.docs)?;
+    let prune = match (&args.selector, args.prune) {
+        (Some(s), true) => Some(LabelSelector::parse(s)?),
+        _ => None,
+    };
+    let report = dry_run(&live, &config, &ApplyOptions { prune })?;
+    let text = match args.show {
+        Show::Objects => {
+            let docs: Vec<&Node> = report
+                .objects
+                .iter()
+                .filter_map(|o| o.result.as_ref())
+                .collect();
+            emit::emit_stream_refs(&docs)
+        }
+        Show::Patch => render_patches(&report.objects),
+    };
+    write_output(args.output.as_deref(), &text)?;
+    for w in &report.warnings {
+        eprintln!("Warning: {w}");
+    }
+    let mut counts = [0usize; 4];
+    for o in &report.objects {
+        let i = match o.action {
+            Action::Created => 0,
+            Action::Configured => 1,
+            Action::Unchanged => 2,
+            Action::Pruned => 3,
+        };
+        counts[i] += 1;
+        eprintln!("{} {} (dry run)", o.name, o.action.as_str());
+    }
+    eprintln!(
+        "apply: {} created, {} configured, {} unchanged, {} pruned",
+        counts[0], counts[1], counts[2], counts[3]
+    );
+    Ok(())
+}
+
+/// One YAML document per object, headed by a comment naming it: the patch for configured
+/// and unchanged objects, the object for created ones, nothing for pruned ones.
+fn render_patches(objects: &[kbuild::apply::Applied]) -> String {
+    let mut out = String::new();
+    for (i, o) in objects.iter().enumerate() {
+        if i > 0 {
+            out.push_str("---\n");
+        }
+        let ns = o
+            .namespace
+            .as_deref()
+            .map(|n| format!(" -n {n}"))
+            .unwrap_or_default();
+        out.push_str(&format!("# {}{ns} {}\n", o.name, o.action.as_str()));
+        let doc = match o.action {
+            Action::Created => o.result.as_ref(),
+            Action::Pruned => None,
+            _ => o.patch.as_ref(),
+        };
+        if let Some(doc) = doc {
+            let mut text = String::new();
+            emit::emit_document(doc, &mut text);
+            out.push_str(&text);
+            if !out.ends_with('\n') {
+                out.push('\n');
+            }
+        }
+    }
+    out
+}

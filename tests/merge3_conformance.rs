@@ -1,0 +1,106 @@
+//! Runs the three-way cases of the shared merge conformance corpus
+//! (`../shared/conformance/merge/merge3/`, see its README) against `kbuild::merge::merge3`.
+//!
+//! The corpus compares kyaml's output as text (comments and styles included); kbuild's node
+//! keeps neither, so results are compared as data, with mapping key order ignored. Cases
+//! whose schema is written in a YAML comment are counted as unsupported.
+
+use std::path::{Path, PathBuf};
+
+use kbuild::merge::merge3::{Merge3Options, merge3};
+use kbuild::openapi::Schemas;
+use kbuild::yaml::Node;
+
+fn corpus_dir() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/merge/merge3");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("skipping: merge3 corpus not found at {}", dir.display());
+        None
+    }
+}
+
+fn parse(text: &str) -> Result<Option<Node>, String> {
+    let docs = kbuild::yaml::parse::parse_stream(text, "case").map_err(|e| e.to_string())?;
+    Ok(docs.into_iter().next())
+}
+
+fn field<'n>(case: &'n Node, key: &str) -> &'n str {
+    case.get_str(&[key]).unwrap_or("")
+}
+
+fn run_case(case: &Node, none: &Schemas) -> Result<(), String> {
+    let schemas = match field(case, "schema") {
+        "kubernetes" => Schemas::builtin(),
+        _ => none,
+    };
+    let options = Merge3Options {
+        schemas,
+        infer_associative_lists: case.get_path(&["options", "inferAssociativeLists"])
+            == Some(&Node::Bool(true)),
+    };
+    let origin = parse(field(case, "origin"))?;
+    let update = parse(field(case, "update"))?;
+    let local = parse(field(case, "local"))?;
+    let expected = parse(field(case, "expected"))?;
+    let got = merge3(origin.as_ref(), update.as_ref(), local.as_ref(), &options)
+        .map_err(|e| e.to_string())?;
+    if same(got.as_ref(), expected.as_ref()) {
+        Ok(())
+    } else {
+        Err(format!(
+            "got {}\nexpected {}",
+            got.map_or("nothing".into(), |n| n.to_json().to_string()),
+            expected.map_or("nothing".into(), |n| n.to_json().to_string())
+        ))
+    }
+}
+
+/// Data equality; an empty mapping and no document are the same (kyaml prints `{}`).
+fn same(a: Option<&Node>, b: Option<&Node>) -> bool {
+    let empty = Node::map();
+    a.unwrap_or(&empty) == b.unwrap_or(&empty)
+}
+
+#[test]
+fn merge3_corpus() {
+    let Some(dir) = corpus_dir() else { return };
+    let empty = Node::from(&serde_json::json!({"definitions": {}}));
+    let none = Schemas::from_openapi_document(&empty, "none").expect("empty schema");
+    let (mut passed, mut unsupported, mut failures) = (0, 0, Vec::new());
+    for file in ["scalar", "list", "map", "element", "kustomization"] {
+        let path = dir.join(format!("{file}.yaml"));
+        let text = std::fs::read_to_string(&path).expect("corpus file");
+        let table = parse(&text).expect("corpus YAML").expect("a table");
+        for case in table
+            .get("cases")
+            .and_then(Node::as_seq)
+            .into_iter()
+            .flatten()
+        {
+            let id = field(case, "id");
+            if case.get("inlineSchemaComments") == Some(&Node::Bool(true)) {
+                match run_case(case, &none) {
+                    Ok(()) => passed += 1,
+                    Err(_) => {
+                        unsupported += 1;
+                        eprintln!("unsupported {id}: schema given in a YAML comment");
+                    }
+                }
+                continue;
+            }
+            match run_case(case, &none) {
+                Ok(()) => passed += 1,
+                Err(why) => failures.push(format!("{id}: {why}")),
+            }
+        }
+    }
+    eprintln!(
+        "merge3: {passed} passed, {unsupported} unsupported (schema in comments), {} failed",
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(passed + unsupported, 72);
+    assert_eq!(passed, 68);
+}
