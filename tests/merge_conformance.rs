@@ -297,7 +297,6 @@ pub fn run_k8s_apply(
 }
 
 #[test]
-#[ignore = "needs the YAML parser (src/yaml/parse.rs is still a stub on this branch)"]
 fn merge2_corpus() {
     let Some(dir) = corpus_dir() else { return };
     let (passed, unsupported, failures) = run_merge2_corpus(&dir, &parse_yaml, &parse_yaml);
@@ -311,7 +310,6 @@ fn merge2_corpus() {
 }
 
 #[test]
-#[ignore = "needs the YAML parser (src/yaml/parse.rs is still a stub on this branch)"]
 fn k8s_apply_corpus() {
     let Some(dir) = corpus_dir() else { return };
     let (agreed, differences, failures) = run_k8s_apply(&dir, &parse_yaml, &parse_yaml);
