@@ -239,9 +239,14 @@ fn pair(old: &[Resource], new: &[Resource], strip_hash: bool) -> Vec<Option<usiz
     pair_pass(old, new, &mut result, &mut taken, &any);
     if strip_hash {
         let stripped = |r: &Resource| {
-            let mut k = key(&r.id());
-            k.3 = strip_hash_suffix(&k.3).to_string();
-            vec![k]
+            all_ids(r)
+                .iter()
+                .map(|id| {
+                    let mut k = key(id);
+                    k.3 = strip_hash_suffix(&k.3).to_string();
+                    k
+                })
+                .collect()
         };
         pair_pass(old, new, &mut result, &mut taken, &stripped);
     }
