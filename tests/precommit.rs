@@ -147,7 +147,11 @@ fn precommit_refuses_a_stale_render_and_accepts_it_rerendered() {
     write(d, "overlays/prod/kustomization.yaml", "resources: [../../base, missing.yaml]\n");
     repo.ok("git", &["add", "-A"]);
     let broken = repo.run("git", &["commit", "-q", "-m", "broken"]);
-    let text = String::from_utf8_lossy(&broken.stdout);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&broken.stdout),
+        String::from_utf8_lossy(&broken.stderr)
+    );
     assert!(!broken.status.success(), "{text}");
     assert!(text.contains("building 'overlays/prod'") && text.contains("missing.yaml"), "{text}");
     let log = repo.ok("git", &["log", "--oneline"]);
