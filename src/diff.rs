@@ -391,7 +391,7 @@ impl FieldPath {
             }
             segments.push(seg);
             match rest.strip_prefix('.') {
-                Some(r) if r.is_empty() => return Err(bad("ends with '.'")),
+                Some("") => return Err(bad("ends with '.'")),
                 Some(r) => rest = r,
                 None if rest.is_empty() => {}
                 None => return Err(bad("expected '.' after ']'")),
