@@ -734,17 +734,17 @@ mod tests {
     #[test]
     fn remove_field_handles_dotted_keys_and_sequences() {
         let mut n = node(
-            "metadata:\n  annotations:\n    kubernetes.io/change-cause: x\n    keep: y\nspec:\n  containers:\n  - name: a\n    image: i\n  - name: b\n    image: j\n",
+            "metadata:\n  annotations:\n    kubernetes.io/change-cause: x\n    keep: z\nspec:\n  containers:\n  - name: a\n    image: i\n  - name: b\n    image: j\n",
         );
         for p in ["metadata.annotations.kubernetes.io/change-cause", "spec.containers.image"] {
             remove_field(&mut n, &FieldPath::parse(p).unwrap().0);
         }
         assert_eq!(
             yaml(&n),
-            "metadata:\n  annotations:\n    keep: y\nspec:\n  containers:\n  - name: a\n  - name: b\n"
+            "metadata:\n  annotations:\n    keep: z\nspec:\n  containers:\n  - name: a\n  - name: b\n"
         );
         remove_field(&mut n, &FieldPath::parse("spec.containers[name=a]").unwrap().0);
-        assert_eq!(yaml(&n), "metadata:\n  annotations:\n    keep: y\nspec:\n  containers:\n  - name: b\n");
+        assert_eq!(yaml(&n), "metadata:\n  annotations:\n    keep: z\nspec:\n  containers:\n  - name: b\n");
     }
 
     #[test]
