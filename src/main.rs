@@ -216,7 +216,7 @@ struct RenderArgs {
     #[arg(long, value_name = "DIR", requires = "affected", default_value = ".")]
     root: Vec<PathBuf>,
     /// Write nothing; compare with the files in OUTDIR and exit 1 if any is
-    /// missing or stale.
+    /// missing or stale (with --all, or left by a kustomization that is gone).
     #[arg(long, requires = "out")]
     check: bool,
     /// Whether files outside a kustomization's directory may be read.
@@ -284,12 +284,30 @@ fn run_render(args: &RenderArgs) -> ExitCode {
             }
         }
     }
+    // With --all --check, a render left behind by a deleted or moved
+    // kustomization is stale too.
+    if let (true, true, Some(out)) = (args.all, job.check, &job.out_dir) {
+        let roots = if args.paths.is_empty() { vec![PathBuf::from(".")] } else { args.paths.clone() };
+        let expected: Vec<PathBuf> = results.iter().filter_map(|r| r.file.clone()).collect();
+        match render::orphans(out, &roots, &expected) {
+            Ok(files) => {
+                for f in files {
+                    stale += 1;
+                    report.push_str(&format!("stale: {} (no kustomization renders to it any more)\n", f.display()));
+                }
+            }
+            Err(e) => {
+                failed += 1;
+                eprintln!("Error: {e}");
+            }
+        }
+    }
     if let Err(e) = print_stdout(&report) {
         eprintln!("Error: {e}");
         return ExitCode::from(2);
     }
     let n = results.len();
-    let done = n - failed;
+    let done = n.saturating_sub(failed);
     let summary = match (&job.out_dir, job.check) {
         (Some(out), true) => format!(
             "checked {done} of {n} kustomizations against {}: {stale} stale",

@@ -142,6 +142,33 @@ pub fn render_path(out: &Path, dir: &Path) -> Result<PathBuf> {
     Ok(out.join(name))
 }
 
+/// Render files under `out` for the kustomization trees `roots` (the
+/// `--all` roots: `out/<root>.yaml` and everything under `out/<root>/`) that
+/// no kustomization renders to any more, because it was deleted or moved.
+/// `expected` holds the render paths of the kustomizations found.
+pub fn orphans(out: &Path, roots: &[PathBuf], expected: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let expected: BTreeSet<PathBuf> = expected.iter().map(|p| clean(p)).collect();
+    let mut found = BTreeSet::new();
+    for root in roots {
+        let file = render_path(out, root)?;
+        let tree = if clean(root).as_os_str().is_empty() {
+            out.to_path_buf()
+        } else {
+            file.with_extension("")
+        };
+        if file.is_file() {
+            found.insert(clean(&file));
+        }
+        for entry in walkdir::WalkDir::new(&tree).into_iter().filter_map(|e| e.ok()) {
+            let path = entry.path();
+            if entry.file_type().is_file() && path.extension().is_some_and(|e| e == "yaml") {
+                found.insert(clean(path));
+            }
+        }
+    }
+    Ok(found.into_iter().filter(|p| !expected.contains(p)).collect())
+}
+
 /// A path without `.` components, so `./a` and `a` are one kustomization.
 fn clean(path: &Path) -> PathBuf {
     path.components()
@@ -240,6 +267,22 @@ fn render_one(job: &RenderJob, dir: &Path, file: Option<&Path>) -> Result<Outcom
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn orphans_are_renders_without_a_kustomization() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        for f in ["apps/a.yaml", "apps/gone.yaml", "apps.yaml", "other/x.yaml", "apps/notes.txt"] {
+            let p = out.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "x").unwrap();
+        }
+        let expected = [out.join("apps/a.yaml")];
+        let found = orphans(&out, &[PathBuf::from("apps")], &expected).unwrap();
+        assert_eq!(found, [out.join("apps/gone.yaml"), out.join("apps.yaml")]);
+        let all = orphans(&out, &[PathBuf::from(".")], &expected).unwrap();
+        assert_eq!(all.len(), 3);
+    }
 
     #[test]
     fn render_paths_mirror_the_directory() {

@@ -218,6 +218,15 @@ fn render_writes_mirrored_files_then_check_finds_stale_ones() {
     assert_eq!(r.code, 0);
     let r = kbuild(d, &["render", "--all", "--out", "rendered", "--check"], None);
     assert_eq!(r.code, 0);
+
+    // A render whose kustomization was deleted is stale under --all --check.
+    std::fs::remove_dir_all(d.join("overlays/staging")).expect("rm");
+    let r = kbuild(d, &["render", "--all", "--out", "rendered", "--check"], None);
+    assert_eq!(r.code, 1);
+    assert_eq!(
+        r.stdout,
+        "stale: rendered/overlays/staging.yaml (no kustomization renders to it any more)\n"
+    );
 }
 
 #[test]
