@@ -1,0 +1,200 @@
+//! The input files of a kustomization: everything a build of it may read,
+//! followed transitively through resources, bases and components.
+//!
+//! Used by `kbuild deps` and by `kbuild render --affected`, which renders only
+//! the kustomizations whose inputs include a changed file.
+
+use crate::build::load_kustomization;
+use crate::error::{Error, Result};
+use crate::kustomization::{GeneratorArgs, Kustomization};
+use crate::load;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// The files a build of the kustomization in `dir` reads: its kustomization
+/// file, resource files, patch files, generator inputs, `crds`,
+/// `configurations`, `openapi`, `replacements` and plugin config files, and
+/// the same for every kustomization or component it includes. Paths are
+/// absolute and symlink-resolved where the file exists; a missing file is
+/// listed at its lexical path (a build would fail on it, and a change that
+/// creates it must still count).
+pub fn input_files(dir: &Path) -> Result<BTreeSet<PathBuf>> {
+    let root = load::canonical(dir, "kustomization directory")?;
+    let mut walk = Walk::default();
+    walk.kustomization(&root)?;
+    Ok(walk.files)
+}
+
+#[derive(Default)]
+struct Walk {
+    files: BTreeSet<PathBuf>,
+    /// Directories already walked (a diamond of bases is walked once; a
+    /// cycle, which the build reports, stops here).
+    seen: BTreeSet<PathBuf>,
+}
+
+impl Walk {
+    fn kustomization(&mut self, dir: &Path) -> Result<()> {
+        if !self.seen.insert(dir.to_path_buf()) {
+            return Ok(());
+        }
+        let (file, k) = load_kustomization(dir)?;
+        self.files.insert(file.clone());
+        self.body(dir, &k)
+            .map_err(|e| e.context(format!("in {}", file.display())))
+    }
+
+    fn body(&mut self, dir: &Path, k: &Kustomization) -> Result<()> {
+        // Entries that may name a directory holding a kustomization.
+        for entry in k.resources.iter().chain(&k.bases).chain(&k.components) {
+            self.file_or_dir(dir, entry)?;
+        }
+        for entry in k.generators.iter().chain(&k.transformers).chain(&k.validators) {
+            // Plugin entries are config files, directories of them, or
+            // inline YAML (which contains a newline).
+            if !entry.contains('\n') {
+                self.file_or_dir(dir, entry)?;
+            }
+        }
+        for entry in &k.patches_strategic_merge {
+            // kustomize takes an entry that is not an existing file as an
+            // inline patch: only a single line can be a path.
+            if !entry.contains('\n') {
+                self.file(dir, entry);
+            }
+        }
+        for patch in k.patches.iter().chain(&k.patches_json6902) {
+            if !patch.path.is_empty() {
+                self.file(dir, &patch.path);
+            }
+        }
+        for r in &k.replacements {
+            if !r.path.is_empty() {
+                self.file(dir, &r.path);
+            }
+        }
+        for entry in k.crds.iter().chain(&k.configurations) {
+            self.file(dir, entry);
+        }
+        if let Some(path) = k.openapi.as_ref().and_then(|o| o.get("path")) {
+            self.file(dir, path);
+        }
+        for g in k.config_map_generator.iter().chain(&k.secret_generator) {
+            self.generator(dir, g);
+        }
+        Ok(())
+    }
+
+    fn generator(&mut self, dir: &Path, g: &GeneratorArgs) {
+        for entry in &g.files {
+            // `key=path` or `path`.
+            let path = entry.split_once('=').map_or(entry.as_str(), |(_, p)| p);
+            self.file(dir, path);
+        }
+        for env in g.envs.iter().chain(std::iter::once(&g.env)) {
+            if !env.is_empty() {
+                self.file(dir, env);
+            }
+        }
+    }
+
+    /// A resource-like entry: a file, or a directory that is walked in turn.
+    fn file_or_dir(&mut self, dir: &Path, entry: &str) -> Result<()> {
+        if load::is_remote(entry) {
+            return Ok(());
+        }
+        let joined = load::join_clean(dir, entry);
+        if joined.is_dir() {
+            let real = load::canonical(&joined, "directory")?;
+            return self
+                .kustomization(&real)
+                .map_err(|e| e.context(format!("following '{entry}'")));
+        }
+        self.file(dir, entry);
+        Ok(())
+    }
+
+    fn file(&mut self, dir: &Path, entry: &str) {
+        let joined = load::join_clean(dir, entry);
+        let path = std::fs::canonicalize(&joined).unwrap_or(joined);
+        self.files.insert(path);
+    }
+}
+
+/// Makes `path` absolute and lexically clean (relative to the current
+/// directory), resolving symlinks when it exists, so it compares with the
+/// paths [`input_files`] returns. A deleted file keeps its lexical path.
+pub fn normalize(path: &Path) -> Result<PathBuf> {
+    if let Ok(real) = std::fs::canonicalize(path) {
+        return Ok(real);
+    }
+    let cwd = std::env::current_dir().map_err(|e| Error::Io {
+        path: PathBuf::from("."),
+        source: e,
+    })?;
+    // The parent may exist even when the file was deleted: resolve it so a
+    // symlinked checkout still matches.
+    let joined = load::join_clean(&cwd, &path.to_string_lossy());
+    match (joined.parent(), joined.file_name()) {
+        (Some(parent), Some(name)) => Ok(std::fs::canonicalize(parent)
+            .map(|p| p.join(name))
+            .unwrap_or(joined)),
+        _ => Ok(joined),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, rel: &str, text: &str) {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    #[test]
+    fn follows_bases_components_patches_and_generators() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path().canonicalize().unwrap();
+        write(&d, "base/kustomization.yaml", "resources: [deploy.yaml]\nconfigMapGenerator:\n- name: c\n  files: [k=app.properties]\n  envs: [env.txt]\n");
+        write(&d, "base/deploy.yaml", "kind: X\n");
+        write(&d, "base/app.properties", "a=b\n");
+        write(&d, "base/env.txt", "A=b\n");
+        write(&d, "comp/kustomization.yaml", "kind: Component\npatches:\n- path: p.yaml\n");
+        write(&d, "comp/p.yaml", "kind: X\n");
+        write(
+            &d,
+            "overlay/kustomization.yaml",
+            "resources: [../base]\ncomponents: [../comp]\npatchesStrategicMerge: [smp.yaml]\nconfigurations: [conf.yaml]\n",
+        );
+        let files = input_files(&d.join("overlay")).unwrap();
+        let rel: Vec<String> = files
+            .iter()
+            .map(|p| p.strip_prefix(&d).unwrap().display().to_string())
+            .collect();
+        assert_eq!(
+            rel,
+            [
+                "base/app.properties",
+                "base/deploy.yaml",
+                "base/env.txt",
+                "base/kustomization.yaml",
+                "comp/kustomization.yaml",
+                "comp/p.yaml",
+                "overlay/conf.yaml",
+                "overlay/kustomization.yaml",
+                "overlay/smp.yaml",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_cycle_does_not_loop() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        write(d, "a/kustomization.yaml", "resources: [../b]\n");
+        write(d, "b/kustomization.yaml", "resources: [../a]\n");
+        assert_eq!(input_files(&d.join("a")).unwrap().len(), 2);
+    }
+}

@@ -1,0 +1,297 @@
+//! `kbuild diff`, `kbuild render` and `kbuild deps` through the real binary:
+//! each test writes a small tree to a temporary directory, runs kbuild in it
+//! with relative paths (so output is stable), and checks exit codes, files and
+//! output (insta snapshots, reviewed).
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn kbuild(dir: &Path, args: &[&str], stdin: Option<&str>) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kbuild"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn kbuild");
+    let mut input = child.stdin.take().expect("stdin");
+    input.write_all(stdin.unwrap_or("").as_bytes()).expect("write stdin");
+    drop(input);
+    let out = child.wait_with_output().expect("wait");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).replace(&dir.display().to_string(), "$TMP"),
+    }
+}
+
+fn write(dir: &Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+    std::fs::write(p, text).expect("write");
+}
+
+/// A base (Deployment, Service, generated ConfigMap) and a staging overlay
+/// that renames everything, changes the image, replicas and the ConfigMap,
+/// and adds a PodDisruptionBudget.
+fn tree() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let d = tmp.path();
+    write(d, "base/kustomization.yaml", "resources: [deploy.yaml, svc.yaml]\nconfigMapGenerator:\n- name: app-config\n  literals: [LOG_LEVEL=info]\n");
+    write(
+        d,
+        "base/deploy.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  annotations:\n    team: a\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.25\n        envFrom:\n        - configMapRef:\n            name: app-config\n",
+    );
+    write(d, "base/svc.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector: {app: web}\n  ports:\n  - port: 80\n");
+    write(
+        d,
+        "overlays/staging/kustomization.yaml",
+        "resources: [../../base, pdb.yaml]\nnamespace: staging\nnamePrefix: staging-\nimages:\n- name: nginx\n  newTag: \"1.27\"\nreplicas:\n- name: web\n  count: 3\nconfigMapGenerator:\n- name: app-config\n  behavior: merge\n  literals: [LOG_LEVEL=debug]\n",
+    );
+    write(
+        d,
+        "overlays/staging/pdb.yaml",
+        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: web\nspec:\n  minAvailable: 1\n  selector:\n    matchLabels: {app: web}\n",
+    );
+    tmp
+}
+
+#[test]
+fn diff_base_against_overlay_pairs_through_original_ids() {
+    let t = tree();
+    let r = kbuild(t.path(), &["diff", "base", "overlays/staging"], None);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    insta::assert_snapshot!(r.stdout);
+}
+
+#[test]
+fn diff_stat_and_color() {
+    let t = tree();
+    let r = kbuild(t.path(), &["diff", "--stat", "base", "overlays/staging"], None);
+    assert_eq!(r.code, 1);
+    insta::assert_snapshot!(r.stdout);
+    let colored = kbuild(t.path(), &["diff", "--color", "always", "base", "overlays/staging"], None);
+    assert!(colored.stdout.contains("\x1b[32m+  replicas: 3\x1b[0m"), "{}", colored.stdout);
+    // Not a terminal: "auto" means no color.
+    let auto = kbuild(t.path(), &["diff", "base", "overlays/staging"], None);
+    assert!(!auto.stdout.contains('\x1b'));
+}
+
+#[test]
+fn diff_json_lists_pairs_status_and_fields() {
+    let t = tree();
+    let r = kbuild(t.path(), &["diff", "--output", "json", "base", "overlays/staging"], None);
+    assert_eq!(r.code, 1);
+    insta::assert_snapshot!(r.stdout);
+}
+
+#[test]
+fn diff_equal_sides_exit_0_and_stdin_side() {
+    let t = tree();
+    let render = kbuild(t.path(), &["build", "overlays/staging"], None);
+    assert_eq!(render.code, 0);
+    let r = kbuild(t.path(), &["diff", "overlays/staging", "-"], Some(&render.stdout));
+    assert_eq!((r.code, r.stdout.as_str()), (0, "0 changed, 0 added, 0 removed, 4 unchanged\n"));
+    write(t.path(), "saved.yaml", &render.stdout.replace("replicas: 3", "replicas: 4"));
+    let r = kbuild(t.path(), &["diff", "--stat", "saved.yaml", "overlays/staging"], None);
+    assert_eq!(r.code, 1);
+    insta::assert_snapshot!(r.stdout);
+}
+
+#[test]
+fn diff_saved_base_render_against_overlay() {
+    // A plain YAML side has no original ids: its current ids pair with the
+    // overlay's original ids, and generated names need --ignore-hash-suffix.
+    let t = tree();
+    let base = kbuild(t.path(), &["base"], None);
+    write(t.path(), "base.yaml", &base.stdout);
+    let r = kbuild(
+        t.path(),
+        &[
+            "diff",
+            "--stat",
+            "--ignore-hash-suffix",
+            "--ignore-field",
+            "metadata.namespace",
+            "--ignore-field",
+            "metadata.name",
+            "--ignore-field",
+            "spec.template.spec.containers[name=web].envFrom",
+            "base.yaml",
+            "overlays/staging",
+        ],
+        None,
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    insta::assert_snapshot!(r.stdout);
+}
+
+#[test]
+fn diff_ignore_field_can_make_sides_equal() {
+    let t = tree();
+    write(t.path(), "a.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations:\n    deploy.example.com/at: \"1\"\ndata: {k: v}\n");
+    write(t.path(), "b.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations:\n    deploy.example.com/at: \"2\"\ndata: {k: v}\n");
+    let r = kbuild(t.path(), &["diff", "a.yaml", "b.yaml", "--stat"], None);
+    assert_eq!(r.code, 1);
+    let r = kbuild(
+        t.path(),
+        &["diff", "a.yaml", "b.yaml", "--ignore-field", "metadata.annotations.deploy.example.com/at"],
+        None,
+    );
+    assert_eq!((r.code, r.stdout.as_str()), (0, "0 changed, 0 added, 0 removed, 1 unchanged\n"));
+}
+
+#[test]
+fn diff_bad_input_exits_2() {
+    let t = tree();
+    write(t.path(), "empty/readme.txt", "x");
+    write(t.path(), "bad.yaml", "a: [1,\n");
+    let cases = [
+        vec!["diff", "nope", "base"],
+        vec!["diff", "empty", "base"],
+        vec!["diff", "base", "bad.yaml"],
+        vec!["diff", "-", "-"],
+        vec!["diff", "base", "overlays/staging", "--ignore-field", "a["],
+    ];
+    let mut all = String::new();
+    for args in cases {
+        let r = kbuild(t.path(), &args, Some(""));
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+        assert!(r.stdout.is_empty(), "{args:?}");
+        all.push_str(&format!("$ kbuild {}\n{}", args.join(" "), r.stderr));
+    }
+    insta::assert_snapshot!(all);
+}
+
+#[test]
+fn a_directory_named_diff_still_builds() {
+    let t = tree();
+    write(t.path(), "diff/kustomization.yaml", "resources: [../base/svc.yaml]\n");
+    let r = kbuild(t.path(), &["build", "diff", "--load-restrictor", "LoadRestrictionsNone"], None);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("kind: Service"));
+}
+
+#[test]
+fn help_texts() {
+    let t = tree();
+    for sub in ["diff", "render", "deps"] {
+        let r = kbuild(t.path(), &[sub, "--help"], None);
+        assert_eq!(r.code, 0);
+        insta::assert_snapshot!(format!("help_{sub}"), r.stdout);
+    }
+}
+
+#[test]
+fn render_writes_mirrored_files_then_check_finds_stale_ones() {
+    let t = tree();
+    let d = t.path();
+    let r = kbuild(d, &["render", "--all", "--out", "rendered"], None);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stderr, "rendered 2 of 2 kustomizations into rendered (2 files updated)\n");
+    let expected = kbuild(d, &["overlays/staging"], None).stdout;
+    let got = std::fs::read_to_string(d.join("rendered/overlays/staging.yaml")).expect("render");
+    assert_eq!(got, expected);
+    assert!(d.join("rendered/base.yaml").is_file());
+
+    let r = kbuild(d, &["render", "--all", "--out", "rendered", "--check"], None);
+    assert_eq!((r.code, r.stdout.as_str()), (0, ""));
+
+    write(d, "base/svc.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector: {app: web}\n  ports:\n  - port: 8080\n");
+    let r = kbuild(d, &["render", "--all", "--out", "rendered", "--check"], None);
+    assert_eq!(r.code, 1);
+    insta::assert_snapshot!(format!("{}{}", r.stdout, r.stderr));
+    // --check changed nothing.
+    assert_eq!(std::fs::read_to_string(d.join("rendered/overlays/staging.yaml")).expect("render"), got);
+
+    let r = kbuild(d, &["render", "base", "overlays/staging", "--out", "rendered"], None);
+    assert_eq!(r.code, 0);
+    let r = kbuild(d, &["render", "--all", "--out", "rendered", "--check"], None);
+    assert_eq!(r.code, 0);
+
+    // A render whose kustomization was deleted is stale under --all --check.
+    std::fs::remove_dir_all(d.join("overlays/staging")).expect("rm");
+    let r = kbuild(d, &["render", "--all", "--out", "rendered", "--check"], None);
+    assert_eq!(r.code, 1);
+    assert_eq!(
+        r.stdout,
+        "stale: rendered/overlays/staging.yaml (no kustomization renders to it any more)\n"
+    );
+}
+
+#[test]
+fn render_affected_only_renders_dependents() {
+    let t = tree();
+    let d = t.path();
+    write(d, "other/kustomization.yaml", "resources: [cm.yaml]\n");
+    write(d, "other/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n");
+    let r = kbuild(d, &["render", "--affected", "--out", "rendered", "base/svc.yaml"], None);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(d.join("rendered/base.yaml").is_file());
+    assert!(d.join("rendered/overlays/staging.yaml").is_file());
+    assert!(!d.join("rendered/other.yaml").exists());
+    let r = kbuild(d, &["render", "--affected", "--out", "rendered", "README.md"], None);
+    assert_eq!((r.code, r.stderr.as_str()), (0, "rendered 0 of 0 kustomizations into rendered (0 files updated)\n"));
+    // An edited render is checked against its kustomization.
+    write(d, "rendered/base.yaml", "tampered\n");
+    let r = kbuild(d, &["render", "--affected", "--check", "--out", "rendered", "rendered/base.yaml"], None);
+    assert_eq!(r.code, 1);
+    assert!(r.stdout.starts_with("stale: rendered/base.yaml (render of base)\n"), "{}", r.stdout);
+}
+
+#[test]
+fn render_keeps_going_past_a_broken_kustomization() {
+    let t = tree();
+    let d = t.path();
+    write(d, "broken/kustomization.yaml", "resources: [missing.yaml]\n");
+    let r = kbuild(d, &["render", "--all", "--out", "rendered"], None);
+    assert_eq!(r.code, 2);
+    insta::assert_snapshot!(r.stderr);
+    assert!(d.join("rendered/overlays/staging.yaml").is_file());
+    assert!(!d.join("rendered/broken.yaml").exists());
+}
+
+#[test]
+fn render_bad_input_exits_2_and_writes_nothing() {
+    let t = tree();
+    let d = t.path();
+    write(d, "empty/readme.txt", "x");
+    write(d, "badyaml/kustomization.yaml", "resources: [\n");
+    write(d, "file-as-out", "x");
+    let cases = [
+        vec!["render", "nope", "--out", "rendered"],
+        vec!["render", "base", "empty", "--out", "rendered"],
+        vec!["render", "base", "--out", "file-as-out/sub"],
+        vec!["render", "badyaml", "--out", "rendered"],
+        vec!["render", "--out", "rendered"],
+    ];
+    let mut all = String::new();
+    for args in cases {
+        let r = kbuild(d, &args, None);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+        all.push_str(&format!("$ kbuild {}\n{}", args.join(" "), r.stderr));
+    }
+    assert!(!d.join("rendered").exists() || !d.join("rendered/base.yaml").exists());
+    insta::assert_snapshot!(all);
+}
+
+#[test]
+fn deps_lists_input_files_transitively() {
+    let t = tree();
+    let r = kbuild(t.path(), &["deps", "overlays/staging"], None);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "base/deploy.yaml\nbase/kustomization.yaml\nbase/svc.yaml\noverlays/staging/kustomization.yaml\noverlays/staging/pdb.yaml\n"
+    );
+}

@@ -1,0 +1,159 @@
+//! The pre-commit hooks for real: a git repository with a base and two
+//! overlays and committed renders, `.pre-commit-config.yaml` pointing at this
+//! kbuild checkout (at its `HEAD` commit, as a user's config points at a
+//! release tag), the hook installed with the real `pre-commit` framework. A
+//! commit that makes a render stale must be refused; after re-rendering it
+//! must go through.
+//!
+//! pre-commit builds the hook with `cargo install` (release profile) the
+//! first time; the test points that build at `target/precommit` and lowers
+//! its optimisation so reruns stay quick. Skipped, with a message, when
+//! `pre-commit` or `git` is not installed (`pip install pre-commit`).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn have(cmd: &str) -> bool {
+    Command::new(cmd).arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+fn write(dir: &Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+    std::fs::write(p, text).expect("write");
+}
+
+struct Repo {
+    dir: PathBuf,
+    home: PathBuf,
+    target: PathBuf,
+}
+
+impl Repo {
+    fn run(&self, program: &str, args: &[&str]) -> Output {
+        Command::new(program)
+            .args(args)
+            .current_dir(&self.dir)
+            .env("PRE_COMMIT_HOME", &self.home)
+            .env("CARGO_TARGET_DIR", &self.target)
+            .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0")
+            .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
+            .env("GIT_AUTHOR_NAME", "test")
+            .env("GIT_AUTHOR_EMAIL", "test@example.com")
+            .env("GIT_COMMITTER_NAME", "test")
+            .env("GIT_COMMITTER_EMAIL", "test@example.com")
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_INDEX_FILE")
+            .env_remove("GIT_WORK_TREE")
+            .output()
+            .unwrap_or_else(|e| panic!("running {program}: {e}"))
+    }
+
+    fn ok(&self, program: &str, args: &[&str]) -> String {
+        let out = self.run(program, args);
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "{program} {args:?} failed:\n{text}");
+        text
+    }
+
+    fn kbuild(&self, args: &[&str]) -> String {
+        self.ok(env!("CARGO_BIN_EXE_kbuild"), args)
+    }
+}
+
+const DEPLOY: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.25\n";
+
+#[test]
+fn precommit_refuses_a_stale_render_and_accepts_it_rerendered() {
+    for tool in ["git", "pre-commit"] {
+        if !have(tool) {
+            eprintln!(
+                "SKIPPED precommit test: `{tool}` is not installed (pre-commit: `pip install pre-commit`)"
+            );
+            return;
+        }
+    }
+    let kbuild_repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let head = Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(&kbuild_repo)
+        .output()
+        .ok()
+        .filter(|o| o.status.success());
+    let Some(head) = head else {
+        eprintln!("SKIPPED precommit test: {} is not a git checkout", kbuild_repo.display());
+        return;
+    };
+    let rev = String::from_utf8_lossy(&head.stdout).trim().to_string();
+
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let repo = Repo {
+        dir: tmp.path().join("repo"),
+        home: tmp.path().join("pre-commit-home"),
+        target: kbuild_repo.join("target/precommit"),
+    };
+    let d = &repo.dir;
+    write(d, "base/kustomization.yaml", "resources: [deploy.yaml]\n");
+    write(d, "base/deploy.yaml", DEPLOY);
+    for env in ["staging", "prod"] {
+        write(
+            d,
+            &format!("overlays/{env}/kustomization.yaml"),
+            &format!("resources: [../../base]\nnamespace: {env}\nnamePrefix: {env}-\n"),
+        );
+    }
+    write(
+        d,
+        ".pre-commit-config.yaml",
+        &format!(
+            "repos:\n- repo: {}\n  rev: {rev}\n  hooks:\n  - id: kbuild-check\n  - id: kbuild-render\n    args: [--out, rendered]\n",
+            kbuild_repo.display()
+        ),
+    );
+    repo.kbuild(&["render", "--all", "--out", "rendered"]);
+    repo.ok("git", &["init", "-q", "-b", "main"]);
+    repo.ok("pre-commit", &["install"]);
+    repo.ok("git", &["add", "-A"]);
+    // The first commit installs the hook environment (cargo install).
+    let first = repo.ok("git", &["commit", "-q", "-m", "initial"]);
+    assert!(first.contains("kbuild render") && first.contains("Passed"), "{first}");
+
+    // A base change that makes both overlay renders (and the base's) stale.
+    write(d, "base/deploy.yaml", &DEPLOY.replace("replicas: 1", "replicas: 2"));
+    repo.ok("git", &["add", "base/deploy.yaml"]);
+    let refused = repo.run("git", &["commit", "-q", "-m", "more replicas"]);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&refused.stdout),
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    assert!(!refused.status.success(), "the commit went through:\n{text}");
+    assert!(text.contains("stale: rendered/overlays/staging.yaml"), "{text}");
+    assert!(text.contains("+  replicas: 2"), "{text}");
+    let log = repo.ok("git", &["log", "--oneline"]);
+    assert_eq!(log.lines().count(), 1, "{log}");
+
+    // Re-render and commit again: accepted.
+    repo.kbuild(&["render", "--affected", "--out", "rendered", "base/deploy.yaml"]);
+    repo.ok("git", &["add", "-A"]);
+    let accepted = repo.ok("git", &["commit", "-q", "-m", "more replicas, rendered"]);
+    assert!(accepted.contains("Passed"), "{accepted}");
+
+    // A kustomization that no longer builds is refused by kbuild-check.
+    write(d, "overlays/prod/kustomization.yaml", "resources: [../../base, missing.yaml]\n");
+    repo.ok("git", &["add", "-A"]);
+    let broken = repo.run("git", &["commit", "-q", "-m", "broken"]);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&broken.stdout),
+        String::from_utf8_lossy(&broken.stderr)
+    );
+    assert!(!broken.status.success(), "{text}");
+    assert!(text.contains("building 'overlays/prod'") && text.contains("missing.yaml"), "{text}");
+    let log = repo.ok("git", &["log", "--oneline"]);
+    assert_eq!(log.lines().count(), 2, "{log}");
+}
