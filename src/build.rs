@@ -183,6 +183,13 @@ impl Builder<'_> {
             let node = yaml::parse::parse_document(&text, &source)?;
             acc.config.add_file(&node, &source)?;
         }
+        // kustomize merges what `crds:` files say after the configurations.
+        for entry in &k.crds {
+            let (real, bytes) = load::read_restricted(dir, entry, self.options.load_restrictor, "crds file")?;
+            let text = load::utf8(bytes, &real)?;
+            let specs = crate::openapi::crd::crd_field_specs_from_text(&text, entry)?;
+            crate::openapi::crd::add_to_config(&mut acc.config, &specs);
+        }
         self.run_generators(dir, file, k, acc)?;
         for (config, source) in self.load_plugin_configs(dir, file, &k.generators)? {
             self.run_generator_config(dir, &config, &source, k, acc)
@@ -518,10 +525,9 @@ fn check_supported(k: &Kustomization) -> Result<()> {
              kbuild does not run helm; render the chart to YAML and list that under 'resources'",
         ));
     }
-    let pending: [(&str, bool); 3] = [
+    let pending: [(&str, bool); 2] = [
         ("replacements", !k.replacements.is_empty()),
         ("vars", !k.vars.is_empty()),
-        ("crds", !k.crds.is_empty()),
     ];
     if let Some((name, _)) = pending.iter().find(|(_, used)| *used) {
         return Err(Error::msg(format!(

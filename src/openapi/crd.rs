@@ -17,7 +17,11 @@
 //! The referring kind is the last dot-separated part of the type name, with no group or
 //! version (kustomize's "TODO: Get Group and Version for CRD").
 
+use crate::config::TransformerConfig;
 use crate::error::Error;
+use crate::fieldspec::merge_specs;
+use crate::kustomization::FieldSpec;
+use crate::transform::name_reference::{self, NameRefSpec};
 use crate::yaml::{Map, Node};
 
 /// What a field of a custom resource is, for kustomize's transformers.
@@ -97,6 +101,35 @@ pub fn crd_field_specs(doc: &Node, source: &str) -> Result<Vec<CrdFieldSpec>, Er
     Ok(specs)
 }
 
+/// Adds what `specs` tell kustomize's transformers to `config`, as kustomize does with a
+/// kustomization's `crds:` (after its `configurations:`): annotations and label selectors get
+/// the common annotations and labels, identities the name prefix only (kustomize adds no
+/// suffix spec for them), object references become name references to the kind and version
+/// (no group) they name. None of them creates missing fields.
+pub fn add_to_config(config: &mut TransformerConfig, specs: &[CrdFieldSpec]) {
+    for s in specs {
+        let field = FieldSpec {
+            kind: s.kind.clone(),
+            path: s.path.clone(),
+            ..FieldSpec::default()
+        };
+        match &s.role {
+            CrdFieldRole::Annotation => merge_specs(&mut config.common_annotations, &[field]),
+            CrdFieldRole::LabelSelector => merge_specs(&mut config.common_labels, &[field]),
+            CrdFieldRole::Identity => merge_specs(&mut config.name_prefix, &[field]),
+            CrdFieldRole::NameReference { kind, version } => {
+                let entry = NameRefSpec {
+                    version: version.clone(),
+                    kind: kind.clone(),
+                    field_specs: vec![field],
+                    ..NameRefSpec::default()
+                };
+                name_reference::merge(&mut config.name_reference, &[entry]);
+            }
+        }
+    }
+}
+
 fn not_definitions(source: &str) -> Error {
     Error::msg(format!(
         "unable to parse open API definition from '{source}': expected a map of type names to \
@@ -129,7 +162,8 @@ fn collect(
             path,
             role,
         };
-        let has = |ext: &str| prop.get(ext).is_some();
+        // kube-openapi's `Extensions.GetString`: present *and* a string.
+        let has = |ext: &str| matches!(prop.get(ext), Some(Node::Str(_)));
         let joined = path.join("/");
         if has("x-kubernetes-annotation") {
             out.push(spec(CrdFieldRole::Annotation, joined.clone()));
