@@ -27,10 +27,21 @@ pub struct BuildOptions {
 }
 
 /// What a kustomization (and everything below it) has produced so far.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Accumulator {
     pub resmap: ResMap,
+    /// Starts empty, as kustomize's accumulator does: bases' configurations and the
+    /// kustomization's own (built-in plus `configurations:`) are merged in.
     pub config: TransformerConfig,
+}
+
+impl Default for Accumulator {
+    fn default() -> Self {
+        Accumulator {
+            resmap: ResMap::default(),
+            config: TransformerConfig::empty(),
+        }
+    }
 }
 
 /// Builds the kustomization in `dir`.
@@ -176,19 +187,22 @@ impl Builder<'_> {
                 .map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
         }
         acc.resmap.append_all(loaded)?;
+        // As in kustomize: the built-in configuration plus this kustomization's files is
+        // merged into what its bases brought, then what its `crds:` files say.
+        let mut own = TransformerConfig::default();
         for entry in &k.configurations {
             let (real, bytes) = load::read_restricted(dir, entry, self.options.load_restrictor, "configuration file")?;
             let text = load::utf8(bytes, &real)?;
             let source = real.display().to_string();
             let node = yaml::parse::parse_document(&text, &source)?;
-            acc.config.add_file(&node, &source)?;
+            own.add_file(&node, &source)?;
         }
-        // kustomize merges what `crds:` files say after the configurations.
+        acc.config.merge(&own)?;
         for entry in &k.crds {
             let (real, bytes) = load::read_restricted(dir, entry, self.options.load_restrictor, "crds file")?;
             let text = load::utf8(bytes, &real)?;
             let specs = crate::openapi::crd::crd_field_specs_from_text(&text, entry)?;
-            crate::openapi::crd::add_to_config(&mut acc.config, &specs);
+            acc.config.merge(&crate::openapi::crd::crd_config(&specs)?)?;
         }
         self.run_generators(dir, file, k, acc)?;
         for (config, source) in self.load_plugin_configs(dir, file, &k.generators)? {
@@ -352,7 +366,7 @@ impl Builder<'_> {
                 self.check_cycle(&real, entry)?;
                 let mut sub = Accumulator::default();
                 self.accumulate(&real, &mut sub, Expect::Kustomization)?;
-                acc.config.merge(&sub.config);
+                acc.config.merge(&sub.config)?;
                 loaded.extend(sub.resmap.resources);
             }
             Prepared::Resources(resources) => loaded.extend(resources),
@@ -586,6 +600,8 @@ fn apply_transformers(k: &Kustomization, acc: &mut Accumulator, env: TransformEn
             }
             merge_specs(&mut specs, &from_table(&[("", "", "", "metadata/labels", true)]));
         }
+        // The `labels` section of configuration files, for every `labels:` entry.
+        merge_specs(&mut specs, &cfg.labels);
         transform::labels::set_pairs(rm, &label.pairs, &specs)?;
         record(rm, "LabelTransformer");
     }

@@ -9,6 +9,7 @@ pub mod build;
 pub mod build_metadata;
 pub mod builtin_specs;
 pub mod config;
+pub mod config_merge;
 pub mod error;
 pub mod fieldspec;
 pub mod generate;

@@ -19,9 +19,8 @@
 
 use crate::config::TransformerConfig;
 use crate::error::Error;
-use crate::fieldspec::merge_specs;
 use crate::kustomization::FieldSpec;
-use crate::transform::name_reference::{self, NameRefSpec};
+use crate::transform::name_reference::NameRefSpec;
 use crate::yaml::{Map, Node};
 
 /// What a field of a custom resource is, for kustomize's transformers.
@@ -101,33 +100,34 @@ pub fn crd_field_specs(doc: &Node, source: &str) -> Result<Vec<CrdFieldSpec>, Er
     Ok(specs)
 }
 
-/// Adds what `specs` tell kustomize's transformers to `config`, as kustomize does with a
-/// kustomization's `crds:` (after its `configurations:`): annotations and label selectors get
-/// the common annotations and labels, identities the name prefix only (kustomize adds no
+/// What `specs` tell kustomize's transformers, as the configuration kustomize merges in for
+/// a kustomization's `crds:` (after its `configurations:`): annotations and label selectors
+/// get the common annotations and labels, identities the name prefix only (kustomize adds no
 /// suffix spec for them), object references become name references to the kind and version
 /// (no group) they name. None of them creates missing fields.
-pub fn add_to_config(config: &mut TransformerConfig, specs: &[CrdFieldSpec]) {
+pub fn crd_config(specs: &[CrdFieldSpec]) -> Result<TransformerConfig, Error> {
+    let mut config = TransformerConfig::empty();
     for s in specs {
         let field = FieldSpec {
             kind: s.kind.clone(),
             path: s.path.clone(),
             ..FieldSpec::default()
         };
+        let mut one = TransformerConfig::empty();
         match &s.role {
-            CrdFieldRole::Annotation => merge_specs(&mut config.common_annotations, &[field]),
-            CrdFieldRole::LabelSelector => merge_specs(&mut config.common_labels, &[field]),
-            CrdFieldRole::Identity => merge_specs(&mut config.name_prefix, &[field]),
-            CrdFieldRole::NameReference { kind, version } => {
-                let entry = NameRefSpec {
-                    version: version.clone(),
-                    kind: kind.clone(),
-                    field_specs: vec![field],
-                    ..NameRefSpec::default()
-                };
-                name_reference::merge(&mut config.name_reference, &[entry]);
-            }
+            CrdFieldRole::Annotation => one.common_annotations.push(field),
+            CrdFieldRole::LabelSelector => one.common_labels.push(field),
+            CrdFieldRole::Identity => one.name_prefix.push(field),
+            CrdFieldRole::NameReference { kind, version } => one.name_reference.push(NameRefSpec {
+                version: version.clone(),
+                kind: kind.clone(),
+                field_specs: vec![field],
+                ..NameRefSpec::default()
+            }),
         }
+        config.merge(&one)?;
     }
+    Ok(config)
 }
 
 fn not_definitions(source: &str) -> Error {
