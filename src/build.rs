@@ -70,6 +70,8 @@ fn finish(acc: &mut Accumulator, top: &Kustomization, meta: BuildMeta, root: &Pa
     crate::build_metadata::annotate(&mut acc.resmap, meta, root);
     add_name_hashes(&mut acc.resmap)?;
     transform::name_reference::apply(&mut acc.resmap, &acc.config.name_reference)?;
+    transform::annotation_strings::normalize_annotations(&mut acc.resmap);
+    transform::local_config::drop_local_config(&mut acc.resmap);
     transform::sort::apply(&mut acc.resmap, top.sort_options.as_ref())
 }
 
