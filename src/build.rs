@@ -482,7 +482,7 @@ fn add_name_hashes(resmap: &mut ResMap) -> Result<()> {
 }
 
 /// Parses a resource file into resources: empty documents are skipped and
-/// lists (`kind: List`, `FooList`) are flattened, their items queued after the
+/// lists (`kind: List`, `FooList` with an `items` field) are flattened, their items queued after the
 /// file's remaining documents as kustomize does.
 pub fn parse_resources(bytes: Vec<u8>, path: &Path) -> Result<Vec<Resource>> {
     let text = load::utf8(bytes, path)?;
@@ -494,7 +494,9 @@ pub fn parse_resources(bytes: Vec<u8>, path: &Path) -> Result<Vec<Resource>> {
             continue;
         }
         let kind = doc.get_str(&["kind"]).unwrap_or_default();
-        if kind.ends_with("List") {
+        // A `FooList` without an `items` field is an ordinary resource (kustomize
+        // issues 5042, 5485); `items: null` is an empty list.
+        if kind.ends_with("List") && doc.get("items").is_some() {
             match doc.get("items") {
                 None | Some(Node::Null) => {}
                 Some(Node::Seq(items)) => queue.extend(items.iter().cloned()),
