@@ -15,8 +15,8 @@
 //!   (YAML 1.1 booleans such as `yes` and `on`), duplicate keys allowed (the last wins),
 //!   merge keys applied in place, non-string keys converted to strings.
 //!
-//! Integers above `i64::MAX` that fit `u64` (Go's `uint64`, printed exactly by kustomize)
-//! become the nearest `f64`, as [`Node`] has no unsigned variant.
+//! Integers above `i64::MAX` that fit `u64` become [`Node::Uint`] (Go's `uint64`, printed
+//! exactly by kustomize); larger ones become the nearest `f64`, as in Go.
 //!
 //! Hostile input is bounded: nesting deeper than [`MAX_DEPTH`] and alias expansion beyond
 //! [`MAX_ALIAS_NODES`] nodes or [`MAX_ALIAS_BYTES`] bytes per document are errors; the
