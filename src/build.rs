@@ -16,6 +16,7 @@ use crate::resource::{Configured, Origin, Resource};
 use crate::merge::smp::MergeOptions;
 use crate::openapi::Schemas;
 use crate::transform::{self, patch};
+use crate::transform::union_check::check_patch;
 use crate::yaml::{self, Node};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -44,8 +45,22 @@ impl Default for Accumulator {
     }
 }
 
+/// What a build produced: the resources and warnings about the input (kbuild's own, beyond
+/// kustomize; they never change the resources). The library does not print them.
+#[derive(Debug, Default)]
+pub struct BuildOutput {
+    pub resmap: ResMap,
+    /// One line each, without a "warning:" prefix.
+    pub warnings: Vec<String>,
+}
+
 /// Builds the kustomization in `dir`.
 pub fn build(dir: &Path, options: &BuildOptions) -> Result<ResMap> {
+    build_with_warnings(dir, options).map(|out| out.resmap)
+}
+
+/// Builds the kustomization in `dir` and returns the warnings too.
+pub fn build_with_warnings(dir: &Path, options: &BuildOptions) -> Result<BuildOutput> {
     let root = load::canonical(dir, "kustomization directory")?;
     if !root.is_dir() {
         return Err(Error::msg(format!(
@@ -58,11 +73,15 @@ pub fn build(dir: &Path, options: &BuildOptions) -> Result<ResMap> {
         chain: Vec::new(),
         meta: None,
         schemas: None,
+        warnings: Vec::new(),
     };
     let mut acc = Accumulator::default();
     let kust = builder.accumulate(&root, &mut acc, Expect::Kustomization)?;
     finish(&mut acc, &kust, builder.meta.unwrap_or_default(), &root)?;
-    Ok(acc.resmap)
+    Ok(BuildOutput {
+        resmap: acc.resmap,
+        warnings: builder.warnings,
+    })
 }
 
 /// Steps done once, at the top of the build.
@@ -117,6 +136,8 @@ struct Builder<'o> {
     /// A custom schema from an `openapi:` field. Like kustomize's global
     /// schema setting, it applies from the kustomization that sets it on.
     schemas: Option<&'static Schemas>,
+    /// Warnings so far (see [`BuildOutput::warnings`]).
+    warnings: Vec<String>,
 }
 
 /// Reads and decodes the kustomization file in `dir`.
@@ -225,7 +246,12 @@ impl Builder<'_> {
             schemas: self.schemas.unwrap_or_else(|| Schemas::builtin()),
             ..MergeOptions::kustomize()
         };
-        let env = TransformEnv { read: &mut read, merge: &opts };
+        let env = TransformEnv {
+            read: &mut read,
+            merge: &opts,
+            file,
+            warnings: &mut self.warnings,
+        };
         apply_transformers(k, acc, env, &mut |rm: &mut ResMap, kind: &'static str| {
             if record {
                 for r in rm.iter_mut() {
@@ -239,8 +265,13 @@ impl Builder<'_> {
             }
         })?;
         for (config, source) in self.load_plugin_configs(dir, file, &k.transformers)? {
-            let kind = crate::plugins::run_transformer(&mut acc.resmap, &config, &mut read, &opts)
-                .map_err(|e| e.context(format!("running transformer from {}", source.display())))?;
+            let mut kind = String::new();
+            let name = || format!("transformer {} from {}", config.get_str(&["kind"]).unwrap_or("?"), source.display());
+            check_patch(&mut acc.resmap, &mut self.warnings, &name, |rm| {
+                kind = crate::plugins::run_transformer(rm, &config, &mut read, &opts)?;
+                Ok(())
+            })
+            .map_err(|e| e.context(format!("running transformer from {}", source.display())))?;
             if record {
                 let (_, meta) = crate::plugins::identity(&config)?;
                 let kind: &'static str = builtin_kind(&kind);
@@ -564,21 +595,28 @@ struct TransformEnv<'a> {
     /// Reads a file relative to the kustomization, under the load restrictor.
     read: &'a mut dyn FnMut(&str) -> Result<String>,
     merge: &'a MergeOptions<'a>,
+    /// The kustomization file (names patches in warnings).
+    file: &'a Path,
+    warnings: &'a mut Vec<String>,
 }
 
 /// The built-in transformers of one kustomization, in kustomize's order.
 fn apply_transformers(k: &Kustomization, acc: &mut Accumulator, env: TransformEnv, record: Record) -> Result<()> {
     let cfg = &acc.config;
     let rm = &mut acc.resmap;
-    let TransformEnv { read, merge } = env;
+    let TransformEnv { read, merge, file, warnings } = env;
+    let kfile = file.display();
     if !k.patches_strategic_merge.is_empty() {
-        for entry in &k.patches_strategic_merge {
-            apply_strategic_merge_entry(rm, entry, read, merge)?;
+        for (i, entry) in k.patches_strategic_merge.iter().enumerate() {
+            let name = || patch_name(&kfile, "patchesStrategicMerge", i, entry);
+            check_patch(rm, warnings, &name, |rm| apply_strategic_merge_entry(rm, entry, read, merge))?;
         }
         record(rm, "PatchStrategicMergeTransformer");
     }
-    for p in &k.patches {
-        apply_patch_entry(rm, p, read, merge).map_err(|e| e.context(patch_context("patches", p)))?;
+    for (i, p) in k.patches.iter().enumerate() {
+        let name = || patch_name(&kfile, "patches", i, &p.path);
+        check_patch(rm, warnings, &name, |rm| apply_patch_entry(rm, p, read, merge))
+            .map_err(|e| e.context(patch_context("patches", p)))?;
         record(rm, "PatchTransformer");
     }
     if let Some(ns) = k.namespace.as_ref().filter(|s| !s.is_empty()) {
@@ -617,8 +655,10 @@ fn apply_transformers(k: &Kustomization, acc: &mut Accumulator, env: TransformEn
         transform::annotations::add(rm, ann, &cfg.common_annotations)?;
         record(rm, "AnnotationsTransformer");
     }
-    for p in &k.patches_json6902 {
-        apply_json6902_entry(rm, p, read).map_err(|e| e.context(patch_context("patchesJson6902", p)))?;
+    for (i, p) in k.patches_json6902.iter().enumerate() {
+        let name = || patch_name(&kfile, "patchesJson6902", i, &p.path);
+        check_patch(rm, warnings, &name, |rm| apply_json6902_entry(rm, p, read))
+            .map_err(|e| e.context(patch_context("patchesJson6902", p)))?;
         record(rm, "PatchJson6902Transformer");
     }
     for r in &k.replicas {
@@ -630,6 +670,13 @@ fn apply_transformers(k: &Kustomization, acc: &mut Accumulator, env: TransformEn
         record(rm, "ImageTagTransformer");
     }
     Ok(())
+}
+
+/// Names a patch in warnings: "patches[1] 'patch.yaml' of /dir/kustomization.yaml".
+fn patch_name(kfile: &dyn std::fmt::Display, field: &str, index: usize, path: &str) -> String {
+    let inline = path.is_empty() || path.contains('\n');
+    let what = if inline { "(inline)".to_string() } else { format!("'{path}'") };
+    format!("{field}[{index}] {what} of {kfile}")
 }
 
 /// "patches entry 'file.yaml'" / "patches entry with an inline patch".

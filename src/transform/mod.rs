@@ -12,3 +12,4 @@ pub mod namespace;
 pub mod patch;
 pub mod replicas;
 pub mod sort;
+pub mod union_check;
