@@ -78,10 +78,10 @@ fn pod_spec_path(group: &str, kind: &str) -> Option<&'static [&'static str]> {
 pub fn union_conflicts(res: &Resource) -> Vec<String> {
     let mut out = Vec::new();
     let gvk = res.gvk();
-    if let Some(path) = pod_spec_path(&gvk.group, &gvk.kind) {
-        if let Some(spec) = res.node.get_path(path).and_then(Node::as_map) {
-            pod_spec(spec, &path.join("."), &mut out);
-        }
+    if let Some(path) = pod_spec_path(&gvk.group, &gvk.kind)
+        && let Some(spec) = res.node.get_path(path).and_then(Node::as_map)
+    {
+        pod_spec(spec, &path.join("."), &mut out);
     }
     let strategy = match (gvk.group.as_str(), gvk.kind.as_str()) {
         ("apps" | "extensions", "Deployment") => Some(("strategy", "Recreate")),

@@ -514,7 +514,7 @@ impl<'i, 's> Builder<'i, 's> {
     /// `f: 1.50` -> "1.50", `n: ~` -> "~") and a sequence or mapping as "" (checked with
     /// `kubectl kustomize`).
     fn at_annotation_value(&self) -> bool {
-        fn value_key<'m>(frame: &'m Frame) -> Option<&'m str> {
+        fn value_key(frame: &Frame) -> Option<&str> {
             match &frame.body {
                 Body::Map(MapFrame {
                     map,
