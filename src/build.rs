@@ -417,6 +417,12 @@ impl Builder<'_> {
         }
         self.check_cycle(&real, entry)?;
         self.accumulate(&real, acc, Expect::Component)?;
+        // kustomize hands the including kustomization a fresh accumulator after a
+        // component, with the configuration merged into an empty one again: a spec that a
+        // more specific one now covers drops out (see `config_merge`).
+        let mut config = TransformerConfig::empty();
+        config.merge(&acc.config)?;
+        acc.config = config;
         Ok(())
     }
 
