@@ -399,6 +399,7 @@ pub fn go_json(node: &Node, out: &mut String) {
         Node::Null => out.push_str("null"),
         Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Node::Int(i) => out.push_str(&i.to_string()),
+        Node::Uint(u) => out.push_str(&u.to_string()),
         Node::Float(f) => out.push_str(&go_float(*f)),
         Node::Str(s) => go_string(s, out),
         Node::Seq(items) => {

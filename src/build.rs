@@ -16,6 +16,7 @@ use crate::resource::{Configured, Origin, Resource};
 use crate::merge::smp::MergeOptions;
 use crate::openapi::Schemas;
 use crate::transform::{self, patch};
+use crate::transform::union_check::check_patch;
 use crate::yaml::{self, Node};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -27,16 +28,42 @@ pub struct BuildOptions {
 }
 
 /// What a kustomization (and everything below it) has produced so far.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Accumulator {
     pub resmap: ResMap,
+    /// Starts empty, as kustomize's accumulator does: bases' configurations and the
+    /// kustomization's own (built-in plus `configurations:`) are merged in.
     pub config: TransformerConfig,
     /// Vars declared here and below, bound to their resources.
     pub vars: transform::vars::VarSet,
 }
 
+impl Default for Accumulator {
+    fn default() -> Self {
+        Accumulator {
+            resmap: ResMap::default(),
+            config: TransformerConfig::empty(),
+            vars: transform::vars::VarSet::default(),
+        }
+    }
+}
+
+/// What a build produced: the resources and warnings about the input (kbuild's own, beyond
+/// kustomize; they never change the resources). The library does not print them.
+#[derive(Debug, Default)]
+pub struct BuildOutput {
+    pub resmap: ResMap,
+    /// One line each, without a "warning:" prefix.
+    pub warnings: Vec<String>,
+}
+
 /// Builds the kustomization in `dir`.
 pub fn build(dir: &Path, options: &BuildOptions) -> Result<ResMap> {
+    build_with_warnings(dir, options).map(|out| out.resmap)
+}
+
+/// Builds the kustomization in `dir` and returns the warnings too.
+pub fn build_with_warnings(dir: &Path, options: &BuildOptions) -> Result<BuildOutput> {
     let root = load::canonical(dir, "kustomization directory")?;
     if !root.is_dir() {
         return Err(Error::msg(format!(
@@ -49,11 +76,15 @@ pub fn build(dir: &Path, options: &BuildOptions) -> Result<ResMap> {
         chain: Vec::new(),
         meta: None,
         schemas: None,
+        warnings: Vec::new(),
     };
     let mut acc = Accumulator::default();
     let kust = builder.accumulate(&root, &mut acc, Expect::Kustomization)?;
     finish(&mut acc, &kust, builder.meta.unwrap_or_default(), &root)?;
-    Ok(acc.resmap)
+    Ok(BuildOutput {
+        resmap: acc.resmap,
+        warnings: builder.warnings,
+    })
 }
 
 /// Steps done once, at the top of the build.
@@ -62,8 +93,8 @@ fn finish(acc: &mut Accumulator, top: &Kustomization, meta: BuildMeta, root: &Pa
     add_name_hashes(&mut acc.resmap)?;
     transform::name_reference::apply(&mut acc.resmap, &acc.config.name_reference)?;
     transform::vars::resolve(&mut acc.resmap, &acc.vars, &acc.config.var_reference)?;
-    transform::local_config::drop_local(&mut acc.resmap);
-    transform::annotation_strings::apply(&mut acc.resmap);
+    transform::annotation_strings::normalize_annotations(&mut acc.resmap);
+    transform::local_config::drop_local_config(&mut acc.resmap);
     transform::sort::apply(&mut acc.resmap, top.sort_options.as_ref())
 }
 
@@ -109,6 +140,8 @@ struct Builder<'o> {
     /// A custom schema from an `openapi:` field. Like kustomize's global
     /// schema setting, it applies from the kustomization that sets it on.
     schemas: Option<&'static Schemas>,
+    /// Warnings so far (see [`BuildOutput::warnings`]).
+    warnings: Vec<String>,
 }
 
 /// Reads and decodes the kustomization file in `dir`.
@@ -181,12 +214,22 @@ impl Builder<'_> {
                 .map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
         }
         acc.resmap.append_all(loaded)?;
+        // As in kustomize: the built-in configuration plus this kustomization's files is
+        // merged into what its bases brought, then what its `crds:` files say.
+        let mut own = TransformerConfig::default();
         for entry in &k.configurations {
             let (real, bytes) = load::read_restricted(dir, entry, self.options.load_restrictor, "configuration file")?;
             let text = load::utf8(bytes, &real)?;
             let source = real.display().to_string();
             let node = yaml::parse::parse_document(&text, &source)?;
-            acc.config.add_file(&node, &source)?;
+            own.add_file(&node, &source)?;
+        }
+        acc.config.merge(&own)?;
+        for entry in &k.crds {
+            let (real, bytes) = load::read_restricted(dir, entry, self.options.load_restrictor, "crds file")?;
+            let text = load::utf8(bytes, &real)?;
+            let specs = crate::openapi::crd::crd_field_specs_from_text(&text, entry)?;
+            acc.config.merge(&crate::openapi::crd::crd_config(&specs)?)?;
         }
         self.run_generators(dir, file, k, acc)?;
         for (config, source) in self.load_plugin_configs(dir, file, &k.generators)? {
@@ -207,7 +250,12 @@ impl Builder<'_> {
             schemas: self.schemas.unwrap_or_else(|| Schemas::builtin()),
             ..MergeOptions::kustomize()
         };
-        let env = TransformEnv { read: &mut read, merge: &opts };
+        let env = TransformEnv {
+            read: &mut read,
+            merge: &opts,
+            file,
+            warnings: &mut self.warnings,
+        };
         let mut record_builtin = |rm: &mut ResMap, kind: &'static str| {
             if record {
                 for r in rm.iter_mut() {
@@ -232,8 +280,13 @@ impl Builder<'_> {
             record_builtin(&mut acc.resmap, "ReplacementTransformer");
         }
         for (config, source) in self.load_plugin_configs(dir, file, &k.transformers)? {
-            let kind = crate::plugins::run_transformer(&mut acc.resmap, &config, &mut read, &opts)
-                .map_err(|e| e.context(format!("running transformer from {}", source.display())))?;
+            let mut kind = String::new();
+            let name = || format!("transformer {} from {}", config.get_str(&["kind"]).unwrap_or("?"), source.display());
+            check_patch(&mut acc.resmap, &mut self.warnings, &name, |rm| {
+                kind = crate::plugins::run_transformer(rm, &config, &mut read, &opts)?;
+                Ok(())
+            })
+            .map_err(|e| e.context(format!("running transformer from {}", source.display())))?;
             if record {
                 let (_, meta) = crate::plugins::identity(&config)?;
                 let kind: &'static str = builtin_kind(&kind);
@@ -361,7 +414,7 @@ impl Builder<'_> {
                 self.check_cycle(&real, entry)?;
                 let mut sub = Accumulator::default();
                 self.accumulate(&real, &mut sub, Expect::Kustomization)?;
-                acc.config.merge(&sub.config);
+                acc.config.merge(&sub.config)?;
                 transform::vars::absorb(&mut acc.vars, sub.vars)?;
                 loaded.extend(sub.resmap.resources);
             }
@@ -380,6 +433,12 @@ impl Builder<'_> {
         }
         self.check_cycle(&real, entry)?;
         self.accumulate(&real, acc, Expect::Component)?;
+        // kustomize hands the including kustomization a fresh accumulator after a
+        // component, with the configuration merged into an empty one again: a spec that a
+        // more specific one now covers drops out (see `config_merge`).
+        let mut config = TransformerConfig::empty();
+        config.merge(&acc.config)?;
+        acc.config = config;
         Ok(())
     }
 
@@ -476,7 +535,7 @@ fn add_name_hashes(resmap: &mut ResMap) -> Result<()> {
 }
 
 /// Parses a resource file into resources: empty documents are skipped and
-/// lists (`kind: List`, `FooList`) are flattened, their items queued after the
+/// lists (`kind: List`, `FooList` with an `items` field) are flattened, their items queued after the
 /// file's remaining documents as kustomize does.
 pub fn parse_resources(bytes: Vec<u8>, path: &Path) -> Result<Vec<Resource>> {
     let text = load::utf8(bytes, path)?;
@@ -488,7 +547,9 @@ pub fn parse_resources(bytes: Vec<u8>, path: &Path) -> Result<Vec<Resource>> {
             continue;
         }
         let kind = doc.get_str(&["kind"]).unwrap_or_default();
-        if kind.ends_with("List") {
+        // A `FooList` without an `items` field is an ordinary resource (kustomize
+        // issues 5042, 5485); `items: null` is an empty list.
+        if kind.ends_with("List") && doc.get("items").is_some() {
             match doc.get("items") {
                 None | Some(Node::Null) => {}
                 Some(Node::Seq(items)) => queue.extend(items.iter().cloned()),
@@ -535,14 +596,6 @@ fn check_supported(k: &Kustomization) -> Result<()> {
              kbuild does not run helm; render the chart to YAML and list that under 'resources'",
         ));
     }
-    let pending: [(&str, bool); 1] = [
-        ("crds", !k.crds.is_empty()),
-    ];
-    if let Some((name, _)) = pending.iter().find(|(_, used)| *used) {
-        return Err(Error::msg(format!(
-            "the '{name}' field is not supported by this version of kbuild yet"
-        )));
-    }
     Ok(())
 }
 
@@ -555,21 +608,28 @@ struct TransformEnv<'a> {
     /// Reads a file relative to the kustomization, under the load restrictor.
     read: &'a mut dyn FnMut(&str) -> Result<String>,
     merge: &'a MergeOptions<'a>,
+    /// The kustomization file (names patches in warnings).
+    file: &'a Path,
+    warnings: &'a mut Vec<String>,
 }
 
 /// The built-in transformers of one kustomization, in kustomize's order.
 fn apply_transformers(k: &Kustomization, acc: &mut Accumulator, env: TransformEnv, record: Record) -> Result<()> {
     let cfg = &acc.config;
     let rm = &mut acc.resmap;
-    let TransformEnv { read, merge } = env;
+    let TransformEnv { read, merge, file, warnings } = env;
+    let kfile = file.display();
     if !k.patches_strategic_merge.is_empty() {
-        for entry in &k.patches_strategic_merge {
-            apply_strategic_merge_entry(rm, entry, read, merge)?;
+        for (i, entry) in k.patches_strategic_merge.iter().enumerate() {
+            let name = || patch_name(&kfile, "patchesStrategicMerge", i, entry);
+            check_patch(rm, warnings, &name, |rm| apply_strategic_merge_entry(rm, entry, read, merge))?;
         }
         record(rm, "PatchStrategicMergeTransformer");
     }
-    for p in &k.patches {
-        apply_patch_entry(rm, p, read, merge).map_err(|e| e.context(patch_context("patches", p)))?;
+    for (i, p) in k.patches.iter().enumerate() {
+        let name = || patch_name(&kfile, "patches", i, &p.path);
+        check_patch(rm, warnings, &name, |rm| apply_patch_entry(rm, p, read, merge))
+            .map_err(|e| e.context(patch_context("patches", p)))?;
         record(rm, "PatchTransformer");
     }
     if let Some(ns) = k.namespace.as_ref().filter(|s| !s.is_empty()) {
@@ -595,6 +655,8 @@ fn apply_transformers(k: &Kustomization, acc: &mut Accumulator, env: TransformEn
             }
             merge_specs(&mut specs, &from_table(&[("", "", "", "metadata/labels", true)]));
         }
+        // The `labels` section of configuration files, for every `labels:` entry.
+        merge_specs(&mut specs, &cfg.labels);
         transform::labels::set_pairs(rm, &label.pairs, &specs)?;
         record(rm, "LabelTransformer");
     }
@@ -606,8 +668,10 @@ fn apply_transformers(k: &Kustomization, acc: &mut Accumulator, env: TransformEn
         transform::annotations::add(rm, ann, &cfg.common_annotations)?;
         record(rm, "AnnotationsTransformer");
     }
-    for p in &k.patches_json6902 {
-        apply_json6902_entry(rm, p, read).map_err(|e| e.context(patch_context("patchesJson6902", p)))?;
+    for (i, p) in k.patches_json6902.iter().enumerate() {
+        let name = || patch_name(&kfile, "patchesJson6902", i, &p.path);
+        check_patch(rm, warnings, &name, |rm| apply_json6902_entry(rm, p, read))
+            .map_err(|e| e.context(patch_context("patchesJson6902", p)))?;
         record(rm, "PatchJson6902Transformer");
     }
     for r in &k.replicas {
@@ -619,6 +683,13 @@ fn apply_transformers(k: &Kustomization, acc: &mut Accumulator, env: TransformEn
         record(rm, "ImageTagTransformer");
     }
     Ok(())
+}
+
+/// Names a patch in warnings: "patches[1] 'patch.yaml' of /dir/kustomization.yaml".
+fn patch_name(kfile: &dyn std::fmt::Display, field: &str, index: usize, path: &str) -> String {
+    let inline = path.is_empty() || path.contains('\n');
+    let what = if inline { "(inline)".to_string() } else { format!("'{path}'") };
+    format!("{field}[{index}] {what} of {kfile}")
 }
 
 /// "patches entry 'file.yaml'" / "patches entry with an inline patch".

@@ -12,6 +12,7 @@ pub mod builtin_specs;
 pub mod config;
 pub mod deps;
 pub mod diff;
+pub mod config_merge;
 pub mod error;
 pub mod fieldpath;
 pub mod fieldspec;

@@ -2,7 +2,7 @@
 //! errors and sets the exit code.
 
 use clap::{Parser, Subcommand, ValueEnum};
-use kbuild::build::{build, BuildOptions};
+use kbuild::build::{build_with_warnings, BuildOptions};
 use kbuild::load::LoadRestrictor;
 use kbuild::output;
 use std::io::Write;
@@ -81,7 +81,11 @@ fn main() -> ExitCode {
 
 fn run_build(args: &BuildArgs) -> Result<(), kbuild::Error> {
     let options = build_options(args.load_restrictor);
-    let resmap = build(&args.dir, &options)?;
+    let built = build_with_warnings(&args.dir, &options)?;
+    for w in &built.warnings {
+        eprintln!("warning: {w}");
+    }
+    let resmap = built.resmap;
     match &args.output {
         Some(path) if path.is_dir() => output::write_dir(&resmap, path),
         Some(path) => output::write_file_atomic(path, output::render(&resmap).as_bytes()),

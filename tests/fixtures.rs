@@ -3,7 +3,9 @@
 //! to `in/`, default `.`) and an `args` file (extra CLI flags, one per line),
 //! and either `expected.yaml` (the output of `kubectl kustomize`, generated
 //! by `tests/regen-fixtures.sh`) or `expected.err` (kbuild's own error message,
-//! with the case's `in/` path written as `$IN` and the repository's as `$REPO`).
+//! with the case's `in/` path written as `$IN` and the repository's as `$REPO`). A case with
+//! `expected.yaml` may also have `expected.stderr`: kbuild's warnings, written the same way
+//! (stdout must still equal `expected.yaml` byte for byte).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -51,6 +53,12 @@ fn fixtures() {
                 failures.push(format!("{name}: expected output, got error: {stderr}"));
             } else if stdout != expected {
                 failures.push(format!("{name}: output differs\n--- expected\n{expected}\n--- got\n{stdout}"));
+            } else if let Some(want) = read(&case.join("expected.stderr")) {
+                let real_in = std::fs::canonicalize(&input).unwrap_or(input.clone());
+                let got = stderr.replace(&real_in.display().to_string(), "$IN");
+                if got != want {
+                    failures.push(format!("{name}: stderr differs\n--- expected\n{want}\n--- got\n{got}"));
+                }
             }
         } else if let Some(expected) = read(&case.join("expected.err")) {
             let real_in = std::fs::canonicalize(&input).unwrap_or(input.clone());

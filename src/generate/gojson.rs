@@ -37,6 +37,10 @@ pub fn write_node(node: &Node, numbers: Numbers, out: &mut String) -> Result<(),
         }
         // A float64 conversion is what Go's decoder does to every JSON number.
         Node::Int(i) => write_float(*i as f64, out)?,
+        Node::Uint(u) if numbers == Numbers::AsIs => {
+            let _ = write!(out, "{u}");
+        }
+        Node::Uint(u) => write_float(*u as f64, out)?,
         Node::Float(f) => write_float(*f, out)?,
         Node::Str(s) => write_str(s, out),
         Node::Seq(items) => {

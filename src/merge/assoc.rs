@@ -53,6 +53,7 @@ pub(super) fn scalar_text(node: &Node) -> Cow<'_, str> {
     match node {
         Node::Str(s) => Cow::Borrowed(s),
         Node::Int(i) => Cow::Owned(i.to_string()),
+        Node::Uint(u) => Cow::Owned(u.to_string()),
         Node::Float(f) => Cow::Owned(crate::yaml::emit::format_float(*f)),
         Node::Bool(b) => Cow::Borrowed(if *b { "true" } else { "false" }),
         Node::Null => Cow::Borrowed("null"),
@@ -255,7 +256,7 @@ fn all_scalars(list: &[Node]) -> bool {
     list.iter().all(|n| {
         matches!(
             n,
-            Node::Str(_) | Node::Int(_) | Node::Float(_) | Node::Bool(_)
+            Node::Str(_) | Node::Int(_) | Node::Uint(_) | Node::Float(_) | Node::Bool(_)
         )
     })
 }

@@ -222,7 +222,7 @@ fn type_class(node: &Node) -> u8 {
     match node {
         Node::Null => 0,
         Node::Bool(_) => 1,
-        Node::Int(_) | Node::Float(_) => 2,
+        Node::Int(_) | Node::Uint(_) | Node::Float(_) => 2,
         Node::Str(_) => 3,
         Node::Seq(_) => 4,
         Node::Map(_) => 5,

@@ -17,7 +17,10 @@
 //! The referring kind is the last dot-separated part of the type name, with no group or
 //! version (kustomize's "TODO: Get Group and Version for CRD").
 
+use crate::config::TransformerConfig;
 use crate::error::Error;
+use crate::kustomization::FieldSpec;
+use crate::transform::name_reference::NameRefSpec;
 use crate::yaml::{Map, Node};
 
 /// What a field of a custom resource is, for kustomize's transformers.
@@ -97,6 +100,36 @@ pub fn crd_field_specs(doc: &Node, source: &str) -> Result<Vec<CrdFieldSpec>, Er
     Ok(specs)
 }
 
+/// What `specs` tell kustomize's transformers, as the configuration kustomize merges in for
+/// a kustomization's `crds:` (after its `configurations:`): annotations and label selectors
+/// get the common annotations and labels, identities the name prefix only (kustomize adds no
+/// suffix spec for them), object references become name references to the kind and version
+/// (no group) they name. None of them creates missing fields.
+pub fn crd_config(specs: &[CrdFieldSpec]) -> Result<TransformerConfig, Error> {
+    let mut config = TransformerConfig::empty();
+    for s in specs {
+        let field = FieldSpec {
+            kind: s.kind.clone(),
+            path: s.path.clone(),
+            ..FieldSpec::default()
+        };
+        let mut one = TransformerConfig::empty();
+        match &s.role {
+            CrdFieldRole::Annotation => one.common_annotations.push(field),
+            CrdFieldRole::LabelSelector => one.common_labels.push(field),
+            CrdFieldRole::Identity => one.name_prefix.push(field),
+            CrdFieldRole::NameReference { kind, version } => one.name_reference.push(NameRefSpec {
+                version: version.clone(),
+                kind: kind.clone(),
+                field_specs: vec![field],
+                ..NameRefSpec::default()
+            }),
+        }
+        config.merge(&one)?;
+    }
+    Ok(config)
+}
+
 fn not_definitions(source: &str) -> Error {
     Error::msg(format!(
         "unable to parse open API definition from '{source}': expected a map of type names to \
@@ -129,7 +162,8 @@ fn collect(
             path,
             role,
         };
-        let has = |ext: &str| prop.get(ext).is_some();
+        // kube-openapi's `Extensions.GetString`: present *and* a string.
+        let has = |ext: &str| matches!(prop.get(ext), Some(Node::Str(_)));
         let joined = path.join("/");
         if has("x-kubernetes-annotation") {
             out.push(spec(CrdFieldRole::Annotation, joined.clone()));

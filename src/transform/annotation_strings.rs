@@ -1,45 +1,56 @@
-//! kustomize ends every build by rewriting each resource's annotations
-//! (to remove its internal build annotations), reading them as a
-//! string-to-string map and writing them back. So annotation values always
-//! come out as strings: `replicas: 3` under `metadata.annotations` is printed
-//! `"3"`, whether it came from a file or was put there by a replacement.
-//! Labels are not rewritten and keep their type.
+//! Annotations as kustomize writes them: a map of strings.
+//!
+//! kustomize reads every resource's annotations into a string map and writes them back
+//! before printing, so whatever a patch or transformer put there comes out as a string (a
+//! JSON patch's `value: 5` -> "5", a sequence -> ""), and an empty or null `annotations` field
+//! disappears. The parser already keeps annotation values of input files as their text
+//! (`yaml::parse`); this pass covers what later steps added.
 
 use crate::resmap::ResMap;
 use crate::yaml::Node;
 
-/// Turns every scalar annotation value into a string. A mapping or list
-/// value has no scalar text and becomes the empty string, as in kustomize.
-pub fn apply(rm: &mut ResMap) {
-    for r in rm.iter_mut() {
-        let Some(Node::Map(ann)) = r.node.get_path_mut(&["metadata", "annotations"]) else {
-            continue;
-        };
-        for v in ann.values_mut() {
-            if !matches!(v, Node::Str(_)) {
-                *v = Node::Str(v.scalar_string().unwrap_or_default());
+/// Rewrites every resource's `metadata.annotations` as strings, dropping it when empty.
+pub fn normalize_annotations(resmap: &mut ResMap) {
+    for res in resmap.iter_mut() {
+        normalize(&mut res.node);
+    }
+}
+
+fn normalize(node: &mut Node) {
+    let Some(meta) = node.get_path_mut(&["metadata"]).and_then(Node::as_map_mut) else {
+        return;
+    };
+    let empty = match meta.get_mut("annotations") {
+        None => return,
+        Some(Node::Map(ann)) => {
+            for value in ann.values_mut() {
+                if !matches!(value, Node::Str(_)) {
+                    *value = Node::Str(value.scalar_string().unwrap_or_default());
+                }
             }
+            ann.is_empty()
         }
+        Some(Node::Null) => true,
+        // Not a map: kustomize fails earlier on such input; leave it for that check.
+        Some(_) => false,
+    };
+    if empty {
+        meta.shift_remove("annotations");
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
-    fn annotation_values_become_strings() {
-        let node = Node::from(&serde_json::json!({
-            "apiVersion": "v1", "kind": "ConfigMap",
-            "metadata": {"name": "a", "annotations": {"n": 1, "b": true, "s": "x", "m": {"k": "v"}}, "labels": {"n": 2}}
-        }));
-        let mut rm = ResMap::new();
-        rm.resources.push(crate::resource::Resource::new(node).expect("resource"));
-        apply(&mut rm);
-        let meta = rm.resources[0].node.get("metadata").cloned().unwrap_or_default();
-        let want = Node::from(&serde_json::json!({
-            "name": "a", "annotations": {"n": "1", "b": "true", "s": "x", "m": ""}, "labels": {"n": 2}
-        }));
-        assert_eq!(meta, want);
+    fn values_become_strings_and_empty_maps_go() {
+        let mut n = Node::from(&json!({"metadata": {"name": "a", "annotations": {"i": 5, "b": true, "s": [1], "n": null}}}));
+        normalize(&mut n);
+        assert_eq!(n, Node::from(&json!({"metadata": {"name": "a", "annotations": {"i": "5", "b": "true", "s": "", "n": ""}}})));
+        let mut n = Node::from(&json!({"metadata": {"name": "a", "annotations": {}}}));
+        normalize(&mut n);
+        assert_eq!(n, Node::from(&json!({"metadata": {"name": "a"}})));
     }
 }

@@ -15,3 +15,4 @@ pub mod replicas;
 pub mod sort;
 pub(crate) mod var_reference_specs;
 pub mod vars;
+pub mod union_check;

@@ -32,7 +32,7 @@
 
 use super::name_reference_specs;
 use crate::error::{Error, Result};
-use crate::fieldspec::{CreateKind, merge_specs, walk};
+use crate::fieldspec::{CreateKind, walk};
 use crate::kustomization::FieldSpec;
 use crate::openapi;
 use crate::resid::{Gvk, ResId};
@@ -66,21 +66,6 @@ pub fn builtin() -> Vec<NameRefSpec> {
     // Every kustomization of a build starts from it: build it once.
     static TABLE: OnceLock<Vec<NameRefSpec>> = OnceLock::new();
     TABLE.get_or_init(name_reference_specs::table).clone()
-}
-
-/// Adds entries the way kustomize merges configurations: an entry for a GVK
-/// already present gains the field specs it lacks, others are appended.
-pub fn merge(base: &mut Vec<NameRefSpec>, extra: &[NameRefSpec]) {
-    for e in extra {
-        let same =
-            |b: &&mut NameRefSpec| b.group == e.group && b.version == e.version && b.kind == e.kind;
-        match base.iter_mut().find(same) {
-            // Bases usually bring the same entries: skip the quadratic merge.
-            Some(b) if b.field_specs == e.field_specs => {}
-            Some(b) => merge_specs(&mut b.field_specs, &e.field_specs),
-            None => base.push(e.clone()),
-        }
-    }
 }
 
 /// Updates every name reference in `resmap` to renamed resources.

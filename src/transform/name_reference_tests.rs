@@ -663,7 +663,7 @@ fn user_configuration_extends_the_table() {
         },
     ];
     let before = specs.len();
-    merge(&mut specs, &extra);
+    crate::config_merge::merge_name_references(&mut specs, &extra).unwrap();
     assert_eq!(specs.len(), before + 1);
     let config_map = specs
         .iter()

@@ -269,7 +269,7 @@ fn tag_of(node: &Node) -> &'static str {
     match node {
         Node::Null => "null",
         Node::Bool(_) => "bool",
-        Node::Int(_) => "int",
+        Node::Int(_) | Node::Uint(_) => "int",
         Node::Float(_) => "float",
         Node::Str(_) | Node::Seq(_) | Node::Map(_) => "str",
     }

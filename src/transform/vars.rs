@@ -200,6 +200,8 @@ fn any_id(r: &Resource) -> impl Iterator<Item = ResId> + '_ {
 enum VarValue {
     Str(String),
     Int(i64),
+    /// Integers above i64::MAX (go-yaml's uint64).
+    Uint(u64),
     Float(f64),
     Bool(bool),
     /// A mapping or a list: kustomize leaves `$(NAME)` as it is.
@@ -211,6 +213,7 @@ impl VarValue {
         match n {
             Node::Str(s) => VarValue::Str(s.clone()),
             Node::Int(i) => VarValue::Int(*i),
+            Node::Uint(u) => VarValue::Uint(*u),
             Node::Float(f) => VarValue::Float(*f),
             Node::Bool(b) => VarValue::Bool(*b),
             // kustomize hands back the text of a null scalar.
@@ -299,7 +302,7 @@ fn substitute(n: &mut Node, values: &BTreeMap<String, VarValue>) -> Result<()> {
                 *item = expand(s, values);
             }
         }
-        Node::Null | Node::Int(_) | Node::Float(_) | Node::Bool(_) => {}
+        Node::Null | Node::Int(_) | Node::Uint(_) | Node::Float(_) | Node::Bool(_) => {}
     }
     Ok(())
 }
@@ -363,6 +366,7 @@ fn whole_value(name: &str, value: Option<&VarValue>) -> Node {
     match value {
         Some(VarValue::Str(s)) => Node::Str(s.clone()),
         Some(VarValue::Int(i)) => Node::Int(*i),
+        Some(VarValue::Uint(u)) => Node::Uint(*u),
         Some(VarValue::Float(f)) => Node::Float(*f),
         Some(VarValue::Bool(b)) => Node::Bool(*b),
         Some(VarValue::Composite) | None => Node::Str(format!("$({name})")),
@@ -374,6 +378,7 @@ fn text_value(name: &str, value: Option<&VarValue>) -> String {
     match value {
         Some(VarValue::Str(s)) => s.clone(),
         Some(VarValue::Int(i)) => i.to_string(),
+        Some(VarValue::Uint(u)) => u.to_string(),
         Some(VarValue::Float(f)) => go_float_v(*f),
         Some(VarValue::Bool(b)) => b.to_string(),
         Some(VarValue::Composite) | None => format!("$({name})"),

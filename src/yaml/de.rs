@@ -158,6 +158,7 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_> {
             Node::Null => v.visit_unit(),
             Node::Bool(b) => v.visit_bool(*b),
             Node::Int(i) => v.visit_i64(*i),
+            Node::Uint(u) => v.visit_u64(*u),
             Node::Float(f) => v.visit_f64(*f),
             Node::Str(s) => v.visit_str(s),
             Node::Seq(_) => self.deserialize_seq(v),
@@ -182,6 +183,7 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_> {
     fn deserialize_u64<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
         match self.node {
             Node::Int(i) if *i >= 0 => v.visit_u64(*i as u64),
+            Node::Uint(u) => v.visit_u64(*u),
             _ => Err(self.type_err("a non-negative integer")),
         }
     }
@@ -189,6 +191,7 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_> {
     fn deserialize_f64<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
         match self.node {
             Node::Int(i) => v.visit_f64(*i as f64),
+            Node::Uint(u) => v.visit_f64(*u as f64),
             Node::Float(f) => v.visit_f64(*f),
             _ => Err(self.type_err("a number")),
         }
@@ -493,7 +496,7 @@ impl<'de> serde::Deserialize<'de> for Node {
                 Ok(Node::Int(i))
             }
             fn visit_u64<E>(self, u: u64) -> Result<Node, E> {
-                Ok(i64::try_from(u).map(Node::Int).unwrap_or(Node::Float(u as f64)))
+                Ok(i64::try_from(u).map(Node::Int).unwrap_or(Node::Uint(u)))
             }
             fn visit_f64<E>(self, f: f64) -> Result<Node, E> {
                 Ok(Node::Float(f))

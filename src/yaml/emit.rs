@@ -317,6 +317,7 @@ impl Emitter<'_> {
             Node::Null => self.plain_token("null"),
             Node::Bool(b) => self.plain_token(if *b { "true" } else { "false" }),
             Node::Int(i) => self.plain_token(itoa(*i, &mut [0; 20])),
+            Node::Uint(u) => self.plain_token(&u.to_string()),
             Node::Float(f) => self.plain_token(&format_float(*f)),
         }
     }

@@ -17,6 +17,10 @@ pub enum Node {
     Null,
     Bool(bool),
     Int(i64),
+    /// An integer above `i64::MAX` that fits in a `u64`: go-yaml resolves it to a
+    /// `uint64`, which kustomize prints exactly (`12345678901234567890`); anything
+    /// larger becomes a float.
+    Uint(u64),
     Float(f64),
     Str(String),
     Seq(Vec<Node>),
@@ -113,7 +117,7 @@ impl Node {
         match self {
             Node::Null => "null",
             Node::Bool(_) => "boolean",
-            Node::Int(_) | Node::Float(_) => "number",
+            Node::Int(_) | Node::Uint(_) | Node::Float(_) => "number",
             Node::Str(_) => "string",
             Node::Seq(_) => "sequence",
             Node::Map(_) => "mapping",
@@ -127,6 +131,7 @@ impl Node {
             Node::Str(s) => Some(s.clone()),
             Node::Bool(b) => Some(b.to_string()),
             Node::Int(i) => Some(i.to_string()),
+            Node::Uint(u) => Some(u.to_string()),
             Node::Float(f) => Some(crate::yaml::emit::format_float(*f)),
             Node::Null => Some(String::new()),
             _ => None,
@@ -141,9 +146,10 @@ impl From<&serde_json::Value> for Node {
         match v {
             J::Null => Node::Null,
             J::Bool(b) => Node::Bool(*b),
-            J::Number(n) => match n.as_i64() {
-                Some(i) => Node::Int(i),
-                None => Node::Float(n.as_f64().unwrap_or(f64::NAN)),
+            J::Number(n) => match (n.as_i64(), n.as_u64()) {
+                (Some(i), _) => Node::Int(i),
+                (None, Some(u)) => Node::Uint(u),
+                _ => Node::Float(n.as_f64().unwrap_or(f64::NAN)),
             },
             J::String(s) => Node::Str(s.clone()),
             J::Array(a) => Node::Seq(a.iter().map(Node::from).collect()),
@@ -160,6 +166,7 @@ impl Node {
             Node::Null => J::Null,
             Node::Bool(b) => J::Bool(*b),
             Node::Int(i) => J::from(*i),
+            Node::Uint(u) => J::from(*u),
             Node::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
             Node::Str(s) => J::String(s.clone()),
             Node::Seq(s) => J::Array(s.iter().map(Node::to_json).collect()),

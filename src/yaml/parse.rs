@@ -15,8 +15,8 @@
 //!   (YAML 1.1 booleans such as `yes` and `on`), duplicate keys allowed (the last wins),
 //!   merge keys applied in place, non-string keys converted to strings.
 //!
-//! Integers above `i64::MAX` that fit `u64` (Go's `uint64`, printed exactly by kustomize)
-//! become the nearest `f64`, as [`Node`] has no unsigned variant.
+//! Integers above `i64::MAX` that fit `u64` become [`Node::Uint`] (Go's `uint64`, printed
+//! exactly by kustomize); larger ones become the nearest `f64`, as in Go.
 //!
 //! Hostile input is bounded: nesting deeper than [`MAX_DEPTH`] and alias expansion beyond
 //! [`MAX_ALIAS_NODES`] nodes or [`MAX_ALIAS_BYTES`] bytes per document are errors; the
@@ -516,6 +516,31 @@ impl<'i, 's> Builder<'i, 's> {
         )
     }
 
+    /// Whether the next completed node is the value of a resource's annotation
+    /// (`metadata.annotations.<key>` of the document's top mapping).
+    ///
+    /// kustomize reads annotations as a string map and writes them back, so every value
+    /// comes out as a string holding the scalar's text as written (`port: 8080` -> "8080",
+    /// `f: 1.50` -> "1.50", `n: ~` -> "~") and a sequence or mapping as "" (checked with
+    /// `kubectl kustomize`).
+    fn at_annotation_value(&self) -> bool {
+        fn value_key(frame: &Frame) -> Option<&str> {
+            match &frame.body {
+                Body::Map(MapFrame {
+                    map,
+                    next: Slot::Value(i),
+                    ..
+                }) => map.get_index(*i).map(|(k, _)| k.as_str()),
+                _ => None,
+            }
+        }
+        self.schema == Schema::Resource
+            && self.stack.len() == 3
+            && value_key(&self.stack[0]) == Some("metadata")
+            && value_key(&self.stack[1]) == Some("annotations")
+            && value_key(&self.stack[2]).is_some()
+    }
+
     fn scalar(
         &mut self,
         text: Cow<'i, str>,
@@ -538,6 +563,9 @@ impl<'i, 's> Builder<'i, 's> {
             // go-yaml writes an empty value in a flow collection as '' when kustomize
             // writes the resource back, so it reads "" again (kubectl: `{a: }` -> a: "").
             return self.attach(Node::Str(String::new()), size, at, false);
+        }
+        if self.at_annotation_value() && !matches!(style, ScalarStyle::Folded) {
+            return self.attach(Node::Str(text.into_owned()), size, at, false);
         }
         let Resolved { mut node, kind } =
             resolve::resolve(text, plain, tag, self.schema).map_err(|m| self.ctx.error(at, m))?;
@@ -737,6 +765,10 @@ impl<'i, 's> Builder<'i, 's> {
 
     /// Adds a completed node to the open collection, or makes it the document.
     fn attach(&mut self, node: Node, size: Size, at: Marker, from_alias: bool) -> Result<(), Stop> {
+        let node = match node {
+            Node::Seq(_) | Node::Map(_) if self.at_annotation_value() => Node::Str(String::new()),
+            node => node,
+        };
         let (ctx, schema) = (self.ctx, self.schema);
         let Some(top) = self.stack.last_mut() else {
             self.root = Some(node);

@@ -108,7 +108,7 @@ pub(crate) fn resolve(
         ("null", Kind::Null)
         | ("bool", Kind::Bool)
         | ("int", Kind::Int | Kind::Uint)
-        | ("float", Kind::Float | Kind::Uint)
+        | ("float", Kind::Float)
         | ("timestamp", Kind::Timestamp) => true,
         ("float", Kind::Int) => {
             // go-yaml turns an integer under `!!float` into a float.
@@ -117,6 +117,8 @@ pub(crate) fn resolve(
             }
             false
         }
+        // go-yaml v3 refuses a uint64 under `!!float` ("cannot decode !!int ... as a !!float").
+        ("float", Kind::Uint) => false,
         _ => false,
     };
     if fits {
@@ -260,7 +262,7 @@ fn int(i: i64) -> Resolved {
 fn uint(u: u64) -> Resolved {
     match i64::try_from(u) {
         Ok(i) => int(i),
-        Err(_) => Resolved::new(Node::Float(u as f64), Kind::Uint),
+        Err(_) => Resolved::new(Node::Uint(u), Kind::Uint),
     }
 }
 
@@ -505,6 +507,18 @@ mod tests {
     // unquoted value in a resource (or reported in its error dump of the decoded map).
 
     #[test]
+    fn integers_above_i64_stay_exact_up_to_u64_max() {
+        // kubectl kustomize prints these back digit for digit; past u64 they are floats.
+        assert_eq!(v3("12345678901234567890"), Node::Uint(12345678901234567890));
+        assert_eq!(v3("0xFFFFFFFFFFFFFFFF"), Node::Uint(u64::MAX));
+        assert_eq!(v3("9223372036854775807"), Node::Int(i64::MAX));
+        assert_eq!(v3("18446744073709551616"), Node::Float(18446744073709551616.0));
+        assert_eq!(v3("-9223372036854775809"), Node::Float(-9223372036854775809.0));
+        let tagged_float = resolve(Cow::Borrowed("18446744073709551615"), false, TagRef::Core("float"), Schema::Resource);
+        assert!(tagged_float.is_err());
+    }
+
+    #[test]
     fn null_and_bool_words_resource() {
         for x in ["", "~", "null", "Null", "NULL"] {
             assert_eq!(v3(x), Node::Null, "{x}");
@@ -587,44 +601,6 @@ mod tests {
         for &(x, want) in cases {
             assert_eq!(v3(x), Node::Int(want), "{x}");
         }
-    }
-
-    #[test]
-    fn integers_beyond_i64() {
-        // Go gives uint64 for these; kubectl printed them exactly. Node has no unsigned
-        // variant, so they become the nearest f64 (a documented gap).
-        let r = resolve(
-            Cow::Borrowed("12345678901234567890"),
-            true,
-            TagRef::None,
-            Schema::Resource,
-        )
-        .unwrap();
-        assert_eq!(r.kind, Kind::Uint);
-        assert_eq!(r.node, Node::Float(12345678901234567890u64 as f64));
-        for x in [
-            "18446744073709551615",
-            "9223372036854775808",
-            "0x8000000000000000",
-            "0o1777777777777777777777",
-        ] {
-            let r = resolve(Cow::Borrowed(x), true, TagRef::None, Schema::Resource).unwrap();
-            assert_eq!(r.kind, Kind::Uint, "{x}");
-        }
-        // Beyond u64 (or negative beyond i64): a float, as kubectl showed
-        // (1.8446744073709552e+19, -9.223372036854776e+18, 1.2345678901234569e+23).
-        assert_eq!(
-            v3("18446744073709551616"),
-            Node::Float(18446744073709551616.0)
-        );
-        assert_eq!(
-            v3("-9223372036854775809"),
-            Node::Float(-9223372036854775809.0)
-        );
-        assert_eq!(
-            v3("123456789012345678901234"),
-            Node::Float(1.2345678901234569e23)
-        );
     }
 
     #[test]
@@ -758,7 +734,7 @@ mod tests {
             Ok(s("2024-01-01T00:00:00Z"))
         );
         let big = tagged("int", "12345678901234567890", true).unwrap();
-        assert_eq!(big, Node::Float(12345678901234567890u64 as f64));
+        assert_eq!(big, Node::Uint(12345678901234567890));
     }
 
     #[test]

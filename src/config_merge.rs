@@ -1,0 +1,193 @@
+//! How kustomize merges transformer configurations (`TransformerConfig.Merge`).
+//!
+//! Two quirks decide which field specs a build ends up with, and kbuild follows both:
+//!
+//! - An incoming field spec counts as "already there" when an existing one has the same path
+//!   and a GVK that the incoming one *selects* (kustomize's `effectivelyEquals`). So a generic
+//!   `metadata/name` arriving after `Foo metadata/name` is dropped, while `Foo metadata/name`
+//!   arriving after the generic one is added. When the two disagree on `create`, the merge
+//!   fails ("conflicting fieldspecs").
+//! - After every merge, each list is sorted by GVK in kustomize's legacy type order, which puts
+//!   kind-specific specs before generic ones (an empty kind sorts last).
+//!
+//! A kustomization's configuration is the built-in one merged with its `configurations:`
+//! files; that is then merged into what its bases brought (an empty configuration for a
+//! kustomization without bases). So with no base, a `configurations:` entry for
+//! `Foo metadata/name` replaces the built-in generic `namePrefix` spec (only `Foo` objects get
+//! the prefix), and with a base it is added to it (`Foo` objects get it twice) — both checked
+//! with `kubectl kustomize`.
+
+use crate::error::{Error, Result};
+use crate::kustomization::FieldSpec;
+use crate::resid::Gvk;
+use crate::transform::name_reference::NameRefSpec;
+use std::cmp::Ordering;
+
+/// Kinds kustomize's legacy order puts first, in that order (`orderFirst`).
+const ORDER_FIRST: [&str; 22] = [
+    "Namespace",
+    "ResourceQuota",
+    "StorageClass",
+    "CustomResourceDefinition",
+    "ServiceAccount",
+    "PodSecurityPolicy",
+    "Role",
+    "ClusterRole",
+    "RoleBinding",
+    "ClusterRoleBinding",
+    "ConfigMap",
+    "Secret",
+    "Endpoints",
+    "Service",
+    "LimitRange",
+    "PriorityClass",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "Deployment",
+    "StatefulSet",
+    "CronJob",
+    "PodDisruptionBudget",
+];
+
+/// Kinds it puts last (`orderLast`).
+const ORDER_LAST: [&str; 2] = ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"];
+
+fn type_order(kind: &str) -> i32 {
+    if let Some(i) = ORDER_FIRST.iter().position(|k| *k == kind) {
+        return i as i32 - ORDER_FIRST.len() as i32;
+    }
+    ORDER_LAST.iter().position(|k| *k == kind).map_or(0, |i| i as i32 + 1)
+}
+
+/// kustomize's `Gvk.IsLessThan`: type order, then the GVK's text `Kind.Version.Group` with
+/// empty parts written `[noKind]`, `[noVer]`, `[noGrp]` (so an empty kind sorts after every
+/// capitalized one).
+fn compare_gvk(a: (&str, &str, &str), b: (&str, &str, &str)) -> Ordering {
+    let key = |(g, v, k): (&str, &str, &str)| {
+        let or = |s: &str, none: &'static str| if s.is_empty() { none.to_string() } else { s.to_string() };
+        (type_order(k), format!("{}.{}.{}", or(k, "[noKind]"), or(v, "[noVer]"), or(g, "[noGrp]")))
+    };
+    key(a).cmp(&key(b))
+}
+
+fn spec_gvk(fs: &FieldSpec) -> (&str, &str, &str) {
+    (&fs.group, &fs.version, &fs.kind)
+}
+
+/// Merges `incoming` into `base` as kustomize's `FsSlice.MergeAll` does; `section` names the
+/// configuration section in errors.
+pub fn merge_field_specs(base: &mut Vec<FieldSpec>, incoming: &[FieldSpec], section: &str) -> Result<()> {
+    if base.as_slice() == incoming {
+        // Bases usually bring the same lists: skip the quadratic merge.
+        return Ok(());
+    }
+    for fs in incoming {
+        let present = base.iter().find(|b| {
+            b.path == fs.path
+                && Gvk {
+                    group: b.group.clone(),
+                    version: b.version.clone(),
+                    kind: b.kind.clone(),
+                }
+                .selected_by(&fs.group, &fs.version, &fs.kind)
+        });
+        match present {
+            Some(b) if b.create != fs.create => return Err(conflict(section, b, fs)),
+            Some(_) => {}
+            None => base.push(fs.clone()),
+        }
+    }
+    sort_field_specs(base);
+    Ok(())
+}
+
+fn describe(fs: &FieldSpec) -> String {
+    let gvk = [fs.group.as_str(), fs.version.as_str(), fs.kind.as_str()]
+        .iter()
+        .filter(|s| !s.is_empty())
+        .copied()
+        .collect::<Vec<_>>()
+        .join("/");
+    let gvk = if gvk.is_empty() { "any kind".to_string() } else { gvk };
+    format!("'{}' for {gvk} (create: {})", fs.path, fs.create)
+}
+
+fn conflict(section: &str, existing: &FieldSpec, incoming: &FieldSpec) -> Error {
+    Error::msg(format!(
+        "conflicting field specs in transformer configuration '{section}': {} and {} cover the \
+         same field but disagree on 'create'; make them agree",
+        describe(existing),
+        describe(incoming)
+    ))
+}
+
+/// Sorts field specs by GVK in kustomize's order (stable, so specs of one GVK keep theirs).
+pub fn sort_field_specs(specs: &mut [FieldSpec]) {
+    specs.sort_by(|a, b| compare_gvk(spec_gvk(a), spec_gvk(b)));
+}
+
+/// Merges name reference entries as kustomize does: an entry for the same GVK (exactly)
+/// gains the referrers it lacks (merged like field specs), others are added; then sorted.
+pub fn merge_name_references(base: &mut Vec<NameRefSpec>, incoming: &[NameRefSpec]) -> Result<()> {
+    if base.as_slice() == incoming {
+        return Ok(());
+    }
+    for e in incoming {
+        let same = |b: &&mut NameRefSpec| b.group == e.group && b.version == e.version && b.kind == e.kind;
+        match base.iter_mut().find(same) {
+            Some(b) => merge_field_specs(&mut b.field_specs, &e.field_specs, "nameReference")?,
+            None => {
+                let mut e = e.clone();
+                sort_field_specs(&mut e.field_specs);
+                base.push(e);
+            }
+        }
+    }
+    base.sort_by(|a, b| compare_gvk((&a.group, &a.version, &a.kind), (&b.group, &b.version, &b.kind)));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fs(kind: &str, path: &str, create: bool) -> FieldSpec {
+        FieldSpec {
+            kind: kind.into(),
+            path: path.into(),
+            create,
+            ..FieldSpec::default()
+        }
+    }
+
+    #[test]
+    fn a_generic_spec_after_a_specific_one_is_already_there() {
+        let mut base = vec![fs("Foo", "metadata/name", false)];
+        merge_field_specs(&mut base, &[fs("", "metadata/name", false)], "namePrefix").unwrap();
+        assert_eq!(base, vec![fs("Foo", "metadata/name", false)]);
+    }
+
+    #[test]
+    fn a_specific_spec_after_a_generic_one_is_added_and_sorted_first() {
+        let mut base = vec![fs("", "metadata/name", false)];
+        merge_field_specs(&mut base, &[fs("Foo", "metadata/name", false)], "namePrefix").unwrap();
+        assert_eq!(base, vec![fs("Foo", "metadata/name", false), fs("", "metadata/name", false)]);
+    }
+
+    #[test]
+    fn create_disagreement_is_an_error() {
+        let mut base = vec![fs("Foo", "metadata/name", true)];
+        let err = merge_field_specs(&mut base, &[fs("", "metadata/name", false)], "namePrefix")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("conflicting field specs in transformer configuration 'namePrefix'"), "{err}");
+    }
+
+    #[test]
+    fn legacy_type_order() {
+        let mut v = vec![fs("", "a", false), fs("Zed", "a", false), fs("Service", "a", false), fs("ValidatingWebhookConfiguration", "a", false), fs("Namespace", "a", false)];
+        sort_field_specs(&mut v);
+        let kinds: Vec<_> = v.iter().map(|f| f.kind.as_str()).collect();
+        assert_eq!(kinds, vec!["Namespace", "Service", "Zed", "", "ValidatingWebhookConfiguration"]);
+    }
+}

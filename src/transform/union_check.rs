@@ -1,0 +1,246 @@
+//! Warnings for patches that leave a union field with two members set.
+//!
+//! Several Kubernetes fields are unions: exactly one of their members may be set. A strategic
+//! merge patch that switches a volume from `emptyDir` to `hostPath` *adds* `hostPath` and
+//! keeps `emptyDir` unless it says `emptyDir: null`; the API server then rejects the object.
+//! kustomize says nothing; kbuild keeps the output byte-identical and reports the resource and
+//! the patch as a warning (the library returns warnings, the command line prints them).
+//!
+//! Checked unions (in Pods and the pod templates of the built-in workload kinds):
+//! - a volume's source (`emptyDir`, `hostPath`, `configMap`, ...);
+//! - a probe's handler (`exec`, `httpGet`, `tcpSocket`, `grpc`) and a lifecycle hook's;
+//! - an environment variable's `valueFrom` source;
+//! - a Deployment's `strategy` with `type: Recreate` and a `rollingUpdate`, and a DaemonSet's
+//!   or StatefulSet's `updateStrategy` with `type: OnDelete` and a `rollingUpdate`.
+//!
+//! Only conflicts a patch introduces are reported: one already in the input is left alone.
+
+use crate::error::Result;
+use crate::resmap::ResMap;
+use crate::resource::Resource;
+use crate::yaml::{Map, Node};
+use std::collections::HashSet;
+
+/// The members of a volume's source union (Kubernetes `VolumeSource`).
+const VOLUME_SOURCES: [&str; 29] = [
+    "hostPath",
+    "emptyDir",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "gitRepo",
+    "secret",
+    "nfs",
+    "iscsi",
+    "glusterfs",
+    "persistentVolumeClaim",
+    "rbd",
+    "flexVolume",
+    "cinder",
+    "cephfs",
+    "flocker",
+    "downwardAPI",
+    "fc",
+    "azureFile",
+    "configMap",
+    "vsphereVolume",
+    "quobyte",
+    "azureDisk",
+    "photonPersistentDisk",
+    "projected",
+    "portworxVolume",
+    "scaleIO",
+    "storageos",
+    "csi",
+    "ephemeral",
+];
+
+const PROBE_HANDLERS: [&str; 4] = ["exec", "httpGet", "tcpSocket", "grpc"];
+const LIFECYCLE_HANDLERS: [&str; 4] = ["exec", "httpGet", "tcpSocket", "sleep"];
+const ENV_SOURCES: [&str; 4] = ["configMapKeyRef", "secretKeyRef", "fieldRef", "resourceFieldRef"];
+
+/// Where the pod spec of a built-in kind is.
+fn pod_spec_path(group: &str, kind: &str) -> Option<&'static [&'static str]> {
+    if !matches!(group, "" | "apps" | "extensions" | "batch") {
+        return None;
+    }
+    Some(match kind {
+        "Pod" => &["spec"],
+        "PodTemplate" => &["template", "spec"],
+        "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" | "ReplicationController" => {
+            &["spec", "template", "spec"]
+        }
+        "CronJob" => &["spec", "jobTemplate", "spec", "template", "spec"],
+        _ => return None,
+    })
+}
+
+/// The union conflicts of one resource, each described with its field path.
+pub fn union_conflicts(res: &Resource) -> Vec<String> {
+    let mut out = Vec::new();
+    let gvk = res.gvk();
+    if let Some(path) = pod_spec_path(&gvk.group, &gvk.kind)
+        && let Some(spec) = res.node.get_path(path).and_then(Node::as_map)
+    {
+        pod_spec(spec, &path.join("."), &mut out);
+    }
+    let strategy = match (gvk.group.as_str(), gvk.kind.as_str()) {
+        ("apps" | "extensions", "Deployment") => Some(("strategy", "Recreate")),
+        ("apps" | "extensions", "DaemonSet" | "StatefulSet") => Some(("updateStrategy", "OnDelete")),
+        _ => None,
+    };
+    if let Some((field, exclusive)) = strategy {
+        let s = res.node.get_path(&["spec", field]);
+        let is_exclusive = s.and_then(|s| s.get_str(&["type"])) == Some(exclusive);
+        let rolling = s.and_then(|s| s.get("rollingUpdate")).is_some_and(|r| !r.is_null());
+        if is_exclusive && rolling {
+            out.push(format!(
+                "spec.{field}.type is {exclusive} but spec.{field}.rollingUpdate is still set"
+            ));
+        }
+    }
+    out
+}
+
+fn pod_spec(spec: &Map, at: &str, out: &mut Vec<String>) {
+    for (i, v) in items(spec.get("volumes")).enumerate() {
+        let name = v.get_str(&["name"]).unwrap_or("?");
+        members(v, &VOLUME_SOURCES, &format!("volume '{name}' ({at}.volumes[{i}])"), out);
+    }
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        for (i, c) in items(spec.get(list)).enumerate() {
+            let name = c.get_str(&["name"]).unwrap_or("?");
+            let here = format!("container '{name}' ({at}.{list}[{i}])");
+            for probe in ["livenessProbe", "readinessProbe", "startupProbe"] {
+                if let Some(p) = c.get(probe) {
+                    members(p, &PROBE_HANDLERS, &format!("{here} {probe}"), out);
+                }
+            }
+            for hook in ["postStart", "preStop"] {
+                if let Some(h) = c.get_path(&["lifecycle", hook]) {
+                    members(h, &LIFECYCLE_HANDLERS, &format!("{here} lifecycle.{hook}"), out);
+                }
+            }
+            for (j, e) in items(c.get("env")).enumerate() {
+                if let Some(from) = e.get("valueFrom") {
+                    let var = e.get_str(&["name"]).unwrap_or("?");
+                    members(from, &ENV_SOURCES, &format!("{here} env[{j}] '{var}' valueFrom"), out);
+                }
+            }
+        }
+    }
+}
+
+fn items(list: Option<&Node>) -> impl Iterator<Item = &Node> {
+    list.and_then(Node::as_seq).into_iter().flatten()
+}
+
+/// Reports `what` when more than one of `union` is set (null counts as unset).
+fn members(node: &Node, union: &[&str], what: &str, out: &mut Vec<String>) {
+    let Some(map) = node.as_map() else { return };
+    let set: Vec<&str> = union
+        .iter()
+        .copied()
+        .filter(|m| map.get(*m).is_some_and(|v| !v.is_null()))
+        .collect();
+    if set.len() > 1 {
+        out.push(format!("{what} sets {}, but only one may be set", set.join(" and ")));
+    }
+}
+
+/// Every conflict in the map, each prefixed with its resource's id.
+fn all_conflicts(resmap: &ResMap) -> HashSet<String> {
+    resmap
+        .iter()
+        .flat_map(|r| {
+            let id = r.id();
+            union_conflicts(r).into_iter().map(move |c| format!("{id}: {c}"))
+        })
+        .collect()
+}
+
+/// Runs `apply` (one patch) on `resmap` and adds a warning to `warnings` for each union
+/// conflict it introduced; `patch` names the patch (kustomization file and entry).
+pub fn check_patch(
+    resmap: &mut ResMap,
+    warnings: &mut Vec<String>,
+    patch: &dyn Fn() -> String,
+    apply: impl FnOnce(&mut ResMap) -> Result<()>,
+) -> Result<()> {
+    let before = all_conflicts(resmap);
+    apply(resmap)?;
+    let mut new: Vec<String> = all_conflicts(resmap).difference(&before).cloned().collect();
+    if new.is_empty() {
+        return Ok(());
+    }
+    new.sort();
+    let patch = patch();
+    for conflict in new {
+        warnings.push(format!("{patch} leaves {conflict}"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn res(v: serde_json::Value) -> Resource {
+        Resource::new(Node::from(&v)).unwrap()
+    }
+
+    #[test]
+    fn two_volume_sources() {
+        let r = res(json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+            "spec": {"template": {"spec": {"volumes": [
+                {"name": "data", "emptyDir": {}, "hostPath": {"path": "/x"}},
+                {"name": "ok", "emptyDir": {}, "hostPath": null}]}}}}));
+        assert_eq!(
+            union_conflicts(&r),
+            vec!["volume 'data' (spec.template.spec.volumes[0]) sets hostPath and emptyDir, but only one may be set"]
+        );
+    }
+
+    #[test]
+    fn recreate_with_rolling_update_and_probe_handlers() {
+        let r = res(json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+            "spec": {"strategy": {"type": "Recreate", "rollingUpdate": {"maxSurge": 1}},
+                "template": {"spec": {"containers": [{"name": "c",
+                    "readinessProbe": {"exec": {"command": ["true"]}, "httpGet": {"port": 80}}}]}}}}));
+        let got = union_conflicts(&r);
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert!(got[0].contains("container 'c' (spec.template.spec.containers[0]) readinessProbe sets exec and httpGet"));
+        assert_eq!(got[1], "spec.strategy.type is Recreate but spec.strategy.rollingUpdate is still set");
+    }
+
+    #[test]
+    fn daemonset_on_delete_and_custom_kinds() {
+        let ds = res(json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "d"},
+            "spec": {"updateStrategy": {"type": "OnDelete", "rollingUpdate": {}}}}));
+        assert_eq!(union_conflicts(&ds).len(), 1);
+        let custom = res(json!({"apiVersion": "example.com/v1", "kind": "Deployment", "metadata": {"name": "d"},
+            "spec": {"strategy": {"type": "Recreate", "rollingUpdate": {}}}}));
+        assert!(union_conflicts(&custom).is_empty());
+    }
+
+    #[test]
+    fn only_new_conflicts_are_reported() {
+        let conflicted = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+            "spec": {"volumes": [{"name": "v", "emptyDir": {}, "hostPath": {}}]}});
+        let mut rm = ResMap::new();
+        rm.resources.push(res(conflicted.clone()));
+        let mut warnings = Vec::new();
+        check_patch(&mut rm, &mut warnings, &|| "p".into(), |_| Ok(())).unwrap();
+        assert!(warnings.is_empty());
+        let mut rm = ResMap::new();
+        rm.resources.push(res(json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+            "spec": {"volumes": [{"name": "v", "emptyDir": {}}]}})));
+        check_patch(&mut rm, &mut warnings, &|| "patch 'x.yaml'".into(), |rm| {
+            rm.resources[0] = res(conflicted);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].starts_with("patch 'x.yaml' leaves v1 Pod"), "{}", warnings[0]);
+    }
+}
