@@ -234,7 +234,9 @@ pub struct VarTarget {
 #[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FieldRef {
-    #[serde(default)]
+    /// kustomize spells this key in lower case (`fieldpath`); field names
+    /// match case-insensitively, so `fieldPath` is read too.
+    #[serde(default, rename = "fieldpath")]
     pub field_path: String,
 }
 
