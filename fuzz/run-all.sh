@@ -7,6 +7,8 @@
 # -Cpasses=sancov-module ...), which stable rustc accepts with RUSTC_BOOTSTRAP=1.
 # FUZZ_SANITIZER picks the sanitizer (default `none`: kbuild has no unsafe code and an
 # uninstrumented build compiles and runs about twice as fast; use `address` for long local
+# campaigns). FUZZ_PROFILE picks the build (default `dev`: unoptimised, compiles about twice
+# as fast, runs a few times slower — right for a short CI smoke run; `release` for long
 # campaigns). New corpus entries go to fuzz/target/corpus-work/<target> (the committed seeds
 # in fuzz/corpus/ stay as they are); crashes go to fuzz/artifacts/<target>/.
 # Exits non-zero when a target crashes, and prints executions per target.
@@ -17,8 +19,12 @@ sanitizer=${FUZZ_SANITIZER:-none}
 export RUSTC_BOOTSTRAP=1
 triple=$(rustc -vV | sed -n 's/^host: //p')
 
-cargo fuzz build --sanitizer "$sanitizer" --debug-assertions
-bin="target/$triple/release"
+profile=${FUZZ_PROFILE:-dev}
+case "$profile" in
+  dev) cargo fuzz build --dev --sanitizer "$sanitizer"; bin="target/$triple/debug" ;;
+  release) cargo fuzz build --release --debug-assertions --sanitizer "$sanitizer"; bin="target/$triple/release" ;;
+  *) echo "FUZZ_PROFILE must be dev or release" >&2; exit 2 ;;
+esac
 
 targets=(yaml_parse emit_roundtrip smp json6902 kustomization build_tree)
 failed=()
@@ -39,7 +45,7 @@ for t in "${targets[@]}"; do
     grep -E -A20 "panicked|ERROR: libFuzzer|SUMMARY" "$log" | head -40 || true
   fi
 done
-echo "== fuzz summary (${secs}s per target, sanitizer $sanitizer)"
+echo "== fuzz summary (${secs}s per target, $profile build, sanitizer $sanitizer)"
 printf '%s' "$summary"
 if [ "${#failed[@]}" -gt 0 ]; then
   echo "crashing targets: ${failed[*]} (inputs in fuzz/artifacts/)" >&2
