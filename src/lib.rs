@@ -5,6 +5,9 @@
 //! `transform` and `merge` (transformers and patches), `yaml` (parsing and
 //! the kustomize-identical emitter), tied together by `build`.
 
+// Input must never make the library panic: no unwrap/expect outside tests.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 pub mod apply;
 pub mod build;
 pub mod build_metadata;

@@ -1,0 +1,51 @@
+//! Helpers shared by the fuzz targets (included with `#[path]`, not a crate).
+
+#![allow(dead_code)]
+
+use kbuild::yaml::Node;
+
+/// Splits fuzz input into at most `n` parts at lines holding only `%%`, so one input can
+/// carry a target document and a patch (seeds in `fuzz/corpus/<target>/` show the layout).
+pub fn parts(text: &str, n: usize) -> Vec<&str> {
+    text.splitn(n, "\n%%\n").collect()
+}
+
+/// Value equality as kustomize's output preserves it: numbers compare by value, because
+/// kustomize prints every resource through JSON, where `1e3` (a float) becomes `1000` and
+/// reads back as an integer; and NaN equals NaN (a `.nan` scalar must round-trip too).
+pub fn same(a: &Node, b: &Node) -> bool {
+    match (a, b) {
+        (Node::Float(x), Node::Float(y)) => x == y || (x.is_nan() && y.is_nan()),
+        (Node::Int(i), Node::Float(f)) | (Node::Float(f), Node::Int(i)) => *i as f64 == *f,
+        (Node::Seq(x), Node::Seq(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q)),
+        (Node::Map(x), Node::Map(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// Every successful result must print as YAML that parses back to the same value.
+pub fn check_roundtrip(doc: &Node, what: &str) {
+    let mut text = String::new();
+    kbuild::yaml::emit::emit_document(doc, &mut text);
+    let back = match kbuild::yaml::parse::parse_stream(&text, "emitted") {
+        Ok(back) => back,
+        Err(e) => panic!("{what}: emitted text does not parse: {e}\n--- emitted:\n{text}"),
+    };
+    let expected: Vec<&Node> = if is_dropped(doc) { vec![] } else { vec![doc] };
+    assert!(
+        back.len() == expected.len() && back.iter().zip(&expected).all(|(b, e)| same(b, e)),
+        "{what}: round trip changed the value\n--- value: {doc:?}\n--- emitted:\n{text}--- parsed back: {back:?}"
+    );
+}
+
+/// Documents the resource reader drops (empty, `null`, `{}`, `[]`).
+fn is_dropped(doc: &Node) -> bool {
+    match doc {
+        Node::Null => true,
+        Node::Map(m) => m.is_empty(),
+        Node::Seq(s) => s.is_empty(),
+        _ => false,
+    }
+}

@@ -1,0 +1,160 @@
+//! Killing `kbuild -o` mid-write must never leave a truncated target: each target file holds
+//! either its previous bytes or the complete new output. `-o FILE` and `-o DIR` both write
+//! through a temporary file in the target directory and rename it into place.
+//!
+//! The binary is killed with SIGKILL at points spread over a whole run, and once as soon as
+//! its temporary file appears (that is, while it is writing).
+
+#![cfg(unix)]
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const OLD: &[u8] = b"previous contents\n";
+
+/// A tree of `n` ConfigMaps with some data each.
+fn big_tree(dir: &Path, n: usize) {
+    let mut y = String::with_capacity(n * 200);
+    for i in 0..n {
+        y.push_str(&format!(
+            "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{i}\ndata:\n  a: \"{}\"\n  b: some longer value number {i}\n",
+            "x".repeat(64)
+        ));
+    }
+    std::fs::write(dir.join("r.yaml"), y).expect("write resources");
+    std::fs::write(dir.join("kustomization.yaml"), "namespace: ns\nresources: [r.yaml]\n").expect("write kustomization");
+}
+
+fn spawn(tree: &Path, out: &Path) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_kbuild"))
+        .arg(tree)
+        .arg("-o")
+        .arg(out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn kbuild")
+}
+
+/// Runs to completion and returns how long it took.
+fn complete(tree: &Path, out: &Path) -> Duration {
+    let start = Instant::now();
+    let status = spawn(tree, out).wait().expect("wait");
+    assert!(status.success(), "reference build failed");
+    start.elapsed()
+}
+
+/// Files in `dir` other than leftover temporary files (a SIGKILLed process cannot remove its
+/// temporary file; it never has a target's name).
+fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .expect("read dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with(".tmp"))
+        .map(|n| {
+            let bytes = std::fs::read(dir.join(&n)).expect("read");
+            (n, bytes)
+        })
+        .collect()
+}
+
+fn has_temp_file(dir: &Path) -> bool {
+    std::fs::read_dir(dir)
+        .map(|rd| rd.filter_map(|e| e.ok()).any(|e| e.file_name().to_string_lossy().starts_with(".tmp")))
+        .unwrap_or(false)
+}
+
+/// Kills the child after `delay`, or as soon as a temporary file shows up in `watch`.
+fn kill_after(mut child: Child, delay: Option<Duration>, watch: &Path) -> bool {
+    let start = Instant::now();
+    loop {
+        if child.try_wait().expect("try_wait").is_some() {
+            return false;
+        }
+        let due = match delay {
+            Some(d) => start.elapsed() >= d,
+            None => has_temp_file(watch),
+        };
+        if due || start.elapsed() > Duration::from_secs(120) {
+            child.kill().expect("SIGKILL");
+            child.wait().expect("wait");
+            return true;
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
+
+/// Kill points: spread over one run, then one "while the temporary file exists".
+fn kill_points(run: Duration) -> Vec<Option<Duration>> {
+    let mut points: Vec<Option<Duration>> = (1..=8).map(|k| Some(run * k / 9)).collect();
+    points.push(None);
+    points
+}
+
+#[test]
+fn killed_file_output_keeps_previous_or_complete_contents() {
+    let tree = tempfile::tempdir().expect("tempdir");
+    big_tree(tree.path(), 40_000);
+    let work = tempfile::tempdir().expect("tempdir");
+    let reference = work.path().join("reference.yaml");
+    let run = complete(tree.path(), &reference);
+    let new = std::fs::read(&reference).expect("read reference");
+    assert!(new.len() > 4 << 20, "the output should be big enough to take a while to write");
+
+    let out_dir = work.path().join("out");
+    std::fs::create_dir(&out_dir).expect("mkdir");
+    let target = out_dir.join("existing.yaml");
+    let mut killed = 0;
+    for point in kill_points(run) {
+        std::fs::write(&target, OLD).expect("write old");
+        if kill_after(spawn(tree.path(), &target), point, &out_dir) {
+            killed += 1;
+        }
+        let now = std::fs::read(&target).expect("target still exists");
+        assert!(
+            now == OLD || now == new,
+            "killed at {point:?}: target holds {} bytes, neither the old nor the complete new output",
+            now.len()
+        );
+    }
+    assert!(killed > 0, "no run was killed before it finished");
+}
+
+#[test]
+fn killed_directory_output_keeps_previous_or_complete_files() {
+    let tree = tempfile::tempdir().expect("tempdir");
+    big_tree(tree.path(), 400);
+    let work = tempfile::tempdir().expect("tempdir");
+    let reference = work.path().join("reference");
+    std::fs::create_dir(&reference).expect("mkdir");
+    let run = complete(tree.path(), &reference);
+    let new = contents(&reference);
+    assert_eq!(new.len(), 400);
+
+    let out = work.path().join("out");
+    let mut killed = 0;
+    for point in kill_points(run) {
+        // The previous build's files, with other contents.
+        let _ = std::fs::remove_dir_all(&out);
+        std::fs::create_dir(&out).expect("mkdir");
+        for name in new.keys() {
+            std::fs::write(out.join(name), OLD).expect("write old");
+        }
+        if kill_after(spawn(tree.path(), &out), point, &out) {
+            killed += 1;
+        }
+        let now = contents(&out);
+        assert_eq!(now.len(), new.len(), "killed at {point:?}: files appeared or vanished");
+        for (name, bytes) in &now {
+            assert!(
+                bytes == OLD || Some(bytes) == new.get(name),
+                "killed at {point:?}: {name} holds {} bytes, neither the old nor the new file",
+                bytes.len()
+            );
+        }
+    }
+    assert!(killed > 0, "no run was killed before it finished");
+}
