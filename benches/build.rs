@@ -67,7 +67,7 @@ fn tree(resources: usize) -> PathBuf {
 
 fn stream(resources: usize) -> String {
     let apps = resources.div_ceil(PER_APP);
-    (0..apps * PER_APP).map(|i| deployment(i)).collect::<Vec<_>>().join("---\n")
+    (0..apps * PER_APP).map(deployment).collect::<Vec<_>>().join("---\n")
 }
 
 #[divan::bench(args = SIZES, sample_count = 10)]

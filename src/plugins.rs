@@ -226,7 +226,7 @@ pub fn run_transformer(
 /// What a generator config asks for.
 pub enum GeneratorConfigKind {
     /// A ConfigMap or Secret from generator arguments.
-    Data(crate::generate::GeneratorKind, GeneratorArgs, Meta),
+    Data(crate::generate::GeneratorKind, Box<GeneratorArgs>, Meta),
     /// A ready resource (IAMPolicyGenerator's ServiceAccount).
     Resource(Node, Meta),
 }
@@ -325,7 +325,7 @@ pub fn generator_config(node: &Node) -> Result<GeneratorConfigKind> {
     if !args.env.is_empty() {
         args.envs.push(std::mem::take(&mut args.env));
     }
-    Ok(GeneratorConfigKind::Data(gk, args, c.metadata))
+    Ok(GeneratorConfigKind::Data(gk, Box::new(args), c.metadata))
 }
 
 fn unknown(kind: &str, what: &str) -> Error {

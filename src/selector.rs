@@ -68,16 +68,14 @@ impl Matcher {
         {
             return false;
         }
-        if let Some(ls) = &self.labels {
-            if !ls.matches(&r.labels()) {
+        if let Some(ls) = &self.labels
+            && !ls.matches(&r.labels()) {
                 return false;
             }
-        }
-        if let Some(a) = &self.annotations {
-            if !a.matches(&r.annotations()) {
+        if let Some(a) = &self.annotations
+            && !a.matches(&r.annotations()) {
                 return false;
             }
-        }
         true
     }
 }

@@ -38,11 +38,10 @@ pub fn apply(resmap: &mut ResMap, prefix: &str, suffix: &str, specs: &[FieldSpec
             }
         }
         apply_specs(&mut res.node, &gvk, specs, CreateKind::Scalar, &mut |n| {
-            if let Some(s) = n.scalar_string() {
-                if !n.is_null() {
+            if let Some(s) = n.scalar_string()
+                && !n.is_null() {
                     *n = Node::Str(format!("{prefix}{s}{suffix}"));
                 }
-            }
             Ok(())
         })?;
     }

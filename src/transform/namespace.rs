@@ -120,10 +120,9 @@ fn set_subjects(node: &mut Node, set: &dyn Fn(&mut Node), mode: Subjects) {
             Subjects::AllServiceAccounts => true,
             Subjects::None => false,
         };
-        if sa && wanted {
-            if let Some(m) = s.as_map_mut() {
+        if sa && wanted
+            && let Some(m) = s.as_map_mut() {
                 set(m.entry("namespace".to_string()).or_insert(Node::Null));
             }
-        }
     }
 }

@@ -49,11 +49,10 @@ pub fn apply_smp(res: &mut Resource, patch: &Node, opts: &MergeOptions, allow_na
     if res.node.is_null() || res.node.as_map().is_some_and(|m| m.is_empty()) {
         return Ok(());
     }
-    if !allow_kind {
-        if let (Some(k), Some(m)) = (kind, res.node.as_map_mut()) {
+    if !allow_kind
+        && let (Some(k), Some(m)) = (kind, res.node.as_map_mut()) {
             m.insert("kind".to_string(), k);
         }
-    }
     restore_meta(res, "name", if allow_name { None } else { name });
     restore_meta(res, "namespace", ns);
     Ok(())

@@ -534,6 +534,7 @@ mod tests {
 
     #[derive(Deserialize, Debug)]
     #[serde(rename_all = "camelCase")]
+    #[allow(dead_code)] // `resources` is there to be suggested, never read
     struct K {
         #[serde(default)]
         name_prefix: Option<String>,
