@@ -11,6 +11,7 @@ use crate::kustomization::FieldSpec;
 use crate::transform::name_reference::{self, NameRefSpec};
 use crate::yaml::Node;
 use serde::Deserialize;
+use std::sync::LazyLock;
 
 /// Field specs per transformer.
 #[derive(Clone, Debug)]
@@ -26,10 +27,24 @@ pub struct TransformerConfig {
     pub var_reference: Vec<FieldSpec>,
     /// Which fields refer to which kinds by name.
     pub name_reference: Vec<NameRefSpec>,
+    /// Whether `configurations:` files (here or in a base) added specs to
+    /// the built-in ones; a config that nothing extended adds nothing when
+    /// merged into another (every config starts as the built-in one).
+    extended: bool,
 }
 
 impl Default for TransformerConfig {
     fn default() -> Self {
+        // Every kustomization of a build starts from the built-in config:
+        // build it once.
+        static BUILTIN: LazyLock<TransformerConfig> = LazyLock::new(TransformerConfig::builtin);
+        BUILTIN.clone()
+    }
+}
+
+impl TransformerConfig {
+    /// The built-in field specs of kustomize.
+    fn builtin() -> TransformerConfig {
         let mut common_labels = from_table(&builtin_specs::selector_labels());
         merge_specs(&mut common_labels, &from_table(builtin_specs::METADATA_LABELS));
         TransformerConfig {
@@ -43,6 +58,7 @@ impl Default for TransformerConfig {
             replicas: from_table(builtin_specs::REPLICAS),
             var_reference: Vec::new(),
             name_reference: name_reference::builtin(),
+            extended: false,
         }
     }
 }
@@ -82,6 +98,7 @@ impl TransformerConfig {
         }
         let f: ConfigFile = crate::yaml::de::from_node_lenient(node)
             .map_err(|e| Error::msg(format!("{source}: invalid transformer configuration: {e}")))?;
+        self.extended = true;
         merge_specs(&mut self.name_prefix, &f.name_prefix);
         merge_specs(&mut self.name_suffix, &f.name_suffix);
         merge_specs(&mut self.namespace, &f.namespace);
@@ -97,6 +114,14 @@ impl TransformerConfig {
 
     /// Adds everything `other` has that this one lacks.
     pub fn merge(&mut self, other: &TransformerConfig) {
+        // `self` holds at least the built-in specs, so merging a config
+        // nothing extended changes nothing (a test checks the built-in
+        // config merged into itself is unchanged): skip the quadratic
+        // comparisons, done once per base.
+        if !other.extended {
+            return;
+        }
+        self.extended = true;
         merge_specs(&mut self.name_prefix, &other.name_prefix);
         merge_specs(&mut self.name_suffix, &other.name_suffix);
         merge_specs(&mut self.namespace, &other.namespace);
@@ -107,5 +132,36 @@ impl TransformerConfig {
         merge_specs(&mut self.replicas, &other.replicas);
         merge_specs(&mut self.var_reference, &other.var_reference);
         name_reference::merge(&mut self.name_reference, &other.name_reference);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `merge` skips configs nothing extended; that is only right if merging
+    /// the built-in config into itself changes nothing.
+    #[test]
+    fn builtin_merged_into_itself_is_unchanged() {
+        let builtin = TransformerConfig::builtin();
+        let mut merged = TransformerConfig::builtin();
+        merged.extended = true;
+        let mut other = TransformerConfig::builtin();
+        other.extended = true;
+        merged.merge(&other);
+        assert_eq!(format!("{:?}", merged.name_reference), format!("{:?}", builtin.name_reference));
+        for (a, b) in [
+            (&merged.name_prefix, &builtin.name_prefix),
+            (&merged.name_suffix, &builtin.name_suffix),
+            (&merged.namespace, &builtin.namespace),
+            (&merged.common_labels, &builtin.common_labels),
+            (&merged.template_labels, &builtin.template_labels),
+            (&merged.common_annotations, &builtin.common_annotations),
+            (&merged.images, &builtin.images),
+            (&merged.replicas, &builtin.replicas),
+            (&merged.var_reference, &builtin.var_reference),
+        ] {
+            assert_eq!(a, b);
+        }
     }
 }
