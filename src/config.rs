@@ -11,11 +11,42 @@ use crate::kustomization::FieldSpec;
 use crate::transform::name_reference::{self, NameRefSpec};
 use crate::yaml::Node;
 use serde::Deserialize;
-use std::sync::LazyLock;
+use std::ops::{Deref, DerefMut};
+use std::sync::{Arc, LazyLock};
+
+/// A transformer configuration: the built-in field specs, shared, until a
+/// `configurations:` file extends them (then this config gets its own copy).
+///
+/// Reads and writes go through `Deref`/`DerefMut` to [`TransformerSpecs`]:
+/// every kustomization of a build starts from the built-in config, and
+/// cloning its few thousand specs per kustomization was a good part of
+/// the build time.
+#[derive(Clone, Debug)]
+pub struct TransformerConfig {
+    specs: Arc<TransformerSpecs>,
+    /// Whether anything (a `configurations:` file here or in a base) may
+    /// have changed the specs; a config that nothing extended adds nothing
+    /// when merged into another, since every config starts as the built-in one.
+    extended: bool,
+}
+
+impl Deref for TransformerConfig {
+    type Target = TransformerSpecs;
+    fn deref(&self) -> &TransformerSpecs {
+        &self.specs
+    }
+}
+
+impl DerefMut for TransformerConfig {
+    fn deref_mut(&mut self) -> &mut TransformerSpecs {
+        self.extended = true;
+        Arc::make_mut(&mut self.specs)
+    }
+}
 
 /// Field specs per transformer.
 #[derive(Clone, Debug)]
-pub struct TransformerConfig {
+pub struct TransformerSpecs {
     pub name_prefix: Vec<FieldSpec>,
     pub name_suffix: Vec<FieldSpec>,
     pub namespace: Vec<FieldSpec>,
@@ -27,27 +58,27 @@ pub struct TransformerConfig {
     pub var_reference: Vec<FieldSpec>,
     /// Which fields refer to which kinds by name.
     pub name_reference: Vec<NameRefSpec>,
-    /// Whether `configurations:` files (here or in a base) added specs to
-    /// the built-in ones; a config that nothing extended adds nothing when
-    /// merged into another (every config starts as the built-in one).
-    extended: bool,
 }
 
 impl Default for TransformerConfig {
     fn default() -> Self {
         // Every kustomization of a build starts from the built-in config:
         // build it once.
-        static BUILTIN: LazyLock<TransformerConfig> = LazyLock::new(TransformerConfig::builtin);
-        BUILTIN.clone()
+        static BUILTIN: LazyLock<Arc<TransformerSpecs>> =
+            LazyLock::new(|| Arc::new(TransformerSpecs::builtin()));
+        TransformerConfig {
+            specs: Arc::clone(&BUILTIN),
+            extended: false,
+        }
     }
 }
 
-impl TransformerConfig {
+impl TransformerSpecs {
     /// The built-in field specs of kustomize.
-    fn builtin() -> TransformerConfig {
+    fn builtin() -> TransformerSpecs {
         let mut common_labels = from_table(&builtin_specs::selector_labels());
         merge_specs(&mut common_labels, &from_table(builtin_specs::METADATA_LABELS));
-        TransformerConfig {
+        TransformerSpecs {
             name_prefix: from_table(builtin_specs::NAME),
             name_suffix: from_table(builtin_specs::NAME),
             namespace: Vec::new(),
@@ -58,7 +89,6 @@ impl TransformerConfig {
             replicas: from_table(builtin_specs::REPLICAS),
             var_reference: Vec::new(),
             name_reference: name_reference::builtin(),
-            extended: false,
         }
     }
 }
@@ -98,17 +128,17 @@ impl TransformerConfig {
         }
         let f: ConfigFile = crate::yaml::de::from_node_lenient(node)
             .map_err(|e| Error::msg(format!("{source}: invalid transformer configuration: {e}")))?;
-        self.extended = true;
-        merge_specs(&mut self.name_prefix, &f.name_prefix);
-        merge_specs(&mut self.name_suffix, &f.name_suffix);
-        merge_specs(&mut self.namespace, &f.namespace);
-        merge_specs(&mut self.common_labels, &f.common_labels);
-        merge_specs(&mut self.template_labels, &f.template_labels);
-        merge_specs(&mut self.common_annotations, &f.common_annotations);
-        merge_specs(&mut self.images, &f.images);
-        merge_specs(&mut self.replicas, &f.replicas);
-        merge_specs(&mut self.var_reference, &f.var_reference);
-        name_reference::merge(&mut self.name_reference, &f.name_reference);
+        let this: &mut TransformerSpecs = self;
+        merge_specs(&mut this.name_prefix, &f.name_prefix);
+        merge_specs(&mut this.name_suffix, &f.name_suffix);
+        merge_specs(&mut this.namespace, &f.namespace);
+        merge_specs(&mut this.common_labels, &f.common_labels);
+        merge_specs(&mut this.template_labels, &f.template_labels);
+        merge_specs(&mut this.common_annotations, &f.common_annotations);
+        merge_specs(&mut this.images, &f.images);
+        merge_specs(&mut this.replicas, &f.replicas);
+        merge_specs(&mut this.var_reference, &f.var_reference);
+        name_reference::merge(&mut this.name_reference, &f.name_reference);
         Ok(())
     }
 
@@ -118,20 +148,20 @@ impl TransformerConfig {
         // nothing extended changes nothing (a test checks the built-in
         // config merged into itself is unchanged): skip the quadratic
         // comparisons, done once per base.
-        if !other.extended {
+        if !other.extended || Arc::ptr_eq(&self.specs, &other.specs) {
             return;
         }
-        self.extended = true;
-        merge_specs(&mut self.name_prefix, &other.name_prefix);
-        merge_specs(&mut self.name_suffix, &other.name_suffix);
-        merge_specs(&mut self.namespace, &other.namespace);
-        merge_specs(&mut self.common_labels, &other.common_labels);
-        merge_specs(&mut self.template_labels, &other.template_labels);
-        merge_specs(&mut self.common_annotations, &other.common_annotations);
-        merge_specs(&mut self.images, &other.images);
-        merge_specs(&mut self.replicas, &other.replicas);
-        merge_specs(&mut self.var_reference, &other.var_reference);
-        name_reference::merge(&mut self.name_reference, &other.name_reference);
+        let this: &mut TransformerSpecs = self;
+        merge_specs(&mut this.name_prefix, &other.name_prefix);
+        merge_specs(&mut this.name_suffix, &other.name_suffix);
+        merge_specs(&mut this.namespace, &other.namespace);
+        merge_specs(&mut this.common_labels, &other.common_labels);
+        merge_specs(&mut this.template_labels, &other.template_labels);
+        merge_specs(&mut this.common_annotations, &other.common_annotations);
+        merge_specs(&mut this.images, &other.images);
+        merge_specs(&mut this.replicas, &other.replicas);
+        merge_specs(&mut this.var_reference, &other.var_reference);
+        name_reference::merge(&mut this.name_reference, &other.name_reference);
     }
 }
 
@@ -143,11 +173,15 @@ mod tests {
     /// the built-in config into itself changes nothing.
     #[test]
     fn builtin_merged_into_itself_is_unchanged() {
-        let builtin = TransformerConfig::builtin();
-        let mut merged = TransformerConfig::builtin();
-        merged.extended = true;
-        let mut other = TransformerConfig::builtin();
-        other.extended = true;
+        let builtin = TransformerSpecs::builtin();
+        let mut merged = TransformerConfig {
+            specs: Arc::new(TransformerSpecs::builtin()),
+            extended: true,
+        };
+        let other = TransformerConfig {
+            specs: Arc::new(TransformerSpecs::builtin()),
+            extended: true,
+        };
         merged.merge(&other);
         assert_eq!(format!("{:?}", merged.name_reference), format!("{:?}", builtin.name_reference));
         for (a, b) in [
