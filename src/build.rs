@@ -17,7 +17,6 @@ use crate::merge::smp::MergeOptions;
 use crate::openapi::Schemas;
 use crate::transform::{self, patch};
 use crate::yaml::{self, Node};
-use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 /// Options of a build.
@@ -87,7 +86,11 @@ fn builtin_kind(kind: &str) -> &'static str {
 enum Prepared {
     Dir(PathBuf),
     Resources(Vec<Resource>),
+    /// A base already built (see build/parallel.rs).
+    Built(Box<parallel::Built>),
 }
+
+mod parallel;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Expect {
@@ -162,12 +165,9 @@ impl Builder<'_> {
     }
 
     fn accumulate_body(&mut self, dir: &Path, file: &Path, k: &Kustomization, acc: &mut Accumulator) -> Result<()> {
-        // Files are read and parsed in parallel; bases are built in order.
-        let prepared: Vec<Result<Prepared>> = k
-            .resources
-            .par_iter()
-            .map(|entry| self.prepare_resource(dir, entry))
-            .collect();
+        // Files are read and parsed, and bases built, in parallel (see
+        // build/parallel.rs); the results are taken in order.
+        let prepared = self.prepare_resources(dir, &k.resources);
         // Collected first and appended at once: the duplicate-id check is
         // one pass per kustomization, not one per file.
         let mut loaded = Vec::new();
@@ -349,6 +349,11 @@ impl Builder<'_> {
                 loaded.extend(sub.resmap.resources);
             }
             Prepared::Resources(resources) => loaded.extend(resources),
+            Prepared::Built(built) => {
+                self.schemas = built.schemas;
+                acc.config.merge(&built.acc.config);
+                loaded.extend(built.acc.resmap.resources);
+            }
         }
         Ok(())
     }
