@@ -46,6 +46,7 @@ pub fn build(dir: &Path, options: &BuildOptions) -> Result<ResMap> {
         chain: Vec::new(),
         meta: None,
         schemas: None,
+        canonical: &canonical::CanonicalCache::default(),
     };
     let mut acc = Accumulator::default();
     let kust = builder.accumulate(&root, &mut acc, Expect::Kustomization)?;
@@ -90,6 +91,7 @@ enum Prepared {
     Built(Box<parallel::Built>),
 }
 
+mod canonical;
 mod parallel;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -107,6 +109,8 @@ struct Builder<'o> {
     /// A custom schema from an `openapi:` field. Like kustomize's global
     /// schema setting, it applies from the kustomization that sets it on.
     schemas: Option<&'static Schemas>,
+    /// Real paths of directories resolved so far (see build/canonical.rs).
+    canonical: &'o canonical::CanonicalCache,
 }
 
 /// Reads and decodes the kustomization file in `dir`.
@@ -318,7 +322,7 @@ impl Builder<'_> {
                 "remote resources (git or http URLs) are not supported: kbuild builds only local files",
             ));
         }
-        let real = load::canonical(&path, "resource")?;
+        let real = self.canonical.canonical(&path, "resource")?;
         if real.is_dir() {
             return Ok(Prepared::Dir(real));
         }

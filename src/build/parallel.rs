@@ -72,6 +72,7 @@ impl Builder<'_> {
             chain: self.chain.clone(),
             meta: self.meta,
             schemas: self.schemas,
+            canonical: self.canonical,
         };
         let mut acc = Accumulator::default();
         builder.accumulate(&real, &mut acc, Expect::Kustomization)?;
