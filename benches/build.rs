@@ -1,4 +1,4 @@
-//! Benchmarks: parse, emit and the whole build over generated trees of 100,
+//! Benchmarks: parse, emit, strategic merge and the whole build over generated trees of 100,
 //! 1,000, 4,000 and 10,000 resources (`cargo bench`). Separate stages make a
 //! regression point at its cause.
 
@@ -87,4 +87,24 @@ fn whole_build(bencher: divan::Bencher, n: usize) {
     let dir = tree(n);
     let opts = BuildOptions::default();
     bencher.bench(|| build(&dir, &opts).expect("builds"));
+}
+
+/// A strategic merge patch (containers merged by name, a label added)
+/// applied to each Deployment of a stream: the field-merge engine alone.
+#[divan::bench(args = SIZES, sample_count = 10)]
+fn merge_patch(bencher: divan::Bencher, n: usize) {
+    use kbuild::merge::smp;
+    let docs = parse::parse_stream(&stream(n), "bench.yaml").expect("parses");
+    let patch = parse::parse_document(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: any\n  labels:\n    tier: web\nspec:\n  template:\n    spec:\n      containers:\n      - name: main\n        image: registry.example.com/app:2.0\n        env:\n        - name: MODE\n          value: prod\n",
+        "patch.yaml",
+    )
+    .expect("parses");
+    bencher
+        .with_inputs(|| docs.clone())
+        .bench_refs(|docs| {
+            for d in docs.iter_mut() {
+                smp::apply(d, &patch, None).expect("merges");
+            }
+        });
 }

@@ -18,7 +18,6 @@ use crate::openapi::Schemas;
 use crate::transform::{self, patch};
 use crate::transform::union_check::check_patch;
 use crate::yaml::{self, Node};
-use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 /// Options of a build.
@@ -77,6 +76,7 @@ pub fn build_with_warnings(dir: &Path, options: &BuildOptions) -> Result<BuildOu
         meta: None,
         schemas: None,
         warnings: Vec::new(),
+        canonical: &canonical::CanonicalCache::default(),
     };
     let mut acc = Accumulator::default();
     let kust = builder.accumulate(&root, &mut acc, Expect::Kustomization)?;
@@ -123,7 +123,12 @@ fn builtin_kind(kind: &str) -> &'static str {
 enum Prepared {
     Dir(PathBuf),
     Resources(Vec<Resource>),
+    /// A base already built (see build/parallel.rs).
+    Built(Box<parallel::Built>),
 }
+
+mod canonical;
+mod parallel;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Expect {
@@ -142,6 +147,8 @@ struct Builder<'o> {
     schemas: Option<&'static Schemas>,
     /// Warnings so far (see [`BuildOutput::warnings`]).
     warnings: Vec<String>,
+    /// Real paths of directories resolved so far (see build/canonical.rs).
+    canonical: &'o canonical::CanonicalCache,
 }
 
 /// Reads and decodes the kustomization file in `dir`.
@@ -200,12 +207,9 @@ impl Builder<'_> {
     }
 
     fn accumulate_body(&mut self, dir: &Path, file: &Path, k: &Kustomization, acc: &mut Accumulator) -> Result<()> {
-        // Files are read and parsed in parallel; bases are built in order.
-        let prepared: Vec<Result<Prepared>> = k
-            .resources
-            .par_iter()
-            .map(|entry| self.prepare_resource(dir, entry))
-            .collect();
+        // Files are read and parsed, and bases built, in parallel (see
+        // build/parallel.rs); the results are taken in order.
+        let prepared = self.prepare_resources(dir, &k.resources);
         // Collected first and appended at once: the duplicate-id check is
         // one pass per kustomization, not one per file.
         let mut loaded = Vec::new();
@@ -387,7 +391,7 @@ impl Builder<'_> {
                 "remote resources (git or http URLs) are not supported: kbuild builds only local files",
             ));
         }
-        let real = load::canonical(&path, "resource")?;
+        let real = self.canonical.canonical(&path, "resource")?;
         if real.is_dir() {
             return Ok(Prepared::Dir(real));
         }
@@ -419,6 +423,14 @@ impl Builder<'_> {
                 loaded.extend(sub.resmap.resources);
             }
             Prepared::Resources(resources) => loaded.extend(resources),
+            Prepared::Built(built) => {
+                let built = *built;
+                self.schemas = built.schemas;
+                self.warnings.extend(built.warnings);
+                acc.config.merge(&built.acc.config)?;
+                transform::vars::absorb(&mut acc.vars, built.acc.vars)?;
+                loaded.extend(built.acc.resmap.resources);
+            }
         }
         Ok(())
     }

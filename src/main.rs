@@ -86,11 +86,19 @@ fn run_build(args: &BuildArgs) -> Result<(), kbuild::Error> {
         eprintln!("warning: {w}");
     }
     let resmap = built.resmap;
+    let result = write_output(args, &resmap);
+    // The process ends right after: freeing every node of a large build
+    // one by one costs more than the output took to write.
+    std::mem::forget(resmap);
+    result
+}
+
+fn write_output(args: &BuildArgs, resmap: &kbuild::resmap::ResMap) -> Result<(), kbuild::Error> {
     match &args.output {
-        Some(path) if path.is_dir() => output::write_dir(&resmap, path),
-        Some(path) => output::write_file_atomic(path, output::render(&resmap).as_bytes()),
+        Some(path) if path.is_dir() => output::write_dir(resmap, path),
+        Some(path) => output::write_file_atomic(path, output::render(resmap).as_bytes()),
         None => {
-            let text = output::render(&resmap);
+            let text = output::render(resmap);
             let mut out = std::io::stdout().lock();
             match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
                 // A closed pipe (`kbuild | head`) is not an error.

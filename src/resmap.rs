@@ -2,8 +2,8 @@
 
 use crate::error::{Error, Result};
 use crate::resid::ResId;
-use crate::resource::Resource;
-use std::collections::HashMap;
+use crate::resource::{IdKey, Resource};
+use std::collections::{HashMap, HashSet};
 
 /// An ordered collection of resources.
 #[derive(Clone, Debug, Default)]
@@ -60,16 +60,17 @@ impl ResMap {
     /// Appends resources, refusing any whose current id is already present
     /// (among the existing ones or the new ones).
     pub fn append_all(&mut self, new: Vec<Resource>) -> Result<()> {
-        let mut seen: HashMap<_, ()> = self.resources.iter().map(|r| (id_key(&r.id()), ())).collect();
+        let mut seen: HashSet<IdKey> = HashSet::with_capacity(self.resources.len() + new.len());
+        seen.extend(self.resources.iter().map(Resource::id_key));
         for r in &new {
-            let id = r.id();
-            if seen.insert(id_key(&id), ()).is_some() {
+            if !seen.insert(r.id_key()) {
                 return Err(Error::msg(format!(
                     "may not add resource with an already registered id: {} (two resources have the same kind, namespace and name)",
-                    id_text(&id)
+                    id_text(&r.id())
                 )));
             }
         }
+        drop(seen);
         self.resources.extend(new);
         Ok(())
     }

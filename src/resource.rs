@@ -3,6 +3,7 @@
 use crate::error::{Error, Result};
 use crate::resid::{Gvk, ResId};
 use crate::yaml::{Map, Node};
+use std::borrow::Cow;
 
 /// One object of the resource map.
 #[derive(Clone, Debug)]
@@ -57,7 +58,46 @@ fn scalar_at(node: &Node, path: &[&str]) -> String {
         .unwrap_or_default()
 }
 
+/// A scalar of the object as text, borrowed when it is a string (ids are
+/// computed often: this saves most of their allocations).
+fn scalar_cow<'a>(node: &'a Node, path: &[&str]) -> Cow<'a, str> {
+    match node.get_path(path) {
+        Some(Node::Str(s)) => Cow::Borrowed(s),
+        Some(n) => Cow::Owned(n.scalar_string().unwrap_or_default()),
+        None => Cow::Borrowed(""),
+    }
+}
+
+/// A resource's current id as borrowed text: group, version, kind, effective
+/// namespace ("" reads as "default", as kustomize compares ids) and name.
+pub type IdKey<'a> = [Cow<'a, str>; 5];
+
 impl Resource {
+    /// The current id as a key for duplicate checks, mostly without copying.
+    pub fn id_key(&self) -> IdKey<'_> {
+        let (group, version) = match scalar_cow(&self.node, &["apiVersion"]) {
+            Cow::Borrowed(api) => {
+                let (g, v) = api.rsplit_once('/').unwrap_or(("", api));
+                (Cow::Borrowed(g), Cow::Borrowed(v))
+            }
+            Cow::Owned(api) => {
+                let (g, v) = api.rsplit_once('/').unwrap_or(("", &api));
+                (Cow::Owned(g.to_string()), Cow::Owned(v.to_string()))
+            }
+        };
+        let namespace = match scalar_cow(&self.node, &["metadata", "namespace"]) {
+            ns if ns.is_empty() => Cow::Borrowed("default"),
+            ns => ns,
+        };
+        [
+            group,
+            version,
+            scalar_cow(&self.node, &["kind"]),
+            namespace,
+            scalar_cow(&self.node, &["metadata", "name"]),
+        ]
+    }
+
     /// Wraps an object, checking that it has the fields every resource needs.
     pub fn new(node: Node) -> Result<Resource> {
         let Node::Map(m) = &node else {
@@ -101,7 +141,10 @@ impl Resource {
     }
 
     pub fn gvk(&self) -> Gvk {
-        Gvk::from_api_version(&scalar_at(&self.node, &["apiVersion"]), &self.kind())
+        Gvk::from_api_version(
+            &scalar_cow(&self.node, &["apiVersion"]),
+            &scalar_cow(&self.node, &["kind"]),
+        )
     }
 
     /// The current id.
@@ -214,4 +257,32 @@ pub fn brief(node: &Node) -> String {
         s(&["kind"]),
         s(&["metadata", "name"])
     )
+}
+
+#[cfg(test)]
+mod id_key_tests {
+    use super::*;
+
+    /// `id_key` must agree with `id()` (namespace "" read as "default").
+    #[test]
+    fn id_key_matches_id() {
+        for text in [
+            "{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, namespace: prod}}",
+            "{apiVersion: v1, kind: ConfigMap, metadata: {name: 123}}",
+            "{apiVersion: x.io/v2, kind: Foo, metadata: {name: a, namespace: ''}}",
+        ] {
+            let node = crate::yaml::parse::parse_document(text, "t").unwrap();
+            let r = Resource::new(node).unwrap();
+            let id = r.id();
+            let want = [
+                id.gvk.group.as_str(),
+                id.gvk.version.as_str(),
+                id.gvk.kind.as_str(),
+                id.effective_namespace(),
+                id.name.as_str(),
+            ];
+            let got = r.id_key();
+            assert_eq!(got.iter().map(|c| c.as_ref()).collect::<Vec<_>>(), want);
+        }
+    }
 }

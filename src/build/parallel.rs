@@ -1,0 +1,90 @@
+//! Building the `resources` of a kustomization in parallel: files are read
+//! and parsed, and bases (directories) are built, on all cores.
+//!
+//! The result must be what building the bases one after another gives, down
+//! to which error is reported. Bases are independent except for one piece of
+//! builder state: the schema an `openapi:` field selects applies from the
+//! kustomization that sets it on, to everything built after it (kustomize
+//! keeps it globally). So a base built in parallel is kept only when the
+//! schema it started from is the one the sequential order would have given
+//! it; the bases after one that changed the schema are built again, in
+//! order, by the caller.
+
+use super::{Accumulator, Builder, Expect, Prepared};
+use crate::error::Result;
+use crate::openapi::Schemas;
+use rayon::prelude::*;
+use std::path::Path;
+
+/// A base built ahead of its turn.
+pub(super) struct Built {
+    pub(super) acc: Accumulator,
+    /// The builder's schema after building the base.
+    pub(super) schemas: Option<&'static Schemas>,
+    /// The directory, for building it again in order when needed.
+    pub(super) dir: std::path::PathBuf,
+    /// Warnings the base's build gave, reported in entry order.
+    pub(super) warnings: Vec<String>,
+    changed_schemas: bool,
+}
+
+/// Whether two schema selections are the same one.
+fn same_schemas(a: Option<&'static Schemas>, b: Option<&'static Schemas>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => std::ptr::eq(a, b),
+        _ => false,
+    }
+}
+
+impl Builder<'_> {
+    /// Reads every `resources` entry of the kustomization in `dir`, building
+    /// bases, in parallel; results come in entry order.
+    pub(super) fn prepare_resources(&self, dir: &Path, entries: &[String]) -> Vec<Result<Prepared>> {
+        let mut prepared: Vec<Result<Prepared>> = entries
+            .par_iter()
+            .map(|entry| match self.prepare_resource(dir, entry)? {
+                Prepared::Dir(real) => self.build_base(real, entry),
+                other => Ok(other),
+            })
+            .collect();
+        // After a base that changed the schema, later bases were built with
+        // the wrong one: hand them back as directories to build in order.
+        let mut changed = false;
+        for p in prepared.iter_mut() {
+            match p {
+                Ok(Prepared::Built(b)) if changed => {
+                    let dir = std::mem::take(&mut b.dir);
+                    *p = Ok(Prepared::Dir(dir));
+                }
+                Ok(Prepared::Built(b)) => changed = b.changed_schemas,
+                // The sequential order stops at the first error.
+                Err(_) => break,
+                _ => {}
+            }
+        }
+        prepared
+    }
+
+    /// Builds one base with a copy of this builder's state.
+    fn build_base(&self, real: std::path::PathBuf, entry: &str) -> Result<Prepared> {
+        self.check_cycle(&real, entry)?;
+        let mut builder = Builder {
+            options: self.options,
+            chain: self.chain.clone(),
+            meta: self.meta,
+            schemas: self.schemas,
+            warnings: Vec::new(),
+            canonical: self.canonical,
+        };
+        let mut acc = Accumulator::default();
+        builder.accumulate(&real, &mut acc, Expect::Kustomization)?;
+        Ok(Prepared::Built(Box::new(Built {
+            acc,
+            schemas: builder.schemas,
+            dir: real,
+            warnings: builder.warnings,
+            changed_schemas: !same_schemas(self.schemas, builder.schemas),
+        })))
+    }
+}
