@@ -758,7 +758,13 @@ pub(crate) fn apply_patch_entry(
     read: &mut dyn FnMut(&str) -> Result<String>,
     merge: &MergeOptions,
 ) -> Result<()> {
-    let (text, source) = patch::entry_text(p, read)?;
+    let (mut text, source) = patch::entry_text(p, read)?;
+    if p.path.is_empty() {
+        // kustomize's PatchTransformer trims an inline patch before reading it, so a
+        // block scalar at its very end loses its final newline (`a: |` reads as `|-`);
+        // patchesJson6902 and patchesStrategicMerge keep theirs.
+        text = text.trim().to_string();
+    }
     let allow_name = p.options.get("allowNameChange").copied().unwrap_or(false);
     let allow_kind = p.options.get("allowKindChange").copied().unwrap_or(false);
     match patch::classify(&text, &source)? {

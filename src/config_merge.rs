@@ -19,9 +19,10 @@
 
 use crate::error::{Error, Result};
 use crate::kustomization::FieldSpec;
-use crate::resid::Gvk;
 use crate::transform::name_reference::NameRefSpec;
+#[cfg(test)]
 use std::cmp::Ordering;
+use std::collections::HashMap;
 
 /// Kinds kustomize's legacy order puts first, in that order (`orderFirst`).
 const ORDER_FIRST: [&str; 22] = [
@@ -62,12 +63,43 @@ fn type_order(kind: &str) -> i32 {
 /// kustomize's `Gvk.IsLessThan`: type order, then the GVK's text `Kind.Version.Group` with
 /// empty parts written `[noKind]`, `[noVer]`, `[noGrp]` (so an empty kind sorts after every
 /// capitalized one).
+fn gvk_key((g, v, k): (&str, &str, &str)) -> (i32, String) {
+    let or = |s: &str, none: &'static str| if s.is_empty() { none.to_string() } else { s.to_string() };
+    (type_order(k), format!("{}.{}.{}", or(k, "[noKind]"), or(v, "[noVer]"), or(g, "[noGrp]")))
+}
+
+#[cfg(test)]
 fn compare_gvk(a: (&str, &str, &str), b: (&str, &str, &str)) -> Ordering {
-    let key = |(g, v, k): (&str, &str, &str)| {
-        let or = |s: &str, none: &'static str| if s.is_empty() { none.to_string() } else { s.to_string() };
-        (type_order(k), format!("{}.{}.{}", or(k, "[noKind]"), or(v, "[noVer]"), or(g, "[noGrp]")))
-    };
-    key(a).cmp(&key(b))
+    gvk_key(a).cmp(&gvk_key(b))
+}
+
+/// Sorts `items` stably by the GVK `gvk` gives, computing each key once; a list that is
+/// already in order (the usual case: bases bring sorted lists) is left alone.
+fn sort_by_gvk<T>(items: &mut [T], gvk: impl Fn(&T) -> (&str, &str, &str)) {
+    let keys: Vec<(i32, String)> = items.iter().map(|t| gvk_key(gvk(t))).collect();
+    if keys.windows(2).all(|w| w[0] <= w[1]) {
+        return;
+    }
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
+    // Apply the permutation in place, cycle by cycle.
+    for start in 0..order.len() {
+        let mut cur = start;
+        while order[cur] != start {
+            let next = order[cur];
+            items.swap(cur, next);
+            order[cur] = cur;
+            cur = next;
+        }
+        order[cur] = cur;
+    }
+}
+
+/// Whether `sel`'s GVK (empty parts match anything) selects `fs`'s.
+fn selects(sel: &FieldSpec, fs: &FieldSpec) -> bool {
+    (sel.group.is_empty() || sel.group == fs.group)
+        && (sel.version.is_empty() || sel.version == fs.version)
+        && (sel.kind.is_empty() || sel.kind == fs.kind)
 }
 
 fn spec_gvk(fs: &FieldSpec) -> (&str, &str, &str) {
@@ -81,20 +113,20 @@ pub fn merge_field_specs(base: &mut Vec<FieldSpec>, incoming: &[FieldSpec], sect
         // Bases usually bring the same lists: skip the quadratic merge.
         return Ok(());
     }
+    // Specs by path, in list order: the first one the incoming spec selects is "there".
+    let mut by_path: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, b) in base.iter().enumerate() {
+        by_path.entry(b.path.clone()).or_default().push(i);
+    }
     for fs in incoming {
-        let present = base.iter().find(|b| {
-            b.path == fs.path
-                && Gvk {
-                    group: b.group.clone(),
-                    version: b.version.clone(),
-                    kind: b.kind.clone(),
-                }
-                .selected_by(&fs.group, &fs.version, &fs.kind)
-        });
-        match present {
+        let same_path = by_path.entry(fs.path.clone()).or_default();
+        match same_path.iter().map(|&i| &base[i]).find(|b| selects(fs, b)) {
             Some(b) if b.create != fs.create => return Err(conflict(section, b, fs)),
             Some(_) => {}
-            None => base.push(fs.clone()),
+            None => {
+                same_path.push(base.len());
+                base.push(fs.clone());
+            }
         }
     }
     sort_field_specs(base);
@@ -123,7 +155,7 @@ fn conflict(section: &str, existing: &FieldSpec, incoming: &FieldSpec) -> Error 
 
 /// Sorts field specs by GVK in kustomize's order (stable, so specs of one GVK keep theirs).
 pub fn sort_field_specs(specs: &mut [FieldSpec]) {
-    specs.sort_by(|a, b| compare_gvk(spec_gvk(a), spec_gvk(b)));
+    sort_by_gvk(specs, spec_gvk);
 }
 
 /// Merges name reference entries as kustomize does: an entry for the same GVK (exactly)
@@ -143,7 +175,7 @@ pub fn merge_name_references(base: &mut Vec<NameRefSpec>, incoming: &[NameRefSpe
             }
         }
     }
-    base.sort_by(|a, b| compare_gvk((&a.group, &a.version, &a.kind), (&b.group, &b.version, &b.kind)));
+    sort_by_gvk(base, |e| (&e.group, &e.version, &e.kind));
     Ok(())
 }
 

@@ -474,6 +474,22 @@ impl<'i, 's> Builder<'i, 's> {
                         let (text, tag) = (text.clone(), tag.clone());
                         self.set_anchor(anchor, Anchor::Scalar { text, style, tag });
                     }
+                    let text = match text {
+                        // saphyr ends a block scalar that runs to the end of an input without
+                        // a final line break with one anyway; go-yaml does not (`a: |` on the
+                        // last, unterminated line reads as `|-`), and kustomize trims inline
+                        // patches, so this shows.
+                        Cow::Owned(mut t)
+                            if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded)
+                                && !source.text.trim_end_matches([' ', '\t']).ends_with('\n')
+                                && source.byte(span.end) >= source.text.len()
+                                && t.ends_with('\n') =>
+                        {
+                            t.pop();
+                            Cow::Owned(t)
+                        }
+                        other => other,
+                    };
                     self.scalar(text, style, tag.as_deref(), span.start)?;
                 }
                 Event::SequenceStart(anchor, _) => {
