@@ -12,10 +12,14 @@ use crate::kustomization::FieldSpec;
 use crate::transform::name_reference::{self, NameRefSpec};
 use crate::yaml::Node;
 use serde::Deserialize;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::ops::{Deref, DerefMut};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
-/// Field specs per transformer.
-#[derive(Clone, Debug)]
-pub struct TransformerConfig {
+/// The field specs of a [`TransformerConfig`], per transformer.
+#[derive(Clone, Debug, Default, PartialEq, Hash)]
+pub struct TransformerSpecs {
     pub name_prefix: Vec<FieldSpec>,
     pub name_suffix: Vec<FieldSpec>,
     pub namespace: Vec<FieldSpec>,
@@ -32,11 +36,63 @@ pub struct TransformerConfig {
     pub name_reference: Vec<NameRefSpec>,
 }
 
+/// Field specs per transformer: a shared, immutable value (cloning is cheap) that
+/// changes by copy on write.
+///
+/// Every kustomization merges configurations (its bases', its own, after each component
+/// again into an empty one), and kustomize's merge compares every spec with the others
+/// and sorts. The same few configurations meet again and again in a tree, so merge
+/// results are remembered by the content hashes of both sides.
+#[derive(Clone, Debug)]
+pub struct TransformerConfig {
+    specs: Arc<TransformerSpecs>,
+    /// Content hash of `specs`, computed when first needed.
+    hash: OnceLock<u64>,
+}
+
+impl Deref for TransformerConfig {
+    type Target = TransformerSpecs;
+    fn deref(&self) -> &TransformerSpecs {
+        &self.specs
+    }
+}
+
+impl DerefMut for TransformerConfig {
+    fn deref_mut(&mut self) -> &mut TransformerSpecs {
+        self.hash = OnceLock::new();
+        Arc::make_mut(&mut self.specs)
+    }
+}
+
+impl From<TransformerSpecs> for TransformerConfig {
+    fn from(specs: TransformerSpecs) -> Self {
+        TransformerConfig {
+            specs: Arc::new(specs),
+            hash: OnceLock::new(),
+        }
+    }
+}
+
+static BUILTIN: LazyLock<TransformerConfig> = LazyLock::new(|| TransformerSpecs::builtin().into());
+static EMPTY: LazyLock<TransformerConfig> = LazyLock::new(|| TransformerSpecs::default().into());
+
+/// Merge results by the content hashes of (into, from).
+static MERGED: LazyLock<Mutex<HashMap<(u64, u64), Arc<TransformerSpecs>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
 impl Default for TransformerConfig {
+    /// The built-in configuration.
     fn default() -> Self {
+        BUILTIN.clone()
+    }
+}
+
+impl TransformerSpecs {
+    /// kustomize's built-in field specs.
+    fn builtin() -> Self {
         let mut common_labels = from_table(&builtin_specs::selector_labels());
         merge_specs(&mut common_labels, &from_table(builtin_specs::METADATA_LABELS));
-        TransformerConfig {
+        TransformerSpecs {
             name_prefix: from_table(builtin_specs::NAME),
             name_suffix: from_table(builtin_specs::NAME),
             namespace: Vec::new(),
@@ -89,7 +145,7 @@ impl TransformerConfig {
         }
         let f: ConfigFile = crate::yaml::de::from_node_lenient(node)
             .map_err(|e| Error::msg(format!("{source}: invalid transformer configuration: {e}")))?;
-        let other = TransformerConfig {
+        let other: TransformerConfig = TransformerSpecs {
             name_prefix: f.name_prefix,
             name_suffix: f.name_suffix,
             namespace: f.namespace,
@@ -101,7 +157,8 @@ impl TransformerConfig {
             replicas: f.replicas,
             var_reference: f.var_reference,
             name_reference: f.name_reference,
-        };
+        }
+        .into();
         self.merge(&other).map_err(|e| e.context(source.to_string()))?;
         Ok(())
     }
@@ -109,24 +166,49 @@ impl TransformerConfig {
     /// A configuration without any field spec (what a kustomization starts from before
     /// its bases' and its own configurations are merged in).
     pub fn empty() -> Self {
-        TransformerConfig {
-            name_prefix: Vec::new(),
-            name_suffix: Vec::new(),
-            namespace: Vec::new(),
-            common_labels: Vec::new(),
-            template_labels: Vec::new(),
-            labels: Vec::new(),
-            common_annotations: Vec::new(),
-            images: Vec::new(),
-            replicas: Vec::new(),
-            var_reference: Vec::new(),
-            name_reference: Vec::new(),
-        }
+        EMPTY.clone()
+    }
+
+    fn content_hash(&self) -> u64 {
+        *self.hash.get_or_init(|| {
+            let mut h = std::hash::DefaultHasher::new();
+            self.specs.hash(&mut h);
+            h.finish()
+        })
     }
 
     /// Adds everything `other` has that this one lacks, the way kustomize merges
     /// configurations (see [`crate::config_merge`]); fails on conflicting field specs.
     pub fn merge(&mut self, other: &TransformerConfig) -> Result<()> {
+        if Arc::ptr_eq(&self.specs, &other.specs) {
+            // Merging a configuration into itself changes nothing.
+            return Ok(());
+        }
+        let key = (self.content_hash(), other.content_hash());
+        let known = MERGED.lock().ok().and_then(|m| m.get(&key).cloned());
+        if let Some(specs) = known {
+            *self = TransformerConfig {
+                specs,
+                hash: OnceLock::new(),
+            };
+            return Ok(());
+        }
+        let mut merged = (*self.specs).clone();
+        merged.merge(other)?;
+        let merged = Arc::new(merged);
+        if let Ok(mut m) = MERGED.lock() {
+            m.insert(key, merged.clone());
+        }
+        *self = TransformerConfig {
+            specs: merged,
+            hash: OnceLock::new(),
+        };
+        Ok(())
+    }
+}
+
+impl TransformerSpecs {
+    fn merge(&mut self, other: &TransformerSpecs) -> Result<()> {
         let sections: [(&mut Vec<FieldSpec>, &Vec<FieldSpec>, &str); 10] = [
             (&mut self.name_prefix, &other.name_prefix, "namePrefix"),
             (&mut self.name_suffix, &other.name_suffix, "nameSuffix"),

@@ -115,7 +115,7 @@ pub struct Label {
 }
 
 /// Where a transformer acts: resources of a kind (any when empty) and a path.
-#[derive(Debug, Default, Deserialize, Clone, PartialEq, JsonSchema)]
+#[derive(Debug, Default, Deserialize, Clone, PartialEq, Hash, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FieldSpec {
     #[serde(default)]

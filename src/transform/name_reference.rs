@@ -48,7 +48,7 @@ use std::sync::OnceLock;
 /// group or version match any) may be referred to by name from the fields
 /// of `field_specs`. Also the shape of a `configurations:` file's
 /// `nameReference` entries.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Hash)]
 #[serde(rename_all = "camelCase")]
 pub struct NameRefSpec {
     #[serde(default)]
