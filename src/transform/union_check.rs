@@ -104,26 +104,27 @@ pub fn union_conflicts(res: &Resource) -> Vec<String> {
 fn pod_spec(spec: &Map, at: &str, out: &mut Vec<String>) {
     for (i, v) in items(spec.get("volumes")).enumerate() {
         let name = v.get_str(&["name"]).unwrap_or("?");
-        members(v, &VOLUME_SOURCES, &format!("volume '{name}' ({at}.volumes[{i}])"), out);
+        members(v, &VOLUME_SOURCES, &|| format!("volume '{name}' ({at}.volumes[{i}])"), out);
     }
     for list in ["initContainers", "containers", "ephemeralContainers"] {
         for (i, c) in items(spec.get(list)).enumerate() {
             let name = c.get_str(&["name"]).unwrap_or("?");
-            let here = format!("container '{name}' ({at}.{list}[{i}])");
+            // Descriptions are only written for conflicts: this runs around every patch.
+            let here = || format!("container '{name}' ({at}.{list}[{i}])");
             for probe in ["livenessProbe", "readinessProbe", "startupProbe"] {
                 if let Some(p) = c.get(probe) {
-                    members(p, &PROBE_HANDLERS, &format!("{here} {probe}"), out);
+                    members(p, &PROBE_HANDLERS, &|| format!("{} {probe}", here()), out);
                 }
             }
             for hook in ["postStart", "preStop"] {
                 if let Some(h) = c.get_path(&["lifecycle", hook]) {
-                    members(h, &LIFECYCLE_HANDLERS, &format!("{here} lifecycle.{hook}"), out);
+                    members(h, &LIFECYCLE_HANDLERS, &|| format!("{} lifecycle.{hook}", here()), out);
                 }
             }
             for (j, e) in items(c.get("env")).enumerate() {
                 if let Some(from) = e.get("valueFrom") {
                     let var = e.get_str(&["name"]).unwrap_or("?");
-                    members(from, &ENV_SOURCES, &format!("{here} env[{j}] '{var}' valueFrom"), out);
+                    members(from, &ENV_SOURCES, &|| format!("{} env[{j}] '{var}' valueFrom", here()), out);
                 }
             }
         }
@@ -135,16 +136,14 @@ fn items(list: Option<&Node>) -> impl Iterator<Item = &Node> {
 }
 
 /// Reports `what` when more than one of `union` is set (null counts as unset).
-fn members(node: &Node, union: &[&str], what: &str, out: &mut Vec<String>) {
+fn members(node: &Node, union: &[&str], what: &dyn Fn() -> String, out: &mut Vec<String>) {
     let Some(map) = node.as_map() else { return };
-    let set: Vec<&str> = union
-        .iter()
-        .copied()
-        .filter(|m| map.get(*m).is_some_and(|v| !v.is_null()))
-        .collect();
-    if set.len() > 1 {
-        out.push(format!("{what} sets {}, but only one may be set", set.join(" and ")));
+    let is_set = |m: &str| map.get(m).is_some_and(|v| !v.is_null());
+    if union.iter().filter(|m| is_set(m)).nth(1).is_none() {
+        return;
     }
+    let set: Vec<&str> = union.iter().copied().filter(|m| is_set(m)).collect();
+    out.push(format!("{} sets {}, but only one may be set", what(), set.join(" and ")));
 }
 
 /// Every conflict in the map, each prefixed with its resource's id.
@@ -152,8 +151,12 @@ fn all_conflicts(resmap: &ResMap) -> HashSet<String> {
     resmap
         .iter()
         .flat_map(|r| {
-            let id = r.id();
-            union_conflicts(r).into_iter().map(move |c| format!("{id}: {c}"))
+            let conflicts = union_conflicts(r);
+            let id = if conflicts.is_empty() { None } else { Some(r.id()) };
+            conflicts.into_iter().map(move |c| match &id {
+                Some(id) => format!("{id}: {c}"),
+                None => c,
+            })
         })
         .collect()
 }
