@@ -28,6 +28,7 @@ pub mod openapi;
 pub mod output;
 pub mod plugins;
 pub mod render;
+pub mod regex_cache;
 pub mod resid;
 pub mod resmap;
 pub mod resource;

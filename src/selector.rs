@@ -21,7 +21,7 @@ fn anchored(field: &str, pattern: &str) -> Result<Option<Regex>> {
     if pattern.is_empty() {
         return Ok(None);
     }
-    Regex::new(&format!("^(?:{pattern})$"))
+    crate::regex_cache::compile(&format!("^(?:{pattern})$"))
         .map(Some)
         .map_err(|e| Error::msg(format!("target {field} {pattern:?} is not a valid regular expression: {e}")))
 }

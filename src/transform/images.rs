@@ -40,7 +40,7 @@ impl<'a> Rule<'a> {
         // Rust's Unicode `\w` repeated 128 times compiles to a very large
         // automaton for every images entry.
         let tail = r"(:[0-9A-Za-z_][0-9A-Za-z_.-]{0,127})?(@sha256:[a-zA-Z0-9]+)?$";
-        let pattern = Regex::new(&format!("^{}{tail}", image.name)).map_err(|e| {
+        let pattern = crate::regex_cache::compile(&format!("^{}{tail}", image.name)).map_err(|e| {
             Error::msg(format!(
                 "images: name {:?} is matched as a regular expression and is not a valid one: {e}",
                 image.name
