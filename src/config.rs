@@ -77,8 +77,8 @@ static BUILTIN: LazyLock<TransformerConfig> = LazyLock::new(|| TransformerSpecs:
 static EMPTY: LazyLock<TransformerConfig> = LazyLock::new(|| TransformerSpecs::default().into());
 
 /// Merge results by the content hashes of (into, from).
-static MERGED: LazyLock<Mutex<HashMap<(u64, u64), Arc<TransformerSpecs>>>> =
-    LazyLock::new(|| Mutex::new(HashMap::new()));
+type MergeCache = Mutex<HashMap<(u64, u64), Arc<TransformerSpecs>>>;
+static MERGED: LazyLock<MergeCache> = LazyLock::new(|| Mutex::new(HashMap::new()));
 
 impl Default for TransformerConfig {
     /// The built-in configuration.
