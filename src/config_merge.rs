@@ -20,8 +20,6 @@
 use crate::error::{Error, Result};
 use crate::kustomization::FieldSpec;
 use crate::transform::name_reference::NameRefSpec;
-#[cfg(test)]
-use std::cmp::Ordering;
 use std::collections::HashMap;
 
 /// Kinds kustomize's legacy order puts first, in that order (`orderFirst`).
@@ -68,10 +66,6 @@ fn gvk_key((g, v, k): (&str, &str, &str)) -> (i32, String) {
     (type_order(k), format!("{}.{}.{}", or(k, "[noKind]"), or(v, "[noVer]"), or(g, "[noGrp]")))
 }
 
-#[cfg(test)]
-fn compare_gvk(a: (&str, &str, &str), b: (&str, &str, &str)) -> Ordering {
-    gvk_key(a).cmp(&gvk_key(b))
-}
 
 /// Sorts `items` stably by the GVK `gvk` gives, computing each key once; a list that is
 /// already in order (the usual case: bases bring sorted lists) is left alone.
