@@ -608,6 +608,14 @@ fn check_supported(k: &Kustomization) -> Result<()> {
              kbuild does not run helm; render the chart to YAML and list that under 'resources'",
         ));
     }
+    if !k.validators.is_empty() {
+        // kustomize has no builtin validators: every entry is an external (exec,
+        // container or KRM function) plugin, which kustomize v5.5.0 fails on as well.
+        return Err(Error::msg(
+            "validators are external plugins (exec or container KRM functions), which kbuild \
+             does not run; run the validator on kbuild's output instead",
+        ));
+    }
     Ok(())
 }
 
