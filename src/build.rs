@@ -746,7 +746,13 @@ pub(crate) fn apply_patch_entry(
     read: &mut dyn FnMut(&str) -> Result<String>,
     merge: &MergeOptions,
 ) -> Result<()> {
-    let (text, source) = patch::entry_text(p, read)?;
+    let (mut text, source) = patch::entry_text(p, read)?;
+    if p.path.is_empty() {
+        // kustomize trims an inline `patches` string (not a patch file, not
+        // patchesJson6902), so a block scalar ending the patch loses its
+        // final newline: `x: |\n  a: b\n` sets `x` to "a: b".
+        text = text.trim().to_string();
+    }
     let allow_name = p.options.get("allowNameChange").copied().unwrap_or(false);
     let allow_kind = p.options.get("allowKindChange").copied().unwrap_or(false);
     match patch::classify(&text, &source)? {

@@ -81,9 +81,16 @@ impl FieldPath {
 
     /// Compiles the path for visiting targets.
     pub fn matcher(&self) -> PathMatcher {
+        // kustomize ignores one leading dot in a target path
+        // (`.metadata.name`, as kubebuilder scaffolds write them); an empty
+        // part anywhere else is `Seg::Empty`.
+        let parts = match self.parts.split_first() {
+            Some((first, rest)) if first.is_empty() => rest,
+            _ => &self.parts[..],
+        };
         PathMatcher {
             path: self.text.clone(),
-            segs: self.parts.iter().map(|p| Seg::parse(p)).collect(),
+            segs: parts.iter().map(|p| Seg::parse(p)).collect(),
         }
     }
 }
@@ -264,6 +271,10 @@ enum Seg {
     /// `[...]` without `=`.
     BadEntry,
     Wildcard,
+    /// An empty part (`a..b`, `a.`): kustomize stops there, on a mapping
+    /// taking the mapping itself as the target whatever follows, on
+    /// anything else matching nothing.
+    Empty,
     Field(String),
 }
 
@@ -284,6 +295,9 @@ impl Seg {
         }
         if part == "*" {
             return Seg::Wildcard;
+        }
+        if part.is_empty() {
+            return Seg::Empty;
         }
         Seg::Field(part.to_string())
     }
@@ -367,6 +381,13 @@ impl Walk<'_> {
         };
         match seg {
             Seg::Field(name) => self.field(node, depth, name, f),
+            Seg::Empty => match node {
+                Node::Map(_) => {
+                    self.count += 1;
+                    f(node, created)
+                }
+                _ => Ok(()),
+            },
             Seg::Index(idx) => self.index(node, depth, *idx, f),
             Seg::Entry { key, value, re } => {
                 let re = re
@@ -503,6 +524,7 @@ fn seg_text(seg: &Seg) -> String {
         Seg::Entry { key, value, .. } => format!("[{key}={value}]"),
         Seg::BadEntry => "[...]".to_string(),
         Seg::Wildcard => "*".to_string(),
+        Seg::Empty => String::new(),
         Seg::Field(f) => f.clone(),
     }
 }

@@ -283,6 +283,16 @@ impl<'a> Source<'a> {
         self.bytes
     }
 
+    /// Whether the text's last line holds content but no line break, and the scalar
+    /// spanning `span` reaches it (ends at or after that content).
+    fn ends_unterminated_at(&mut self, span: Span) -> bool {
+        let content = self.text.trim_end_matches([' ', '\t']);
+        if content.is_empty() || content.ends_with(['\n', '\r']) {
+            return false;
+        }
+        self.byte(span.end) >= content.len()
+    }
+
     /// Whether a collection starts with `[` or `{` (its event's span ends after it).
     fn starts_flow(&mut self, span: Span) -> bool {
         let end = self.byte(span.end);
@@ -459,6 +469,19 @@ impl<'i, 's> Builder<'i, 's> {
                         let (text, tag) = (text.clone(), tag.clone());
                         self.set_anchor(anchor, Anchor::Scalar { text, style, tag });
                     }
+                    let text = if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded)
+                        && text.ends_with('\n')
+                        && source.ends_unterminated_at(span)
+                    {
+                        // A block scalar's last line is at the end of the text with no line
+                        // break: go-yaml (and so kustomize) keeps no final newline
+                        // (`v: |\n  a` is "a"); saphyr-parser adds one.
+                        let mut owned = text.into_owned();
+                        owned.pop();
+                        Cow::Owned(owned)
+                    } else {
+                        text
+                    };
                     self.scalar(text, style, tag.as_deref(), span.start)?;
                 }
                 Event::SequenceStart(anchor, _) => {
