@@ -20,7 +20,7 @@ pub enum Loaded {
 /// Tells a strategic-merge patch (mappings) from a JSON 6902 one (a list of
 /// operations), as kustomize does from the content.
 pub fn classify(text: &str, source: &str) -> Result<Loaded> {
-    let docs = crate::yaml::parse::parse_stream(text, source)?;
+    let docs = crate::yaml::parse::parse_patch_stream(text, source)?;
     let docs: Vec<Node> = docs.into_iter().filter(|d| !d.is_null()).collect();
     match docs.as_slice() {
         [] => Err(Error::msg(format!("{source}: the patch is empty"))),

@@ -51,9 +51,20 @@ pub const MAX_ALIAS_BYTES: usize = 64 << 20;
 /// ("invalid document separator"); after a `...` marker, the rest of that piece (up to
 /// the next `---` line) is ignored, as go-yaml never reads it.
 pub fn parse_stream(text: &str, source: &str) -> Result<Vec<Node>, Error> {
+    parse_stream_as(text, source, false)
+}
+
+/// Parses a stream of strategic-merge patches: as [`parse_stream`], except that a null
+/// annotation value stays null (kustomize deletes that annotation) instead of becoming
+/// the string "null".
+pub fn parse_patch_stream(text: &str, source: &str) -> Result<Vec<Node>, Error> {
+    parse_stream_as(text, source, true)
+}
+
+fn parse_stream_as(text: &str, source: &str, patch: bool) -> Result<Vec<Node>, Error> {
     check_characters(text, source)?;
     let pieces = split_documents(text, source)?;
-    let parse = |p: &Piece| parse_piece(p.text, p.line_offset, Schema::Resource, source);
+    let parse = |p: &Piece| parse_piece(p.text, p.line_offset, Schema::Resource, source, patch);
     let mut docs = Vec::with_capacity(pieces.len());
     if text.len() < PARALLEL_MIN_BYTES || pieces.len() < 2 {
         for piece in &pieces {
@@ -76,7 +87,7 @@ const PARALLEL_MIN_BYTES: usize = 1 << 20;
 /// sigs.k8s.io/yaml, only the first document is read and later ones are ignored.
 pub fn parse_document(text: &str, source: &str) -> Result<Node, Error> {
     check_characters(text, source)?;
-    Ok(parse_piece(text, 0, Schema::Kustomization, source)?.unwrap_or(Node::Null))
+    Ok(parse_piece(text, 0, Schema::Kustomization, source, false)?.unwrap_or(Node::Null))
 }
 
 /// Reads one scalar's text the way go-yaml v3 reads it in a resource: untagged
@@ -192,10 +203,12 @@ fn parse_piece(
     line_offset: usize,
     schema: Schema,
     source: &str,
+    patch: bool,
 ) -> Result<Option<Node>, Error> {
     let ctx = Ctx {
         source,
         line_offset,
+        patch,
     };
     let max_fixes = (TAB_FIX_WORK / text.len().max(1)).max(16);
     let mut patched: Option<String> = None;
@@ -322,6 +335,8 @@ impl<'a> Source<'a> {
 struct Ctx<'s> {
     source: &'s str,
     line_offset: usize,
+    /// Parsing patches: null annotation values stay null.
+    patch: bool,
 }
 
 impl Ctx<'_> {
@@ -588,7 +603,12 @@ impl<'i, 's> Builder<'i, 's> {
             return self.attach(Node::Str(String::new()), size, at, false);
         }
         if self.at_annotation_value() && !matches!(style, ScalarStyle::Folded) {
-            return self.attach(Node::Str(text.into_owned()), size, at, false);
+            // In a patch, a null annotation (`a: null`, `a: ~`, `a:`) deletes it.
+            let null = self.ctx.patch
+                && resolve::resolve(text.clone(), plain, tag, self.schema)
+                    .is_ok_and(|r| matches!(r.node, Node::Null));
+            let node = if null { Node::Null } else { Node::Str(text.into_owned()) };
+            return self.attach(node, size, at, false);
         }
         let Resolved { mut node, kind } =
             resolve::resolve(text, plain, tag, self.schema).map_err(|m| self.ctx.error(at, m))?;
