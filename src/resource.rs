@@ -26,6 +26,9 @@ pub struct Resource {
     /// Names of the vars whose `objref` this resource matched (kustomize's
     /// "refVarNames"): a var reads its value from the resource it was bound to.
     pub ref_var_names: Vec<String>,
+    /// Where the resource's file wrote a value as nothing (`key:`); a
+    /// strategic-merge patch drops those fields (see [`crate::yaml::parse::EmptyNulls`]).
+    pub empty_nulls: crate::yaml::parse::EmptyNulls,
 }
 
 /// A builtin transformer or generator and the file that configured it.
@@ -85,7 +88,28 @@ impl Resource {
             name_prefixes: Vec::new(),
             name_suffixes: Vec::new(),
             ref_var_names: Vec::new(),
+            empty_nulls: Vec::new(),
         })
+    }
+
+    /// Removes the fields recorded in `empty_nulls` that still hold a null, as
+    /// kustomize's strategic merge does with fields written as nothing, even
+    /// outside the part of the resource the patch touches.
+    pub fn drop_empty_nulls(&mut self) {
+        for path in std::mem::take(&mut self.empty_nulls) {
+            let Some((last, parents)) = path.split_last() else { continue };
+            let parents: Vec<&str> = parents.iter().map(String::as_str).collect();
+            let parent = if parents.is_empty() {
+                Some(&mut self.node)
+            } else {
+                self.node.get_path_mut(&parents)
+            };
+            if let Some(m) = parent.and_then(Node::as_map_mut) {
+                if m.get(last.as_str()).is_some_and(Node::is_null) {
+                    m.shift_remove(last.as_str());
+                }
+            }
+        }
     }
 
     pub fn kind(&self) -> String {

@@ -51,6 +51,17 @@ pub const MAX_ALIAS_BYTES: usize = 64 << 20;
 /// ("invalid document separator"); after a `...` marker, the rest of that piece (up to
 /// the next `---` line) is ignored, as go-yaml never reads it.
 pub fn parse_stream(text: &str, source: &str) -> Result<Vec<Node>, Error> {
+    Ok(parse_stream_as(text, source, false)?.into_iter().map(|(n, _)| n).collect())
+}
+
+/// The mapping-key paths (from the document root, through mappings only) of the values
+/// a document writes as nothing at all (`key:`, `key: !!null`). kustomize prints them as
+/// `null` like any null, but its strategic merge drops them from the resource it
+/// patches, while an explicit `null` or `~` stays.
+pub type EmptyNulls = Vec<Vec<String>>;
+
+/// Parses a resource stream like [`parse_stream`], with each document's [`EmptyNulls`].
+pub fn parse_resource_stream(text: &str, source: &str) -> Result<Vec<(Node, EmptyNulls)>, Error> {
     parse_stream_as(text, source, false)
 }
 
@@ -58,23 +69,23 @@ pub fn parse_stream(text: &str, source: &str) -> Result<Vec<Node>, Error> {
 /// annotation value stays null (kustomize deletes that annotation) instead of becoming
 /// the string "null".
 pub fn parse_patch_stream(text: &str, source: &str) -> Result<Vec<Node>, Error> {
-    parse_stream_as(text, source, true)
+    Ok(parse_stream_as(text, source, true)?.into_iter().map(|(n, _)| n).collect())
 }
 
-fn parse_stream_as(text: &str, source: &str, patch: bool) -> Result<Vec<Node>, Error> {
+fn parse_stream_as(text: &str, source: &str, patch: bool) -> Result<Vec<(Node, EmptyNulls)>, Error> {
     check_characters(text, source)?;
     let pieces = split_documents(text, source)?;
     let parse = |p: &Piece| parse_piece(p.text, p.line_offset, Schema::Resource, source, patch);
     let mut docs = Vec::with_capacity(pieces.len());
     if text.len() < PARALLEL_MIN_BYTES || pieces.len() < 2 {
         for piece in &pieces {
-            docs.extend(parse(piece)?.filter(|n| !is_empty_document(n)));
+            docs.extend(parse(piece)?.filter(|(n, _)| !is_empty_document(n)));
         }
     } else {
         // Documents are independent: parse them on all cores, report the first error.
         let parsed: Vec<_> = pieces.par_iter().map(parse).collect();
         for node in parsed {
-            docs.extend(node?.filter(|n| !is_empty_document(n)));
+            docs.extend(node?.filter(|(n, _)| !is_empty_document(n)));
         }
     }
     Ok(docs)
@@ -87,7 +98,7 @@ const PARALLEL_MIN_BYTES: usize = 1 << 20;
 /// sigs.k8s.io/yaml, only the first document is read and later ones are ignored.
 pub fn parse_document(text: &str, source: &str) -> Result<Node, Error> {
     check_characters(text, source)?;
-    Ok(parse_piece(text, 0, Schema::Kustomization, source, false)?.unwrap_or(Node::Null))
+    Ok(parse_piece(text, 0, Schema::Kustomization, source, false)?.map_or(Node::Null, |(n, _)| n))
 }
 
 /// Reads one scalar's text the way go-yaml v3 reads it in a resource: untagged
@@ -204,7 +215,7 @@ fn parse_piece(
     schema: Schema,
     source: &str,
     patch: bool,
-) -> Result<Option<Node>, Error> {
+) -> Result<Option<(Node, EmptyNulls)>, Error> {
     let ctx = Ctx {
         source,
         line_offset,
@@ -450,6 +461,7 @@ struct Builder<'i, 's> {
     /// Line of each own key of the open resource mappings, innermost last (for
     /// duplicate-key messages); one stack shared by all frames.
     key_lines: Vec<usize>,
+    empty_nulls: EmptyNulls,
 }
 
 impl<'i, 's> Builder<'i, 's> {
@@ -462,17 +474,21 @@ impl<'i, 's> Builder<'i, 's> {
             anchors: Vec::new(),
             budget: AliasBudget::default(),
             key_lines: Vec::new(),
+            empty_nulls: Vec::new(),
         }
     }
 
     /// Builds the first document of `text`; `None` when the text holds no document.
-    fn run(mut self, text: &'i str) -> Result<Option<Node>, Stop> {
+    fn run(mut self, text: &'i str) -> Result<Option<(Node, EmptyNulls)>, Stop> {
         let mut source = Source::new(text);
         let mut parser = Parser::new_from_str(text);
         while let Some(next) = parser.next_event() {
             let (event, span) = next.map_err(|e| self.scan_error(&e))?;
             match event {
-                Event::DocumentEnd => return Ok(Some(self.root.take().unwrap_or_default())),
+                Event::DocumentEnd => {
+                    let root = self.root.take().unwrap_or_default();
+                    return Ok(Some((root, std::mem::take(&mut self.empty_nulls))));
+                }
                 Event::StreamEnd => return Ok(None),
                 Event::Scalar(text, style, anchor, tag) => {
                     if style == ScalarStyle::DoubleQuoted && source.has_slash_escape(span) {
@@ -610,8 +626,12 @@ impl<'i, 's> Builder<'i, 's> {
             let node = if null { Node::Null } else { Node::Str(text.into_owned()) };
             return self.attach(node, size, at, false);
         }
+        let empty = text.is_empty();
         let Resolved { mut node, kind } =
             resolve::resolve(text, plain, tag, self.schema).map_err(|m| self.ctx.error(at, m))?;
+        if empty && node.is_null() && self.schema == Schema::Resource {
+            self.note_empty_null();
+        }
         match &node {
             Node::Float(f) if !f.is_finite() => {
                 let go = if f.is_nan() {
@@ -639,6 +659,28 @@ impl<'i, 's> Builder<'i, 's> {
             _ => {}
         }
         self.attach(node, size, at, false)
+    }
+
+    /// Records the path of an empty null about to be attached, when every open
+    /// collection is a mapping.
+    fn note_empty_null(&mut self) {
+        let mut path = Vec::with_capacity(self.stack.len());
+        for frame in &self.stack {
+            match &frame.body {
+                Body::Map(MapFrame {
+                    map,
+                    next: Slot::Value(i),
+                    ..
+                }) if !frame.flow => match map.get_index(*i) {
+                    Some((k, _)) => path.push(k.clone()),
+                    None => return,
+                },
+                _ => return,
+            }
+        }
+        if !path.is_empty() {
+            self.empty_nulls.push(path);
+        }
     }
 
     fn key(
