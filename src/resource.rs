@@ -94,17 +94,35 @@ impl Resource {
 
     /// Removes the fields recorded in `empty_nulls` that still hold a null, as
     /// kustomize's strategic merge does with fields written as nothing, even
-    /// outside the part of the resource the patch touches.
-    pub fn drop_empty_nulls(&mut self) {
+    /// outside the part of the resource the patch touches. Its merge walks every
+    /// mapping, but only the lists `schema` (the resource's type) makes
+    /// associative (`containers` by `name`); other lists are kept whole.
+    pub fn drop_empty_nulls(&mut self, schema: Option<crate::openapi::TypeRef<'_>>) {
+        use crate::yaml::parse::PathStep;
         for path in std::mem::take(&mut self.empty_nulls) {
-            let Some((last, parents)) = path.split_last() else { continue };
-            let parents: Vec<&str> = parents.iter().map(String::as_str).collect();
-            let parent = if parents.is_empty() {
-                Some(&mut self.node)
-            } else {
-                self.node.get_path_mut(&parents)
-            };
-            if let Some(m) = parent.and_then(Node::as_map_mut) {
+            let Some((PathStep::Key(last), parents)) = path.split_last() else { continue };
+            let mut cur = Some(&mut self.node);
+            let mut ty = schema;
+            for step in parents {
+                cur = match step {
+                    PathStep::Key(k) => {
+                        ty = ty.and_then(|t| t.field(k));
+                        cur.and_then(|n| n.get_mut(k))
+                    }
+                    PathStep::Index(i) => {
+                        if !ty.is_some_and(|t| !t.merge_keys().is_empty()) {
+                            cur = None;
+                            break;
+                        }
+                        ty = ty.and_then(|t| t.items());
+                        cur.and_then(|n| match n {
+                            Node::Seq(items) => items.get_mut(*i),
+                            _ => None,
+                        })
+                    }
+                };
+            }
+            if let Some(m) = cur.and_then(Node::as_map_mut) {
                 if m.get(last.as_str()).is_some_and(Node::is_null) {
                     m.shift_remove(last.as_str());
                 }

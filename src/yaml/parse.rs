@@ -54,11 +54,18 @@ pub fn parse_stream(text: &str, source: &str) -> Result<Vec<Node>, Error> {
     Ok(parse_stream_as(text, source, false)?.into_iter().map(|(n, _)| n).collect())
 }
 
-/// The mapping-key paths (from the document root, through mappings only) of the values
+/// The paths (from the document root, through block collections) of the mapping values
 /// a document writes as nothing at all (`key:`, `key: !!null`). kustomize prints them as
 /// `null` like any null, but its strategic merge drops them from the resource it
 /// patches, while an explicit `null` or `~` stays.
-pub type EmptyNulls = Vec<Vec<String>>;
+pub type EmptyNulls = Vec<Vec<PathStep>>;
+
+/// One step of an [`EmptyNulls`] path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PathStep {
+    Key(String),
+    Index(usize),
+}
 
 /// Parses a resource stream like [`parse_stream`], with each document's [`EmptyNulls`].
 pub fn parse_resource_stream(text: &str, source: &str) -> Result<Vec<(Node, EmptyNulls)>, Error> {
@@ -661,24 +668,28 @@ impl<'i, 's> Builder<'i, 's> {
         self.attach(node, size, at, false)
     }
 
-    /// Records the path of an empty null about to be attached, when every open
-    /// collection is a mapping.
+    /// Records the path of an empty null about to be attached as a mapping value
+    /// (open collections all block ones, no merge key on the way).
     fn note_empty_null(&mut self) {
         let mut path = Vec::with_capacity(self.stack.len());
         for frame in &self.stack {
+            if frame.flow {
+                return;
+            }
             match &frame.body {
                 Body::Map(MapFrame {
                     map,
                     next: Slot::Value(i),
                     ..
-                }) if !frame.flow => match map.get_index(*i) {
-                    Some((k, _)) => path.push(k.clone()),
+                }) => match map.get_index(*i) {
+                    Some((k, _)) => path.push(PathStep::Key(k.clone())),
                     None => return,
                 },
-                _ => return,
+                Body::Seq(items) => path.push(PathStep::Index(items.len())),
+                Body::Map(_) => return,
             }
         }
-        if !path.is_empty() {
+        if matches!(path.last(), Some(PathStep::Key(_))) {
             self.empty_nulls.push(path);
         }
     }
