@@ -271,9 +271,8 @@ enum Seg {
     /// `[...]` without `=`.
     BadEntry,
     Wildcard,
-    /// An empty part (`a..b`, `a.`): kustomize stops there, on a mapping
-    /// taking the mapping itself as the target whatever follows, on
-    /// anything else matching nothing.
+    /// An empty part (`a..b`, `a.`): kustomize fails on a mapping (it
+    /// stops there and wants a scalar) and matches nothing on anything else.
     Empty,
     Field(String),
 }
@@ -382,10 +381,10 @@ impl Walk<'_> {
         match seg {
             Seg::Field(name) => self.field(node, depth, name, f),
             Seg::Empty => match node {
-                Node::Map(_) => {
-                    self.count += 1;
-                    f(node, created)
-                }
+                Node::Map(_) => Err(Error::msg(format!(
+                    "field path has an empty part after '{}' (a doubled or trailing dot?)",
+                    self.at(depth)
+                ))),
                 _ => Ok(()),
             },
             Seg::Index(idx) => self.index(node, depth, *idx, f),
