@@ -110,7 +110,7 @@ impl Resource {
                         cur.and_then(|n| n.get_mut(k))
                     }
                     PathStep::Index(i) => {
-                        if !ty.is_some_and(|t| !t.merge_keys().is_empty()) {
+                        if ty.is_none_or(|t| t.merge_keys().is_empty()) {
                             cur = None;
                             break;
                         }
@@ -122,10 +122,10 @@ impl Resource {
                     }
                 };
             }
-            if let Some(m) = cur.and_then(Node::as_map_mut) {
-                if m.get(last.as_str()).is_some_and(Node::is_null) {
-                    m.shift_remove(last.as_str());
-                }
+            if let Some(m) = cur.and_then(Node::as_map_mut)
+                && m.get(last.as_str()).is_some_and(Node::is_null)
+            {
+                m.shift_remove(last.as_str());
             }
         }
     }
