@@ -608,4 +608,16 @@ mod tests {
         assert!(visit(&mut n, "spec.other.5.v", Some(NewLeaf::Scalar)).is_err());
         assert!(visit(&mut n, "spec.list.[name].v", Some(NewLeaf::Scalar)).is_err());
     }
+
+    #[test]
+    fn matcher_skips_a_leading_dot_and_refuses_empty_parts_on_mappings() {
+        let mut n = yaml("data:\n  a: x\n  c: y\n");
+        assert_eq!(visit(&mut n, ".data.a", None).ok(), Some(vec![false]));
+        assert_eq!(visit(&mut n, ".data.new", Some(NewLeaf::Scalar)).ok(), Some(vec![true]));
+        // An empty part on a mapping is an error; on a scalar it matches nothing.
+        assert!(visit(&mut n, "data..a", None).is_err());
+        assert!(visit(&mut n, "..", None).is_err());
+        assert_eq!(visit(&mut n, "data.c.", None).ok(), Some(vec![]));
+        assert_eq!(visit(&mut n, ".zz.data", None).ok(), Some(vec![]));
+    }
 }

@@ -1586,4 +1586,43 @@ mod tests {
         let (line, _, _) = stream_err(&broken);
         assert!((20_000 * 7 + 1..=20_000 * 7 + 7).contains(&line), "{line}");
     }
+
+    #[test]
+    fn block_scalar_on_an_unterminated_last_line_has_no_final_newline() {
+        assert_eq!(spec("  a: |\n    x\n  b: |\n    y"), j(json!({"a": "x\n", "b": "y"})));
+        assert_eq!(spec("  b: >\n    y\n    z  "), j(json!({"b": "y z  "})));
+        assert_eq!(spec("  b: |\n    y\n"), j(json!({"b": "y\n"})));
+        // A later unterminated line that is not part of the scalar.
+        assert_eq!(spec("  a: |\n    x\n  b: 1"), j(json!({"a": "x\n", "b": 1})));
+    }
+
+    #[test]
+    fn patches_keep_null_annotations() {
+        let text = "metadata:\n  annotations:\n    a: null\n    b: ~\n    c:\n    d: 1\n";
+        let res = stream(text);
+        assert_eq!(
+            res[0].get_path(&["metadata", "annotations"]).cloned(),
+            Some(j(json!({"a": "null", "b": "~", "c": "", "d": "1"})))
+        );
+        let patch = parse_patch_stream(text, "p.yaml").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            patch[0].get_path(&["metadata", "annotations"]).cloned(),
+            Some(j(json!({"a": null, "b": null, "c": null, "d": "1"})))
+        );
+    }
+
+    #[test]
+    fn empty_nulls_are_recorded_through_block_collections() {
+        let text = "kind: X\nspec:\n  a:\n  b: null\n  c: !!null\n  l:\n  - n: x\n    v:\n  - \n  f: {g: }\n";
+        let docs = parse_resource_stream(text, "r.yaml").unwrap_or_else(|e| panic!("{e}"));
+        let key = |k: &str| PathStep::Key(k.to_string());
+        assert_eq!(
+            docs[0].1,
+            vec![
+                vec![key("spec"), key("a")],
+                vec![key("spec"), key("c")],
+                vec![key("spec"), key("l"), PathStep::Index(0), key("v")],
+            ]
+        );
+    }
 }
