@@ -551,10 +551,10 @@ fn add_name_hashes(resmap: &mut ResMap) -> Result<()> {
 /// file's remaining documents as kustomize does.
 pub fn parse_resources(bytes: Vec<u8>, path: &Path) -> Result<Vec<Resource>> {
     let text = load::utf8(bytes, path)?;
-    let docs = yaml::parse::parse_stream(&text, &path.display().to_string())?;
-    let mut queue: std::collections::VecDeque<Node> = docs.into();
+    let docs = yaml::parse::parse_resource_stream(&text, &path.display().to_string())?;
+    let mut queue: std::collections::VecDeque<(Node, yaml::parse::EmptyNulls)> = docs.into();
     let mut out = Vec::new();
-    while let Some(doc) = queue.pop_front() {
+    while let Some((doc, empty_nulls)) = queue.pop_front() {
         if doc.is_null() {
             continue;
         }
@@ -564,7 +564,7 @@ pub fn parse_resources(bytes: Vec<u8>, path: &Path) -> Result<Vec<Resource>> {
         if kind.ends_with("List") && doc.get("items").is_some() {
             match doc.get("items") {
                 None | Some(Node::Null) => {}
-                Some(Node::Seq(items)) => queue.extend(items.iter().cloned()),
+                Some(Node::Seq(items)) => queue.extend(items.iter().map(|i| (i.clone(), Vec::new()))),
                 Some(other) => {
                     return Err(Error::msg(format!(
                         "{}: expected a list in {kind}.items, found a {}",
@@ -575,7 +575,8 @@ pub fn parse_resources(bytes: Vec<u8>, path: &Path) -> Result<Vec<Resource>> {
             }
             continue;
         }
-        let res = Resource::new(doc).map_err(|e| e.context(path.display().to_string()))?;
+        let mut res = Resource::new(doc).map_err(|e| e.context(path.display().to_string()))?;
+        res.empty_nulls = empty_nulls;
         out.push(res);
     }
     Ok(out)
@@ -768,9 +769,9 @@ pub(crate) fn apply_patch_entry(
 ) -> Result<()> {
     let (mut text, source) = patch::entry_text(p, read)?;
     if p.path.is_empty() {
-        // kustomize's PatchTransformer trims an inline patch before reading it, so a
-        // block scalar at its very end loses its final newline (`a: |` reads as `|-`);
-        // patchesJson6902 and patchesStrategicMerge keep theirs.
+        // kustomize trims an inline `patches` string (not a patch file, not
+        // patchesJson6902), so a block scalar ending the patch loses its
+        // final newline: `x: |\n  a: b\n` sets `x` to "a: b".
         text = text.trim().to_string();
     }
     let allow_name = p.options.get("allowNameChange").copied().unwrap_or(false);

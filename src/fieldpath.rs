@@ -81,9 +81,16 @@ impl FieldPath {
 
     /// Compiles the path for visiting targets.
     pub fn matcher(&self) -> PathMatcher {
+        // kustomize ignores one leading dot in a target path
+        // (`.metadata.name`, as kubebuilder scaffolds write them); an empty
+        // part anywhere else is `Seg::Empty`.
+        let parts = match self.parts.split_first() {
+            Some((first, rest)) if first.is_empty() => rest,
+            _ => &self.parts[..],
+        };
         PathMatcher {
             path: self.text.clone(),
-            segs: self.parts.iter().map(|p| Seg::parse(p)).collect(),
+            segs: parts.iter().map(|p| Seg::parse(p)).collect(),
         }
     }
 }
@@ -264,6 +271,9 @@ enum Seg {
     /// `[...]` without `=`.
     BadEntry,
     Wildcard,
+    /// An empty part (`a..b`, `a.`): kustomize fails on a mapping (it
+    /// stops there and wants a scalar) and matches nothing on anything else.
+    Empty,
     Field(String),
 }
 
@@ -284,6 +294,9 @@ impl Seg {
         }
         if part == "*" {
             return Seg::Wildcard;
+        }
+        if part.is_empty() {
+            return Seg::Empty;
         }
         Seg::Field(part.to_string())
     }
@@ -367,6 +380,13 @@ impl Walk<'_> {
         };
         match seg {
             Seg::Field(name) => self.field(node, depth, name, f),
+            Seg::Empty => match node {
+                Node::Map(_) => Err(Error::msg(format!(
+                    "field path has an empty part after '{}' (a doubled or trailing dot?)",
+                    self.at(depth)
+                ))),
+                _ => Ok(()),
+            },
             Seg::Index(idx) => self.index(node, depth, *idx, f),
             Seg::Entry { key, value, re } => {
                 let re = re
@@ -503,6 +523,7 @@ fn seg_text(seg: &Seg) -> String {
         Seg::Entry { key, value, .. } => format!("[{key}={value}]"),
         Seg::BadEntry => "[...]".to_string(),
         Seg::Wildcard => "*".to_string(),
+        Seg::Empty => String::new(),
         Seg::Field(f) => f.clone(),
     }
 }
@@ -586,5 +607,17 @@ mod tests {
         assert!(visit(&mut n, "spec.other.5.v", None).is_err());
         assert!(visit(&mut n, "spec.other.5.v", Some(NewLeaf::Scalar)).is_err());
         assert!(visit(&mut n, "spec.list.[name].v", Some(NewLeaf::Scalar)).is_err());
+    }
+
+    #[test]
+    fn matcher_skips_a_leading_dot_and_refuses_empty_parts_on_mappings() {
+        let mut n = yaml("data:\n  a: x\n  c: y\n");
+        assert_eq!(visit(&mut n, ".data.a", None).ok(), Some(vec![false]));
+        assert_eq!(visit(&mut n, ".data.new", Some(NewLeaf::Scalar)).ok(), Some(vec![true]));
+        // An empty part on a mapping is an error; on a scalar it matches nothing.
+        assert!(visit(&mut n, "data..a", None).is_err());
+        assert!(visit(&mut n, "..", None).is_err());
+        assert_eq!(visit(&mut n, "data.c.", None).ok(), Some(vec![]));
+        assert_eq!(visit(&mut n, ".zz.data", None).ok(), Some(vec![]));
     }
 }

@@ -27,6 +27,9 @@ pub struct Resource {
     /// Names of the vars whose `objref` this resource matched (kustomize's
     /// "refVarNames"): a var reads its value from the resource it was bound to.
     pub ref_var_names: Vec<String>,
+    /// Where the resource's file wrote a value as nothing (`key:`); a
+    /// strategic-merge patch drops those fields (see [`crate::yaml::parse::EmptyNulls`]).
+    pub empty_nulls: crate::yaml::parse::EmptyNulls,
 }
 
 /// A builtin transformer or generator and the file that configured it.
@@ -125,7 +128,46 @@ impl Resource {
             name_prefixes: Vec::new(),
             name_suffixes: Vec::new(),
             ref_var_names: Vec::new(),
+            empty_nulls: Vec::new(),
         })
+    }
+
+    /// Removes the fields recorded in `empty_nulls` that still hold a null, as
+    /// kustomize's strategic merge does with fields written as nothing, even
+    /// outside the part of the resource the patch touches. Its merge walks every
+    /// mapping, but only the lists `schema` (the resource's type) makes
+    /// associative (`containers` by `name`); other lists are kept whole.
+    pub fn drop_empty_nulls(&mut self, schema: Option<crate::openapi::TypeRef<'_>>) {
+        use crate::yaml::parse::PathStep;
+        for path in std::mem::take(&mut self.empty_nulls) {
+            let Some((PathStep::Key(last), parents)) = path.split_last() else { continue };
+            let mut cur = Some(&mut self.node);
+            let mut ty = schema;
+            for step in parents {
+                cur = match step {
+                    PathStep::Key(k) => {
+                        ty = ty.and_then(|t| t.field(k));
+                        cur.and_then(|n| n.get_mut(k))
+                    }
+                    PathStep::Index(i) => {
+                        if ty.is_none_or(|t| t.merge_keys().is_empty()) {
+                            cur = None;
+                            break;
+                        }
+                        ty = ty.and_then(|t| t.items());
+                        cur.and_then(|n| match n {
+                            Node::Seq(items) => items.get_mut(*i),
+                            _ => None,
+                        })
+                    }
+                };
+            }
+            if let Some(m) = cur.and_then(Node::as_map_mut)
+                && m.get(last.as_str()).is_some_and(Node::is_null)
+            {
+                m.shift_remove(last.as_str());
+            }
+        }
     }
 
     pub fn kind(&self) -> String {

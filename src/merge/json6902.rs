@@ -21,11 +21,13 @@ use crate::yaml::Node;
 /// Parses JSON patch operations, written as JSON (text starting with `[`) or YAML; `source`
 /// names the patch in errors. The result is a list of mappings.
 pub fn parse_ops(text: &str, source: &str) -> Result<Node, Error> {
-    let text = text.trim();
-    if text.is_empty() {
+    // Only the emptiness check and JSON detection look at the trimmed text: a
+    // YAML patch is parsed as written (a block scalar ending it keeps its
+    // final newline).
+    if text.trim().is_empty() {
         return Err(Error::msg(format!("{source}: empty json patch operations")));
     }
-    let ops = if text.starts_with('[') {
+    let ops = if text.trim_start().starts_with('[') {
         let json: serde_json::Value = serde_json::from_str(text)
             .map_err(|e| Error::msg(format!("{source}: invalid JSON patch: {e}")))?;
         Node::from(&json)

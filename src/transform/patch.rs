@@ -45,6 +45,7 @@ pub fn apply_smp(res: &mut Resource, patch: &Node, opts: &MergeOptions, allow_na
     }
     let gvk = res.gvk();
     let schema = opts.schemas.lookup(&gvk.group, &gvk.version, &gvk.kind);
+    res.drop_empty_nulls(schema);
     smp::apply_with(&mut res.node, patch, schema, opts)?;
     if res.node.is_null() || res.node.as_map().is_some_and(|m| m.is_empty()) {
         return Ok(());

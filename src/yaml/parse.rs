@@ -51,30 +51,48 @@ pub const MAX_ALIAS_BYTES: usize = 64 << 20;
 /// ("invalid document separator"); after a `...` marker, the rest of that piece (up to
 /// the next `---` line) is ignored, as go-yaml never reads it.
 pub fn parse_stream(text: &str, source: &str) -> Result<Vec<Node>, Error> {
-    parse_resource_stream(text, source, false)
+    Ok(parse_stream_as(text, source, false)?.into_iter().map(|(n, _)| n).collect())
+}
+
+/// The paths (from the document root, through block collections) of the mapping values
+/// a document writes as nothing at all (`key:`, `key: !!null`). kustomize prints them as
+/// `null` like any null, but its strategic merge drops them from the resource it
+/// patches, while an explicit `null` or `~` stays.
+pub type EmptyNulls = Vec<Vec<PathStep>>;
+
+/// One step of an [`EmptyNulls`] path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PathStep {
+    Key(String),
+    Index(usize),
+}
+
+/// Parses a resource stream like [`parse_stream`], with each document's [`EmptyNulls`].
+pub fn parse_resource_stream(text: &str, source: &str) -> Result<Vec<(Node, EmptyNulls)>, Error> {
+    parse_stream_as(text, source, false)
 }
 
 /// Parses a stream of strategic-merge patches: as [`parse_stream`], except that a null
-/// annotation value stays null, because in a patch it deletes the annotation (a resource's
-/// annotation values are read as their text, `~` included).
+/// annotation value stays null (kustomize deletes that annotation) instead of becoming
+/// the string "null".
 pub fn parse_patch_stream(text: &str, source: &str) -> Result<Vec<Node>, Error> {
-    parse_resource_stream(text, source, true)
+    Ok(parse_stream_as(text, source, true)?.into_iter().map(|(n, _)| n).collect())
 }
 
-fn parse_resource_stream(text: &str, source: &str, patch: bool) -> Result<Vec<Node>, Error> {
+fn parse_stream_as(text: &str, source: &str, patch: bool) -> Result<Vec<(Node, EmptyNulls)>, Error> {
     check_characters(text, source)?;
     let pieces = split_documents(text, source)?;
     let parse = |p: &Piece| parse_piece(p.text, p.line_offset, Schema::Resource, source, patch);
     let mut docs = Vec::with_capacity(pieces.len());
     if text.len() < PARALLEL_MIN_BYTES || pieces.len() < 2 {
         for piece in &pieces {
-            docs.extend(parse(piece)?.filter(|n| !is_empty_document(n)));
+            docs.extend(parse(piece)?.filter(|(n, _)| !is_empty_document(n)));
         }
     } else {
         // Documents are independent: parse them on all cores, report the first error.
         let parsed: Vec<_> = pieces.par_iter().map(parse).collect();
         for node in parsed {
-            docs.extend(node?.filter(|n| !is_empty_document(n)));
+            docs.extend(node?.filter(|(n, _)| !is_empty_document(n)));
         }
     }
     Ok(docs)
@@ -87,7 +105,7 @@ const PARALLEL_MIN_BYTES: usize = 1 << 20;
 /// sigs.k8s.io/yaml, only the first document is read and later ones are ignored.
 pub fn parse_document(text: &str, source: &str) -> Result<Node, Error> {
     check_characters(text, source)?;
-    Ok(parse_piece(text, 0, Schema::Kustomization, source, false)?.unwrap_or(Node::Null))
+    Ok(parse_piece(text, 0, Schema::Kustomization, source, false)?.map_or(Node::Null, |(n, _)| n))
 }
 
 /// Reads one scalar's text the way go-yaml v3 reads it in a resource: untagged
@@ -204,7 +222,7 @@ fn parse_piece(
     schema: Schema,
     source: &str,
     patch: bool,
-) -> Result<Option<Node>, Error> {
+) -> Result<Option<(Node, EmptyNulls)>, Error> {
     let ctx = Ctx {
         source,
         line_offset,
@@ -296,6 +314,16 @@ impl<'a> Source<'a> {
         self.bytes
     }
 
+    /// Whether the text's last line holds content but no line break, and the scalar
+    /// spanning `span` reaches it (ends at or after that content).
+    fn ends_unterminated_at(&mut self, span: Span) -> bool {
+        let content = self.text.trim_end_matches([' ', '\t']);
+        if content.is_empty() || content.ends_with(['\n', '\r']) {
+            return false;
+        }
+        self.byte(span.end) >= content.len()
+    }
+
     /// Whether a collection starts with `[` or `{` (its event's span ends after it).
     fn starts_flow(&mut self, span: Span) -> bool {
         let end = self.byte(span.end);
@@ -325,7 +353,7 @@ impl<'a> Source<'a> {
 struct Ctx<'s> {
     source: &'s str,
     line_offset: usize,
-    /// Parsing a patch: null annotation values stay null (they delete).
+    /// Parsing patches: null annotation values stay null.
     patch: bool,
 }
 
@@ -440,6 +468,7 @@ struct Builder<'i, 's> {
     /// Line of each own key of the open resource mappings, innermost last (for
     /// duplicate-key messages); one stack shared by all frames.
     key_lines: Vec<usize>,
+    empty_nulls: EmptyNulls,
 }
 
 impl<'i, 's> Builder<'i, 's> {
@@ -452,17 +481,21 @@ impl<'i, 's> Builder<'i, 's> {
             anchors: Vec::new(),
             budget: AliasBudget::default(),
             key_lines: Vec::new(),
+            empty_nulls: Vec::new(),
         }
     }
 
     /// Builds the first document of `text`; `None` when the text holds no document.
-    fn run(mut self, text: &'i str) -> Result<Option<Node>, Stop> {
+    fn run(mut self, text: &'i str) -> Result<Option<(Node, EmptyNulls)>, Stop> {
         let mut source = Source::new(text);
         let mut parser = Parser::new_from_str(text);
         while let Some(next) = parser.next_event() {
             let (event, span) = next.map_err(|e| self.scan_error(&e))?;
             match event {
-                Event::DocumentEnd => return Ok(Some(self.root.take().unwrap_or_default())),
+                Event::DocumentEnd => {
+                    let root = self.root.take().unwrap_or_default();
+                    return Ok(Some((root, std::mem::take(&mut self.empty_nulls))));
+                }
                 Event::StreamEnd => return Ok(None),
                 Event::Scalar(text, style, anchor, tag) => {
                     if style == ScalarStyle::DoubleQuoted && source.has_slash_escape(span) {
@@ -474,21 +507,18 @@ impl<'i, 's> Builder<'i, 's> {
                         let (text, tag) = (text.clone(), tag.clone());
                         self.set_anchor(anchor, Anchor::Scalar { text, style, tag });
                     }
-                    let text = match text {
-                        // saphyr ends a block scalar that runs to the end of an input without
-                        // a final line break with one anyway; go-yaml does not (`a: |` on the
-                        // last, unterminated line reads as `|-`), and kustomize trims inline
-                        // patches, so this shows.
-                        Cow::Owned(mut t)
-                            if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded)
-                                && !source.text.trim_end_matches([' ', '\t']).ends_with('\n')
-                                && source.byte(span.end) >= source.text.len()
-                                && t.ends_with('\n') =>
-                        {
-                            t.pop();
-                            Cow::Owned(t)
-                        }
-                        other => other,
+                    let text = if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded)
+                        && text.ends_with('\n')
+                        && source.ends_unterminated_at(span)
+                    {
+                        // A block scalar's last line is at the end of the text with no line
+                        // break: go-yaml (and so kustomize) keeps no final newline
+                        // (`v: |\n  a` is "a"); saphyr-parser adds one.
+                        let mut owned = text.into_owned();
+                        owned.pop();
+                        Cow::Owned(owned)
+                    } else {
+                        text
                     };
                     self.scalar(text, style, tag.as_deref(), span.start)?;
                 }
@@ -595,14 +625,20 @@ impl<'i, 's> Builder<'i, 's> {
             // writes the resource back, so it reads "" again (kubectl: `{a: }` -> a: "").
             return self.attach(Node::Str(String::new()), size, at, false);
         }
-        if self.at_annotation_value()
-            && !matches!(style, ScalarStyle::Folded)
-            && !(self.ctx.patch && plain && tag == TagRef::None && resolve::is_plain_null(&text))
-        {
-            return self.attach(Node::Str(text.into_owned()), size, at, false);
+        if self.at_annotation_value() && !matches!(style, ScalarStyle::Folded) {
+            // In a patch, a null annotation (`a: null`, `a: ~`, `a:`) deletes it.
+            let null = self.ctx.patch
+                && resolve::resolve(text.clone(), plain, tag, self.schema)
+                    .is_ok_and(|r| matches!(r.node, Node::Null));
+            let node = if null { Node::Null } else { Node::Str(text.into_owned()) };
+            return self.attach(node, size, at, false);
         }
+        let empty = text.is_empty();
         let Resolved { mut node, kind } =
             resolve::resolve(text, plain, tag, self.schema).map_err(|m| self.ctx.error(at, m))?;
+        if empty && node.is_null() && self.schema == Schema::Resource {
+            self.note_empty_null();
+        }
         match &node {
             Node::Float(f) if !f.is_finite() => {
                 let go = if f.is_nan() {
@@ -630,6 +666,32 @@ impl<'i, 's> Builder<'i, 's> {
             _ => {}
         }
         self.attach(node, size, at, false)
+    }
+
+    /// Records the path of an empty null about to be attached as a mapping value
+    /// (open collections all block ones, no merge key on the way).
+    fn note_empty_null(&mut self) {
+        let mut path = Vec::with_capacity(self.stack.len());
+        for frame in &self.stack {
+            if frame.flow {
+                return;
+            }
+            match &frame.body {
+                Body::Map(MapFrame {
+                    map,
+                    next: Slot::Value(i),
+                    ..
+                }) => match map.get_index(*i) {
+                    Some((k, _)) => path.push(PathStep::Key(k.clone())),
+                    None => return,
+                },
+                Body::Seq(items) => path.push(PathStep::Index(items.len())),
+                Body::Map(_) => return,
+            }
+        }
+        if matches!(path.last(), Some(PathStep::Key(_))) {
+            self.empty_nulls.push(path);
+        }
     }
 
     fn key(
@@ -1523,5 +1585,44 @@ mod tests {
                 .replacen("name: cm29000", "name: {", 1);
         let (line, _, _) = stream_err(&broken);
         assert!((20_000 * 7 + 1..=20_000 * 7 + 7).contains(&line), "{line}");
+    }
+
+    #[test]
+    fn block_scalar_on_an_unterminated_last_line_has_no_final_newline() {
+        assert_eq!(spec("  a: |\n    x\n  b: |\n    y"), j(json!({"a": "x\n", "b": "y"})));
+        assert_eq!(spec("  b: >\n    y\n    z  "), j(json!({"b": "y z  "})));
+        assert_eq!(spec("  b: |\n    y\n"), j(json!({"b": "y\n"})));
+        // A later unterminated line that is not part of the scalar.
+        assert_eq!(spec("  a: |\n    x\n  b: 1"), j(json!({"a": "x\n", "b": 1})));
+    }
+
+    #[test]
+    fn patches_keep_null_annotations() {
+        let text = "metadata:\n  annotations:\n    a: null\n    b: ~\n    c:\n    d: 1\n";
+        let res = stream(text);
+        assert_eq!(
+            res[0].get_path(&["metadata", "annotations"]).cloned(),
+            Some(j(json!({"a": "null", "b": "~", "c": "", "d": "1"})))
+        );
+        let patch = parse_patch_stream(text, "p.yaml").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            patch[0].get_path(&["metadata", "annotations"]).cloned(),
+            Some(j(json!({"a": null, "b": null, "c": null, "d": "1"})))
+        );
+    }
+
+    #[test]
+    fn empty_nulls_are_recorded_through_block_collections() {
+        let text = "kind: X\nspec:\n  a:\n  b: null\n  c: !!null\n  l:\n  - n: x\n    v:\n  - \n  f: {g: }\n";
+        let docs = parse_resource_stream(text, "r.yaml").unwrap_or_else(|e| panic!("{e}"));
+        let key = |k: &str| PathStep::Key(k.to_string());
+        assert_eq!(
+            docs[0].1,
+            vec![
+                vec![key("spec"), key("a")],
+                vec![key("spec"), key("c")],
+                vec![key("spec"), key("l"), PathStep::Index(0), key("v")],
+            ]
+        );
     }
 }

@@ -479,12 +479,6 @@ pub(crate) fn format_float_key(f: f64) -> String {
     format!("{sign}{text}")
 }
 
-/// Whether a plain, untagged scalar reads as null (go-yaml v3: empty, `~`, `null`,
-/// `Null`, `NULL`).
-pub(super) fn is_plain_null(text: &str) -> bool {
-    matches!(text, "" | "~" | "null" | "Null" | "NULL")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
