@@ -2,7 +2,7 @@
 //! 1,000, 4,000 and 10,000 resources (`cargo bench`). Separate stages make a
 //! regression point at its cause.
 
-use kbuild::build::{build, BuildOptions};
+use kbuild::build::{BuildOptions, build};
 use kbuild::yaml::{emit, parse};
 use std::path::{Path, PathBuf};
 
@@ -36,20 +36,31 @@ fn generate(root: &Path, resources: usize) {
     let mut top = String::from("resources:\n");
     for a in 0..apps {
         let base = root.join(format!("apps/app{a}/base"));
-        write(&base.join("kustomization.yaml"), "resources:\n- deployment.yaml\n- service.yaml\n- config.yaml\n");
+        write(
+            &base.join("kustomization.yaml"),
+            "resources:\n- deployment.yaml\n- service.yaml\n- config.yaml\n",
+        );
         write(&base.join("deployment.yaml"), &deployment(a));
         write(
             &base.join("service.yaml"),
-            &format!("apiVersion: v1\nkind: Service\nmetadata:\n  name: app{a}\nspec:\n  selector:\n    app: app{a}\n  ports:\n  - port: 80\n    targetPort: http\n---\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: app{a}\n"),
+            &format!(
+                "apiVersion: v1\nkind: Service\nmetadata:\n  name: app{a}\nspec:\n  selector:\n    app: app{a}\n  ports:\n  - port: 80\n    targetPort: http\n---\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: app{a}\n"
+            ),
         );
         write(
             &base.join("config.yaml"),
-            &format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app{a}-config\ndata:\n  LOG_LEVEL: info\n  FEATURE_X: \"on\"\n  TIMEOUT: \"30\"\n"),
+            &format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app{a}-config\ndata:\n  LOG_LEVEL: info\n  FEATURE_X: \"on\"\n  TIMEOUT: \"30\"\n"
+            ),
         );
         let overlay = root.join(format!("apps/app{a}/prod"));
         write(
             &overlay.join("kustomization.yaml"),
-            &format!("namespace: team{}\nnamePrefix: prod-\nlabels:\n- pairs:\n    env: prod\n  includeSelectors: true\ncommonAnnotations:\n  owner: team{}\nresources:\n- ../base\nconfigMapGenerator:\n- name: app{a}-env\n  literals:\n  - MODE=production\n  - REPLICAS=3\n", a % 10, a % 10),
+            &format!(
+                "namespace: team{}\nnamePrefix: prod-\nlabels:\n- pairs:\n    env: prod\n  includeSelectors: true\ncommonAnnotations:\n  owner: team{}\nresources:\n- ../base\nconfigMapGenerator:\n- name: app{a}-env\n  literals:\n  - MODE=production\n  - REPLICAS=3\n",
+                a % 10,
+                a % 10
+            ),
         );
         top.push_str(&format!("- apps/app{a}/prod\n"));
     }
@@ -67,7 +78,10 @@ fn tree(resources: usize) -> PathBuf {
 
 fn stream(resources: usize) -> String {
     let apps = resources.div_ceil(PER_APP);
-    (0..apps * PER_APP).map(deployment).collect::<Vec<_>>().join("---\n")
+    (0..apps * PER_APP)
+        .map(deployment)
+        .collect::<Vec<_>>()
+        .join("---\n")
 }
 
 #[divan::bench(args = SIZES, sample_count = 10)]
@@ -100,11 +114,9 @@ fn merge_patch(bencher: divan::Bencher, n: usize) {
         "patch.yaml",
     )
     .expect("parses");
-    bencher
-        .with_inputs(|| docs.clone())
-        .bench_refs(|docs| {
-            for d in docs.iter_mut() {
-                smp::apply(d, &patch, None).expect("merges");
-            }
-        });
+    bencher.with_inputs(|| docs.clone()).bench_refs(|docs| {
+        for d in docs.iter_mut() {
+            smp::apply(d, &patch, None).expect("merges");
+        }
+    });
 }

@@ -5,18 +5,18 @@
 //! generators, components, transformers, validators; then, once, at the top:
 //! name hashes, name references, vars and the output sort.
 
-use crate::error::{Error, Result};
+use crate::build_metadata::BuildMeta;
 use crate::config::TransformerConfig;
+use crate::error::{Error, Result};
 use crate::fieldspec::{from_table, merge_specs};
 use crate::kustomization::Kustomization;
 use crate::load::{self, LoadRestrictor};
-use crate::resmap::ResMap;
-use crate::build_metadata::BuildMeta;
-use crate::resource::{Configured, Origin, Resource};
 use crate::merge::smp::MergeOptions;
 use crate::openapi::Schemas;
-use crate::transform::{self, patch};
+use crate::resmap::ResMap;
+use crate::resource::{Configured, Origin, Resource};
 use crate::transform::union_check::check_patch;
+use crate::transform::{self, patch};
 use crate::yaml::{self, Node};
 use std::path::{Path, PathBuf};
 
@@ -116,7 +116,11 @@ fn builtin_kind(kind: &str) -> &'static str {
         "ConfigMapGenerator",
         "SecretGenerator",
     ];
-    KINDS.iter().find(|k| **k == kind).copied().unwrap_or("UnknownPlugin")
+    KINDS
+        .iter()
+        .find(|k| **k == kind)
+        .copied()
+        .unwrap_or("UnknownPlugin")
 }
 
 /// A `resources` entry after reading.
@@ -172,7 +176,12 @@ pub fn load_kustomization(dir: &Path) -> Result<(PathBuf, Kustomization)> {
 impl Builder<'_> {
     /// Builds `dir` into `acc` (a fresh accumulator for a kustomization, the
     /// including one's for a component) and returns its kustomization.
-    fn accumulate(&mut self, dir: &Path, acc: &mut Accumulator, expect: Expect) -> Result<Kustomization> {
+    fn accumulate(
+        &mut self,
+        dir: &Path,
+        acc: &mut Accumulator,
+        expect: Expect,
+    ) -> Result<Kustomization> {
         let (file, k) = load_kustomization(dir)?;
         let ctx = |e: Error| e.context(format!("in {}", file.display()));
         check_type_meta(&k).map_err(|e| e.context(file.display().to_string()))?;
@@ -197,7 +206,8 @@ impl Builder<'_> {
             self.meta = Some(BuildMeta::parse(&k.build_metadata).map_err(ctx)?);
         }
         if let (None, Some(openapi)) = (self.schemas, &k.openapi) {
-            self.schemas = Some(load_openapi(dir, openapi, self.options.load_restrictor).map_err(ctx)?);
+            self.schemas =
+                Some(load_openapi(dir, openapi, self.options.load_restrictor).map_err(ctx)?);
         }
         self.chain.push(dir.to_path_buf());
         let result = self.accumulate_body(dir, &file, &k, acc);
@@ -206,7 +216,13 @@ impl Builder<'_> {
         Ok(k)
     }
 
-    fn accumulate_body(&mut self, dir: &Path, file: &Path, k: &Kustomization, acc: &mut Accumulator) -> Result<()> {
+    fn accumulate_body(
+        &mut self,
+        dir: &Path,
+        file: &Path,
+        k: &Kustomization,
+        acc: &mut Accumulator,
+    ) -> Result<()> {
         // Files are read and parsed, and bases built, in parallel (see
         // build/parallel.rs); the results are taken in order.
         let prepared = self.prepare_resources(dir, &k.resources);
@@ -222,7 +238,12 @@ impl Builder<'_> {
         // merged into what its bases brought, then what its `crds:` files say.
         let mut own = TransformerConfig::default();
         for entry in &k.configurations {
-            let (real, bytes) = load::read_restricted(dir, entry, self.options.load_restrictor, "configuration file")?;
+            let (real, bytes) = load::read_restricted(
+                dir,
+                entry,
+                self.options.load_restrictor,
+                "configuration file",
+            )?;
             let text = load::utf8(bytes, &real)?;
             let source = real.display().to_string();
             let node = yaml::parse::parse_document(&text, &source)?;
@@ -230,10 +251,12 @@ impl Builder<'_> {
         }
         acc.config.merge(&own)?;
         for entry in &k.crds {
-            let (real, bytes) = load::read_restricted(dir, entry, self.options.load_restrictor, "crds file")?;
+            let (real, bytes) =
+                load::read_restricted(dir, entry, self.options.load_restrictor, "crds file")?;
             let text = load::utf8(bytes, &real)?;
             let specs = crate::openapi::crd::crd_field_specs_from_text(&text, entry)?;
-            acc.config.merge(&crate::openapi::crd::crd_config(&specs)?)?;
+            acc.config
+                .merge(&crate::openapi::crd::crd_config(&specs)?)?;
         }
         self.run_generators(dir, file, k, acc)?;
         for (config, source) in self.load_plugin_configs(dir, file, &k.generators)? {
@@ -279,13 +302,24 @@ impl Builder<'_> {
                 let (real, bytes) = load::read_restricted(dir, p, restrictor, "replacements file")?;
                 load::utf8(bytes, &real)
             };
-            use transform::replacements::{apply_entries, Decode};
-            apply_entries(&mut acc.resmap, &k.replacements, Decode::Strict, &mut read_replacements)?;
+            use transform::replacements::{Decode, apply_entries};
+            apply_entries(
+                &mut acc.resmap,
+                &k.replacements,
+                Decode::Strict,
+                &mut read_replacements,
+            )?;
             record_builtin(&mut acc.resmap, "ReplacementTransformer");
         }
         for (config, source) in self.load_plugin_configs(dir, file, &k.transformers)? {
             let mut kind = String::new();
-            let name = || format!("transformer {} from {}", config.get_str(&["kind"]).unwrap_or("?"), source.display());
+            let name = || {
+                format!(
+                    "transformer {} from {}",
+                    config.get_str(&["kind"]).unwrap_or("?"),
+                    source.display()
+                )
+            };
             check_patch(&mut acc.resmap, &mut self.warnings, &name, |rm| {
                 kind = crate::plugins::run_transformer(rm, &config, &mut read, &opts)?;
                 Ok(())
@@ -310,7 +344,12 @@ impl Builder<'_> {
     /// The config documents of `generators:`/`transformers:` entries: files,
     /// directories holding a kustomization (its output are the configs), or
     /// inline YAML. Each comes with the file that configured it.
-    fn load_plugin_configs(&mut self, dir: &Path, file: &Path, entries: &[String]) -> Result<Vec<(Node, PathBuf)>> {
+    fn load_plugin_configs(
+        &mut self,
+        dir: &Path,
+        file: &Path,
+        entries: &[String],
+    ) -> Result<Vec<(Node, PathBuf)>> {
         let mut out = Vec::new();
         for entry in entries {
             let path = load::join_clean(dir, entry);
@@ -331,14 +370,25 @@ impl Builder<'_> {
             let (text, src) = if entry.contains('\n') || !path.exists() {
                 (entry.clone(), file.to_path_buf())
             } else {
-                let (real, bytes) = load::read_restricted(dir, entry, self.options.load_restrictor, "plugin config")?;
+                let (real, bytes) = load::read_restricted(
+                    dir,
+                    entry,
+                    self.options.load_restrictor,
+                    "plugin config",
+                )?;
                 (load::utf8(bytes, &real)?, real)
             };
             let docs = yaml::parse::parse_stream(&text, &src.display().to_string())?;
             if docs.iter().all(Node::is_null) && !path.exists() && !entry.contains('\n') {
-                return Err(Error::msg(format!("plugin config '{entry}' does not exist")));
+                return Err(Error::msg(format!(
+                    "plugin config '{entry}' does not exist"
+                )));
             }
-            out.extend(docs.into_iter().filter(|d| !d.is_null()).map(|d| (d, src.clone())));
+            out.extend(
+                docs.into_iter()
+                    .filter(|d| !d.is_null())
+                    .map(|d| (d, src.clone())),
+            );
         }
         Ok(out)
     }
@@ -357,9 +407,15 @@ impl Builder<'_> {
         let (mut res, behavior, meta, builtin) = match crate::plugins::generator_config(config)? {
             GeneratorConfigKind::Data(kind, args, meta) => {
                 let restrictor = self.options.load_restrictor;
-                let mut read =
-                    |p: &str| load::read_restricted(dir, p, restrictor, "generator file").map(|(_, b)| b);
-                let g = crate::generate::generate(kind, &args, k.generator_options.as_ref(), &mut read)?;
+                let mut read = |p: &str| {
+                    load::read_restricted(dir, p, restrictor, "generator file").map(|(_, b)| b)
+                };
+                let g = crate::generate::generate(
+                    kind,
+                    &args,
+                    k.generator_options.as_ref(),
+                    &mut read,
+                )?;
                 let mut res = Resource::new(g.node)?;
                 res.needs_hash = g.hash_suffix;
                 let builtin = match kind {
@@ -368,9 +424,12 @@ impl Builder<'_> {
                 };
                 (res, g.behavior, meta, builtin)
             }
-            GeneratorConfigKind::Resource(node, meta) => {
-                (Resource::new(node)?, Behavior::Unspecified, meta, "IAMPolicyGenerator")
-            }
+            GeneratorConfigKind::Resource(node, meta) => (
+                Resource::new(node)?,
+                Behavior::Unspecified,
+                meta,
+                "IAMPolicyGenerator",
+            ),
         };
         if self.meta.unwrap_or_default().origin {
             res.origin = Some(Origin::Generated(Configured {
@@ -435,7 +494,12 @@ impl Builder<'_> {
         Ok(())
     }
 
-    fn accumulate_component(&mut self, dir: &Path, entry: &str, acc: &mut Accumulator) -> Result<()> {
+    fn accumulate_component(
+        &mut self,
+        dir: &Path,
+        entry: &str,
+        acc: &mut Accumulator,
+    ) -> Result<()> {
         let path = load::join_clean(dir, entry);
         let real = load::canonical(&path, "component")?;
         if !real.is_dir() {
@@ -456,16 +520,32 @@ impl Builder<'_> {
 
     /// `configMapGenerator` and `secretGenerator`: new resources, or merged
     /// into / replacing existing ones according to `behavior`.
-    fn run_generators(&self, dir: &Path, file: &Path, k: &Kustomization, acc: &mut Accumulator) -> Result<()> {
-        use crate::generate::{generate, GeneratorKind};
+    fn run_generators(
+        &self,
+        dir: &Path,
+        file: &Path,
+        k: &Kustomization,
+        acc: &mut Accumulator,
+    ) -> Result<()> {
+        use crate::generate::{GeneratorKind, generate};
         let lists = [
-            (GeneratorKind::ConfigMap, &k.config_map_generator, "ConfigMapGenerator"),
-            (GeneratorKind::Secret, &k.secret_generator, "SecretGenerator"),
+            (
+                GeneratorKind::ConfigMap,
+                &k.config_map_generator,
+                "ConfigMapGenerator",
+            ),
+            (
+                GeneratorKind::Secret,
+                &k.secret_generator,
+                "SecretGenerator",
+            ),
         ];
         let restrictor = self.options.load_restrictor;
         for (kind, list, builtin) in lists {
             for args in list {
-                let mut read = |p: &str| load::read_restricted(dir, p, restrictor, "generator file").map(|(_, b)| b);
+                let mut read = |p: &str| {
+                    load::read_restricted(dir, p, restrictor, "generator file").map(|(_, b)| b)
+                };
                 let g = generate(kind, args, k.generator_options.as_ref(), &mut read)?;
                 let mut res = Resource::new(g.node)?;
                 res.needs_hash = g.hash_suffix;
@@ -505,14 +585,18 @@ impl Builder<'_> {
 /// Adds a generated resource, or folds it into the existing resource with
 /// the same id (current or previous) when its behavior is merge or replace.
 fn absorb(resmap: &mut ResMap, res: Resource, behavior: crate::generate::Behavior) -> Result<()> {
-    use crate::generate::{merge, Behavior as B};
+    use crate::generate::{Behavior as B, merge};
     let id = res.id();
     let hits = resmap.find_by_any_id(&id);
     match hits.as_slice() {
         [] => match behavior {
             B::Merge | B::Replace => Err(Error::msg(format!(
                 "behavior {} needs an existing {} to act on, but there is none (the generator must have the same name and namespace as a resource from a base)",
-                if behavior == B::Merge { "merge" } else { "replace" },
+                if behavior == B::Merge {
+                    "merge"
+                } else {
+                    "replace"
+                },
                 id
             ))),
             _ => resmap.append_all(vec![res]),
@@ -529,7 +613,10 @@ fn absorb(resmap: &mut ResMap, res: Resource, behavior: crate::generate::Behavio
         _ => Err(Error::msg(format!(
             "several resources could take the generated {}: {}",
             id,
-            hits.iter().map(|i| resmap.resources[*i].id().to_string()).collect::<Vec<_>>().join(", ")
+            hits.iter()
+                .map(|i| resmap.resources[*i].id().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         ))),
     }
 }
@@ -564,7 +651,9 @@ pub fn parse_resources(bytes: Vec<u8>, path: &Path) -> Result<Vec<Resource>> {
         if kind.ends_with("List") && doc.get("items").is_some() {
             match doc.get("items") {
                 None | Some(Node::Null) => {}
-                Some(Node::Seq(items)) => queue.extend(items.iter().map(|i| (i.clone(), Vec::new()))),
+                Some(Node::Seq(items)) => {
+                    queue.extend(items.iter().map(|i| (i.clone(), Vec::new())))
+                }
                 Some(other) => {
                     return Err(Error::msg(format!(
                         "{}: expected a list in {kind}.items, found a {}",
@@ -596,13 +685,17 @@ fn check_type_meta(k: &Kustomization) -> Result<()> {
     match k.api_version.as_deref().unwrap_or("") {
         "" => Ok(()),
         v if v == want => Ok(()),
-        v => Err(Error::msg(format!("apiVersion for {kind} should be {want}, found {v:?}"))),
+        v => Err(Error::msg(format!(
+            "apiVersion for {kind} should be {want}, found {v:?}"
+        ))),
     }
 }
 
 /// Fields kbuild cannot honour: refused loudly rather than skipped.
 fn check_supported(k: &Kustomization) -> Result<()> {
-    let helm = k.helm_charts.is_some() || k.helm_chart_inflation_generator.is_some() || k.helm_globals.is_some();
+    let helm = k.helm_charts.is_some()
+        || k.helm_chart_inflation_generator.is_some()
+        || k.helm_globals.is_some();
     if helm {
         return Err(Error::msg(
             "helm charts (helmCharts, helmGlobals, helmChartInflationGenerator) are not supported: \
@@ -635,22 +728,36 @@ struct TransformEnv<'a> {
 }
 
 /// The built-in transformers of one kustomization, in kustomize's order.
-fn apply_transformers(k: &Kustomization, acc: &mut Accumulator, env: TransformEnv, record: Record) -> Result<()> {
+fn apply_transformers(
+    k: &Kustomization,
+    acc: &mut Accumulator,
+    env: TransformEnv,
+    record: Record,
+) -> Result<()> {
     let cfg = &acc.config;
     let rm = &mut acc.resmap;
-    let TransformEnv { read, merge, file, warnings } = env;
+    let TransformEnv {
+        read,
+        merge,
+        file,
+        warnings,
+    } = env;
     let kfile = file.display();
     if !k.patches_strategic_merge.is_empty() {
         for (i, entry) in k.patches_strategic_merge.iter().enumerate() {
             let name = || patch_name(&kfile, "patchesStrategicMerge", i, entry);
-            check_patch(rm, warnings, &name, |rm| apply_strategic_merge_entry(rm, entry, read, merge))?;
+            check_patch(rm, warnings, &name, |rm| {
+                apply_strategic_merge_entry(rm, entry, read, merge)
+            })?;
         }
         record(rm, "PatchStrategicMergeTransformer");
     }
     for (i, p) in k.patches.iter().enumerate() {
         let name = || patch_name(&kfile, "patches", i, &p.path);
-        check_patch(rm, warnings, &name, |rm| apply_patch_entry(rm, p, read, merge))
-            .map_err(|e| e.context(patch_context("patches", p)))?;
+        check_patch(rm, warnings, &name, |rm| {
+            apply_patch_entry(rm, p, read, merge)
+        })
+        .map_err(|e| e.context(patch_context("patches", p)))?;
         record(rm, "PatchTransformer");
     }
     if let Some(ns) = k.namespace.as_ref().filter(|s| !s.is_empty()) {
@@ -674,7 +781,10 @@ fn apply_transformers(k: &Kustomization, acc: &mut Accumulator, env: TransformEn
             if label.include_templates {
                 merge_specs(&mut specs, &cfg.template_labels);
             }
-            merge_specs(&mut specs, &from_table(&[("", "", "", "metadata/labels", true)]));
+            merge_specs(
+                &mut specs,
+                &from_table(&[("", "", "", "metadata/labels", true)]),
+            );
         }
         // The `labels` section of configuration files, for every `labels:` entry.
         merge_specs(&mut specs, &cfg.labels);
@@ -709,7 +819,11 @@ fn apply_transformers(k: &Kustomization, acc: &mut Accumulator, env: TransformEn
 /// Names a patch in warnings: "patches[1] 'patch.yaml' of /dir/kustomization.yaml".
 fn patch_name(kfile: &dyn std::fmt::Display, field: &str, index: usize, path: &str) -> String {
     let inline = path.is_empty() || path.contains('\n');
-    let what = if inline { "(inline)".to_string() } else { format!("'{path}'") };
+    let what = if inline {
+        "(inline)".to_string()
+    } else {
+        format!("'{path}'")
+    };
     format!("{field}[{index}] {what} of {kfile}")
 }
 
@@ -723,7 +837,10 @@ fn patch_context(field: &str, p: &crate::kustomization::Patch) -> String {
 }
 
 /// A `patchesStrategicMerge` entry is a file path or an inline patch.
-fn strategic_merge_entry(entry: &str, read: &mut dyn FnMut(&str) -> Result<String>) -> Result<(String, String)> {
+fn strategic_merge_entry(
+    entry: &str,
+    read: &mut dyn FnMut(&str) -> Result<String>,
+) -> Result<(String, String)> {
     let looks_inline = entry.contains('\n') || entry.trim_start().starts_with('{');
     if looks_inline {
         return Ok((entry.to_string(), "(inline patch)".to_string()));
@@ -777,14 +894,19 @@ pub(crate) fn apply_patch_entry(
     let allow_name = p.options.get("allowNameChange").copied().unwrap_or(false);
     let allow_kind = p.options.get("allowKindChange").copied().unwrap_or(false);
     match patch::classify(&text, &source)? {
-        patch::Loaded::Strategic(docs) => {
-            patch::apply_strategic(rm, &docs, p.target.as_ref(), merge, (allow_name, allow_kind))
-        }
+        patch::Loaded::Strategic(docs) => patch::apply_strategic(
+            rm,
+            &docs,
+            p.target.as_ref(),
+            merge,
+            (allow_name, allow_kind),
+        ),
         patch::Loaded::Json(ops) => {
-            let target = p
-                .target
-                .as_ref()
-                .ok_or_else(|| Error::msg("a JSON 6902 patch needs a 'target' to say which resources it applies to"))?;
+            let target = p.target.as_ref().ok_or_else(|| {
+                Error::msg(
+                    "a JSON 6902 patch needs a 'target' to say which resources it applies to",
+                )
+            })?;
             patch::apply_json(rm, &ops, target)
         }
     }
@@ -814,7 +936,9 @@ fn load_openapi(
     let version = openapi.get("version").filter(|v| !v.is_empty());
     let path = openapi.get("path").filter(|v| !v.is_empty());
     if let Some(key) = openapi.keys().find(|k| *k != "version" && *k != "path") {
-        return Err(Error::msg(format!("openapi: unknown field {key:?}; expected 'path' or 'version'")));
+        return Err(Error::msg(format!(
+            "openapi: unknown field {key:?}; expected 'path' or 'version'"
+        )));
     }
     match (version, path) {
         (Some(_), Some(_)) => Err(Error::msg(

@@ -96,8 +96,12 @@ pub fn annotate(resmap: &mut ResMap, meta: BuildMeta, root: &Path) {
             res.set_annotation(TRANSFORMATIONS_ANNOTATION, Some(&text));
         }
         if meta.managed_by
-            && let Some(labels) = res.node.ensure_map(&["metadata", "labels"]) {
-                labels.insert(MANAGED_BY_LABEL.to_string(), Node::Str(MANAGED_BY_VALUE.to_string()));
-            }
+            && let Some(labels) = res.node.ensure_map(&["metadata", "labels"])
+        {
+            labels.insert(
+                MANAGED_BY_LABEL.to_string(),
+                Node::Str(MANAGED_BY_VALUE.to_string()),
+            );
+        }
     }
 }

@@ -4,20 +4,49 @@
 
 use crate::fieldspec::BuiltinSpec;
 
-
 /// Label fields kustomize writes with `labels` and `includeTemplates`:
 /// object metadata and pod/job templates.
 pub const METADATA_LABELS: &[BuiltinSpec] = &[
     ("", "", "", "metadata/labels", true),
-    ("", "v1", "ReplicationController", "spec/template/metadata/labels", true),
+    (
+        "",
+        "v1",
+        "ReplicationController",
+        "spec/template/metadata/labels",
+        true,
+    ),
     ("", "", "Deployment", "spec/template/metadata/labels", true),
     ("", "", "ReplicaSet", "spec/template/metadata/labels", true),
     ("", "", "DaemonSet", "spec/template/metadata/labels", true),
-    ("apps", "", "StatefulSet", "spec/template/metadata/labels", true),
-    ("apps", "", "StatefulSet", "spec/volumeClaimTemplates[]/metadata/labels", true),
+    (
+        "apps",
+        "",
+        "StatefulSet",
+        "spec/template/metadata/labels",
+        true,
+    ),
+    (
+        "apps",
+        "",
+        "StatefulSet",
+        "spec/volumeClaimTemplates[]/metadata/labels",
+        true,
+    ),
     ("batch", "", "Job", "spec/template/metadata/labels", true),
-    ("batch", "", "CronJob", "spec/jobTemplate/metadata/labels", true),
-    ("batch", "", "CronJob", "spec/jobTemplate/spec/template/metadata/labels", true),
+    (
+        "batch",
+        "",
+        "CronJob",
+        "spec/jobTemplate/metadata/labels",
+        true,
+    ),
+    (
+        "batch",
+        "",
+        "CronJob",
+        "spec/jobTemplate/spec/template/metadata/labels",
+        true,
+    ),
 ];
 
 /// Selector fields `commonLabels` (and `labels` with `includeSelectors`) also write.
@@ -39,34 +68,124 @@ pub fn selector_labels() -> Vec<BuiltinSpec> {
     affinity("StatefulSet", &mut v);
     v.extend_from_slice(&[
         ("batch", "", "Job", "spec/selector/matchLabels", false),
-        ("batch", "", "CronJob", "spec/jobTemplate/spec/selector/matchLabels", false),
-        ("policy", "", "PodDisruptionBudget", "spec/selector/matchLabels", false),
-        ("networking.k8s.io", "", "NetworkPolicy", "spec/podSelector/matchLabels", false),
-        ("networking.k8s.io", "", "NetworkPolicy", "spec/ingress/from/podSelector/matchLabels", false),
-        ("networking.k8s.io", "", "NetworkPolicy", "spec/egress/to/podSelector/matchLabels", false),
+        (
+            "batch",
+            "",
+            "CronJob",
+            "spec/jobTemplate/spec/selector/matchLabels",
+            false,
+        ),
+        (
+            "policy",
+            "",
+            "PodDisruptionBudget",
+            "spec/selector/matchLabels",
+            false,
+        ),
+        (
+            "networking.k8s.io",
+            "",
+            "NetworkPolicy",
+            "spec/podSelector/matchLabels",
+            false,
+        ),
+        (
+            "networking.k8s.io",
+            "",
+            "NetworkPolicy",
+            "spec/ingress/from/podSelector/matchLabels",
+            false,
+        ),
+        (
+            "networking.k8s.io",
+            "",
+            "NetworkPolicy",
+            "spec/egress/to/podSelector/matchLabels",
+            false,
+        ),
     ]);
     v
 }
 
 const AFFINITY_PATHS: [&str; 5] = [
-    concat!("spec/template/spec/affinity", "/podAffinity/preferredDuringSchedulingIgnoredDuringExecution/podAffinityTerm/labelSelector/matchLabels"),
-    concat!("spec/template/spec/affinity", "/podAffinity/requiredDuringSchedulingIgnoredDuringExecution/labelSelector/matchLabels"),
-    concat!("spec/template/spec/affinity", "/podAntiAffinity/preferredDuringSchedulingIgnoredDuringExecution/podAffinityTerm/labelSelector/matchLabels"),
-    concat!("spec/template/spec/affinity", "/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution/labelSelector/matchLabels"),
+    concat!(
+        "spec/template/spec/affinity",
+        "/podAffinity/preferredDuringSchedulingIgnoredDuringExecution/podAffinityTerm/labelSelector/matchLabels"
+    ),
+    concat!(
+        "spec/template/spec/affinity",
+        "/podAffinity/requiredDuringSchedulingIgnoredDuringExecution/labelSelector/matchLabels"
+    ),
+    concat!(
+        "spec/template/spec/affinity",
+        "/podAntiAffinity/preferredDuringSchedulingIgnoredDuringExecution/podAffinityTerm/labelSelector/matchLabels"
+    ),
+    concat!(
+        "spec/template/spec/affinity",
+        "/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution/labelSelector/matchLabels"
+    ),
     "spec/template/spec/topologySpreadConstraints/labelSelector/matchLabels",
 ];
 
 /// Annotation fields of `commonAnnotations`.
 pub const ANNOTATIONS: &[BuiltinSpec] = &[
     ("", "", "", "metadata/annotations", true),
-    ("", "v1", "ReplicationController", "spec/template/metadata/annotations", true),
-    ("", "", "Deployment", "spec/template/metadata/annotations", true),
-    ("", "", "ReplicaSet", "spec/template/metadata/annotations", true),
-    ("", "", "DaemonSet", "spec/template/metadata/annotations", true),
-    ("", "", "StatefulSet", "spec/template/metadata/annotations", true),
-    ("batch", "", "Job", "spec/template/metadata/annotations", true),
-    ("batch", "", "CronJob", "spec/jobTemplate/metadata/annotations", true),
-    ("batch", "", "CronJob", "spec/jobTemplate/spec/template/metadata/annotations", true),
+    (
+        "",
+        "v1",
+        "ReplicationController",
+        "spec/template/metadata/annotations",
+        true,
+    ),
+    (
+        "",
+        "",
+        "Deployment",
+        "spec/template/metadata/annotations",
+        true,
+    ),
+    (
+        "",
+        "",
+        "ReplicaSet",
+        "spec/template/metadata/annotations",
+        true,
+    ),
+    (
+        "",
+        "",
+        "DaemonSet",
+        "spec/template/metadata/annotations",
+        true,
+    ),
+    (
+        "",
+        "",
+        "StatefulSet",
+        "spec/template/metadata/annotations",
+        true,
+    ),
+    (
+        "batch",
+        "",
+        "Job",
+        "spec/template/metadata/annotations",
+        true,
+    ),
+    (
+        "batch",
+        "",
+        "CronJob",
+        "spec/jobTemplate/metadata/annotations",
+        true,
+    ),
+    (
+        "batch",
+        "",
+        "CronJob",
+        "spec/jobTemplate/spec/template/metadata/annotations",
+        true,
+    ),
 ];
 
 /// Name fields of `namePrefix` / `nameSuffix`.
@@ -75,7 +194,13 @@ pub const NAME: &[BuiltinSpec] = &[("", "", "", "metadata/name", false)];
 /// Fields besides `metadata/namespace` that `namespace` sets (a core
 /// Namespace's own name is set too; see `transform::namespace`).
 pub const NAMESPACE: &[BuiltinSpec] = &[
-    ("apiregistration.k8s.io", "", "APIService", "spec/service/namespace", true),
+    (
+        "apiregistration.k8s.io",
+        "",
+        "APIService",
+        "spec/service/namespace",
+        true,
+    ),
     (
         "apiextensions.k8s.io",
         "",
@@ -85,14 +210,19 @@ pub const NAMESPACE: &[BuiltinSpec] = &[
     ),
 ];
 
-
 /// Image fields of `images`, besides every `containers`/`initContainers`
 /// list anywhere in an object (which kustomize also updates).
 pub const IMAGES: &[BuiltinSpec] = &[
     ("", "", "", "spec/containers[]/image", true),
     ("", "", "", "spec/initContainers[]/image", true),
     ("", "", "", "spec/template/spec/containers[]/image", true),
-    ("", "", "", "spec/template/spec/initContainers[]/image", true),
+    (
+        "",
+        "",
+        "",
+        "spec/template/spec/initContainers[]/image",
+        true,
+    ),
 ];
 
 /// Replica count fields of `replicas`.

@@ -5,8 +5,8 @@
 //! its own `configurations` plus those of every base and component below it.
 
 use crate::builtin_specs;
-use crate::error::{Error, Result};
 use crate::config_merge::{merge_field_specs, merge_name_references};
+use crate::error::{Error, Result};
 use crate::fieldspec::{from_table, merge_specs};
 use crate::kustomization::FieldSpec;
 use crate::transform::name_reference::{self, NameRefSpec};
@@ -91,7 +91,10 @@ impl TransformerSpecs {
     /// kustomize's built-in field specs.
     fn builtin() -> Self {
         let mut common_labels = from_table(&builtin_specs::selector_labels());
-        merge_specs(&mut common_labels, &from_table(builtin_specs::METADATA_LABELS));
+        merge_specs(
+            &mut common_labels,
+            &from_table(builtin_specs::METADATA_LABELS),
+        );
         TransformerSpecs {
             name_prefix: from_table(builtin_specs::NAME),
             name_suffix: from_table(builtin_specs::NAME),
@@ -138,7 +141,7 @@ struct ConfigFile {
 
 impl TransformerConfig {
     /// Adds the field specs of a configuration file's content (read leniently,
-/// as kustomize does: unknown sections are ignored).
+    /// as kustomize does: unknown sections are ignored).
     pub fn add_file(&mut self, node: &Node, source: &str) -> Result<()> {
         if node.is_null() {
             return Ok(());
@@ -159,7 +162,8 @@ impl TransformerConfig {
             name_reference: f.name_reference,
         }
         .into();
-        self.merge(&other).map_err(|e| e.context(source.to_string()))?;
+        self.merge(&other)
+            .map_err(|e| e.context(source.to_string()))?;
         Ok(())
     }
 
@@ -213,13 +217,29 @@ impl TransformerSpecs {
             (&mut self.name_prefix, &other.name_prefix, "namePrefix"),
             (&mut self.name_suffix, &other.name_suffix, "nameSuffix"),
             (&mut self.namespace, &other.namespace, "namespace"),
-            (&mut self.common_labels, &other.common_labels, "commonLabels"),
-            (&mut self.template_labels, &other.template_labels, "templateLabels"),
+            (
+                &mut self.common_labels,
+                &other.common_labels,
+                "commonLabels",
+            ),
+            (
+                &mut self.template_labels,
+                &other.template_labels,
+                "templateLabels",
+            ),
             (&mut self.labels, &other.labels, "labels"),
-            (&mut self.common_annotations, &other.common_annotations, "commonAnnotations"),
+            (
+                &mut self.common_annotations,
+                &other.common_annotations,
+                "commonAnnotations",
+            ),
             (&mut self.images, &other.images, "images"),
             (&mut self.replicas, &other.replicas, "replicas"),
-            (&mut self.var_reference, &other.var_reference, "varReference"),
+            (
+                &mut self.var_reference,
+                &other.var_reference,
+                "varReference",
+            ),
         ];
         for (mine, theirs, section) in sections {
             merge_field_specs(mine, theirs, section)?;

@@ -49,23 +49,42 @@ const ORDER_FIRST: [&str; 22] = [
 ];
 
 /// Kinds it puts last (`orderLast`).
-const ORDER_LAST: [&str; 2] = ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"];
+const ORDER_LAST: [&str; 2] = [
+    "MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration",
+];
 
 fn type_order(kind: &str) -> i32 {
     if let Some(i) = ORDER_FIRST.iter().position(|k| *k == kind) {
         return i as i32 - ORDER_FIRST.len() as i32;
     }
-    ORDER_LAST.iter().position(|k| *k == kind).map_or(0, |i| i as i32 + 1)
+    ORDER_LAST
+        .iter()
+        .position(|k| *k == kind)
+        .map_or(0, |i| i as i32 + 1)
 }
 
 /// kustomize's `Gvk.IsLessThan`: type order, then the GVK's text `Kind.Version.Group` with
 /// empty parts written `[noKind]`, `[noVer]`, `[noGrp]` (so an empty kind sorts after every
 /// capitalized one).
 fn gvk_key((g, v, k): (&str, &str, &str)) -> (i32, String) {
-    let or = |s: &str, none: &'static str| if s.is_empty() { none.to_string() } else { s.to_string() };
-    (type_order(k), format!("{}.{}.{}", or(k, "[noKind]"), or(v, "[noVer]"), or(g, "[noGrp]")))
+    let or = |s: &str, none: &'static str| {
+        if s.is_empty() {
+            none.to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    (
+        type_order(k),
+        format!(
+            "{}.{}.{}",
+            or(k, "[noKind]"),
+            or(v, "[noVer]"),
+            or(g, "[noGrp]")
+        ),
+    )
 }
-
 
 /// Sorts `items` stably by the GVK `gvk` gives, computing each key once; a list that is
 /// already in order (the usual case: bases bring sorted lists) is left alone.
@@ -102,7 +121,11 @@ fn spec_gvk(fs: &FieldSpec) -> (&str, &str, &str) {
 
 /// Merges `incoming` into `base` as kustomize's `FsSlice.MergeAll` does; `section` names the
 /// configuration section in errors.
-pub fn merge_field_specs(base: &mut Vec<FieldSpec>, incoming: &[FieldSpec], section: &str) -> Result<()> {
+pub fn merge_field_specs(
+    base: &mut Vec<FieldSpec>,
+    incoming: &[FieldSpec],
+    section: &str,
+) -> Result<()> {
     if base.as_slice() == incoming {
         // Bases usually bring the same lists: skip the quadratic merge.
         return Ok(());
@@ -134,7 +157,11 @@ fn describe(fs: &FieldSpec) -> String {
         .copied()
         .collect::<Vec<_>>()
         .join("/");
-    let gvk = if gvk.is_empty() { "any kind".to_string() } else { gvk };
+    let gvk = if gvk.is_empty() {
+        "any kind".to_string()
+    } else {
+        gvk
+    };
     format!("'{}' for {gvk} (create: {})", fs.path, fs.create)
 }
 
@@ -159,7 +186,8 @@ pub fn merge_name_references(base: &mut Vec<NameRefSpec>, incoming: &[NameRefSpe
         return Ok(());
     }
     for e in incoming {
-        let same = |b: &&mut NameRefSpec| b.group == e.group && b.version == e.version && b.kind == e.kind;
+        let same =
+            |b: &&mut NameRefSpec| b.group == e.group && b.version == e.version && b.kind == e.kind;
         match base.iter_mut().find(same) {
             Some(b) => merge_field_specs(&mut b.field_specs, &e.field_specs, "nameReference")?,
             None => {
@@ -196,8 +224,19 @@ mod tests {
     #[test]
     fn a_specific_spec_after_a_generic_one_is_added_and_sorted_first() {
         let mut base = vec![fs("", "metadata/name", false)];
-        merge_field_specs(&mut base, &[fs("Foo", "metadata/name", false)], "namePrefix").unwrap();
-        assert_eq!(base, vec![fs("Foo", "metadata/name", false), fs("", "metadata/name", false)]);
+        merge_field_specs(
+            &mut base,
+            &[fs("Foo", "metadata/name", false)],
+            "namePrefix",
+        )
+        .unwrap();
+        assert_eq!(
+            base,
+            vec![
+                fs("Foo", "metadata/name", false),
+                fs("", "metadata/name", false)
+            ]
+        );
     }
 
     #[test]
@@ -206,14 +245,32 @@ mod tests {
         let err = merge_field_specs(&mut base, &[fs("", "metadata/name", false)], "namePrefix")
             .unwrap_err()
             .to_string();
-        assert!(err.contains("conflicting field specs in transformer configuration 'namePrefix'"), "{err}");
+        assert!(
+            err.contains("conflicting field specs in transformer configuration 'namePrefix'"),
+            "{err}"
+        );
     }
 
     #[test]
     fn legacy_type_order() {
-        let mut v = vec![fs("", "a", false), fs("Zed", "a", false), fs("Service", "a", false), fs("ValidatingWebhookConfiguration", "a", false), fs("Namespace", "a", false)];
+        let mut v = vec![
+            fs("", "a", false),
+            fs("Zed", "a", false),
+            fs("Service", "a", false),
+            fs("ValidatingWebhookConfiguration", "a", false),
+            fs("Namespace", "a", false),
+        ];
         sort_field_specs(&mut v);
         let kinds: Vec<_> = v.iter().map(|f| f.kind.as_str()).collect();
-        assert_eq!(kinds, vec!["Namespace", "Service", "Zed", "", "ValidatingWebhookConfiguration"]);
+        assert_eq!(
+            kinds,
+            vec![
+                "Namespace",
+                "Service",
+                "Zed",
+                "",
+                "ValidatingWebhookConfiguration"
+            ]
+        );
     }
 }

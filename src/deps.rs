@@ -49,7 +49,12 @@ impl Walk {
         for entry in k.resources.iter().chain(&k.bases).chain(&k.components) {
             self.file_or_dir(dir, entry)?;
         }
-        for entry in k.generators.iter().chain(&k.transformers).chain(&k.validators) {
+        for entry in k
+            .generators
+            .iter()
+            .chain(&k.transformers)
+            .chain(&k.validators)
+        {
             // Plugin entries are config files, directories of them, or
             // inline YAML (which contains a newline).
             if !entry.contains('\n') {
@@ -157,11 +162,19 @@ mod tests {
     fn follows_bases_components_patches_and_generators() {
         let tmp = tempfile::tempdir().unwrap();
         let d = tmp.path().canonicalize().unwrap();
-        write(&d, "base/kustomization.yaml", "resources: [deploy.yaml]\nconfigMapGenerator:\n- name: c\n  files: [k=app.properties]\n  envs: [env.txt]\n");
+        write(
+            &d,
+            "base/kustomization.yaml",
+            "resources: [deploy.yaml]\nconfigMapGenerator:\n- name: c\n  files: [k=app.properties]\n  envs: [env.txt]\n",
+        );
         write(&d, "base/deploy.yaml", "kind: X\n");
         write(&d, "base/app.properties", "a=b\n");
         write(&d, "base/env.txt", "A=b\n");
-        write(&d, "comp/kustomization.yaml", "kind: Component\npatches:\n- path: p.yaml\n");
+        write(
+            &d,
+            "comp/kustomization.yaml",
+            "kind: Component\npatches:\n- path: p.yaml\n",
+        );
         write(&d, "comp/p.yaml", "kind: X\n");
         write(
             &d,

@@ -13,11 +13,11 @@
 //! argument: deciding whether the output is a terminal is the binary's job)
 //! or JSON.
 
-use crate::build::{build, parse_resources, BuildOptions};
+use crate::build::{BuildOptions, build, parse_resources};
 use crate::error::{Error, Result};
 use crate::resid::ResId;
 use crate::resource::Resource;
-use crate::yaml::{emit, Node};
+use crate::yaml::{Node, emit};
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
 use std::io::Read;
@@ -157,7 +157,11 @@ pub fn diff(old: &Side, new: &Side, options: &DiffOptions) -> Result<DiffResult>
                 let mut changed = Vec::new();
                 changed_paths(Some(&a), Some(&b), &mut String::new(), &mut changed);
                 Entry {
-                    status: if changed.is_empty() { Status::Unchanged } else { Status::Changed },
+                    status: if changed.is_empty() {
+                        Status::Unchanged
+                    } else {
+                        Status::Changed
+                    },
                     old: Some(res.id()),
                     new: Some(new.resources[j].id()),
                     old_text: yaml(&a),
@@ -298,7 +302,9 @@ pub fn strip_hash_suffix(name: &str) -> &str {
     let bytes = name.as_bytes();
     if bytes.len() > 11
         && bytes[bytes.len() - 11] == b'-'
-        && bytes[bytes.len() - 10..].iter().all(|c| ALPHABET.contains(c))
+        && bytes[bytes.len() - 10..]
+            .iter()
+            .all(|c| ALPHABET.contains(c))
     {
         &name[..name.len() - 11]
     } else {
@@ -380,9 +386,10 @@ impl FieldPath {
                 } else if let Some((k, v)) = sel.split_once('=') {
                     Selector::Field(k.to_string(), v.to_string())
                 } else {
-                    Selector::Index(sel.parse().map_err(|_| {
-                        bad("a selector is [N], [field=value] or [*]")
-                    })?)
+                    Selector::Index(
+                        sel.parse()
+                            .map_err(|_| bad("a selector is [N], [field=value] or [*]"))?,
+                    )
                 });
                 rest = &inner[close + 1..];
             }
@@ -420,7 +427,11 @@ fn remove_field(node: &mut Node, path: &[Segment]) {
                 if path[..k - 1].iter().any(|s| !s.selectors.is_empty()) {
                     continue;
                 }
-                let key = path[..k].iter().map(|s| s.key.as_str()).collect::<Vec<_>>().join(".");
+                let key = path[..k]
+                    .iter()
+                    .map(|s| s.key.as_str())
+                    .collect::<Vec<_>>()
+                    .join(".");
                 if !map.contains_key(&key) {
                     continue;
                 }
@@ -453,7 +464,9 @@ fn remove_selected(node: &mut Node, selectors: &[Selector], rest: &[Segment]) {
     let selected = |i: usize, n: &Node| match first {
         Selector::All => true,
         Selector::Index(k) => i == *k,
-        Selector::Field(f, v) => n.get(f).and_then(Node::scalar_string).as_deref() == Some(v.as_str()),
+        Selector::Field(f, v) => {
+            n.get(f).and_then(Node::scalar_string).as_deref() == Some(v.as_str())
+        }
     };
     if more.is_empty() && rest.is_empty() {
         let mut i = 0;
@@ -493,7 +506,11 @@ fn changed_paths(a: Option<&Node>, b: Option<&Node>, path: &mut String, out: &mu
             // so inserting one does not report every later element.
             (Some(nx), Some(ny)) => {
                 let mut order: Vec<&str> = nx.iter().map(|(n, _)| *n).collect();
-                order.extend(ny.iter().map(|(n, _)| *n).filter(|n| !nx.iter().any(|(m, _)| m == n)));
+                order.extend(
+                    ny.iter()
+                        .map(|(n, _)| *n)
+                        .filter(|n| !nx.iter().any(|(m, _)| m == n)),
+                );
                 for name in order {
                     let len = path.len();
                     let _ = write!(path, "[name={name}]");
@@ -511,13 +528,20 @@ fn changed_paths(a: Option<&Node>, b: Option<&Node>, path: &mut String, out: &mu
             }
         },
         (x, y) if x == y => {}
-        _ => out.push(if path.is_empty() { ".".to_string() } else { path.clone() }),
+        _ => out.push(if path.is_empty() {
+            ".".to_string()
+        } else {
+            path.clone()
+        }),
     }
 }
 
 /// The element called `name`.
 fn named<'n>(index: &[(&str, usize)], items: &'n [Node], name: &str) -> Option<&'n Node> {
-    index.iter().find(|(m, _)| *m == name).map(|(_, i)| &items[*i])
+    index
+        .iter()
+        .find(|(m, _)| *m == name)
+        .map(|(_, i)| &items[*i])
 }
 
 /// The `name` of each element, when every element is a mapping with a
@@ -605,13 +629,24 @@ impl DiffResult {
                 let _ = writeln!(out, "{} {} ({fields})", st.paint("33", "~"), pair_title(e));
                 continue;
             }
-            let _ = writeln!(out, "{}", st.paint("1", &format!("~ {} ({fields})", pair_title(e))));
+            let _ = writeln!(
+                out,
+                "{}",
+                st.paint("1", &format!("~ {} ({fields})", pair_title(e)))
+            );
             out.push_str(&self.unified(e, st));
         }
         let added = self.entries.iter().filter(|e| e.status == Status::Added);
         let removed = self.entries.iter().filter(|e| e.status == Status::Removed);
-        for (e, sign, code) in added.map(|e| (e, "+", "32")).chain(removed.map(|e| (e, "-", "31"))) {
-            let _ = writeln!(out, "{}", st.paint(code, &format!("{sign} {}", pair_title(e))));
+        for (e, sign, code) in added
+            .map(|e| (e, "+", "32"))
+            .chain(removed.map(|e| (e, "-", "31")))
+        {
+            let _ = writeln!(
+                out,
+                "{}",
+                st.paint(code, &format!("{sign} {}", pair_title(e)))
+            );
         }
         let s = self.summary();
         let _ = writeln!(
@@ -624,7 +659,10 @@ impl DiffResult {
 
     fn unified(&self, e: &Entry, st: Style) -> String {
         let head = |label: &str, id: &Option<ResId>| {
-            format!("{label}: {}", id.as_ref().map(ToString::to_string).unwrap_or_default())
+            format!(
+                "{label}: {}",
+                id.as_ref().map(ToString::to_string).unwrap_or_default()
+            )
         };
         let text = unified_diff(
             &e.old_text,
@@ -724,7 +762,10 @@ mod tests {
     fn field_paths_parse() {
         let p = FieldPath::parse("spec.containers[name=web].env[0]").unwrap();
         assert_eq!(p.0.len(), 3);
-        assert_eq!(p.0[1].selectors, vec![Selector::Field("name".into(), "web".into())]);
+        assert_eq!(
+            p.0[1].selectors,
+            vec![Selector::Field("name".into(), "web".into())]
+        );
         assert_eq!(p.0[2].selectors, vec![Selector::Index(0)]);
         for bad in ["", "a.", "a[", "a[x]", "a[0]b", ".a"] {
             assert!(FieldPath::parse(bad).is_err(), "{bad}");
@@ -736,49 +777,96 @@ mod tests {
         let mut n = node(
             "metadata:\n  annotations:\n    kubernetes.io/change-cause: x\n    keep: z\nspec:\n  containers:\n  - name: a\n    image: i\n  - name: b\n    image: j\n",
         );
-        for p in ["metadata.annotations.kubernetes.io/change-cause", "spec.containers.image"] {
+        for p in [
+            "metadata.annotations.kubernetes.io/change-cause",
+            "spec.containers.image",
+        ] {
             remove_field(&mut n, &FieldPath::parse(p).unwrap().0);
         }
         assert_eq!(
             yaml(&n),
             "metadata:\n  annotations:\n    keep: z\nspec:\n  containers:\n  - name: a\n  - name: b\n"
         );
-        remove_field(&mut n, &FieldPath::parse("spec.containers[name=a]").unwrap().0);
-        assert_eq!(yaml(&n), "metadata:\n  annotations:\n    keep: z\nspec:\n  containers:\n  - name: b\n");
+        remove_field(
+            &mut n,
+            &FieldPath::parse("spec.containers[name=a]").unwrap().0,
+        );
+        assert_eq!(
+            yaml(&n),
+            "metadata:\n  annotations:\n    keep: z\nspec:\n  containers:\n  - name: b\n"
+        );
     }
 
     #[test]
     fn changed_paths_pair_named_elements() {
         let a = node("spec:\n  containers:\n  - name: a\n    image: x\n  replicas: 1\n");
-        let b = node("spec:\n  containers:\n  - name: z\n  - name: a\n    image: y\n  replicas: 1\n");
+        let b =
+            node("spec:\n  containers:\n  - name: z\n  - name: a\n    image: y\n  replicas: 1\n");
         let mut out = Vec::new();
         changed_paths(Some(&a), Some(&b), &mut String::new(), &mut out);
-        assert_eq!(out, ["spec.containers[name=a].image", "spec.containers[name=z]"]);
+        assert_eq!(
+            out,
+            ["spec.containers[name=a].image", "spec.containers[name=z]"]
+        );
     }
 
     #[test]
     fn strips_only_kustomize_hashes() {
         assert_eq!(strip_hash_suffix("app-config-5tb2m7h8f9"), "app-config");
-        assert_eq!(strip_hash_suffix("app-config-abcdefghij"), "app-config-abcdefghij");
+        assert_eq!(
+            strip_hash_suffix("app-config-abcdefghij"),
+            "app-config-abcdefghij"
+        );
         assert_eq!(strip_hash_suffix("-5tb2m7h8f9"), "-5tb2m7h8f9");
     }
 
     #[test]
     fn pairs_renamed_generated_names_when_asked() {
-        let a = side("a", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c-5tb2m7h8f9\ndata:\n  k: v\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  volumes:\n  - name: v\n    configMap:\n      name: c-5tb2m7h8f9\n");
-        let b = side("b", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c-8d9k2hg5m7\ndata:\n  k: w\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  volumes:\n  - name: v\n    configMap:\n      name: c-8d9k2hg5m7\n");
+        let a = side(
+            "a",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c-5tb2m7h8f9\ndata:\n  k: v\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  volumes:\n  - name: v\n    configMap:\n      name: c-5tb2m7h8f9\n",
+        );
+        let b = side(
+            "b",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c-8d9k2hg5m7\ndata:\n  k: w\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  volumes:\n  - name: v\n    configMap:\n      name: c-8d9k2hg5m7\n",
+        );
         let plain = diff(&a, &b, &DiffOptions::default()).unwrap();
-        assert_eq!(plain.summary(), Summary { changed: 1, added: 1, removed: 1, unchanged: 0 });
-        let opts = DiffOptions { ignore_hash_suffix: true, ..Default::default() };
+        assert_eq!(
+            plain.summary(),
+            Summary {
+                changed: 1,
+                added: 1,
+                removed: 1,
+                unchanged: 0
+            }
+        );
+        let opts = DiffOptions {
+            ignore_hash_suffix: true,
+            ..Default::default()
+        };
         let stripped = diff(&a, &b, &opts).unwrap();
-        assert_eq!(stripped.summary(), Summary { changed: 1, added: 0, removed: 0, unchanged: 1 });
+        assert_eq!(
+            stripped.summary(),
+            Summary {
+                changed: 1,
+                added: 0,
+                removed: 0,
+                unchanged: 1
+            }
+        );
         assert_eq!(stripped.entries[0].paths, ["data.k"]);
     }
 
     #[test]
     fn version_is_not_part_of_the_pairing_key() {
-        let a = side("a", "apiVersion: apps/v1beta1\nkind: Deployment\nmetadata:\n  name: d\n");
-        let b = side("b", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n");
+        let a = side(
+            "a",
+            "apiVersion: apps/v1beta1\nkind: Deployment\nmetadata:\n  name: d\n",
+        );
+        let b = side(
+            "b",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n",
+        );
         let r = diff(&a, &b, &DiffOptions::default()).unwrap();
         assert_eq!(r.entries.len(), 1);
         assert_eq!(r.entries[0].paths, ["apiVersion"]);

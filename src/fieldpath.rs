@@ -54,7 +54,12 @@ impl FieldPath {
     /// (a key on a list, an index on a mapping, `[key]` without `=`, `*`).
     pub fn lookup<'n>(&self, node: &'n Node) -> Result<Option<&'n Node>> {
         // kustomize's lookup trims the parts and drops empty ones.
-        let parts: Vec<&str> = self.parts.iter().map(|p| p.trim()).filter(|p| !p.is_empty()).collect();
+        let parts: Vec<&str> = self
+            .parts
+            .iter()
+            .map(|p| p.trim())
+            .filter(|p| !p.is_empty())
+            .collect();
         let mut cur = node;
         for (i, part) in parts.iter().enumerate() {
             let at = || parts[..i].join(".");
@@ -69,7 +74,9 @@ impl FieldPath {
                     Node::Map(m) => m.get(name),
                     other => return Err(wrong_kind(&at(), part, "a mapping", other)),
                 },
-                LookupPart::Bad(msg) => return Err(Error::msg(format!("field path part '{part}': {msg}"))),
+                LookupPart::Bad(msg) => {
+                    return Err(Error::msg(format!("field path part '{part}': {msg}")));
+                }
             };
             match next {
                 Some(n) => cur = n,
@@ -171,7 +178,9 @@ fn lookup_part(part: &str) -> LookupPart<'_> {
         return LookupPart::Last;
     }
     if part == "*" {
-        return LookupPart::Bad("the wildcard '*' selects several values; a replacement source needs one".into());
+        return LookupPart::Bad(
+            "the wildcard '*' selects several values; a replacement source needs one".into(),
+        );
     }
     if is_list_entry(part) {
         return match split_entry(part) {
@@ -214,7 +223,11 @@ fn elements<'n>(node: &'n Node, at: &dyn Fn() -> String, part: &str) -> Result<&
 /// The text a list entry selector compares: the element's `key` field for a
 /// mapping element, the element itself for `[=value]`. Only scalars have text.
 fn entry_text(elem: &Node, key: &str) -> Option<String> {
-    let n = if key.is_empty() { elem } else { elem.as_map()?.get(key)? };
+    let n = if key.is_empty() {
+        elem
+    } else {
+        elem.as_map()?.get(key)?
+    };
     match n {
         Node::Seq(_) | Node::Map(_) => None,
         scalar => scalar.scalar_string(),
@@ -222,7 +235,11 @@ fn entry_text(elem: &Node, key: &str) -> Option<String> {
 }
 
 fn wrong_kind(at: &str, part: &str, want: &str, found: &Node) -> Error {
-    let at = if at.is_empty() { "the top of the object".to_string() } else { format!("'{at}'") };
+    let at = if at.is_empty() {
+        "the top of the object".to_string()
+    } else {
+        format!("'{at}'")
+    };
     Error::msg(format!(
         "cannot apply '{part}' at {at}: expected {want}, found a {}",
         found.type_name()
@@ -315,7 +332,11 @@ impl Seg {
 /// reason); keep the reason.
 fn regex_error(e: &regex::Error) -> String {
     let text = e.to_string();
-    let last = text.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or(&text);
+    let last = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or(&text);
     last.trim().trim_start_matches("error: ").to_string()
 }
 
@@ -360,7 +381,11 @@ struct Walk<'s> {
 
 impl Walk<'_> {
     fn at(&self, depth: usize) -> String {
-        self.segs[..depth].iter().map(seg_text).collect::<Vec<_>>().join(".")
+        self.segs[..depth]
+            .iter()
+            .map(seg_text)
+            .collect::<Vec<_>>()
+            .join(".")
     }
 
     fn part(&self, depth: usize) -> String {
@@ -389,12 +414,18 @@ impl Walk<'_> {
             },
             Seg::Index(idx) => self.index(node, depth, *idx, f),
             Seg::Entry { key, value, re } => {
-                let re = re
-                    .as_ref()
-                    .map_err(|e| Error::msg(format!("'{}': {value:?} is not a valid regular expression: {e}", self.part(depth))))?;
+                let re = re.as_ref().map_err(|e| {
+                    Error::msg(format!(
+                        "'{}': {value:?} is not a valid regular expression: {e}",
+                        self.part(depth)
+                    ))
+                })?;
                 self.entries(node, depth, (key, value, re), f)
             }
-            Seg::BadEntry => Err(Error::msg(format!("field path part '{}': {NO_EQUALS}", self.part(depth)))),
+            Seg::BadEntry => Err(Error::msg(format!(
+                "field path part '{}': {NO_EQUALS}",
+                self.part(depth)
+            ))),
             Seg::Wildcard => {
                 let Some(items) = self.list(node, depth, false)? else {
                     return Ok(());
@@ -409,7 +440,12 @@ impl Walk<'_> {
 
     /// The list `node` is; a null is an empty list (made a real one when
     /// `make` is set and the walk creates).
-    fn list<'n>(&self, node: &'n mut Node, depth: usize, make: bool) -> Result<Option<&'n mut Vec<Node>>> {
+    fn list<'n>(
+        &self,
+        node: &'n mut Node,
+        depth: usize,
+        make: bool,
+    ) -> Result<Option<&'n mut Vec<Node>>> {
         if node.is_null() {
             if !(make && self.create.is_some()) {
                 return Ok(None);
@@ -418,7 +454,12 @@ impl Walk<'_> {
         }
         match node {
             Node::Seq(items) => Ok(Some(items)),
-            other => Err(wrong_kind(&self.at(depth), &self.part(depth), "a list", other)),
+            other => Err(wrong_kind(
+                &self.at(depth),
+                &self.part(depth),
+                "a list",
+                other,
+            )),
         }
     }
 
@@ -451,7 +492,11 @@ impl Walk<'_> {
         let at = self.at(depth);
         let items = match self.list(node, depth, idx == 0)? {
             Some(items) => items,
-            None => return Err(Error::msg(format!("'{at}' has no element {idx} (it is null)"))),
+            None => {
+                return Err(Error::msg(format!(
+                    "'{at}' has no element {idx} (it is null)"
+                )));
+            }
         };
         let mut created = false;
         if let (true, Some(new)) = (items.len() == idx, new) {
@@ -473,7 +518,13 @@ impl Walk<'_> {
         }
     }
 
-    fn entries(&mut self, node: &mut Node, depth: usize, sel: (&str, &str, &Regex), f: Visit) -> Result<()> {
+    fn entries(
+        &mut self,
+        node: &mut Node,
+        depth: usize,
+        sel: (&str, &str, &Regex),
+        f: Visit,
+    ) -> Result<()> {
         let (key, value, re) = sel;
         let Some(items) = self.list(node, depth, true)? else {
             return Ok(());
@@ -491,7 +542,8 @@ impl Walk<'_> {
         if found.is_empty() && self.create.is_some() {
             // kustomize appends `{key: value}` (or the bare value) with the
             // text read as a plain scalar, so `[port=80]` makes a number.
-            let v = crate::yaml::parse::resolve_resource_scalar(value, None).unwrap_or_else(|_| Node::Str(value.to_string()));
+            let v = crate::yaml::parse::resolve_resource_scalar(value, None)
+                .unwrap_or_else(|_| Node::Str(value.to_string()));
             let elem = if key.is_empty() {
                 v
             } else {
@@ -537,34 +589,74 @@ mod tests {
     }
 
     fn yaml(s: &str) -> Node {
-        crate::yaml::parse::parse_stream(s, "test").expect("yaml").remove(0)
+        crate::yaml::parse::parse_stream(s, "test")
+            .expect("yaml")
+            .remove(0)
     }
 
     #[test]
     fn splits_like_kustomize() {
         assert_eq!(parts("spec.replicas"), ["spec", "replicas"]);
-        assert_eq!(parts("spec.data.[name=first].key"), ["spec", "data", "[name=first]", "key"]);
-        assert_eq!(parts("spec.data.[.name=.first].key"), ["spec", "data", "[.name=.first]", "key"]);
-        assert_eq!(parts("spec.data.[name=f.i.r.s.t.].key"), ["spec", "data", "[name=f.i.r.s.t.]", "key"]);
+        assert_eq!(
+            parts("spec.data.[name=first].key"),
+            ["spec", "data", "[name=first]", "key"]
+        );
+        assert_eq!(
+            parts("spec.data.[.name=.first].key"),
+            ["spec", "data", "[.name=.first]", "key"]
+        );
+        assert_eq!(
+            parts("spec.data.[name=f.i.r.s.t.].key"),
+            ["spec", "data", "[name=f.i.r.s.t.]", "key"]
+        );
         assert_eq!(parts(r"spec\.replicas"), ["spec.replicas"]);
-        assert_eq!(parts("spec.data.[name=f.i.[r.s.t..key"), ["spec", "data", "[name=f.i.[r.s.t..key"]);
-        assert_eq!(parts("metadata.annotations.[a.b.c/d.e.f-g.]"), ["metadata", "annotations", "a.b.c/d.e.f-g."]);
-        assert_eq!(parts("metadata.annotations.[foo]"), ["metadata", "annotations", "[foo]"]);
+        assert_eq!(
+            parts("spec.data.[name=f.i.[r.s.t..key"),
+            ["spec", "data", "[name=f.i.[r.s.t..key"]
+        );
+        assert_eq!(
+            parts("metadata.annotations.[a.b.c/d.e.f-g.]"),
+            ["metadata", "annotations", "a.b.c/d.e.f-g."]
+        );
+        assert_eq!(
+            parts("metadata.annotations.[foo]"),
+            ["metadata", "annotations", "[foo]"]
+        );
         assert_eq!(parts(""), [""]);
     }
 
     #[test]
     fn lookup_reads_one_node() {
-        let n = yaml("spec:\n  c:\n  - name: a\n    image: x\n  - name: ab\n    image: y\n  args: [p, q]\n");
+        let n = yaml(
+            "spec:\n  c:\n  - name: a\n    image: x\n  - name: ab\n    image: y\n  args: [p, q]\n",
+        );
         let get = |p: &str| FieldPath::parse(p).lookup(&n).map(|o| o.cloned());
-        assert_eq!(get("spec.c.[name=ab].image").ok().flatten(), Some(Node::Str("y".into())));
+        assert_eq!(
+            get("spec.c.[name=ab].image").ok().flatten(),
+            Some(Node::Str("y".into()))
+        );
         // Exact comparison in lookups: "a" does not select "ab".
-        assert_eq!(get("spec.c.[name=a].image").ok().flatten(), Some(Node::Str("x".into())));
+        assert_eq!(
+            get("spec.c.[name=a].image").ok().flatten(),
+            Some(Node::Str("x".into()))
+        );
         assert_eq!(get("spec.c.[name=b].image").ok().flatten(), None);
-        assert_eq!(get("spec.c.1.image").ok().flatten(), Some(Node::Str("y".into())));
-        assert_eq!(get("spec.c.-.name").ok().flatten(), Some(Node::Str("ab".into())));
-        assert_eq!(get("spec.args.[=q]").ok().flatten(), Some(Node::Str("q".into())));
-        assert_eq!(get(" spec..c.0.name").ok().flatten(), Some(Node::Str("a".into())));
+        assert_eq!(
+            get("spec.c.1.image").ok().flatten(),
+            Some(Node::Str("y".into()))
+        );
+        assert_eq!(
+            get("spec.c.-.name").ok().flatten(),
+            Some(Node::Str("ab".into()))
+        );
+        assert_eq!(
+            get("spec.args.[=q]").ok().flatten(),
+            Some(Node::Str("q".into()))
+        );
+        assert_eq!(
+            get(" spec..c.0.name").ok().flatten(),
+            Some(Node::Str("a".into()))
+        );
         assert_eq!(get("spec.c.9.name").ok().flatten(), None);
         assert_eq!(get("spec.missing.x").ok().flatten(), None);
         assert!(get("spec.c.image").is_err());
@@ -575,21 +667,39 @@ mod tests {
 
     fn visit(n: &mut Node, p: &str, create: Option<NewLeaf>) -> Result<Vec<bool>> {
         let mut seen = Vec::new();
-        FieldPath::parse(p).matcher().visit(n, create, &mut |node, created| {
-            seen.push(created);
-            *node = Node::Str("NEW".into());
-            Ok(())
-        })?;
+        FieldPath::parse(p)
+            .matcher()
+            .visit(n, create, &mut |node, created| {
+                seen.push(created);
+                *node = Node::Str("NEW".into());
+                Ok(())
+            })?;
         Ok(seen)
     }
 
     #[test]
     fn matcher_uses_unanchored_regexes_and_wildcards() {
-        let mut n = yaml("c:\n- name: nginx\n  image: a\n- name: nginx-sidecar\n  image: b\n- name: other\n");
-        assert_eq!(visit(&mut n, "c.[name=nginx].image", None).ok(), Some(vec![false, false]));
-        assert_eq!(visit(&mut n, "c.*.image", None).ok(), Some(vec![false, false]));
-        assert_eq!(visit(&mut n, "c.*.image", Some(NewLeaf::Scalar)).ok(), Some(vec![false, false, true]));
-        assert_eq!(visit(&mut n, "c.[name=(].image", None).err().map(|e| e.to_string().contains("regular expression")), Some(true));
+        let mut n = yaml(
+            "c:\n- name: nginx\n  image: a\n- name: nginx-sidecar\n  image: b\n- name: other\n",
+        );
+        assert_eq!(
+            visit(&mut n, "c.[name=nginx].image", None).ok(),
+            Some(vec![false, false])
+        );
+        assert_eq!(
+            visit(&mut n, "c.*.image", None).ok(),
+            Some(vec![false, false])
+        );
+        assert_eq!(
+            visit(&mut n, "c.*.image", Some(NewLeaf::Scalar)).ok(),
+            Some(vec![false, false, true])
+        );
+        assert_eq!(
+            visit(&mut n, "c.[name=(].image", None)
+                .err()
+                .map(|e| e.to_string().contains("regular expression")),
+            Some(true)
+        );
         assert!(visit(&mut n, "c.image", None).is_err());
         assert!(visit(&mut n, "*", None).is_err());
     }
@@ -597,9 +707,18 @@ mod tests {
     #[test]
     fn matcher_creates_what_is_missing() {
         let mut n = yaml("spec: {}\n");
-        assert_eq!(visit(&mut n, "spec.list.[name=x].v", Some(NewLeaf::Scalar)).ok(), Some(vec![true]));
-        assert_eq!(visit(&mut n, "spec.other.0.v", Some(NewLeaf::Scalar)).ok(), Some(vec![true]));
-        assert_eq!(visit(&mut n, "spec.nums.[=80]", Some(NewLeaf::Scalar)).ok(), Some(vec![true]));
+        assert_eq!(
+            visit(&mut n, "spec.list.[name=x].v", Some(NewLeaf::Scalar)).ok(),
+            Some(vec![true])
+        );
+        assert_eq!(
+            visit(&mut n, "spec.other.0.v", Some(NewLeaf::Scalar)).ok(),
+            Some(vec![true])
+        );
+        assert_eq!(
+            visit(&mut n, "spec.nums.[=80]", Some(NewLeaf::Scalar)).ok(),
+            Some(vec![true])
+        );
         let want = yaml("spec:\n  list: [{name: x, v: NEW}]\n  other: [{v: NEW}]\n  nums: [NEW]\n");
         assert_eq!(n, want);
         // Without create nothing is visited; an index past the end is an error.
@@ -613,7 +732,10 @@ mod tests {
     fn matcher_skips_a_leading_dot_and_refuses_empty_parts_on_mappings() {
         let mut n = yaml("data:\n  a: x\n  c: y\n");
         assert_eq!(visit(&mut n, ".data.a", None).ok(), Some(vec![false]));
-        assert_eq!(visit(&mut n, ".data.new", Some(NewLeaf::Scalar)).ok(), Some(vec![true]));
+        assert_eq!(
+            visit(&mut n, ".data.new", Some(NewLeaf::Scalar)).ok(),
+            Some(vec![true])
+        );
         // An empty part on a mapping is an error; on a scalar it matches nothing.
         assert!(visit(&mut n, "data..a", None).is_err());
         assert!(visit(&mut n, "..", None).is_err());

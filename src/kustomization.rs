@@ -330,7 +330,9 @@ pub fn schema_json() -> String {
     if let Some(obj) = schema.as_object_mut() {
         obj.insert(
             "title".to_string(),
-            serde_json::Value::String("kustomization.yaml (as read by kbuild and kustomize v5.5.0)".to_string()),
+            serde_json::Value::String(
+                "kustomization.yaml (as read by kbuild and kustomize v5.5.0)".to_string(),
+            ),
         );
     }
     let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();

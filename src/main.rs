@@ -2,7 +2,7 @@
 //! errors and sets the exit code.
 
 use clap::{Parser, Subcommand, ValueEnum};
-use kbuild::build::{build_with_warnings, BuildOptions};
+use kbuild::build::{BuildOptions, build_with_warnings};
 use kbuild::load::LoadRestrictor;
 use kbuild::output;
 use std::io::Write;
@@ -13,7 +13,12 @@ mod merge_cli;
 
 /// Renders Kubernetes configuration the way `kustomize build` does.
 #[derive(Parser, Debug)]
-#[command(name = "kbuild", version, about, args_conflicts_with_subcommands = true)]
+#[command(
+    name = "kbuild",
+    version,
+    about,
+    args_conflicts_with_subcommands = true
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -175,11 +180,13 @@ enum DiffFormat {
 
 /// `kbuild diff`: exit 0 when equal, 1 when different, 2 on error, as diff(1).
 fn run_diff(args: &DiffArgs) -> ExitCode {
-    use kbuild::diff::{diff, load_side, DiffOptions};
+    use kbuild::diff::{DiffOptions, diff, load_side};
     use std::io::IsTerminal;
     let result = (|| {
         if args.old == "-" && args.new == "-" {
-            return Err(kbuild::Error::msg("only one side of a diff can be read from stdin ('-')"));
+            return Err(kbuild::Error::msg(
+                "only one side of a diff can be read from stdin ('-')",
+            ));
         }
         let options = build_options(args.load_restrictor);
         let mut stdin = std::io::stdin().lock();
@@ -251,7 +258,11 @@ fn run_render(args: &RenderArgs) -> ExitCode {
     let job = (|| {
         let out = args.out.as_deref();
         let dirs = if args.all {
-            let roots = if args.paths.is_empty() { vec![PathBuf::from(".")] } else { args.paths.clone() };
+            let roots = if args.paths.is_empty() {
+                vec![PathBuf::from(".")]
+            } else {
+                args.paths.clone()
+            };
             render::discover(&roots, out)?
         } else if args.affected {
             render::affected(&render::discover(&args.root, out)?, &args.paths, out)?
@@ -282,7 +293,11 @@ fn run_render(args: &RenderArgs) -> ExitCode {
     let (mut written, mut failed, mut stale) = (0, 0, 0);
     let mut report = String::new();
     for r in &results {
-        let file = r.file.as_ref().map(|f| f.display().to_string()).unwrap_or_default();
+        let file = r
+            .file
+            .as_ref()
+            .map(|f| f.display().to_string())
+            .unwrap_or_default();
         match &r.outcome {
             Outcome::Written { changed } => written += usize::from(*changed),
             Outcome::Built | Outcome::Current => {}
@@ -307,13 +322,20 @@ fn run_render(args: &RenderArgs) -> ExitCode {
     // With --all --check, a render left behind by a deleted or moved
     // kustomization is stale too.
     if let (true, true, Some(out)) = (args.all, job.check, &job.out_dir) {
-        let roots = if args.paths.is_empty() { vec![PathBuf::from(".")] } else { args.paths.clone() };
+        let roots = if args.paths.is_empty() {
+            vec![PathBuf::from(".")]
+        } else {
+            args.paths.clone()
+        };
         let expected: Vec<PathBuf> = results.iter().filter_map(|r| r.file.clone()).collect();
         match render::orphans(out, &roots, &expected) {
             Ok(files) => {
                 for f in files {
                     stale += 1;
-                    report.push_str(&format!("stale: {} (no kustomization renders to it any more)\n", f.display()));
+                    report.push_str(&format!(
+                        "stale: {} (no kustomization renders to it any more)\n",
+                        f.display()
+                    ));
                 }
             }
             Err(e) => {
@@ -339,7 +361,14 @@ fn run_render(args: &RenderArgs) -> ExitCode {
         ),
         (None, _) => format!("built {done} of {n} kustomizations"),
     };
-    eprintln!("{summary}{}", if failed > 0 { format!(", {failed} failed") } else { String::new() });
+    eprintln!(
+        "{summary}{}",
+        if failed > 0 {
+            format!(", {failed} failed")
+        } else {
+            String::new()
+        }
+    );
     if stale > 0 && job.check {
         eprintln!("run the same command without --check to update the renders");
     }

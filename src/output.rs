@@ -52,7 +52,10 @@ pub fn write_dir(resmap: &ResMap, dir: &Path) -> Result<()> {
     for r in resmap.iter() {
         let gvk = r.gvk();
         if openapi::is_namespaced(&gvk.group, &gvk.version, &gvk.kind) {
-            by_ns.entry(r.id().effective_namespace().to_string()).or_default().push(r);
+            by_ns
+                .entry(r.id().effective_namespace().to_string())
+                .or_default()
+                .push(r);
         } else {
             cluster.push(r);
         }

@@ -9,10 +9,10 @@ use crate::kustomization::{FieldSpec, GeneratorArgs, Image, Patch, Replica, Sele
 use crate::merge::smp::MergeOptions;
 use crate::resmap::ResMap;
 use crate::transform::{self, patch};
-use crate::yaml::de::from_node_lenient;
 use crate::yaml::Node;
-use serde::de::DeserializeOwned;
+use crate::yaml::de::from_node_lenient;
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 
 /// Metadata of a config (`metadata.name`, `metadata.namespace`).
 #[derive(Debug, Default, Deserialize)]
@@ -144,7 +144,11 @@ fn decode<T: DeserializeOwned>(node: &Node, kind: &str) -> Result<T> {
 pub fn identity(node: &Node) -> Result<(String, Meta)> {
     let api = node.get_str(&["apiVersion"]).unwrap_or_default();
     let kind = node.get_str(&["kind"]).unwrap_or_default().to_string();
-    let meta: Meta = node.get("metadata").map(|m| decode(m, "metadata")).transpose()?.unwrap_or_default();
+    let meta: Meta = node
+        .get("metadata")
+        .map(|m| decode(m, "metadata"))
+        .transpose()?
+        .unwrap_or_default();
     if api != "builtin" && !api.is_empty() {
         return Err(Error::msg(format!(
             "{kind} ({api}) is not a builtin plugin: kbuild does not run external plugins (exec, Go or KRM functions); only apiVersion: builtin configs are supported"
@@ -206,7 +210,11 @@ pub fn run_transformer(
         }
         "PatchJson6902Transformer" => {
             let c: Json6902Config = decode(node, &kind)?;
-            let text = if c.path.is_empty() { c.json_op.clone() } else { read(&c.path)? };
+            let text = if c.path.is_empty() {
+                c.json_op.clone()
+            } else {
+                read(&c.path)?
+            };
             let ops = crate::merge::json6902::parse_ops(&text, "PatchJson6902Transformer")?;
             let target = c
                 .target
@@ -215,7 +223,7 @@ pub fn run_transformer(
         }
         "ReplacementTransformer" => {
             let c: ReplacementConfig = decode(node, &kind)?;
-            use transform::replacements::{apply_entries, Decode};
+            use transform::replacements::{Decode, apply_entries};
             apply_entries(rm, &c.replacements, Decode::Lenient, read)?;
         }
         other => return Err(unknown(other, "transformer")),
@@ -280,7 +288,10 @@ fn iam_policy(node: &Node) -> Result<(Node, Meta)> {
     );
     meta.insert("name".into(), Node::Str(c.kubernetes_service.name.clone()));
     if !c.kubernetes_service.namespace.is_empty() {
-        meta.insert("namespace".into(), Node::Str(c.kubernetes_service.namespace.clone()));
+        meta.insert(
+            "namespace".into(),
+            Node::Str(c.kubernetes_service.namespace.clone()),
+        );
     }
     let mut sa = crate::yaml::Map::new();
     sa.insert("apiVersion".into(), Node::Str("v1".into()));

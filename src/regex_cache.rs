@@ -8,7 +8,8 @@ use regex::Regex;
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex};
 
-static COMPILED: LazyLock<Mutex<HashMap<String, Regex>>> = LazyLock::new(|| Mutex::new(HashMap::new()));
+static COMPILED: LazyLock<Mutex<HashMap<String, Regex>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
 
 /// `Regex::new(pattern)`, from the cache when this pattern was compiled before.
 pub fn compile(pattern: &str) -> Result<Regex, regex::Error> {

@@ -8,7 +8,7 @@
 //! every requested directory has been found and the output directory is
 //! known to be writable.
 
-use crate::build::{build, load_kustomization, BuildOptions};
+use crate::build::{BuildOptions, build, load_kustomization};
 use crate::error::{Error, Result};
 use crate::{deps, load, output};
 use rayon::prelude::*;
@@ -71,13 +71,15 @@ pub fn discover(roots: &[PathBuf], exclude: Option<&Path>) -> Result<Vec<PathBuf
             !hidden && !excluded
         });
         for entry in entries {
-            let entry = entry.map_err(|e| Error::msg(format!("reading '{}': {e}", root.display())))?;
+            let entry =
+                entry.map_err(|e| Error::msg(format!("reading '{}': {e}", root.display())))?;
             if !entry.file_type().is_dir() || load::find_kustomization_file(entry.path()).is_err() {
                 continue;
             }
             // Components cannot be built on their own; a kustomization file
             // that does not parse is kept, so its error is reported.
-            let is_component = load_kustomization(entry.path()).is_ok_and(|(_, k)| k.is_component());
+            let is_component =
+                load_kustomization(entry.path()).is_ok_and(|(_, k)| k.is_component());
             if !is_component {
                 found.insert(clean(entry.path()));
             }
@@ -91,8 +93,15 @@ pub fn discover(roots: &[PathBuf], exclude: Option<&Path>) -> Result<Vec<PathBuf
 /// directory), or whose render file under `out_dir` is one of them. A
 /// kustomization whose inputs cannot be worked out (a broken kustomization
 /// file) is included, so its error is reported.
-pub fn affected(candidates: &[PathBuf], changed: &[PathBuf], out_dir: Option<&Path>) -> Result<Vec<PathBuf>> {
-    let changed: BTreeSet<PathBuf> = changed.iter().map(|p| deps::normalize(p)).collect::<Result<_>>()?;
+pub fn affected(
+    candidates: &[PathBuf],
+    changed: &[PathBuf],
+    out_dir: Option<&Path>,
+) -> Result<Vec<PathBuf>> {
+    let changed: BTreeSet<PathBuf> = changed
+        .iter()
+        .map(|p| deps::normalize(p))
+        .collect::<Result<_>>()?;
     let renders: BTreeSet<PathBuf> = match out_dir {
         Some(out) => candidates
             .iter()
@@ -106,7 +115,8 @@ pub fn affected(candidates: &[PathBuf], changed: &[PathBuf], out_dir: Option<&Pa
         .filter(|dir| {
             if let Some(out) = out_dir
                 && let Ok(file) = render_path(out, dir)
-                && deps::normalize(&file).is_ok_and(|f| renders.contains(&f) && changed.contains(&f))
+                && deps::normalize(&file)
+                    .is_ok_and(|f| renders.contains(&f) && changed.contains(&f))
             {
                 return true;
             }
@@ -159,14 +169,20 @@ pub fn orphans(out: &Path, roots: &[PathBuf], expected: &[PathBuf]) -> Result<Ve
         if file.is_file() {
             found.insert(clean(&file));
         }
-        for entry in walkdir::WalkDir::new(&tree).into_iter().filter_map(|e| e.ok()) {
+        for entry in walkdir::WalkDir::new(&tree)
+            .into_iter()
+            .filter_map(|e| e.ok())
+        {
             let path = entry.path();
             if entry.file_type().is_file() && path.extension().is_some_and(|e| e == "yaml") {
                 found.insert(clean(path));
             }
         }
     }
-    Ok(found.into_iter().filter(|p| !expected.contains(p)).collect())
+    Ok(found
+        .into_iter()
+        .filter(|p| !expected.contains(p))
+        .collect())
 }
 
 /// A path without `.` components, so `./a` and `a` are one kustomization.
@@ -195,11 +211,13 @@ pub fn validate(job: &RenderJob) -> Result<()> {
         }
     }
     if let (Some(out), false) = (&job.out_dir, job.check) {
-        let io = |e: std::io::Error| Error::Io {
-            path: out.clone(),
-            source: e,
-        }
-        .context("the output directory is not writable");
+        let io = |e: std::io::Error| {
+            Error::Io {
+                path: out.clone(),
+                source: e,
+            }
+            .context("the output directory is not writable")
+        };
         std::fs::create_dir_all(out).map_err(io)?;
         tempfile::NamedTempFile::new_in(out).map_err(io)?;
     }
@@ -213,7 +231,10 @@ pub fn run(job: &RenderJob) -> Vec<Rendered> {
     job.dirs
         .par_iter()
         .map(|dir| {
-            let file = job.out_dir.as_ref().and_then(|out| render_path(out, dir).ok());
+            let file = job
+                .out_dir
+                .as_ref()
+                .and_then(|out| render_path(out, dir).ok());
             let outcome = match render_one(job, dir, file.as_deref()) {
                 Ok(o) => o,
                 Err(e) => Outcome::Failed(e.context(format!("building '{}'", dir.display()))),
@@ -247,7 +268,9 @@ fn render_one(job: &RenderJob, dir: &Path, file: Option<&Path>) -> Result<Outcom
         if same {
             return Ok(Outcome::Current);
         }
-        let old = existing.map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+        let old = existing
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
         let name = file.display().to_string();
         let diff = crate::diff::unified_diff(&old, &text, &name, &format!("{name} (kbuild)"));
         return Ok(Outcome::Stale { diff });
@@ -272,7 +295,13 @@ mod tests {
     fn orphans_are_renders_without_a_kustomization() {
         let tmp = tempfile::tempdir().unwrap();
         let out = tmp.path().join("out");
-        for f in ["apps/a.yaml", "apps/gone.yaml", "apps.yaml", "other/x.yaml", "apps/notes.txt"] {
+        for f in [
+            "apps/a.yaml",
+            "apps/gone.yaml",
+            "apps.yaml",
+            "other/x.yaml",
+            "apps/notes.txt",
+        ] {
             let p = out.join(f);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(p, "x").unwrap();
@@ -295,7 +324,10 @@ mod tests {
             render_path(out, Path::new("./apps/web/../api/")).unwrap(),
             Path::new("rendered/apps/api.yaml")
         );
-        assert_eq!(render_path(out, Path::new(".")).unwrap(), Path::new("rendered/root.yaml"));
+        assert_eq!(
+            render_path(out, Path::new(".")).unwrap(),
+            Path::new("rendered/root.yaml")
+        );
         assert!(render_path(out, Path::new("../elsewhere")).is_err());
     }
 }

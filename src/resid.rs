@@ -35,7 +35,13 @@ impl Gvk {
     /// kustomize's string form of a GVK (`group_version_kind`, `~G`/`~V`/`~K`
     /// for empty parts): the legacy sort compares these strings.
     pub fn sort_string(&self) -> String {
-        let or = |s: &str, d: &str| if s.is_empty() { d.to_string() } else { s.to_string() };
+        let or = |s: &str, d: &str| {
+            if s.is_empty() {
+                d.to_string()
+            } else {
+                s.to_string()
+            }
+        };
         format!(
             "{}_{}_{}",
             or(&self.group, "~G"),

@@ -25,7 +25,13 @@ fn id_key(id: &ResId) -> (String, String, String, String, String) {
 
 /// kustomize's compact id text used in its messages (`Kind.version.group/name.namespace`).
 pub fn id_text(id: &ResId) -> String {
-    let or = |s: &str, d: &str| if s.is_empty() { d.to_string() } else { s.to_string() };
+    let or = |s: &str, d: &str| {
+        if s.is_empty() {
+            d.to_string()
+        } else {
+            s.to_string()
+        }
+    };
     format!(
         "{}.{}.{}/{}.{}",
         id.gvk.kind,

@@ -111,7 +111,12 @@ impl Resource {
         };
         match m.get("kind") {
             Some(k) if k.scalar_string().is_some_and(|s| !s.is_empty()) => {}
-            _ => return Err(Error::msg(format!("missing kind in object {}", brief(&node)))),
+            _ => {
+                return Err(Error::msg(format!(
+                    "missing kind in object {}",
+                    brief(&node)
+                )));
+            }
         }
         if scalar_at(&node, &["metadata", "name"]).is_empty() {
             return Err(Error::msg(format!(
@@ -140,7 +145,9 @@ impl Resource {
     pub fn drop_empty_nulls(&mut self, schema: Option<crate::openapi::TypeRef<'_>>) {
         use crate::yaml::parse::PathStep;
         for path in std::mem::take(&mut self.empty_nulls) {
-            let Some((PathStep::Key(last), parents)) = path.split_last() else { continue };
+            let Some((PathStep::Key(last), parents)) = path.split_last() else {
+                continue;
+            };
             let mut cur = Some(&mut self.node);
             let mut ty = schema;
             for step in parents {
@@ -292,7 +299,11 @@ fn string_pairs(n: Option<&Node>) -> Vec<(String, String)> {
 
 /// A one-line description of an object for error messages.
 pub fn brief(node: &Node) -> String {
-    let s = |p: &[&str]| node.get_path(p).and_then(Node::scalar_string).unwrap_or_default();
+    let s = |p: &[&str]| {
+        node.get_path(p)
+            .and_then(Node::scalar_string)
+            .unwrap_or_default()
+    };
     format!(
         "{{apiVersion: {:?}, kind: {:?}, name: {:?}}}",
         s(&["apiVersion"]),

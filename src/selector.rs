@@ -23,7 +23,11 @@ fn anchored(field: &str, pattern: &str) -> Result<Option<Regex>> {
     }
     crate::regex_cache::compile(&format!("^(?:{pattern})$"))
         .map(Some)
-        .map_err(|e| Error::msg(format!("target {field} {pattern:?} is not a valid regular expression: {e}")))
+        .map_err(|e| {
+            Error::msg(format!(
+                "target {field} {pattern:?} is not a valid regular expression: {e}"
+            ))
+        })
 }
 
 fn matches(re: &Option<Regex>, s: &str) -> bool {
@@ -69,13 +73,15 @@ impl Matcher {
             return false;
         }
         if let Some(ls) = &self.labels
-            && !ls.matches(&r.labels()) {
-                return false;
-            }
+            && !ls.matches(&r.labels())
+        {
+            return false;
+        }
         if let Some(a) = &self.annotations
-            && !a.matches(&r.annotations()) {
-                return false;
-            }
+            && !a.matches(&r.annotations())
+        {
+            return false;
+        }
         true
     }
 }
@@ -119,14 +125,25 @@ impl LabelSelector {
             } else if let Some((k, v)) = part.split_once('=') {
                 Req::Eq(k.trim().to_string(), v.trim().to_string())
             } else if let Some((k, set)) = split_set_op(part, " notin ") {
-                Req::NotIn(k, parse_set(set).ok_or_else(|| bad("expected (v1,v2) after notin"))?)
+                Req::NotIn(
+                    k,
+                    parse_set(set).ok_or_else(|| bad("expected (v1,v2) after notin"))?,
+                )
             } else if let Some((k, set)) = split_set_op(part, " in ") {
-                Req::In(k, parse_set(set).ok_or_else(|| bad("expected (v1,v2) after in"))?)
+                Req::In(
+                    k,
+                    parse_set(set).ok_or_else(|| bad("expected (v1,v2) after in"))?,
+                )
             } else {
                 Req::Exists(part.to_string())
             };
             let key = match &req {
-                Req::Eq(k, _) | Req::NotEq(k, _) | Req::In(k, _) | Req::NotIn(k, _) | Req::Exists(k) | Req::NotExists(k) => k,
+                Req::Eq(k, _)
+                | Req::NotEq(k, _)
+                | Req::In(k, _)
+                | Req::NotIn(k, _)
+                | Req::Exists(k)
+                | Req::NotExists(k) => k,
             };
             if key.is_empty() || key.contains(char::is_whitespace) {
                 return Err(bad(&format!("invalid key {key:?}")));
@@ -137,7 +154,12 @@ impl LabelSelector {
     }
 
     pub fn matches(&self, labels: &[(String, String)]) -> bool {
-        let get = |k: &str| labels.iter().find(|(lk, _)| lk == k).map(|(_, v)| v.as_str());
+        let get = |k: &str| {
+            labels
+                .iter()
+                .find(|(lk, _)| lk == k)
+                .map(|(_, v)| v.as_str())
+        };
         self.reqs.iter().all(|r| match r {
             Req::Eq(k, v) => get(k) == Some(v.as_str()),
             Req::NotEq(k, v) => get(k) != Some(v.as_str()),
@@ -175,7 +197,13 @@ fn split_set_op<'a>(part: &'a str, op: &str) -> Option<(String, &'a str)> {
 
 fn parse_set(s: &str) -> Option<Vec<String>> {
     let inner = s.strip_prefix('(')?.strip_suffix(')')?;
-    Some(inner.split(',').map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).collect())
+    Some(
+        inner
+            .split(',')
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -183,7 +211,10 @@ mod tests {
     use super::*;
 
     fn l(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     #[test]
@@ -191,7 +222,12 @@ mod tests {
         let s = LabelSelector::parse("app=web,tier in (a, b),!legacy,env").expect("parses");
         assert!(s.matches(&l(&[("app", "web"), ("tier", "b"), ("env", "x")])));
         assert!(!s.matches(&l(&[("app", "web"), ("tier", "c"), ("env", "x")])));
-        assert!(!s.matches(&l(&[("app", "web"), ("tier", "a"), ("env", "x"), ("legacy", "")])));
+        assert!(!s.matches(&l(&[
+            ("app", "web"),
+            ("tier", "a"),
+            ("env", "x"),
+            ("legacy", "")
+        ])));
         let n = LabelSelector::parse("a!=b,c notin (d)").expect("parses");
         assert!(n.matches(&l(&[])));
         assert!(!n.matches(&l(&[("c", "d")])));

@@ -14,17 +14,30 @@ struct Setting {
 
 const SETTINGS: [Setting; 3] = [
     Setting {
-        env: &[("RAYON_NUM_THREADS", "1"), ("LANG", "C"), ("LC_ALL", "C"), ("TZ", "UTC")],
+        env: &[
+            ("RAYON_NUM_THREADS", "1"),
+            ("LANG", "C"),
+            ("LC_ALL", "C"),
+            ("TZ", "UTC"),
+        ],
         reverse: false,
     },
     // The default thread count (no RAYON_NUM_THREADS), another locale and an odd time zone.
     Setting {
-        env: &[("LANG", "tr_TR.UTF-8"), ("LC_ALL", "tr_TR.UTF-8"), ("TZ", "Pacific/Chatham")],
+        env: &[
+            ("LANG", "tr_TR.UTF-8"),
+            ("LC_ALL", "tr_TR.UTF-8"),
+            ("TZ", "Pacific/Chatham"),
+        ],
         reverse: true,
     },
     // More threads than cores, so the parallel paths really interleave.
     Setting {
-        env: &[("RAYON_NUM_THREADS", "7"), ("LANG", "de_DE.UTF-8"), ("TZ", "America/St_Johns")],
+        env: &[
+            ("RAYON_NUM_THREADS", "7"),
+            ("LANG", "de_DE.UTF-8"),
+            ("TZ", "America/St_Johns"),
+        ],
         reverse: true,
     },
 ];
@@ -63,20 +76,37 @@ fn check_same(src: &Path, rel: &str) {
         let copy = tempfile::tempdir().expect("tempdir");
         copy_tree(src, copy.path(), setting.reverse);
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_kbuild"));
-        cmd.arg(rel).current_dir(copy.path()).env_remove("RAYON_NUM_THREADS");
+        cmd.arg(rel)
+            .current_dir(copy.path())
+            .env_remove("RAYON_NUM_THREADS");
         for (k, v) in setting.env {
             cmd.env(k, v);
         }
         let out = cmd.output().expect("run kbuild");
         let real = std::fs::canonicalize(copy.path()).expect("canonical");
-        let stderr = String::from_utf8_lossy(&out.stderr).replace(&real.display().to_string(), "$ROOT");
+        let stderr =
+            String::from_utf8_lossy(&out.stderr).replace(&real.display().to_string(), "$ROOT");
         let this = (out.status.code(), out.stdout, stderr);
         match &first {
             None => first = Some(this),
             Some(f) => {
-                assert_eq!(f.0, this.0, "{}/{rel}: exit code differs under setting {i}", src.display());
-                assert_eq!(f.2, this.2, "{}/{rel}: stderr differs under setting {i}", src.display());
-                assert!(f.1 == this.1, "{}/{rel}: output differs under setting {i}", src.display());
+                assert_eq!(
+                    f.0,
+                    this.0,
+                    "{}/{rel}: exit code differs under setting {i}",
+                    src.display()
+                );
+                assert_eq!(
+                    f.2,
+                    this.2,
+                    "{}/{rel}: stderr differs under setting {i}",
+                    src.display()
+                );
+                assert!(
+                    f.1 == this.1,
+                    "{}/{rel}: output differs under setting {i}",
+                    src.display()
+                );
             }
         }
     }
@@ -95,7 +125,9 @@ fn fixtures() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let mut n = 0;
     for group in ["pipeline", "name-reference"] {
-        let Ok(cases) = std::fs::read_dir(root.join(group)) else { continue };
+        let Ok(cases) = std::fs::read_dir(root.join(group)) else {
+            continue;
+        };
         let mut cases: Vec<PathBuf> = cases.filter_map(|e| e.ok()).map(|e| e.path()).collect();
         cases.sort();
         for case in cases {

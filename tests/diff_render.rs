@@ -24,7 +24,9 @@ fn kbuild(dir: &Path, args: &[&str], stdin: Option<&str>) -> Run {
         .spawn()
         .expect("spawn kbuild");
     let mut input = child.stdin.take().expect("stdin");
-    input.write_all(stdin.unwrap_or("").as_bytes()).expect("write stdin");
+    input
+        .write_all(stdin.unwrap_or("").as_bytes())
+        .expect("write stdin");
     drop(input);
     let out = child.wait_with_output().expect("wait");
     Run {
@@ -46,13 +48,21 @@ fn write(dir: &Path, rel: &str, text: &str) {
 fn tree() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().expect("tempdir");
     let d = tmp.path();
-    write(d, "base/kustomization.yaml", "resources: [deploy.yaml, svc.yaml]\nconfigMapGenerator:\n- name: app-config\n  literals: [LOG_LEVEL=info]\n");
+    write(
+        d,
+        "base/kustomization.yaml",
+        "resources: [deploy.yaml, svc.yaml]\nconfigMapGenerator:\n- name: app-config\n  literals: [LOG_LEVEL=info]\n",
+    );
     write(
         d,
         "base/deploy.yaml",
         "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  annotations:\n    team: a\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.25\n        envFrom:\n        - configMapRef:\n            name: app-config\n",
     );
-    write(d, "base/svc.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector: {app: web}\n  ports:\n  - port: 80\n");
+    write(
+        d,
+        "base/svc.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector: {app: web}\n  ports:\n  - port: 80\n",
+    );
     write(
         d,
         "overlays/staging/kustomization.yaml",
@@ -77,11 +87,23 @@ fn diff_base_against_overlay_pairs_through_original_ids() {
 #[test]
 fn diff_stat_and_color() {
     let t = tree();
-    let r = kbuild(t.path(), &["diff", "--stat", "base", "overlays/staging"], None);
+    let r = kbuild(
+        t.path(),
+        &["diff", "--stat", "base", "overlays/staging"],
+        None,
+    );
     assert_eq!(r.code, 1);
     insta::assert_snapshot!(r.stdout);
-    let colored = kbuild(t.path(), &["diff", "--color", "always", "base", "overlays/staging"], None);
-    assert!(colored.stdout.contains("\x1b[32m+  replicas: 3\x1b[0m"), "{}", colored.stdout);
+    let colored = kbuild(
+        t.path(),
+        &["diff", "--color", "always", "base", "overlays/staging"],
+        None,
+    );
+    assert!(
+        colored.stdout.contains("\x1b[32m+  replicas: 3\x1b[0m"),
+        "{}",
+        colored.stdout
+    );
     // Not a terminal: "auto" means no color.
     let auto = kbuild(t.path(), &["diff", "base", "overlays/staging"], None);
     assert!(!auto.stdout.contains('\x1b'));
@@ -90,7 +112,11 @@ fn diff_stat_and_color() {
 #[test]
 fn diff_json_lists_pairs_status_and_fields() {
     let t = tree();
-    let r = kbuild(t.path(), &["diff", "--output", "json", "base", "overlays/staging"], None);
+    let r = kbuild(
+        t.path(),
+        &["diff", "--output", "json", "base", "overlays/staging"],
+        None,
+    );
     assert_eq!(r.code, 1);
     insta::assert_snapshot!(r.stdout);
 }
@@ -100,10 +126,25 @@ fn diff_equal_sides_exit_0_and_stdin_side() {
     let t = tree();
     let render = kbuild(t.path(), &["build", "overlays/staging"], None);
     assert_eq!(render.code, 0);
-    let r = kbuild(t.path(), &["diff", "overlays/staging", "-"], Some(&render.stdout));
-    assert_eq!((r.code, r.stdout.as_str()), (0, "0 changed, 0 added, 0 removed, 4 unchanged\n"));
-    write(t.path(), "saved.yaml", &render.stdout.replace("replicas: 3", "replicas: 4"));
-    let r = kbuild(t.path(), &["diff", "--stat", "saved.yaml", "overlays/staging"], None);
+    let r = kbuild(
+        t.path(),
+        &["diff", "overlays/staging", "-"],
+        Some(&render.stdout),
+    );
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (0, "0 changed, 0 added, 0 removed, 4 unchanged\n")
+    );
+    write(
+        t.path(),
+        "saved.yaml",
+        &render.stdout.replace("replicas: 3", "replicas: 4"),
+    );
+    let r = kbuild(
+        t.path(),
+        &["diff", "--stat", "saved.yaml", "overlays/staging"],
+        None,
+    );
     assert_eq!(r.code, 1);
     insta::assert_snapshot!(r.stdout);
 }
@@ -139,16 +180,33 @@ fn diff_saved_base_render_against_overlay() {
 #[test]
 fn diff_ignore_field_can_make_sides_equal() {
     let t = tree();
-    write(t.path(), "a.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations:\n    deploy.example.com/at: \"1\"\ndata: {k: v}\n");
-    write(t.path(), "b.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations:\n    deploy.example.com/at: \"2\"\ndata: {k: v}\n");
+    write(
+        t.path(),
+        "a.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations:\n    deploy.example.com/at: \"1\"\ndata: {k: v}\n",
+    );
+    write(
+        t.path(),
+        "b.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations:\n    deploy.example.com/at: \"2\"\ndata: {k: v}\n",
+    );
     let r = kbuild(t.path(), &["diff", "a.yaml", "b.yaml", "--stat"], None);
     assert_eq!(r.code, 1);
     let r = kbuild(
         t.path(),
-        &["diff", "a.yaml", "b.yaml", "--ignore-field", "metadata.annotations.deploy.example.com/at"],
+        &[
+            "diff",
+            "a.yaml",
+            "b.yaml",
+            "--ignore-field",
+            "metadata.annotations.deploy.example.com/at",
+        ],
         None,
     );
-    assert_eq!((r.code, r.stdout.as_str()), (0, "0 changed, 0 added, 0 removed, 1 unchanged\n"));
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (0, "0 changed, 0 added, 0 removed, 1 unchanged\n")
+    );
 }
 
 #[test]
@@ -176,8 +234,16 @@ fn diff_bad_input_exits_2() {
 #[test]
 fn a_directory_named_diff_still_builds() {
     let t = tree();
-    write(t.path(), "diff/kustomization.yaml", "resources: [../base/svc.yaml]\n");
-    let r = kbuild(t.path(), &["build", "diff", "--load-restrictor", "LoadRestrictionsNone"], None);
+    write(
+        t.path(),
+        "diff/kustomization.yaml",
+        "resources: [../base/svc.yaml]\n",
+    );
+    let r = kbuild(
+        t.path(),
+        &["build", "diff", "--load-restrictor", "LoadRestrictionsNone"],
+        None,
+    );
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stdout.contains("kind: Service"));
 }
@@ -198,30 +264,60 @@ fn render_writes_mirrored_files_then_check_finds_stale_ones() {
     let d = t.path();
     let r = kbuild(d, &["render", "--all", "--out", "rendered"], None);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert_eq!(r.stderr, "rendered 2 of 2 kustomizations into rendered (2 files updated)\n");
+    assert_eq!(
+        r.stderr,
+        "rendered 2 of 2 kustomizations into rendered (2 files updated)\n"
+    );
     let expected = kbuild(d, &["overlays/staging"], None).stdout;
     let got = std::fs::read_to_string(d.join("rendered/overlays/staging.yaml")).expect("render");
     assert_eq!(got, expected);
     assert!(d.join("rendered/base.yaml").is_file());
 
-    let r = kbuild(d, &["render", "--all", "--out", "rendered", "--check"], None);
+    let r = kbuild(
+        d,
+        &["render", "--all", "--out", "rendered", "--check"],
+        None,
+    );
     assert_eq!((r.code, r.stdout.as_str()), (0, ""));
 
-    write(d, "base/svc.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector: {app: web}\n  ports:\n  - port: 8080\n");
-    let r = kbuild(d, &["render", "--all", "--out", "rendered", "--check"], None);
+    write(
+        d,
+        "base/svc.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector: {app: web}\n  ports:\n  - port: 8080\n",
+    );
+    let r = kbuild(
+        d,
+        &["render", "--all", "--out", "rendered", "--check"],
+        None,
+    );
     assert_eq!(r.code, 1);
     insta::assert_snapshot!(format!("{}{}", r.stdout, r.stderr));
     // --check changed nothing.
-    assert_eq!(std::fs::read_to_string(d.join("rendered/overlays/staging.yaml")).expect("render"), got);
+    assert_eq!(
+        std::fs::read_to_string(d.join("rendered/overlays/staging.yaml")).expect("render"),
+        got
+    );
 
-    let r = kbuild(d, &["render", "base", "overlays/staging", "--out", "rendered"], None);
+    let r = kbuild(
+        d,
+        &["render", "base", "overlays/staging", "--out", "rendered"],
+        None,
+    );
     assert_eq!(r.code, 0);
-    let r = kbuild(d, &["render", "--all", "--out", "rendered", "--check"], None);
+    let r = kbuild(
+        d,
+        &["render", "--all", "--out", "rendered", "--check"],
+        None,
+    );
     assert_eq!(r.code, 0);
 
     // A render whose kustomization was deleted is stale under --all --check.
     std::fs::remove_dir_all(d.join("overlays/staging")).expect("rm");
-    let r = kbuild(d, &["render", "--all", "--out", "rendered", "--check"], None);
+    let r = kbuild(
+        d,
+        &["render", "--all", "--out", "rendered", "--check"],
+        None,
+    );
     assert_eq!(r.code, 1);
     assert_eq!(
         r.stdout,
@@ -234,26 +330,64 @@ fn render_affected_only_renders_dependents() {
     let t = tree();
     let d = t.path();
     write(d, "other/kustomization.yaml", "resources: [cm.yaml]\n");
-    write(d, "other/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n");
-    let r = kbuild(d, &["render", "--affected", "--out", "rendered", "base/svc.yaml"], None);
+    write(
+        d,
+        "other/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n",
+    );
+    let r = kbuild(
+        d,
+        &["render", "--affected", "--out", "rendered", "base/svc.yaml"],
+        None,
+    );
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(d.join("rendered/base.yaml").is_file());
     assert!(d.join("rendered/overlays/staging.yaml").is_file());
     assert!(!d.join("rendered/other.yaml").exists());
-    let r = kbuild(d, &["render", "--affected", "--out", "rendered", "README.md"], None);
-    assert_eq!((r.code, r.stderr.as_str()), (0, "rendered 0 of 0 kustomizations into rendered (0 files updated)\n"));
+    let r = kbuild(
+        d,
+        &["render", "--affected", "--out", "rendered", "README.md"],
+        None,
+    );
+    assert_eq!(
+        (r.code, r.stderr.as_str()),
+        (
+            0,
+            "rendered 0 of 0 kustomizations into rendered (0 files updated)\n"
+        )
+    );
     // An edited render is checked against its kustomization.
     write(d, "rendered/base.yaml", "tampered\n");
-    let r = kbuild(d, &["render", "--affected", "--check", "--out", "rendered", "rendered/base.yaml"], None);
+    let r = kbuild(
+        d,
+        &[
+            "render",
+            "--affected",
+            "--check",
+            "--out",
+            "rendered",
+            "rendered/base.yaml",
+        ],
+        None,
+    );
     assert_eq!(r.code, 1);
-    assert!(r.stdout.starts_with("stale: rendered/base.yaml (render of base)\n"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .starts_with("stale: rendered/base.yaml (render of base)\n"),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]
 fn render_keeps_going_past_a_broken_kustomization() {
     let t = tree();
     let d = t.path();
-    write(d, "broken/kustomization.yaml", "resources: [missing.yaml]\n");
+    write(
+        d,
+        "broken/kustomization.yaml",
+        "resources: [missing.yaml]\n",
+    );
     let r = kbuild(d, &["render", "--all", "--out", "rendered"], None);
     assert_eq!(r.code, 2);
     insta::assert_snapshot!(r.stderr);

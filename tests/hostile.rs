@@ -57,7 +57,12 @@ fn run(dir: &Path, args: &[&str]) -> Outcome {
         std::thread::sleep(Duration::from_millis(5));
     };
     let mut stderr = String::new();
-    child.stderr.take().expect("stderr").read_to_string(&mut stderr).expect("read stderr");
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr)
+        .expect("read stderr");
     let real = std::fs::canonicalize(dir).expect("canonical");
     Outcome {
         code: status.code(),
@@ -87,7 +92,9 @@ const CM: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n";
 #[test]
 fn billion_laughs() {
     let t = tmp();
-    let mut y = String::from("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata:\n  a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+    let mut y = String::from(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata:\n  a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n",
+    );
     for i in 1..10 {
         let prev = i - 1;
         y.push_str(&format!("  a{i}: &a{i} [*a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}]\n"));
@@ -96,14 +103,21 @@ fn billion_laughs() {
     kust(t.path(), "resources: [r.yaml]\n");
     let start = Instant::now();
     let err = fails(t.path());
-    assert!(start.elapsed() < Duration::from_secs(5), "alias expansion was not stopped early");
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "alias expansion was not stopped early"
+    );
     insta::assert_snapshot!(err);
 }
 
 #[test]
 fn deep_nesting() {
     let t = tmp();
-    let y = format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: x}}\ndata: {}{}\n", "[".repeat(10_000), "]".repeat(10_000));
+    let y = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: x}}\ndata: {}{}\n",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
     write(t.path(), "r.yaml", y.as_bytes());
     kust(t.path(), "resources: [r.yaml]\n");
     insta::assert_snapshot!(fails(t.path()));
@@ -128,7 +142,8 @@ fn deep_block_nesting() {
 fn huge_scalar_builds() {
     let t = tmp();
     let big = "x".repeat(100 * 1024 * 1024);
-    let y = format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n  blob: {big}\n");
+    let y =
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n  blob: {big}\n");
     drop(big);
     write(t.path(), "r.yaml", y.as_bytes());
     drop(y);
@@ -143,7 +158,9 @@ fn hundred_thousand_documents_build() {
     let t = tmp();
     let mut y = String::with_capacity(100_000 * 60);
     for i in 0..100_000 {
-        y.push_str(&format!("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\n"));
+        y.push_str(&format!(
+            "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\n"
+        ));
     }
     write(t.path(), "r.yaml", y.as_bytes());
     kust(t.path(), "resources: [r.yaml]\n");
@@ -155,7 +172,11 @@ fn hundred_thousand_documents_build() {
 #[test]
 fn invalid_utf8() {
     let t = tmp();
-    write(t.path(), "r.yaml", b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \xff\xfe\n");
+    write(
+        t.path(),
+        "r.yaml",
+        b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \xff\xfe\n",
+    );
     kust(t.path(), "resources: [r.yaml]\n");
     insta::assert_snapshot!(fails(t.path()));
 }
@@ -164,7 +185,11 @@ fn invalid_utf8() {
 fn bom_is_accepted() {
     let t = tmp();
     write(t.path(), "r.yaml", format!("\u{feff}{CM}").as_bytes());
-    write(t.path(), "kustomization.yaml", "\u{feff}resources: [r.yaml]\n".as_bytes());
+    write(
+        t.path(),
+        "kustomization.yaml",
+        "\u{feff}resources: [r.yaml]\n".as_bytes(),
+    );
     let o = run(t.path(), &["."]);
     assert_eq!(o.code, Some(0), "{}", o.stderr);
 }
@@ -172,7 +197,11 @@ fn bom_is_accepted() {
 #[test]
 fn tab_indentation() {
     let t = tmp();
-    write(t.path(), "r.yaml", b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n\tname: x\n");
+    write(
+        t.path(),
+        "r.yaml",
+        b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n\tname: x\n",
+    );
     kust(t.path(), "resources: [r.yaml]\n");
     insta::assert_snapshot!(fails(t.path()));
 }
@@ -180,7 +209,11 @@ fn tab_indentation() {
 #[test]
 fn duplicate_keys() {
     let t = tmp();
-    write(t.path(), "r.yaml", b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  name: y\n");
+    write(
+        t.path(),
+        "r.yaml",
+        b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  name: y\n",
+    );
     kust(t.path(), "resources: [r.yaml]\n");
     insta::assert_snapshot!(fails(t.path()));
 }
@@ -201,7 +234,11 @@ fn symlink_cycle() {
 fn restrictor_refuses_outside_files() {
     let t = tmp();
     write(t.path(), "outside/cm.yaml", CM.as_bytes());
-    write(t.path(), "outside/patch.yaml", b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata: {a: b}\n");
+    write(
+        t.path(),
+        "outside/patch.yaml",
+        b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata: {a: b}\n",
+    );
     write(t.path(), "outside/env", b"A=1\n");
     let outside = t.path().join("outside");
     let abs = std::fs::canonicalize(&outside).expect("canonical");
@@ -209,25 +246,59 @@ fn restrictor_refuses_outside_files() {
     write(&root, "cm.yaml", CM.as_bytes());
     std::os::unix::fs::symlink(abs.join("cm.yaml"), root.join("link.yaml")).expect("symlink");
     let cases: Vec<(&str, String)> = vec![
-        ("resources-dotdot", "resources: [../outside/cm.yaml]\n".into()),
-        ("resources-absolute", format!("resources: [{}]\n", abs.join("cm.yaml").display())),
+        (
+            "resources-dotdot",
+            "resources: [../outside/cm.yaml]\n".into(),
+        ),
+        (
+            "resources-absolute",
+            format!("resources: [{}]\n", abs.join("cm.yaml").display()),
+        ),
         ("resources-symlink", "resources: [link.yaml]\n".into()),
-        ("patch-dotdot", "resources: [cm.yaml]\npatches:\n- path: ../outside/patch.yaml\n".into()),
-        ("psm-absolute", format!("resources: [cm.yaml]\npatchesStrategicMerge:\n- {}\n", abs.join("patch.yaml").display())),
-        ("generator-file", "configMapGenerator:\n- name: g\n  files: [../outside/env]\n".into()),
-        ("generator-envs", "configMapGenerator:\n- name: g\n  envs: [../outside/env]\n".into()),
-        ("configurations", "resources: [cm.yaml]\nconfigurations: [../outside/cm.yaml]\n".into()),
+        (
+            "patch-dotdot",
+            "resources: [cm.yaml]\npatches:\n- path: ../outside/patch.yaml\n".into(),
+        ),
+        (
+            "psm-absolute",
+            format!(
+                "resources: [cm.yaml]\npatchesStrategicMerge:\n- {}\n",
+                abs.join("patch.yaml").display()
+            ),
+        ),
+        (
+            "generator-file",
+            "configMapGenerator:\n- name: g\n  files: [../outside/env]\n".into(),
+        ),
+        (
+            "generator-envs",
+            "configMapGenerator:\n- name: g\n  envs: [../outside/env]\n".into(),
+        ),
+        (
+            "configurations",
+            "resources: [cm.yaml]\nconfigurations: [../outside/cm.yaml]\n".into(),
+        ),
     ];
     let mut out = String::new();
     for (name, k) in cases {
         write(&root, "kustomization.yaml", k.as_bytes());
         let err = fails(&root);
-        assert!(err.contains("security") || err.contains("not in or below"), "{name}: {err}");
-        out.push_str(&format!("## {name}\n{}", err.replace(&abs.display().to_string(), "$OUTSIDE")));
+        assert!(
+            err.contains("security") || err.contains("not in or below"),
+            "{name}: {err}"
+        );
+        out.push_str(&format!(
+            "## {name}\n{}",
+            err.replace(&abs.display().to_string(), "$OUTSIDE")
+        ));
     }
     insta::assert_snapshot!(out);
     // And the same builds are allowed with LoadRestrictionsNone.
-    write(&root, "kustomization.yaml", b"resources: [../outside/cm.yaml]\n");
+    write(
+        &root,
+        "kustomization.yaml",
+        b"resources: [../outside/cm.yaml]\n",
+    );
     let o = run(&root, &["--load-restrictor", "LoadRestrictionsNone", "."]);
     assert_eq!(o.code, Some(0), "{}", o.stderr);
 }
@@ -236,7 +307,10 @@ fn restrictor_refuses_outside_files() {
 fn directory_where_a_file_is_expected() {
     let t = tmp();
     std::fs::create_dir_all(t.path().join("adir")).expect("mkdir");
-    kust(t.path(), "configMapGenerator:\n- name: g\n  files: [adir]\n");
+    kust(
+        t.path(),
+        "configMapGenerator:\n- name: g\n  files: [adir]\n",
+    );
     insta::assert_snapshot!(fails(t.path()));
 }
 
@@ -245,7 +319,11 @@ fn directory_where_a_file_is_expected() {
 fn fifo_does_not_block() {
     let t = tmp();
     let fifo = t.path().join("r.yaml");
-    let ok = Command::new("mkfifo").arg(&fifo).status().map(|s| s.success()).unwrap_or(false);
+    let ok = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
     if !ok {
         eprintln!("mkfifo unavailable; skipping");
         return;
@@ -259,7 +337,10 @@ fn fifo_does_not_block() {
 fn device_file_is_refused() {
     let t = tmp();
     kust(t.path(), "resources: [/dev/zero]\n");
-    let o = run(t.path(), &["--load-restrictor", "LoadRestrictionsNone", "."]);
+    let o = run(
+        t.path(),
+        &["--load-restrictor", "LoadRestrictionsNone", "."],
+    );
     assert_eq!(o.code, Some(1));
     assert_eq!(o.stdout_len, 0);
     insta::assert_snapshot!(o.stderr);

@@ -24,7 +24,11 @@ fn big_tree(dir: &Path, n: usize) {
         ));
     }
     std::fs::write(dir.join("r.yaml"), y).expect("write resources");
-    std::fs::write(dir.join("kustomization.yaml"), "namespace: ns\nresources: [r.yaml]\n").expect("write kustomization");
+    std::fs::write(
+        dir.join("kustomization.yaml"),
+        "namespace: ns\nresources: [r.yaml]\n",
+    )
+    .expect("write kustomization");
 }
 
 fn spawn(tree: &Path, out: &Path) -> Child {
@@ -63,7 +67,10 @@ fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 
 fn has_temp_file(dir: &Path) -> bool {
     std::fs::read_dir(dir)
-        .map(|rd| rd.filter_map(|e| e.ok()).any(|e| e.file_name().to_string_lossy().starts_with(".tmp")))
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .any(|e| e.file_name().to_string_lossy().starts_with(".tmp"))
+        })
         .unwrap_or(false)
 }
 
@@ -102,7 +109,10 @@ fn killed_file_output_keeps_previous_or_complete_contents() {
     let reference = work.path().join("reference.yaml");
     let run = complete(tree.path(), &reference);
     let new = std::fs::read(&reference).expect("read reference");
-    assert!(new.len() > 4 << 20, "the output should be big enough to take a while to write");
+    assert!(
+        new.len() > 4 << 20,
+        "the output should be big enough to take a while to write"
+    );
 
     let out_dir = work.path().join("out");
     std::fs::create_dir(&out_dir).expect("mkdir");
@@ -147,7 +157,11 @@ fn killed_directory_output_keeps_previous_or_complete_files() {
             killed += 1;
         }
         let now = contents(&out);
-        assert_eq!(now.len(), new.len(), "killed at {point:?}: files appeared or vanished");
+        assert_eq!(
+            now.len(),
+            new.len(),
+            "killed at {point:?}: files appeared or vanished"
+        );
         for (name, bytes) in &now {
             assert!(
                 bytes == OLD || Some(bytes) == new.get(name),

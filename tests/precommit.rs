@@ -14,7 +14,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn have(cmd: &str) -> bool {
-    Command::new(cmd).arg("--version").output().is_ok_and(|o| o.status.success())
+    Command::new(cmd)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 fn write(dir: &Path, rel: &str, text: &str) {
@@ -85,7 +88,10 @@ fn precommit_refuses_a_stale_render_and_accepts_it_rerendered() {
         .ok()
         .filter(|o| o.status.success());
     let Some(head) = head else {
-        eprintln!("SKIPPED precommit test: {} is not a git checkout", kbuild_repo.display());
+        eprintln!(
+            "SKIPPED precommit test: {} is not a git checkout",
+            kbuild_repo.display()
+        );
         return;
     };
     let rev = String::from_utf8_lossy(&head.stdout).trim().to_string();
@@ -120,10 +126,17 @@ fn precommit_refuses_a_stale_render_and_accepts_it_rerendered() {
     repo.ok("git", &["add", "-A"]);
     // The first commit installs the hook environment (cargo install).
     let first = repo.ok("git", &["commit", "-q", "-m", "initial"]);
-    assert!(first.contains("kbuild render") && first.contains("Passed"), "{first}");
+    assert!(
+        first.contains("kbuild render") && first.contains("Passed"),
+        "{first}"
+    );
 
     // A base change that makes both overlay renders (and the base's) stale.
-    write(d, "base/deploy.yaml", &DEPLOY.replace("replicas: 1", "replicas: 2"));
+    write(
+        d,
+        "base/deploy.yaml",
+        &DEPLOY.replace("replicas: 1", "replicas: 2"),
+    );
     repo.ok("git", &["add", "base/deploy.yaml"]);
     let refused = repo.run("git", &["commit", "-q", "-m", "more replicas"]);
     let text = format!(
@@ -131,20 +144,36 @@ fn precommit_refuses_a_stale_render_and_accepts_it_rerendered() {
         String::from_utf8_lossy(&refused.stdout),
         String::from_utf8_lossy(&refused.stderr)
     );
-    assert!(!refused.status.success(), "the commit went through:\n{text}");
-    assert!(text.contains("stale: rendered/overlays/staging.yaml"), "{text}");
+    assert!(
+        !refused.status.success(),
+        "the commit went through:\n{text}"
+    );
+    assert!(
+        text.contains("stale: rendered/overlays/staging.yaml"),
+        "{text}"
+    );
     assert!(text.contains("+  replicas: 2"), "{text}");
     let log = repo.ok("git", &["log", "--oneline"]);
     assert_eq!(log.lines().count(), 1, "{log}");
 
     // Re-render and commit again: accepted.
-    repo.kbuild(&["render", "--affected", "--out", "rendered", "base/deploy.yaml"]);
+    repo.kbuild(&[
+        "render",
+        "--affected",
+        "--out",
+        "rendered",
+        "base/deploy.yaml",
+    ]);
     repo.ok("git", &["add", "-A"]);
     let accepted = repo.ok("git", &["commit", "-q", "-m", "more replicas, rendered"]);
     assert!(accepted.contains("Passed"), "{accepted}");
 
     // A kustomization that no longer builds is refused by kbuild-check.
-    write(d, "overlays/prod/kustomization.yaml", "resources: [../../base, missing.yaml]\n");
+    write(
+        d,
+        "overlays/prod/kustomization.yaml",
+        "resources: [../../base, missing.yaml]\n",
+    );
     repo.ok("git", &["add", "-A"]);
     let broken = repo.run("git", &["commit", "-q", "-m", "broken"]);
     let text = format!(
@@ -153,7 +182,10 @@ fn precommit_refuses_a_stale_render_and_accepts_it_rerendered() {
         String::from_utf8_lossy(&broken.stderr)
     );
     assert!(!broken.status.success(), "{text}");
-    assert!(text.contains("building 'overlays/prod'") && text.contains("missing.yaml"), "{text}");
+    assert!(
+        text.contains("building 'overlays/prod'") && text.contains("missing.yaml"),
+        "{text}"
+    );
     let log = repo.ok("git", &["log", "--oneline"]);
     assert_eq!(log.lines().count(), 2, "{log}");
 }

@@ -29,7 +29,10 @@ fn fixtures_validate() {
     let mut checked = 0;
     let mut failures = Vec::new();
     for dir in ["tests/fixtures", "examples"] {
-        for entry in walkdir::WalkDir::new(root().join(dir)).into_iter().flatten() {
+        for entry in walkdir::WalkDir::new(root().join(dir))
+            .into_iter()
+            .flatten()
+        {
             let name = entry.file_name().to_string_lossy();
             if !kbuild::kustomization::FILE_NAMES.contains(&name.as_ref()) {
                 continue;
@@ -43,7 +46,11 @@ fn fixtures_validate() {
             }
             let text = std::fs::read_to_string(p).expect("read");
             let node = kbuild::yaml::parse::parse_document(&text, &s).expect("parse");
-            let json = if node.is_null() { serde_json::json!({}) } else { node.to_json() };
+            let json = if node.is_null() {
+                serde_json::json!({})
+            } else {
+                node.to_json()
+            };
             checked += 1;
             if let Err(e) = validator.validate(&json) {
                 failures.push(format!("{s}: {e}"));

@@ -27,7 +27,9 @@ impl CanonicalCache {
     /// taken from the cache. `path` is absolute and lexically clean (as
     /// `load::join_clean` makes it).
     pub(super) fn canonical(&self, path: &Path, what: &str) -> Result<PathBuf> {
-        let (Some(parent), Some(Component::Normal(name))) = (path.parent(), path.components().next_back()) else {
+        let (Some(parent), Some(Component::Normal(name))) =
+            (path.parent(), path.components().next_back())
+        else {
             return load::canonical(path, what);
         };
         if !path.is_absolute() {
@@ -67,16 +69,31 @@ mod tests {
         std::os::unix::fs::symlink(root.join("real"), root.join("link")).unwrap();
         std::os::unix::fs::symlink(root.join("real/a.yaml"), root.join("real/b.yaml")).unwrap();
         let cache = CanonicalCache::default();
-        for p in ["real/a.yaml", "link/a.yaml", "link/b.yaml", "real/b.yaml", "link"] {
+        for p in [
+            "real/a.yaml",
+            "link/a.yaml",
+            "link/b.yaml",
+            "real/b.yaml",
+            "link",
+        ] {
             let path = root.join(p);
             let want = std::fs::canonicalize(&path).unwrap();
             assert_eq!(cache.canonical(&path, "resource").unwrap(), want, "{p}");
-            assert_eq!(cache.canonical(&path, "resource").unwrap(), want, "{p} (cached)");
+            assert_eq!(
+                cache.canonical(&path, "resource").unwrap(),
+                want,
+                "{p} (cached)"
+            );
         }
         let missing = root.join("link/missing.yaml");
         assert_eq!(
-            cache.canonical(&missing, "resource").unwrap_err().to_string(),
-            load::canonical(&missing, "resource").unwrap_err().to_string()
+            cache
+                .canonical(&missing, "resource")
+                .unwrap_err()
+                .to_string(),
+            load::canonical(&missing, "resource")
+                .unwrap_err()
+                .to_string()
         );
     }
 }

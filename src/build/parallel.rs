@@ -40,7 +40,11 @@ fn same_schemas(a: Option<&'static Schemas>, b: Option<&'static Schemas>) -> boo
 impl Builder<'_> {
     /// Reads every `resources` entry of the kustomization in `dir`, building
     /// bases, in parallel; results come in entry order.
-    pub(super) fn prepare_resources(&self, dir: &Path, entries: &[String]) -> Vec<Result<Prepared>> {
+    pub(super) fn prepare_resources(
+        &self,
+        dir: &Path,
+        entries: &[String],
+    ) -> Vec<Result<Prepared>> {
         let mut prepared: Vec<Result<Prepared>> = entries
             .par_iter()
             .map(|entry| match self.prepare_resource(dir, entry)? {

@@ -13,8 +13,8 @@ mod assoc;
 pub mod directive;
 pub mod json6902;
 pub mod merge3;
-pub mod strategic;
 pub mod smp;
+pub mod strategic;
 
 pub use directive::{Directive, take_directive};
 pub use smp::{ListIncrease, MergeOptions, apply, apply_with};

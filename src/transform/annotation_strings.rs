@@ -46,9 +46,16 @@ mod tests {
 
     #[test]
     fn values_become_strings_and_empty_maps_go() {
-        let mut n = Node::from(&json!({"metadata": {"name": "a", "annotations": {"i": 5, "b": true, "s": [1], "n": null}}}));
+        let mut n = Node::from(
+            &json!({"metadata": {"name": "a", "annotations": {"i": 5, "b": true, "s": [1], "n": null}}}),
+        );
         normalize(&mut n);
-        assert_eq!(n, Node::from(&json!({"metadata": {"name": "a", "annotations": {"i": "5", "b": "true", "s": "", "n": ""}}})));
+        assert_eq!(
+            n,
+            Node::from(
+                &json!({"metadata": {"name": "a", "annotations": {"i": "5", "b": "true", "s": "", "n": ""}}})
+            )
+        );
         let mut n = Node::from(&json!({"metadata": {"name": "a", "annotations": {}}}));
         normalize(&mut n);
         assert_eq!(n, Node::from(&json!({"metadata": {"name": "a"}})));

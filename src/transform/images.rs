@@ -1,7 +1,7 @@
 //! `images`: change image names, tags and digests in containers.
 
 use crate::error::{Error, Result};
-use crate::fieldspec::{apply_specs, CreateKind};
+use crate::fieldspec::{CreateKind, apply_specs};
 use crate::kustomization::{FieldSpec, Image};
 use crate::resmap::ResMap;
 use crate::yaml::Node;
@@ -32,7 +32,9 @@ struct Rule<'a> {
 impl<'a> Rule<'a> {
     fn new(image: &'a Image) -> Result<Rule<'a>> {
         if image.name.is_empty() {
-            return Err(Error::msg("an images entry needs a 'name' (the image to change)"));
+            return Err(Error::msg(
+                "an images entry needs a 'name' (the image to change)",
+            ));
         }
         // kustomize matches the name as a regular expression followed by an
         // optional tag or digest (and crashes on a name that is not a valid
@@ -56,7 +58,11 @@ impl<'a> Rule<'a> {
         }
         let (name, tag, digest) = split(value);
         let i = self.image;
-        let name = if i.new_name.is_empty() { name } else { &i.new_name };
+        let name = if i.new_name.is_empty() {
+            name
+        } else {
+            &i.new_name
+        };
         let (tag, digest) = match (i.new_tag.is_empty(), i.digest.is_empty()) {
             (false, false) => (i.new_tag.as_str(), i.digest.as_str()),
             (false, true) => (i.new_tag.as_str(), ""),
@@ -115,7 +121,9 @@ fn walk_containers(n: &mut Node, rule: &Rule, depth: usize) -> Result<()> {
             }
             Ok(())
         }
-        Node::Seq(items) => items.iter_mut().try_for_each(|i| walk_containers(i, rule, depth + 1)),
+        Node::Seq(items) => items
+            .iter_mut()
+            .try_for_each(|i| walk_containers(i, rule, depth + 1)),
         _ => Ok(()),
     }
 }
@@ -131,9 +139,14 @@ pub fn apply(resmap: &mut ResMap, images: &[Image], specs: &[FieldSpec]) -> Resu
             // never created.
             let specs: Vec<FieldSpec> = specs
                 .iter()
-                .map(|fs| FieldSpec { create: false, ..fs.clone() })
+                .map(|fs| FieldSpec {
+                    create: false,
+                    ..fs.clone()
+                })
                 .collect();
-            apply_specs(&mut res.node, &gvk, &specs, CreateKind::Scalar, &mut |n| rule.apply_to(n))?;
+            apply_specs(&mut res.node, &gvk, &specs, CreateKind::Scalar, &mut |n| {
+                rule.apply_to(n)
+            })?;
         }
     }
     Ok(())
@@ -155,7 +168,11 @@ mod tests {
 
     #[test]
     fn rewrites() {
-        let img = Image { name: "nginx".into(), new_tag: "2".into(), ..Default::default() };
+        let img = Image {
+            name: "nginx".into(),
+            new_tag: "2".into(),
+            ..Default::default()
+        };
         let r = Rule::new(&img).expect("rule");
         assert_eq!(r.rewrite("nginx:1@sha256:abc").as_deref(), Some("nginx:2"));
         assert_eq!(r.rewrite("nginx"), Some("nginx:2".to_string()));

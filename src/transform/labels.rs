@@ -1,7 +1,7 @@
 //! `commonLabels` and `labels`: set label pairs at the field specs' paths.
 
 use crate::error::Result;
-use crate::fieldspec::{apply_specs, CreateKind};
+use crate::fieldspec::{CreateKind, apply_specs};
 use crate::kustomization::{FieldSpec, StringMap};
 use crate::resmap::ResMap;
 use crate::yaml::Node;

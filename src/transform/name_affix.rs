@@ -1,7 +1,7 @@
 //! `namePrefix` and `nameSuffix`.
 
 use crate::error::Result;
-use crate::fieldspec::{apply_specs, CreateKind};
+use crate::fieldspec::{CreateKind, apply_specs};
 use crate::kustomization::FieldSpec;
 use crate::resmap::ResMap;
 use crate::yaml::Node;
@@ -21,14 +21,17 @@ pub fn apply(resmap: &mut ResMap, prefix: &str, suffix: &str, specs: &[FieldSpec
     for res in resmap.iter_mut() {
         // kustomize decides on the original id.
         let orig = res.orig_id();
-        let skip = SKIPPED.iter().any(|(g, k)| {
-            orig.gvk.kind == *k && (g.is_empty() || orig.gvk.group == *g)
-        });
+        let skip = SKIPPED
+            .iter()
+            .any(|(g, k)| orig.gvk.kind == *k && (g.is_empty() || orig.gvk.group == *g));
         if skip {
             continue;
         }
         let gvk = orig.gvk.clone();
-        if specs.iter().any(|fs| fs.selects(&gvk) && fs.path == "metadata/name") {
+        if specs
+            .iter()
+            .any(|fs| fs.selects(&gvk) && fs.path == "metadata/name")
+        {
             res.store_prev_id();
             if !prefix.is_empty() {
                 res.name_prefixes.push(prefix.to_string());
@@ -39,9 +42,10 @@ pub fn apply(resmap: &mut ResMap, prefix: &str, suffix: &str, specs: &[FieldSpec
         }
         apply_specs(&mut res.node, &gvk, specs, CreateKind::Scalar, &mut |n| {
             if let Some(s) = n.scalar_string()
-                && !n.is_null() {
-                    *n = Node::Str(format!("{prefix}{s}{suffix}"));
-                }
+                && !n.is_null()
+            {
+                *n = Node::Str(format!("{prefix}{s}{suffix}"));
+            }
             Ok(())
         })?;
     }

@@ -2,7 +2,7 @@
 
 use crate::builtin_specs;
 use crate::error::{Error, Result};
-use crate::fieldspec::{apply_specs, from_table, merge_specs, CreateKind};
+use crate::fieldspec::{CreateKind, apply_specs, from_table, merge_specs};
 use crate::kustomization::FieldSpec;
 use crate::openapi;
 use crate::resmap::ResMap;
@@ -57,7 +57,11 @@ pub fn apply(resmap: &mut ResMap, ns: &str, specs: &[FieldSpec], opts: Options) 
     if ns.is_empty() {
         return Ok(());
     }
-    let specs: Vec<FieldSpec> = specs.iter().filter(|f| f.path != "metadata/namespace").cloned().collect();
+    let specs: Vec<FieldSpec> = specs
+        .iter()
+        .filter(|f| f.path != "metadata/namespace")
+        .cloned()
+        .collect();
     let set = |n: &mut Node| {
         let empty = n.is_null() || n.as_str().is_some_and(str::is_empty);
         if !opts.unset_only || empty {
@@ -80,7 +84,9 @@ pub fn apply(resmap: &mut ResMap, ns: &str, specs: &[FieldSpec], opts: Options) 
         }
         apply_specs(&mut res.node, &gvk, &specs, CreateKind::Scalar, &mut |n| {
             if matches!(n, Node::Map(_) | Node::Seq(_)) {
-                return Err(Error::msg("namespace field specs must point at scalar fields"));
+                return Err(Error::msg(
+                    "namespace field specs must point at scalar fields",
+                ));
             }
             set(n);
             Ok(())
@@ -120,9 +126,11 @@ fn set_subjects(node: &mut Node, set: &dyn Fn(&mut Node), mode: Subjects) {
             Subjects::AllServiceAccounts => true,
             Subjects::None => false,
         };
-        if sa && wanted
-            && let Some(m) = s.as_map_mut() {
-                set(m.entry("namespace".to_string()).or_insert(Node::Null));
-            }
+        if sa
+            && wanted
+            && let Some(m) = s.as_map_mut()
+        {
+            set(m.entry("namespace".to_string()).or_insert(Node::Null));
+        }
     }
 }

@@ -4,7 +4,7 @@
 use crate::error::{Error, Result};
 use crate::kustomization::{Patch, Selector};
 use crate::merge::{json6902, smp, smp::MergeOptions};
-use crate::resmap::{id_text, ResMap};
+use crate::resmap::{ResMap, id_text};
 use crate::resource::Resource;
 use crate::selector::Matcher;
 use crate::yaml::Node;
@@ -34,7 +34,13 @@ pub fn classify(text: &str, source: &str) -> Result<Loaded> {
 
 /// Applies one strategic-merge patch to one resource, keeping its name, kind
 /// and namespace unless the patch may change them.
-pub fn apply_smp(res: &mut Resource, patch: &Node, opts: &MergeOptions, allow_name: bool, allow_kind: bool) -> Result<()> {
+pub fn apply_smp(
+    res: &mut Resource,
+    patch: &Node,
+    opts: &MergeOptions,
+    allow_name: bool,
+    allow_kind: bool,
+) -> Result<()> {
     let (name, ns, kind) = (
         res.node.get_path(&["metadata", "name"]).cloned(),
         res.node.get_path(&["metadata", "namespace"]).cloned(),
@@ -50,10 +56,9 @@ pub fn apply_smp(res: &mut Resource, patch: &Node, opts: &MergeOptions, allow_na
     if res.node.is_null() || res.node.as_map().is_some_and(|m| m.is_empty()) {
         return Ok(());
     }
-    if !allow_kind
-        && let (Some(k), Some(m)) = (kind, res.node.as_map_mut()) {
-            m.insert("kind".to_string(), k);
-        }
+    if !allow_kind && let (Some(k), Some(m)) = (kind, res.node.as_map_mut()) {
+        m.insert("kind".to_string(), k);
+    }
     restore_meta(res, "name", if allow_name { None } else { name });
     restore_meta(res, "namespace", ns);
     Ok(())
@@ -70,7 +75,11 @@ fn restore_meta(res: &mut Resource, field: &str, value: Option<Node>) {
 /// the patch may not change them).
 fn retarget(patch: &mut Node, target: &Node, allow_name: bool, allow_kind: bool) {
     let Some(pm) = patch.as_map_mut() else { return };
-    let gvk: &[&str] = if allow_kind { &[] } else { &["apiVersion", "kind"] };
+    let gvk: &[&str] = if allow_kind {
+        &[]
+    } else {
+        &["apiVersion", "kind"]
+    };
     for key in gvk.iter().copied() {
         match target.get(key) {
             Some(v) => {
@@ -82,7 +91,11 @@ fn retarget(patch: &mut Node, target: &Node, allow_name: bool, allow_kind: bool)
         }
     }
     if let Some(meta) = patch.ensure_map(&["metadata"]) {
-        let keys: &[&str] = if allow_name { &["namespace"] } else { &["name", "namespace"] };
+        let keys: &[&str] = if allow_name {
+            &["namespace"]
+        } else {
+            &["name", "namespace"]
+        };
         for key in keys.iter().copied() {
             match target.get_path(&["metadata", key]) {
                 Some(v) => {
@@ -101,7 +114,8 @@ pub fn apply_json(resmap: &mut ResMap, ops: &Node, target: &Selector) -> Result<
     let m = Matcher::new(target)?;
     for res in resmap.iter_mut().filter(|r| m.selects(r)) {
         res.store_prev_id();
-        json6902::apply(&mut res.node, ops).map_err(|e| e.context(format!("applying JSON patch to {}", res.id())))?;
+        json6902::apply(&mut res.node, ops)
+            .map_err(|e| e.context(format!("applying JSON patch to {}", res.id())))?;
     }
     Ok(())
 }
@@ -109,7 +123,8 @@ pub fn apply_json(resmap: &mut ResMap, ops: &Node, target: &Selector) -> Result<
 /// The one resource a target-less strategic-merge patch applies to: any
 /// resource whose current or previous id equals the patch's id.
 fn find_unique(resmap: &ResMap, patch: &Node) -> Result<usize> {
-    let pres = Resource::new(patch.clone()).map_err(|e| e.context("a patch without a target must name its resource"))?;
+    let pres = Resource::new(patch.clone())
+        .map_err(|e| e.context("a patch without a target must name its resource"))?;
     let id = pres.id();
     let hits = resmap.find_by_any_id(&id);
     match hits.as_slice() {
@@ -124,7 +139,10 @@ fn find_unique(resmap: &ResMap, patch: &Node) -> Result<usize> {
             "the patch for {} matches {} resources: {}; give it a target",
             id,
             hits.len(),
-            hits.iter().map(|i| resmap.resources[*i].id().to_string()).collect::<Vec<_>>().join(", ")
+            hits.iter()
+                .map(|i| resmap.resources[*i].id().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         ))),
     }
 }
@@ -207,7 +225,10 @@ pub fn apply_strategic(
 }
 
 /// Reads a `patches`/`patchesJson6902` entry's content (`path` or inline).
-pub fn entry_text(p: &Patch, read: &mut dyn FnMut(&str) -> Result<String>) -> Result<(String, String)> {
+pub fn entry_text(
+    p: &Patch,
+    read: &mut dyn FnMut(&str) -> Result<String>,
+) -> Result<(String, String)> {
     match (p.path.is_empty(), p.patch.is_empty()) {
         (true, true) => Err(Error::msg("a patch needs either 'path' or 'patch'")),
         (false, false) => Err(Error::msg("a patch may not set both 'path' and 'patch'")),

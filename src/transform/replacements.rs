@@ -30,10 +30,10 @@ use crate::resid::ResId;
 use crate::resmap::ResMap;
 use crate::resource::Resource;
 use crate::selector::LabelSelector;
-use crate::yaml::de::{from_node, from_node_lenient, DeError};
 use crate::yaml::Node;
-use serde::de::DeserializeOwned;
+use crate::yaml::de::{DeError, from_node, from_node_lenient};
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 
 /// The field path used when a source or target gives none.
 pub const DEFAULT_FIELD_PATH: &str = "metadata.name";
@@ -123,11 +123,16 @@ pub fn load(
         let label = format!("replacements[{i}]");
         if e.path.is_empty() {
             let r = decode_inline(e, inline).map_err(|err| err.context(label.clone()))?;
-            out.push(Loaded { label, replacement: r });
+            out.push(Loaded {
+                label,
+                replacement: r,
+            });
             continue;
         }
         let has_inline = e.source.as_ref().is_some_and(|s| !s.is_null())
-            || e.targets.as_ref().is_some_and(|t| !matches!(t, Node::Null) && t.as_seq().is_none_or(|s| !s.is_empty()));
+            || e.targets.as_ref().is_some_and(|t| {
+                !matches!(t, Node::Null) && t.as_seq().is_none_or(|s| !s.is_empty())
+            });
         if has_inline {
             return Err(Error::msg(format!(
                 "{label}: has both 'path' and an inline replacement ('source'/'targets'); use one"
@@ -137,15 +142,27 @@ pub fn load(
         let list = load_file(&e.path, read).map_err(|err| err.context(label.clone()))?;
         let many = list.len() > 1;
         for (j, r) in list.into_iter().enumerate() {
-            let label = if many { format!("{label}, entry {j}") } else { label.clone() };
-            out.push(Loaded { label, replacement: r });
+            let label = if many {
+                format!("{label}, entry {j}")
+            } else {
+                label.clone()
+            };
+            out.push(Loaded {
+                label,
+                replacement: r,
+            });
         }
     }
     Ok(out)
 }
 
 fn decode_inline(e: &ReplacementField, how: Decode) -> Result<Replacement> {
-    let source = e.source.as_ref().filter(|n| !n.is_null()).map(|n| decode::<Source>(n, how, "source")).transpose()?;
+    let source = e
+        .source
+        .as_ref()
+        .filter(|n| !n.is_null())
+        .map(|n| decode::<Source>(n, how, "source"))
+        .transpose()?;
     let targets = e
         .targets
         .as_ref()
@@ -161,7 +178,11 @@ fn decode<T: DeserializeOwned>(node: &Node, how: Decode, field: &str) -> Result<
         Decode::Lenient => from_node_lenient(node),
     };
     r.map_err(|e| {
-        let path = if e.path.is_empty() { field.to_string() } else { format!("{field}.{}", e.path) };
+        let path = if e.path.is_empty() {
+            field.to_string()
+        } else {
+            format!("{field}.{}", e.path)
+        };
         Error::msg(format!("field {path}: {}", e.msg))
     })
 }
@@ -178,7 +199,11 @@ fn load_file(path: &str, read: &mut dyn FnMut(&str) -> Result<String>) -> Result
         other => {
             return Err(Error::msg(format!(
                 "expected a replacement (a mapping with 'source' and 'targets') or a list of them, found {}",
-                if other.is_null() { "an empty document".to_string() } else { format!("a {}", other.type_name()) }
+                if other.is_null() {
+                    "an empty document".to_string()
+                } else {
+                    format!("a {}", other.type_name())
+                }
             )));
         }
     };
@@ -251,7 +276,9 @@ impl Value {
     /// The value as a node of its own type.
     fn to_node(&self) -> std::result::Result<Node, String> {
         match self {
-            Value::Scalar { tag, text } => crate::yaml::parse::resolve_resource_scalar(text, Some(tag)),
+            Value::Scalar { tag, text } => {
+                crate::yaml::parse::resolve_resource_scalar(text, Some(tag))
+            }
             Value::Tree(n) => Ok(n.clone()),
         }
     }
@@ -307,9 +334,15 @@ impl<'a> IdSelector<'a> {
     }
 
     fn is_empty(&self) -> bool {
-        [self.group, self.version, self.kind, self.name, self.namespace]
-            .iter()
-            .all(|s| s.is_empty())
+        [
+            self.group,
+            self.version,
+            self.kind,
+            self.name,
+            self.namespace,
+        ]
+        .iter()
+        .all(|s| s.is_empty())
     }
 
     /// kustomize's `ResId.IsSelectedBy`: every field the selector sets is
@@ -320,7 +353,8 @@ impl<'a> IdSelector<'a> {
             && eq(self.group, &id.gvk.group)
             && eq(self.version, &id.gvk.version)
             && eq(self.kind, &id.gvk.kind)
-            && (self.namespace.is_empty() || effective_namespace(self.namespace) == effective_namespace(&id.namespace))
+            && (self.namespace.is_empty()
+                || effective_namespace(self.namespace) == effective_namespace(&id.namespace))
     }
 
     fn describe(&self) -> String {
@@ -348,11 +382,7 @@ impl<'a> IdSelector<'a> {
 /// so for cluster-scoped kinds too: `namespace: default` selects a
 /// ClusterRole, any other namespace does not.)
 fn effective_namespace(ns: &str) -> &str {
-    if ns.is_empty() {
-        "default"
-    } else {
-        ns
-    }
+    if ns.is_empty() { "default" } else { ns }
 }
 
 /// The current id and every previous one.
@@ -365,7 +395,10 @@ fn all_ids(r: &Resource) -> Vec<ResId> {
 
 fn source_value(rm: &ResMap, source: &Source) -> Result<Value> {
     let sel = IdSelector::of_source(source);
-    let hits: Vec<&Resource> = rm.iter().filter(|r| all_ids(r).iter().any(|id| sel.selects(id))).collect();
+    let hits: Vec<&Resource> = rm
+        .iter()
+        .filter(|r| all_ids(r).iter().any(|id| sel.selects(id)))
+        .collect();
     let res = match hits.as_slice() {
         [one] => *one,
         [] => {
@@ -376,7 +409,11 @@ fn source_value(rm: &ResMap, source: &Source) -> Result<Value> {
         }
         many => {
             const SHOWN: usize = 5;
-            let mut ids: Vec<String> = many.iter().take(SHOWN).map(|r| r.id().to_string()).collect();
+            let mut ids: Vec<String> = many
+                .iter()
+                .take(SHOWN)
+                .map(|r| r.id().to_string())
+                .collect();
             if many.len() > SHOWN {
                 ids.push(format!("and {} more", many.len() - SHOWN));
             }
@@ -388,7 +425,11 @@ fn source_value(rm: &ResMap, source: &Source) -> Result<Value> {
             )));
         }
     };
-    let path_text = if source.field_path.is_empty() { DEFAULT_FIELD_PATH } else { &source.field_path };
+    let path_text = if source.field_path.is_empty() {
+        DEFAULT_FIELD_PATH
+    } else {
+        &source.field_path
+    };
     let path = FieldPath::parse(path_text);
     let found = path
         .lookup(&res.node)
@@ -405,7 +446,8 @@ fn source_value(rm: &ResMap, source: &Source) -> Result<Value> {
     let value = Value::of(node);
     match source.options.as_ref().filter(|o| !o.delimiter.is_empty()) {
         None => Ok(value),
-        Some(o) => part_of_source(value, o).map_err(|e| e.context(format!("source {}: fieldPath '{path}'", res.id()))),
+        Some(o) => part_of_source(value, o)
+            .map_err(|e| e.context(format!("source {}: fieldPath '{path}'", res.id()))),
     }
 }
 
@@ -422,7 +464,9 @@ fn is_nil_or_empty(n: &Node) -> bool {
 /// `options.delimiter`/`index` on a source: one part of its text.
 fn part_of_source(value: Value, o: &FieldOptions) -> Result<Value> {
     let Value::Scalar { tag, text } = value else {
-        return Err(Error::msg("options.delimiter needs a scalar value, but the source value is a mapping or a list"));
+        return Err(Error::msg(
+            "options.delimiter needs a scalar value, but the source value is a mapping or a list",
+        ));
     };
     let parts: Vec<&str> = text.split(o.delimiter.as_str()).collect();
     let part = usize::try_from(o.index).ok().and_then(|i| parts.get(i)).ok_or_else(|| {
@@ -455,12 +499,20 @@ fn parse_selector(s: &str, what: &str) -> Result<Option<LabelSelector>> {
     if s.trim().is_empty() {
         return Ok(None);
     }
-    LabelSelector::parse(s).map(Some).map_err(|e| e.context(what.to_string()))
+    LabelSelector::parse(s)
+        .map(Some)
+        .map_err(|e| e.context(what.to_string()))
 }
 
-fn meta_matches(r: &Resource, labels: &Option<LabelSelector>, annotations: &Option<LabelSelector>) -> bool {
+fn meta_matches(
+    r: &Resource,
+    labels: &Option<LabelSelector>,
+    annotations: &Option<LabelSelector>,
+) -> bool {
     labels.as_ref().is_none_or(|l| l.matches(&r.labels()))
-        && annotations.as_ref().is_none_or(|a| a.matches(&r.annotations()))
+        && annotations
+            .as_ref()
+            .is_none_or(|a| a.matches(&r.annotations()))
 }
 
 impl<'t> TargetMatcher<'t> {
@@ -475,7 +527,10 @@ impl<'t> TargetMatcher<'t> {
             if !r.label_selector.is_empty() || !r.annotation_selector.is_empty() {
                 reject_meta.push((
                     parse_selector(&r.label_selector, &format!("reject[{i}].labelSelector"))?,
-                    parse_selector(&r.annotation_selector, &format!("reject[{i}].annotationSelector"))?,
+                    parse_selector(
+                        &r.annotation_selector,
+                        &format!("reject[{i}].annotationSelector"),
+                    )?,
                 ));
             }
         }
@@ -497,7 +552,9 @@ impl<'t> TargetMatcher<'t> {
         }
         let ids = all_ids(r);
         ids.iter().any(|id| self.select.selects(id))
-            && !ids.iter().any(|id| self.reject_ids.iter().any(|rj| rj.selects(id)))
+            && !ids
+                .iter()
+                .any(|id| self.reject_ids.iter().any(|rj| rj.selects(id)))
     }
 }
 
@@ -507,8 +564,15 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target) -> Result<()> {
     })?;
     let matcher = TargetMatcher::new(select, &t.reject)?;
     let default_paths = [DEFAULT_FIELD_PATH.to_string()];
-    let paths = if t.field_paths.is_empty() { &default_paths[..] } else { &t.field_paths[..] };
-    let compiled: Vec<_> = paths.iter().map(|p| FieldPath::parse(p).matcher()).collect();
+    let paths = if t.field_paths.is_empty() {
+        &default_paths[..]
+    } else {
+        &t.field_paths[..]
+    };
+    let compiled: Vec<_> = paths
+        .iter()
+        .map(|p| FieldPath::parse(p).matcher())
+        .collect();
     let options = t.options.clone().unwrap_or_default();
     let create = options.create.then(|| value.new_leaf());
     for res in rm.iter_mut() {
@@ -517,12 +581,17 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target) -> Result<()> {
         }
         let id = res.id();
         for path in &compiled {
-            let mut set = |field: &mut Node, created: bool| set_field(field, created, value, &options);
+            let mut set =
+                |field: &mut Node, created: bool| set_field(field, created, value, &options);
             let n = path
                 .visit(&mut res.node, create, &mut set)
                 .map_err(|e| e.context(format!("target {id}: fieldPath '{}'", path.as_str())))?;
             if n == 0 {
-                let hint = if options.create { "" } else { " (set options.create: true to create it)" };
+                let hint = if options.create {
+                    ""
+                } else {
+                    " (set options.create: true to create it)"
+                };
                 return Err(Error::msg(format!(
                     "target {id} has no field '{}'{hint}",
                     path.as_str()
@@ -544,7 +613,11 @@ fn set_field(field: &mut Node, created: bool, value: &Value, o: &FieldOptions) -
                 field.type_name()
             )));
         }
-        let current = if created { String::new() } else { field.scalar_string().unwrap_or_default() };
+        let current = if created {
+            String::new()
+        } else {
+            field.scalar_string().unwrap_or_default()
+        };
         let mut parts: Vec<&str> = current.split(o.delimiter.as_str()).collect();
         match usize::try_from(o.index) {
             Err(_) => parts.insert(0, value.text()),
@@ -585,7 +658,9 @@ mod tests {
     use super::*;
 
     fn yaml(s: &str) -> Node {
-        crate::yaml::parse::parse_stream(s, "test").expect("yaml").remove(0)
+        crate::yaml::parse::parse_stream(s, "test")
+            .expect("yaml")
+            .remove(0)
     }
 
     fn set(field: Node, created: bool, value: Node, o: FieldOptions) -> Result<Node> {
@@ -597,19 +672,43 @@ mod tests {
     #[test]
     fn scalar_targets_keep_their_type() {
         let none = FieldOptions::default;
-        assert_eq!(set(Node::Str("x".into()), false, Node::Int(8080), none()).ok(), Some(Node::Str("8080".into())));
-        assert_eq!(set(Node::Int(80), false, Node::Str("8080".into()), none()).ok(), Some(Node::Int(8080)));
+        assert_eq!(
+            set(Node::Str("x".into()), false, Node::Int(8080), none()).ok(),
+            Some(Node::Str("8080".into()))
+        );
+        assert_eq!(
+            set(Node::Int(80), false, Node::Str("8080".into()), none()).ok(),
+            Some(Node::Int(8080))
+        );
         assert!(set(Node::Int(80), false, Node::Str("abc".into()), none()).is_err());
         assert!(set(Node::Null, false, Node::Str("abc".into()), none()).is_err());
-        assert_eq!(set(Node::Float(1.5), false, Node::Int(2), none()).ok(), Some(Node::Float(2.0)));
+        assert_eq!(
+            set(Node::Float(1.5), false, Node::Int(2), none()).ok(),
+            Some(Node::Float(2.0))
+        );
         // A created field reads the text as a plain scalar.
-        assert_eq!(set(Node::Null, true, Node::Str("8080".into()), none()).ok(), Some(Node::Int(8080)));
-        assert_eq!(set(Node::Null, true, Node::Str(String::new()), none()).ok(), Some(Node::Null));
+        assert_eq!(
+            set(Node::Null, true, Node::Str("8080".into()), none()).ok(),
+            Some(Node::Int(8080))
+        );
+        assert_eq!(
+            set(Node::Null, true, Node::Str(String::new()), none()).ok(),
+            Some(Node::Null)
+        );
         // A scalar target of a mapping source gets empty text; a mapping target gets the mapping.
         let m = yaml("a: 1\n");
-        assert_eq!(set(Node::Str("x".into()), false, m.clone(), none()).ok(), Some(Node::Str(String::new())));
-        assert_eq!(set(yaml("k: v\n"), false, Node::Bool(true), none()).ok(), Some(Node::Bool(true)));
-        assert_eq!(set(Node::Seq(vec![]), true, m.clone(), none()).ok(), Some(m));
+        assert_eq!(
+            set(Node::Str("x".into()), false, m.clone(), none()).ok(),
+            Some(Node::Str(String::new()))
+        );
+        assert_eq!(
+            set(yaml("k: v\n"), false, Node::Bool(true), none()).ok(),
+            Some(Node::Bool(true))
+        );
+        assert_eq!(
+            set(Node::Seq(vec![]), true, m.clone(), none()).ok(),
+            Some(m)
+        );
     }
 
     #[test]
@@ -620,10 +719,22 @@ mod tests {
             create: false,
         };
         let v = || Node::Str("N".into());
-        assert_eq!(set(Node::Str("a,b".into()), false, v(), o(1)).ok(), Some(Node::Str("a,N".into())));
-        assert_eq!(set(Node::Str("a,b".into()), false, v(), o(-1)).ok(), Some(Node::Str("N,a,b".into())));
-        assert_eq!(set(Node::Str("a,b".into()), false, v(), o(7)).ok(), Some(Node::Str("a,b,N".into())));
-        assert_eq!(set(Node::Null, true, v(), o(-1)).ok(), Some(Node::Str("N,".into())));
+        assert_eq!(
+            set(Node::Str("a,b".into()), false, v(), o(1)).ok(),
+            Some(Node::Str("a,N".into()))
+        );
+        assert_eq!(
+            set(Node::Str("a,b".into()), false, v(), o(-1)).ok(),
+            Some(Node::Str("N,a,b".into()))
+        );
+        assert_eq!(
+            set(Node::Str("a,b".into()), false, v(), o(7)).ok(),
+            Some(Node::Str("a,b,N".into()))
+        );
+        assert_eq!(
+            set(Node::Null, true, v(), o(-1)).ok(),
+            Some(Node::Str("N,".into()))
+        );
         assert!(set(yaml("k: v\n"), false, v(), o(0)).is_err());
     }
 
@@ -635,7 +746,12 @@ mod tests {
             create: false,
         };
         let v = Value::of(&Node::Str("img:1.2".into()));
-        assert_eq!(part_of_source(v.clone(), &o(1)).ok().map(|v| v.text().to_string()), Some("1.2".to_string()));
+        assert_eq!(
+            part_of_source(v.clone(), &o(1))
+                .ok()
+                .map(|v| v.text().to_string()),
+            Some("1.2".to_string())
+        );
         assert!(part_of_source(v.clone(), &o(2)).is_err());
         assert!(part_of_source(v, &o(-1)).is_err());
     }

@@ -1,7 +1,7 @@
 //! `replicas`: set replica counts by resource name.
 
 use crate::error::{Error, Result};
-use crate::fieldspec::{apply_specs, CreateKind};
+use crate::fieldspec::{CreateKind, apply_specs};
 use crate::kustomization::{FieldSpec, Replica};
 use crate::resmap::ResMap;
 use crate::yaml::Node;
@@ -21,10 +21,16 @@ pub fn apply(resmap: &mut ResMap, replicas: &[Replica], specs: &[FieldSpec]) -> 
                 }
                 found = true;
                 let gvk = res.gvk();
-                apply_specs(&mut res.node, &gvk, std::slice::from_ref(fs), CreateKind::Scalar, &mut |n| {
-                    *n = Node::Int(rep.count);
-                    Ok(())
-                })?;
+                apply_specs(
+                    &mut res.node,
+                    &gvk,
+                    std::slice::from_ref(fs),
+                    CreateKind::Scalar,
+                    &mut |n| {
+                        *n = Node::Int(rep.count);
+                        Ok(())
+                    },
+                )?;
             }
         }
         if !found {

@@ -32,7 +32,10 @@ pub const LEGACY_ORDER_FIRST: &[&str] = &[
 ];
 
 /// Kinds printed last by the legacy sort.
-pub const LEGACY_ORDER_LAST: &[&str] = &["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"];
+pub const LEGACY_ORDER_LAST: &[&str] = &[
+    "MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration",
+];
 
 /// Sorts in legacy order: by kind rank (listed-first kinds, then others, then
 /// listed-last kinds), then by kustomize's GVK string, then by its id string.

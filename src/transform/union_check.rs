@@ -56,7 +56,12 @@ const VOLUME_SOURCES: [&str; 29] = [
 
 const PROBE_HANDLERS: [&str; 4] = ["exec", "httpGet", "tcpSocket", "grpc"];
 const LIFECYCLE_HANDLERS: [&str; 4] = ["exec", "httpGet", "tcpSocket", "sleep"];
-const ENV_SOURCES: [&str; 4] = ["configMapKeyRef", "secretKeyRef", "fieldRef", "resourceFieldRef"];
+const ENV_SOURCES: [&str; 4] = [
+    "configMapKeyRef",
+    "secretKeyRef",
+    "fieldRef",
+    "resourceFieldRef",
+];
 
 /// Where the pod spec of a built-in kind is.
 fn pod_spec_path(group: &str, kind: &str) -> Option<&'static [&'static str]> {
@@ -66,9 +71,12 @@ fn pod_spec_path(group: &str, kind: &str) -> Option<&'static [&'static str]> {
     Some(match kind {
         "Pod" => &["spec"],
         "PodTemplate" => &["template", "spec"],
-        "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" | "ReplicationController" => {
-            &["spec", "template", "spec"]
-        }
+        "Deployment"
+        | "ReplicaSet"
+        | "StatefulSet"
+        | "DaemonSet"
+        | "Job"
+        | "ReplicationController" => &["spec", "template", "spec"],
         "CronJob" => &["spec", "jobTemplate", "spec", "template", "spec"],
         _ => return None,
     })
@@ -85,13 +93,17 @@ pub fn union_conflicts(res: &Resource) -> Vec<String> {
     }
     let strategy = match (gvk.group.as_str(), gvk.kind.as_str()) {
         ("apps" | "extensions", "Deployment") => Some(("strategy", "Recreate")),
-        ("apps" | "extensions", "DaemonSet" | "StatefulSet") => Some(("updateStrategy", "OnDelete")),
+        ("apps" | "extensions", "DaemonSet" | "StatefulSet") => {
+            Some(("updateStrategy", "OnDelete"))
+        }
         _ => None,
     };
     if let Some((field, exclusive)) = strategy {
         let s = res.node.get_path(&["spec", field]);
         let is_exclusive = s.and_then(|s| s.get_str(&["type"])) == Some(exclusive);
-        let rolling = s.and_then(|s| s.get("rollingUpdate")).is_some_and(|r| !r.is_null());
+        let rolling = s
+            .and_then(|s| s.get("rollingUpdate"))
+            .is_some_and(|r| !r.is_null());
         if is_exclusive && rolling {
             out.push(format!(
                 "spec.{field}.type is {exclusive} but spec.{field}.rollingUpdate is still set"
@@ -104,7 +116,12 @@ pub fn union_conflicts(res: &Resource) -> Vec<String> {
 fn pod_spec(spec: &Map, at: &str, out: &mut Vec<String>) {
     for (i, v) in items(spec.get("volumes")).enumerate() {
         let name = v.get_str(&["name"]).unwrap_or("?");
-        members(v, &VOLUME_SOURCES, &|| format!("volume '{name}' ({at}.volumes[{i}])"), out);
+        members(
+            v,
+            &VOLUME_SOURCES,
+            &|| format!("volume '{name}' ({at}.volumes[{i}])"),
+            out,
+        );
     }
     for list in ["initContainers", "containers", "ephemeralContainers"] {
         for (i, c) in items(spec.get(list)).enumerate() {
@@ -118,13 +135,23 @@ fn pod_spec(spec: &Map, at: &str, out: &mut Vec<String>) {
             }
             for hook in ["postStart", "preStop"] {
                 if let Some(h) = c.get_path(&["lifecycle", hook]) {
-                    members(h, &LIFECYCLE_HANDLERS, &|| format!("{} lifecycle.{hook}", here()), out);
+                    members(
+                        h,
+                        &LIFECYCLE_HANDLERS,
+                        &|| format!("{} lifecycle.{hook}", here()),
+                        out,
+                    );
                 }
             }
             for (j, e) in items(c.get("env")).enumerate() {
                 if let Some(from) = e.get("valueFrom") {
                     let var = e.get_str(&["name"]).unwrap_or("?");
-                    members(from, &ENV_SOURCES, &|| format!("{} env[{j}] '{var}' valueFrom", here()), out);
+                    members(
+                        from,
+                        &ENV_SOURCES,
+                        &|| format!("{} env[{j}] '{var}' valueFrom", here()),
+                        out,
+                    );
                 }
             }
         }
@@ -143,7 +170,11 @@ fn members(node: &Node, union: &[&str], what: &dyn Fn() -> String, out: &mut Vec
         return;
     }
     let set: Vec<&str> = union.iter().copied().filter(|m| is_set(m)).collect();
-    out.push(format!("{} sets {}, but only one may be set", what(), set.join(" and ")));
+    out.push(format!(
+        "{} sets {}, but only one may be set",
+        what(),
+        set.join(" and ")
+    ));
 }
 
 /// Every conflict in the map, each prefixed with its resource's id.
@@ -152,7 +183,11 @@ fn all_conflicts(resmap: &ResMap) -> HashSet<String> {
         .iter()
         .flat_map(|r| {
             let conflicts = union_conflicts(r);
-            let id = if conflicts.is_empty() { None } else { Some(r.id()) };
+            let id = if conflicts.is_empty() {
+                None
+            } else {
+                Some(r.id())
+            };
             conflicts.into_iter().map(move |c| match &id {
                 Some(id) => format!("{id}: {c}"),
                 None => c,
@@ -194,35 +229,50 @@ mod tests {
 
     #[test]
     fn two_volume_sources() {
-        let r = res(json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+        let r = res(
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
             "spec": {"template": {"spec": {"volumes": [
                 {"name": "data", "emptyDir": {}, "hostPath": {"path": "/x"}},
-                {"name": "ok", "emptyDir": {}, "hostPath": null}]}}}}));
+                {"name": "ok", "emptyDir": {}, "hostPath": null}]}}}}),
+        );
         assert_eq!(
             union_conflicts(&r),
-            vec!["volume 'data' (spec.template.spec.volumes[0]) sets hostPath and emptyDir, but only one may be set"]
+            vec![
+                "volume 'data' (spec.template.spec.volumes[0]) sets hostPath and emptyDir, but only one may be set"
+            ]
         );
     }
 
     #[test]
     fn recreate_with_rolling_update_and_probe_handlers() {
-        let r = res(json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+        let r = res(
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
             "spec": {"strategy": {"type": "Recreate", "rollingUpdate": {"maxSurge": 1}},
                 "template": {"spec": {"containers": [{"name": "c",
-                    "readinessProbe": {"exec": {"command": ["true"]}, "httpGet": {"port": 80}}}]}}}}));
+                    "readinessProbe": {"exec": {"command": ["true"]}, "httpGet": {"port": 80}}}]}}}}),
+        );
         let got = union_conflicts(&r);
         assert_eq!(got.len(), 2, "{got:?}");
-        assert!(got[0].contains("container 'c' (spec.template.spec.containers[0]) readinessProbe sets exec and httpGet"));
-        assert_eq!(got[1], "spec.strategy.type is Recreate but spec.strategy.rollingUpdate is still set");
+        assert!(got[0].contains(
+            "container 'c' (spec.template.spec.containers[0]) readinessProbe sets exec and httpGet"
+        ));
+        assert_eq!(
+            got[1],
+            "spec.strategy.type is Recreate but spec.strategy.rollingUpdate is still set"
+        );
     }
 
     #[test]
     fn daemonset_on_delete_and_custom_kinds() {
-        let ds = res(json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "d"},
-            "spec": {"updateStrategy": {"type": "OnDelete", "rollingUpdate": {}}}}));
+        let ds = res(
+            json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "d"},
+            "spec": {"updateStrategy": {"type": "OnDelete", "rollingUpdate": {}}}}),
+        );
         assert_eq!(union_conflicts(&ds).len(), 1);
-        let custom = res(json!({"apiVersion": "example.com/v1", "kind": "Deployment", "metadata": {"name": "d"},
-            "spec": {"strategy": {"type": "Recreate", "rollingUpdate": {}}}}));
+        let custom = res(
+            json!({"apiVersion": "example.com/v1", "kind": "Deployment", "metadata": {"name": "d"},
+            "spec": {"strategy": {"type": "Recreate", "rollingUpdate": {}}}}),
+        );
         assert!(union_conflicts(&custom).is_empty());
     }
 
@@ -236,14 +286,20 @@ mod tests {
         check_patch(&mut rm, &mut warnings, &|| "p".into(), |_| Ok(())).unwrap();
         assert!(warnings.is_empty());
         let mut rm = ResMap::new();
-        rm.resources.push(res(json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
-            "spec": {"volumes": [{"name": "v", "emptyDir": {}}]}})));
+        rm.resources.push(res(
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+            "spec": {"volumes": [{"name": "v", "emptyDir": {}}]}}),
+        ));
         check_patch(&mut rm, &mut warnings, &|| "patch 'x.yaml'".into(), |rm| {
             rm.resources[0] = res(conflicted);
             Ok(())
         })
         .unwrap();
         assert_eq!(warnings.len(), 1);
-        assert!(warnings[0].starts_with("patch 'x.yaml' leaves v1 Pod"), "{}", warnings[0]);
+        assert!(
+            warnings[0].starts_with("patch 'x.yaml' leaves v1 Pod"),
+            "{}",
+            warnings[0]
+        );
     }
 }

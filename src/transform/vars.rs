@@ -12,7 +12,7 @@
 //!   `varReference` fields of every resource ([`resolve`]).
 
 use crate::error::{Error, Result};
-use crate::fieldspec::{apply_specs, CreateKind};
+use crate::fieldspec::{CreateKind, apply_specs};
 use crate::kustomization::{FieldSpec, Var};
 use crate::resid::{Gvk, ResId};
 use crate::resmap::ResMap;
@@ -104,7 +104,11 @@ impl DeclaredVar {
         } else {
             format!("{}/", t.namespace)
         };
-        let api = if api.is_empty() { "(no apiVersion)".to_string() } else { api };
+        let api = if api.is_empty() {
+            "(no apiVersion)".to_string()
+        } else {
+            api
+        };
         format!("{} {api} {ns}{}", t.gvk.kind, t.name)
     }
 }
@@ -168,7 +172,10 @@ pub fn declare(rm: &mut ResMap, set: &mut VarSet, vars: &[Var], file: &Path) -> 
             [] => {}
             [i] => rm.resources[*i].ref_var_names.push(v.name.clone()),
             _ => {
-                let ids: Vec<String> = hits.iter().map(|i| rm.resources[*i].id().to_string()).collect();
+                let ids: Vec<String> = hits
+                    .iter()
+                    .map(|i| rm.resources[*i].id().to_string())
+                    .collect();
                 return Err(Error::msg(format!(
                     "var '{}': its objref {} matches {} resources ({}); give the objref a namespace to pick one",
                     v.name,
@@ -181,7 +188,11 @@ pub fn declare(rm: &mut ResMap, set: &mut VarSet, vars: &[Var], file: &Path) -> 
     }
     for (i, v) in declared.iter().enumerate() {
         if declared[..i].iter().any(|w| w.name == v.name) {
-            return Err(Error::msg(format!("var '{}' is declared twice in {}", v.name, file.display())));
+            return Err(Error::msg(format!(
+                "var '{}' is declared twice in {}",
+                v.name,
+                file.display()
+            )));
         }
     }
     for v in declared {
@@ -244,8 +255,10 @@ pub fn resolve(rm: &mut ResMap, set: &VarSet, specs: &[FieldSpec]) -> Result<()>
     for r in rm.iter_mut() {
         let gvk = r.gvk();
         let id = r.id();
-        apply_specs(&mut r.node, &gvk, &specs, CreateKind::Scalar, &mut |n| substitute(n, &values))
-            .map_err(|e| e.context(format!("substituting vars in {id}")))?;
+        apply_specs(&mut r.node, &gvk, &specs, CreateKind::Scalar, &mut |n| {
+            substitute(n, &values)
+        })
+        .map_err(|e| e.context(format!("substituting vars in {id}")))?;
     }
     Ok(())
 }
@@ -440,7 +453,11 @@ fn parse_field_path(path: &str) -> Vec<Step> {
             _ => parts.push(piece.to_string()),
         }
     }
-    let parts = if path.contains('[') { join_brackets(parts) } else { parts };
+    let parts = if path.contains('[') {
+        join_brackets(parts)
+    } else {
+        parts
+    };
     let mut out = Vec::new();
     for part in parts {
         for p in split_index(&part) {
@@ -502,10 +519,12 @@ fn step(p: &str) -> Step {
     match p {
         "-" => Step::Last,
         "*" => Step::Invalid,
-        _ if p.starts_with('[') && p.ends_with(']') && p.len() >= 2 => match p[1..p.len() - 1].split_once('=') {
-            Some((k, v)) => Step::Match(k.to_string(), v.to_string()),
-            None => Step::Invalid,
-        },
+        _ if p.starts_with('[') && p.ends_with(']') && p.len() >= 2 => {
+            match p[1..p.len() - 1].split_once('=') {
+                Some((k, v)) => Step::Match(k.to_string(), v.to_string()),
+                None => Step::Invalid,
+            }
+        }
         _ => Step::Field(p.to_string()),
     }
 }
@@ -521,16 +540,22 @@ fn go_atoi(s: &str) -> Option<i64> {
 
 /// The node a var's field path reaches, if any.
 fn lookup<'a>(node: &'a Node, path: &str) -> Option<&'a Node> {
-    parse_field_path(path).iter().try_fold(node, |n, s| match (s, n) {
-        (Step::Field(k), Node::Map(m)) => m.get(k),
-        (Step::Index(i), Node::Seq(items)) => items.get(*i),
-        (Step::Last, Node::Seq(items)) => items.last(),
-        (Step::Match(k, v), Node::Seq(items)) => items.iter().find(|item| {
-            let value = if k.is_empty() { Some(*item) } else { item.get(k) };
-            value.and_then(Node::scalar_string).is_some_and(|s| &s == v)
-        }),
-        _ => None,
-    })
+    parse_field_path(path)
+        .iter()
+        .try_fold(node, |n, s| match (s, n) {
+            (Step::Field(k), Node::Map(m)) => m.get(k),
+            (Step::Index(i), Node::Seq(items)) => items.get(*i),
+            (Step::Last, Node::Seq(items)) => items.last(),
+            (Step::Match(k, v), Node::Seq(items)) => items.iter().find(|item| {
+                let value = if k.is_empty() {
+                    Some(*item)
+                } else {
+                    item.get(k)
+                };
+                value.and_then(Node::scalar_string).is_some_and(|s| &s == v)
+            }),
+            _ => None,
+        })
 }
 
 #[cfg(test)]
@@ -563,7 +588,10 @@ mod tests {
 
     #[test]
     fn references_inside_text() {
-        assert_eq!(ex("http://$(S):$(P)/x"), Node::Str("http://svc:8080/x".into()));
+        assert_eq!(
+            ex("http://$(S):$(P)/x"),
+            Node::Str("http://svc:8080/x".into())
+        );
         assert_eq!(ex("x$(F)y$(B)"), Node::Str("x1.5ytrue".into()));
         assert_eq!(ex("a$(NOPE)b"), Node::Str("a$(NOPE)b".into()));
     }
@@ -592,17 +620,34 @@ mod tests {
         use Step::*;
         assert_eq!(
             parse_field_path("spec.ports[0].port"),
-            vec![Field("spec".into()), Field("ports".into()), Index(0), Field("port".into())]
+            vec![
+                Field("spec".into()),
+                Field("ports".into()),
+                Index(0),
+                Field("port".into())
+            ]
         );
         assert_eq!(
             parse_field_path("metadata.annotations.[a.b/c]"),
-            vec![Field("metadata".into()), Field("annotations".into()), Field("a.b/c".into())]
+            vec![
+                Field("metadata".into()),
+                Field("annotations".into()),
+                Field("a.b/c".into())
+            ]
         );
         assert_eq!(
             parse_field_path("spec.ports.[name=http].port"),
-            vec![Field("spec".into()), Field("ports".into()), Match("name".into(), "http".into()), Field("port".into())]
+            vec![
+                Field("spec".into()),
+                Field("ports".into()),
+                Match("name".into(), "http".into()),
+                Field("port".into())
+            ]
         );
-        assert_eq!(parse_field_path("a\\.b..c"), vec![Field("a.b".into()), Field("c".into())]);
+        assert_eq!(
+            parse_field_path("a\\.b..c"),
+            vec![Field("a.b".into()), Field("c".into())]
+        );
         assert_eq!(parse_field_path("a.[-1]"), vec![Field("a".into()), Invalid]);
         assert_eq!(parse_field_path("a.+1"), vec![Field("a".into()), Index(1)]);
     }
@@ -613,8 +658,14 @@ mod tests {
             "spec": {"ports": [{"name": "a", "port": 1}, {"name": "b", "port": 2}]}
         }));
         assert_eq!(lookup(&n, "spec.ports[1].port"), Some(&Node::Int(2)));
-        assert_eq!(lookup(&n, "spec.ports.-.name"), Some(&Node::Str("b".into())));
-        assert_eq!(lookup(&n, "spec.ports.[port=1].name"), Some(&Node::Str("a".into())));
+        assert_eq!(
+            lookup(&n, "spec.ports.-.name"),
+            Some(&Node::Str("b".into()))
+        );
+        assert_eq!(
+            lookup(&n, "spec.ports.[port=1].name"),
+            Some(&Node::Str("a".into()))
+        );
         assert_eq!(lookup(&n, "spec.ports[5].port"), None);
         assert_eq!(lookup(&n, "spec.ports[name=a].port"), None);
     }
@@ -656,14 +707,28 @@ mod tests {
         let mut rm = ResMap::new();
         rm.append_all(vec![svc, pod]).expect("append");
         let mut set = VarSet::default();
-        let vars = [var("DB", "Service", "db", "", ""), var("PORT", "Service", "db", "prod", "spec.ports[0].port")];
+        let vars = [
+            var("DB", "Service", "db", "", ""),
+            var("PORT", "Service", "db", "prod", "spec.ports[0].port"),
+        ];
         declare(&mut rm, &mut set, &vars, Path::new("k.yaml")).expect("declare");
-        let specs = crate::fieldspec::from_table(crate::transform::var_reference_specs::VAR_REFERENCE);
+        let specs =
+            crate::fieldspec::from_table(crate::transform::var_reference_specs::VAR_REFERENCE);
         resolve(&mut rm, &set, &specs).expect("resolve");
-        let args = rm.resources[1].node.get_path(&["spec", "containers"]).and_then(Node::as_seq).expect("containers")[0]
+        let args = rm.resources[1]
+            .node
+            .get_path(&["spec", "containers"])
+            .and_then(Node::as_seq)
+            .expect("containers")[0]
             .get("args")
             .cloned();
-        assert_eq!(args, Some(Node::Seq(vec![Node::Str("p-db:5432".into()), Node::Int(5432)])));
+        assert_eq!(
+            args,
+            Some(Node::Seq(vec![
+                Node::Str("p-db:5432".into()),
+                Node::Int(5432)
+            ]))
+        );
     }
 
     #[test]
@@ -674,19 +739,45 @@ mod tests {
         let mut rm = ResMap::new();
         rm.append_all(vec![svc]).expect("append");
         let mut set = VarSet::default();
-        declare(&mut rm, &mut set, &[var("X", "Service", "db", "b", "")], Path::new("k.yaml")).expect("declare");
+        declare(
+            &mut rm,
+            &mut set,
+            &[var("X", "Service", "db", "b", "")],
+            Path::new("k.yaml"),
+        )
+        .expect("declare");
         let err = resolve(&mut rm, &set, &[]).expect_err("unbound var");
-        assert!(err.to_string().contains("no resource matches its objref Service v1 b/db"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("no resource matches its objref Service v1 b/db"),
+            "{err}"
+        );
     }
 
     #[test]
     fn duplicate_names_are_refused() {
         let mut set = VarSet::default();
         let mut rm = ResMap::new();
-        declare(&mut rm, &mut set, &[var("X", "Service", "a", "", "")], Path::new("base/k.yaml")).expect("declare");
+        declare(
+            &mut rm,
+            &mut set,
+            &[var("X", "Service", "a", "", "")],
+            Path::new("base/k.yaml"),
+        )
+        .expect("declare");
         let mut other = VarSet::default();
-        declare(&mut rm, &mut other, &[var("X", "Service", "b", "", "")], Path::new("other/k.yaml")).expect("declare");
+        declare(
+            &mut rm,
+            &mut other,
+            &[var("X", "Service", "b", "", "")],
+            Path::new("other/k.yaml"),
+        )
+        .expect("declare");
         let err = absorb(&mut set, other).expect_err("duplicate");
-        assert!(err.to_string().contains("var 'X' is declared twice, in base/k.yaml and in other/k.yaml"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("var 'X' is declared twice, in base/k.yaml and in other/k.yaml"),
+            "{err}"
+        );
     }
 }

@@ -79,7 +79,11 @@ impl Path<'_> {
             Path::Root => String::new(),
             Path::Key(p, k) => {
                 let s = p.render();
-                if s.is_empty() { k.to_string() } else { format!("{s}.{k}") }
+                if s.is_empty() {
+                    k.to_string()
+                } else {
+                    format!("{s}.{k}")
+                }
             }
             Path::Index(p, i) => format!("{}[{i}]", p.render()),
         }
@@ -418,7 +422,8 @@ impl<'de> MapAccess<'de> for MapDe<'_, '_> {
             .ok_or_else(|| <DeError as de::Error>::custom("value without key"))?;
         let path = Path::Key(self.path, k);
         let de = NodeDe { node, path: &path };
-        seed.deserialize(de).map_err(|e| NodeDe { node, path: &path }.with_path(e))
+        seed.deserialize(de)
+            .map_err(|e| NodeDe { node, path: &path }.with_path(e))
     }
 }
 
@@ -543,7 +548,12 @@ mod tests {
     }
 
     fn map(pairs: &[(&str, Node)]) -> Node {
-        Node::Map(pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect())
+        Node::Map(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        )
     }
 
     #[test]
@@ -557,13 +567,19 @@ mod tests {
     fn unknown_field_hint() {
         let n = map(&[("resourcs", Node::Seq(vec![]))]);
         let e = from_node::<K>(&n).expect_err("unknown field");
-        assert_eq!(e.to_string(), "field resourcs: unknown field (did you mean \"resources\"?)");
+        assert_eq!(
+            e.to_string(),
+            "field resourcs: unknown field (did you mean \"resources\"?)"
+        );
     }
 
     #[test]
     fn type_error_path() {
         let n = map(&[("resources", Node::Seq(vec![Node::Int(1)]))]);
         let e = from_node::<K>(&n).expect_err("type");
-        assert_eq!(e.to_string(), "field resources[0]: expected a string, found number 1");
+        assert_eq!(
+            e.to_string(),
+            "field resources[0]: expected a string, found number 1"
+        );
     }
 }

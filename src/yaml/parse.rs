@@ -51,7 +51,10 @@ pub const MAX_ALIAS_BYTES: usize = 64 << 20;
 /// ("invalid document separator"); after a `...` marker, the rest of that piece (up to
 /// the next `---` line) is ignored, as go-yaml never reads it.
 pub fn parse_stream(text: &str, source: &str) -> Result<Vec<Node>, Error> {
-    Ok(parse_stream_as(text, source, false)?.into_iter().map(|(n, _)| n).collect())
+    Ok(parse_stream_as(text, source, false)?
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect())
 }
 
 /// The paths (from the document root, through block collections) of the mapping values
@@ -76,10 +79,17 @@ pub fn parse_resource_stream(text: &str, source: &str) -> Result<Vec<(Node, Empt
 /// annotation value stays null (kustomize deletes that annotation) instead of becoming
 /// the string "null".
 pub fn parse_patch_stream(text: &str, source: &str) -> Result<Vec<Node>, Error> {
-    Ok(parse_stream_as(text, source, true)?.into_iter().map(|(n, _)| n).collect())
+    Ok(parse_stream_as(text, source, true)?
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect())
 }
 
-fn parse_stream_as(text: &str, source: &str, patch: bool) -> Result<Vec<(Node, EmptyNulls)>, Error> {
+fn parse_stream_as(
+    text: &str,
+    source: &str,
+    patch: bool,
+) -> Result<Vec<(Node, EmptyNulls)>, Error> {
     check_characters(text, source)?;
     let pieces = split_documents(text, source)?;
     let parse = |p: &Piece| parse_piece(p.text, p.line_offset, Schema::Resource, source, patch);
@@ -630,7 +640,11 @@ impl<'i, 's> Builder<'i, 's> {
             let null = self.ctx.patch
                 && resolve::resolve(text.clone(), plain, tag, self.schema)
                     .is_ok_and(|r| matches!(r.node, Node::Null));
-            let node = if null { Node::Null } else { Node::Str(text.into_owned()) };
+            let node = if null {
+                Node::Null
+            } else {
+                Node::Str(text.into_owned())
+            };
             return self.attach(node, size, at, false);
         }
         let empty = text.is_empty();
@@ -1589,11 +1603,17 @@ mod tests {
 
     #[test]
     fn block_scalar_on_an_unterminated_last_line_has_no_final_newline() {
-        assert_eq!(spec("  a: |\n    x\n  b: |\n    y"), j(json!({"a": "x\n", "b": "y"})));
+        assert_eq!(
+            spec("  a: |\n    x\n  b: |\n    y"),
+            j(json!({"a": "x\n", "b": "y"}))
+        );
         assert_eq!(spec("  b: >\n    y\n    z  "), j(json!({"b": "y z  "})));
         assert_eq!(spec("  b: |\n    y\n"), j(json!({"b": "y\n"})));
         // A later unterminated line that is not part of the scalar.
-        assert_eq!(spec("  a: |\n    x\n  b: 1"), j(json!({"a": "x\n", "b": 1})));
+        assert_eq!(
+            spec("  a: |\n    x\n  b: 1"),
+            j(json!({"a": "x\n", "b": 1}))
+        );
     }
 
     #[test]

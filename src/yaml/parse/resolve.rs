@@ -512,9 +512,20 @@ mod tests {
         assert_eq!(v3("12345678901234567890"), Node::Uint(12345678901234567890));
         assert_eq!(v3("0xFFFFFFFFFFFFFFFF"), Node::Uint(u64::MAX));
         assert_eq!(v3("9223372036854775807"), Node::Int(i64::MAX));
-        assert_eq!(v3("18446744073709551616"), Node::Float(18446744073709551616.0));
-        assert_eq!(v3("-9223372036854775809"), Node::Float(-9223372036854775809.0));
-        let tagged_float = resolve(Cow::Borrowed("18446744073709551615"), false, TagRef::Core("float"), Schema::Resource);
+        assert_eq!(
+            v3("18446744073709551616"),
+            Node::Float(18446744073709551616.0)
+        );
+        assert_eq!(
+            v3("-9223372036854775809"),
+            Node::Float(-9223372036854775809.0)
+        );
+        let tagged_float = resolve(
+            Cow::Borrowed("18446744073709551615"),
+            false,
+            TagRef::Core("float"),
+            Schema::Resource,
+        );
         assert!(tagged_float.is_err());
     }
 
