@@ -73,11 +73,34 @@ impl From<TransformerSpecs> for TransformerConfig {
     }
 }
 
-static BUILTIN: LazyLock<TransformerConfig> = LazyLock::new(|| TransformerSpecs::builtin().into());
-static EMPTY: LazyLock<TransformerConfig> = LazyLock::new(|| TransformerSpecs::default().into());
+/// A configuration whose content hash is already known.
+fn hashed(specs: Arc<TransformerSpecs>, hash: u64) -> TransformerConfig {
+    TransformerConfig {
+        specs,
+        hash: OnceLock::from(hash),
+    }
+}
 
-/// Merge results by the content hashes of (into, from).
-type MergeCache = Mutex<HashMap<(u64, u64), Arc<TransformerSpecs>>>;
+fn hash_specs(specs: &TransformerSpecs) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    specs.hash(&mut h);
+    h.finish()
+}
+
+// Hashed once here, so every clone knows its hash.
+static BUILTIN: LazyLock<TransformerConfig> = LazyLock::new(|| {
+    let specs = TransformerSpecs::builtin();
+    let h = hash_specs(&specs);
+    hashed(Arc::new(specs), h)
+});
+static EMPTY: LazyLock<TransformerConfig> = LazyLock::new(|| {
+    let specs = TransformerSpecs::default();
+    let h = hash_specs(&specs);
+    hashed(Arc::new(specs), h)
+});
+
+/// Merge results (and their content hashes) by the content hashes of (into, from).
+type MergeCache = Mutex<HashMap<(u64, u64), (Arc<TransformerSpecs>, u64)>>;
 static MERGED: LazyLock<MergeCache> = LazyLock::new(|| Mutex::new(HashMap::new()));
 
 impl Default for TransformerConfig {
@@ -174,11 +197,7 @@ impl TransformerConfig {
     }
 
     fn content_hash(&self) -> u64 {
-        *self.hash.get_or_init(|| {
-            let mut h = std::hash::DefaultHasher::new();
-            self.specs.hash(&mut h);
-            h.finish()
-        })
+        *self.hash.get_or_init(|| hash_specs(&self.specs))
     }
 
     /// Adds everything `other` has that this one lacks, the way kustomize merges
@@ -190,23 +209,18 @@ impl TransformerConfig {
         }
         let key = (self.content_hash(), other.content_hash());
         let known = MERGED.lock().ok().and_then(|m| m.get(&key).cloned());
-        if let Some(specs) = known {
-            *self = TransformerConfig {
-                specs,
-                hash: OnceLock::new(),
-            };
+        if let Some((specs, hash)) = known {
+            *self = hashed(specs, hash);
             return Ok(());
         }
         let mut merged = (*self.specs).clone();
         merged.merge(other)?;
+        let hash = hash_specs(&merged);
         let merged = Arc::new(merged);
         if let Ok(mut m) = MERGED.lock() {
-            m.insert(key, merged.clone());
+            m.insert(key, (merged.clone(), hash));
         }
-        *self = TransformerConfig {
-            specs: merged,
-            hash: OnceLock::new(),
-        };
+        *self = hashed(merged, hash);
         Ok(())
     }
 }
