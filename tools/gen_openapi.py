@@ -14,6 +14,9 @@ What is kept, and why:
   Scalar fields without metadata are left out: they merge exactly as fields the schema does
   not know. Object fields are kept because kyaml looks a schema up from an object's own
   apiVersion/kind only where the schema knows nothing about it;
+- a sorted index from definition name to shape (`DEFINITIONS`), for the definitions that
+  keep a shape: kustomize resolves a custom schema's `$ref` to a built-in definition when it
+  loaded the built-in schema before the custom one (see src/openapi/schemas.rs);
 - the scope (namespaced or cluster) of the kinds listed with a scope in the document's
   `resources` section: kustomize's precomputed scope table.
 
@@ -42,6 +45,10 @@ def main():
     kinds.sort()
     for kind in kinds:
         gen.def_shape(kind[3])
+    # Every other definition too, after the kinds' (so their shapes come first): a custom
+    # schema may `$ref` a built-in definition by name (see DEFINITIONS below).
+    for name in sorted(defs):
+        gen.def_shape(name)
     gen.resolve_aliases()
     gen.prune()
     scopes = sorted(
@@ -225,6 +232,13 @@ class Generator:
         for group, version, kind, name in kinds:
             out.append('    ke("%s", "%s", "%s", %d),\n' % (
                 group, version, kind, self.index_of(self.def_shapes[name])))
+        out.append("];\n\n/// Definition names with the shape of the definition, sorted by name "
+                   "(definitions\n/// without a kept shape are left out).\n")
+        out.append("pub(super) static DEFINITIONS: &[(&str, u32)] = &[\n")
+        for name in sorted(self.def_shapes):
+            idx = self.index_of(self.def_shapes[name])
+            if idx is not None:
+                out.append('    ("%s", %d),\n' % (name, idx))
         out.append("];\n\n/// Scope of the kinds with a known scope (`true`: namespaced), "
                    "sorted by group, version, kind.\n")
         out.append("pub(super) static SCOPES: &[(&str, &str, &str, bool)] = &[\n")

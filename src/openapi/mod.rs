@@ -11,7 +11,7 @@ pub mod crd;
 mod schemas;
 mod table;
 
-pub use schemas::{BUILTIN_VERSION, Schemas, split_api_version};
+pub use schemas::{BUILTIN_VERSION, Schemas, loads_builtin_schema, split_api_version};
 pub use table::{ListType, PatchStrategy, Table, TypeRef};
 
 /// Whether kustomize treats objects of this kind as namespaced, with the built-in table.
