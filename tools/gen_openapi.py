@@ -14,8 +14,7 @@ What is kept, and why:
   Scalar fields without metadata are left out: they merge exactly as fields the schema does
   not know. Object fields are kept because kyaml looks a schema up from an object's own
   apiVersion/kind only where the schema knows nothing about it;
-- a sorted index from definition name to shape (`DEFINITIONS`), for the definitions that
-  keep a shape: kustomize resolves a custom schema's `$ref` to a built-in definition when it
+- a sorted index from every definition name to its shape (`DEFINITIONS`): kustomize resolves a custom schema's `$ref` to a built-in definition when it
   loaded the built-in schema before the custom one (see src/openapi/schemas.rs);
 - the scope (namespaced or cluster) of the kinds listed with a scope in the document's
   `resources` section: kustomize's precomputed scope table.
@@ -232,13 +231,11 @@ class Generator:
         for group, version, kind, name in kinds:
             out.append('    ke("%s", "%s", "%s", %d),\n' % (
                 group, version, kind, self.index_of(self.def_shapes[name])))
-        out.append("];\n\n/// Definition names with the shape of the definition, sorted by name "
-                   "(definitions\n/// without a kept shape are left out).\n")
+        out.append("];\n\n/// Every definition name with the shape of the definition (N: a scalar "
+                   "without merge\n/// metadata, not kept), sorted by name.\n")
         out.append("pub(super) static DEFINITIONS: &[(&str, u32)] = &[\n")
         for name in sorted(self.def_shapes):
-            idx = self.index_of(self.def_shapes[name])
-            if idx is not None:
-                out.append('    ("%s", %d),\n' % (name, idx))
+            out.append('    ("%s", %s),\n' % (name, opt(self.index_of(self.def_shapes[name]))))
         out.append("];\n\n/// Scope of the kinds with a known scope (`true`: namespaced), "
                    "sorted by group, version, kind.\n")
         out.append("pub(super) static SCOPES: &[(&str, &str, &str, bool)] = &[\n")

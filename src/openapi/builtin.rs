@@ -1665,8 +1665,8 @@ pub(super) static KINDS: &[KindEntry] = &[
     ke("storage.k8s.io", "v1beta1", "WatchEvent", 0),
 ];
 
-/// Definition names with the shape of the definition, sorted by name (definitions
-/// without a kept shape are left out).
+/// Every definition name with the shape of the definition (N: a scalar without merge
+/// metadata, not kept), sorted by name.
 pub(super) static DEFINITIONS: &[(&str, u32)] = &[
     ("io.k8s.api.admissionregistration.v1.MutatingWebhook", 101),
     ("io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration", 100),
@@ -2217,7 +2217,11 @@ pub(super) static DEFINITIONS: &[(&str, u32)] = &[
     ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresources", 0),
     ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceValidation", 0),
     ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ExternalDocumentation", 0),
+    ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON", N),
     ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps", 0),
+    ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray", N),
+    ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool", N),
+    ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray", N),
     ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ServiceReference", 0),
     ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookClientConfig", 0),
     ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookConversion", 0),
@@ -2235,9 +2239,14 @@ pub(super) static DEFINITIONS: &[(&str, u32)] = &[
     ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceSubresources", 0),
     ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceValidation", 0),
     ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.ExternalDocumentation", 0),
+    ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.JSON", N),
     ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.JSONSchemaProps", 0),
+    ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.JSONSchemaPropsOrArray", N),
+    ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.JSONSchemaPropsOrBool", N),
+    ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.JSONSchemaPropsOrStringArray", N),
     ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.ServiceReference", 0),
     ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.WebhookClientConfig", 0),
+    ("io.k8s.apimachinery.pkg.api.resource.Quantity", N),
     ("io.k8s.apimachinery.pkg.apis.meta.v1.APIGroup", 0),
     ("io.k8s.apimachinery.pkg.apis.meta.v1.APIGroupList", 0),
     ("io.k8s.apimachinery.pkg.apis.meta.v1.APIResource", 0),
@@ -2251,6 +2260,7 @@ pub(super) static DEFINITIONS: &[(&str, u32)] = &[
     ("io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement", 35),
     ("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", 0),
     ("io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry", 0),
+    ("io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime", N),
     ("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", 3),
     ("io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference", 0),
     ("io.k8s.apimachinery.pkg.apis.meta.v1.Patch", 0),
@@ -2259,8 +2269,10 @@ pub(super) static DEFINITIONS: &[(&str, u32)] = &[
     ("io.k8s.apimachinery.pkg.apis.meta.v1.Status", 0),
     ("io.k8s.apimachinery.pkg.apis.meta.v1.StatusCause", 0),
     ("io.k8s.apimachinery.pkg.apis.meta.v1.StatusDetails", 0),
+    ("io.k8s.apimachinery.pkg.apis.meta.v1.Time", N),
     ("io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent", 0),
     ("io.k8s.apimachinery.pkg.runtime.RawExtension", 0),
+    ("io.k8s.apimachinery.pkg.util.intstr.IntOrString", N),
     ("io.k8s.apimachinery.pkg.version.Info", 0),
     ("io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService", 129),
     ("io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceCondition", 0),

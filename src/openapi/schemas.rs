@@ -8,10 +8,11 @@
 //!   kyaml loads the built-in schema lazily, the first time it checks the scope of a kind
 //!   missing from its precomputed scope table (a custom resource, say), and a custom schema
 //!   set after that is *added on top* of it. Then a `$ref` to a definition the custom
-//!   document lacks resolves to the built-in definition of that name, and kinds the custom
-//!   document does not describe keep their built-in schema. A component setting `openapi:`
-//!   after its kustomization loaded a custom resource is the usual way to get there; a
-//!   kustomization that sets it before any such resource gets the custom definitions only;
+//!   document lacks resolves to the built-in definition of that name, and built-in kinds keep
+//!   their built-in schema. Where both describe a definition or kind, the built-in one wins.
+//!   A component setting `openapi:` after its kustomization loaded a custom resource is the
+//!   usual way to get there; a kustomization that sets it before any such resource (built-in
+//!   kinds such as a ConfigMap do not count) gets the custom definitions only;
 //! - scope does not change: kustomize consults its precomputed table of built-in kinds first,
 //!   then the scope derived from the document's `paths`, and calls everything else namespaced.
 
@@ -46,8 +47,8 @@ pub struct Schemas {
 #[derive(Clone, Debug)]
 struct Custom {
     table: Table,
-    /// The custom definitions were added on top of the built-in ones: kinds the table does
-    /// not know are looked up in the built-in table.
+    /// The custom definitions were added on top of the built-in ones: built-in kinds and
+    /// definitions win over custom ones of the same name.
     over_builtin: bool,
     /// (group, version, kind) -> namespaced, from the document's `paths`.
     scopes: HashMap<(String, String, String), bool>,
@@ -139,10 +140,11 @@ impl Schemas {
     /// The schema of a kind.
     pub fn lookup(&self, group: &str, version: &str, kind: &str) -> Option<TypeRef<'_>> {
         match &self.custom {
-            Some(c) if c.over_builtin => c
-                .table
+            // On top of the built-in schema, built-in kinds keep their built-in schema even
+            // when the document describes them too (kyaml keeps what it loaded first).
+            Some(c) if c.over_builtin => BUILTIN_TABLE
                 .lookup(group, version, kind)
-                .or_else(|| BUILTIN_TABLE.lookup(group, version, kind)),
+                .or_else(|| c.table.lookup(group, version, kind)),
             _ => self.table().lookup(group, version, kind),
         }
     }
@@ -307,27 +309,30 @@ impl<'d> TableBuilder<'d> {
         (self.shapes.len() - 1) as u32
     }
 
-    /// Where the schema's `$ref` leads: a definition of the document, else (on top of the
-    /// built-in schema) a built-in definition of that name. None for no `$ref` or a
-    /// dangling one, which kyaml treats as a schema without fields.
+    /// Where the schema's `$ref` leads: a definition of the document, or, on top of the
+    /// built-in schema, the built-in definition of that name, which wins over a custom one
+    /// of the same name (checked with `kubectl kustomize`: kyaml keeps the definitions it
+    /// loaded first). None for no `$ref` or a dangling one, which kyaml treats as a schema
+    /// without fields.
     fn reference(&self, schema: &Node) -> Option<Target<'d>> {
         let r = schema.get_str(&["$ref"])?;
         let name = r.strip_prefix(REF_PREFIX)?;
-        if let Some((k, _)) = self.definitions.get_key_value(name) {
-            return Some(Target::Own(k.as_str()));
+        if self.over_builtin
+            && let Ok(i) = builtin::DEFINITIONS.binary_search_by(|(n, _)| (*n).cmp(name))
+        {
+            return Some(Target::Builtin(builtin::DEFINITIONS[i].1));
         }
-        if !self.over_builtin {
-            return None;
-        }
-        builtin::DEFINITIONS
-            .binary_search_by(|(n, _)| (*n).cmp(name))
-            .ok()
-            .map(|i| Target::Builtin(builtin::DEFINITIONS[i].1))
+        self.definitions
+            .get_key_value(name)
+            .map(|(k, _)| Target::Own(k.as_str()))
     }
 
+    /// The shape a `$ref` leads to; N for a built-in scalar without merge metadata (the
+    /// generator leaves those out).
     fn target(&mut self, target: Target<'d>) -> u32 {
         match target {
             Target::Own(name) => self.definition(name),
+            Target::Builtin(N) => N,
             Target::Builtin(shape) => self.import_shape(shape),
         }
     }
@@ -402,7 +407,9 @@ impl<'d> TableBuilder<'d> {
         let mut shape = metadata(schema);
         if let Some(target) = self.reference(schema) {
             let target = self.target(target);
-            self.aliases.push((own, target));
+            if target != N {
+                self.aliases.push((own, target));
+            }
             return shape;
         }
         if let Some(items) = schema
