@@ -75,6 +75,7 @@ pub fn build_with_warnings(dir: &Path, options: &BuildOptions) -> Result<BuildOu
         chain: Vec::new(),
         meta: None,
         schemas: None,
+        builtin_loaded: false,
         warnings: Vec::new(),
         canonical: &canonical::CanonicalCache::default(),
     };
@@ -149,6 +150,9 @@ struct Builder<'o> {
     /// A custom schema from an `openapi:` field. Like kustomize's global
     /// schema setting, it applies from the kustomization that sets it on.
     schemas: Option<&'static Schemas>,
+    /// Whether kustomize would have loaded its built-in schema by now (see
+    /// `openapi::loads_builtin_schema`): a custom schema set then goes on top of it.
+    builtin_loaded: bool,
     /// Warnings so far (see [`BuildOutput::warnings`]).
     warnings: Vec<String>,
     /// Real paths of directories resolved so far (see build/canonical.rs).
@@ -206,8 +210,15 @@ impl Builder<'_> {
             self.meta = Some(BuildMeta::parse(&k.build_metadata).map_err(ctx)?);
         }
         if let (None, Some(openapi)) = (self.schemas, &k.openapi) {
-            self.schemas =
-                Some(load_openapi(dir, openapi, self.options.load_restrictor).map_err(ctx)?);
+            self.schemas = Some(
+                load_openapi(
+                    dir,
+                    openapi,
+                    self.options.load_restrictor,
+                    self.builtin_loaded,
+                )
+                .map_err(ctx)?,
+            );
         }
         self.chain.push(dir.to_path_buf());
         let result = self.accumulate_body(dir, &file, &k, acc);
@@ -481,10 +492,14 @@ impl Builder<'_> {
                 transform::vars::absorb(&mut acc.vars, sub.vars)?;
                 loaded.extend(sub.resmap.resources);
             }
-            Prepared::Resources(resources) => loaded.extend(resources),
+            Prepared::Resources(resources) => {
+                self.note_loaded(&resources);
+                loaded.extend(resources);
+            }
             Prepared::Built(built) => {
                 let built = *built;
                 self.schemas = built.schemas;
+                self.builtin_loaded |= built.builtin_loaded;
                 self.warnings.extend(built.warnings);
                 acc.config.merge(&built.acc.config)?;
                 transform::vars::absorb(&mut acc.vars, built.acc.vars)?;
@@ -492,6 +507,16 @@ impl Builder<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Notes resources loaded before any `openapi:` schema was set (see `builtin_loaded`).
+    fn note_loaded(&mut self, resources: &[Resource]) {
+        if self.schemas.is_none() && !self.builtin_loaded {
+            self.builtin_loaded = resources.iter().any(|r| {
+                let gvk = r.gvk();
+                crate::openapi::loads_builtin_schema(&gvk.group, &gvk.version, &gvk.kind)
+            });
+        }
     }
 
     fn accumulate_component(
@@ -932,6 +957,7 @@ fn load_openapi(
     dir: &Path,
     openapi: &indexmap::IndexMap<String, String>,
     restrictor: LoadRestrictor,
+    over_builtin: bool,
 ) -> Result<&'static Schemas> {
     let version = openapi.get("version").filter(|v| !v.is_empty());
     let path = openapi.get("path").filter(|v| !v.is_empty());
@@ -948,7 +974,11 @@ fn load_openapi(
         (None, Some(p)) => {
             let (real, bytes) = load::read_restricted(dir, p, restrictor, "openapi schema")?;
             let text = load::utf8(bytes, &real)?;
-            let schemas = Schemas::from_openapi_text(&text, &real.display().to_string())?;
+            let schemas = Schemas::from_openapi_text_layered(
+                &text,
+                &real.display().to_string(),
+                over_builtin,
+            )?;
             // Schemas live for the whole (short) process; leaking one per
             // kustomization that sets `openapi` keeps merge options simple.
             Ok(Box::leak(Box::new(schemas)))

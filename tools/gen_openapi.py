@@ -14,6 +14,8 @@ What is kept, and why:
   Scalar fields without metadata are left out: they merge exactly as fields the schema does
   not know. Object fields are kept because kyaml looks a schema up from an object's own
   apiVersion/kind only where the schema knows nothing about it;
+- a sorted index from every definition name to its shape (`DEFINITIONS`): kustomize resolves a custom schema's `$ref` to a built-in definition when it
+  loaded the built-in schema before the custom one (see src/openapi/schemas.rs);
 - the scope (namespaced or cluster) of the kinds listed with a scope in the document's
   `resources` section: kustomize's precomputed scope table.
 
@@ -42,6 +44,10 @@ def main():
     kinds.sort()
     for kind in kinds:
         gen.def_shape(kind[3])
+    # Every other definition too, after the kinds' (so their shapes come first): a custom
+    # schema may `$ref` a built-in definition by name (see DEFINITIONS below).
+    for name in sorted(defs):
+        gen.def_shape(name)
     gen.resolve_aliases()
     gen.prune()
     scopes = sorted(
@@ -225,6 +231,11 @@ class Generator:
         for group, version, kind, name in kinds:
             out.append('    ke("%s", "%s", "%s", %d),\n' % (
                 group, version, kind, self.index_of(self.def_shapes[name])))
+        out.append("];\n\n/// Every definition name with the shape of the definition (N: a scalar "
+                   "without merge\n/// metadata, not kept), sorted by name.\n")
+        out.append("pub(super) static DEFINITIONS: &[(&str, u32)] = &[\n")
+        for name in sorted(self.def_shapes):
+            out.append('    ("%s", %s),\n' % (name, opt(self.index_of(self.def_shapes[name]))))
         out.append("];\n\n/// Scope of the kinds with a known scope (`true`: namespaced), "
                    "sorted by group, version, kind.\n")
         out.append("pub(super) static SCOPES: &[(&str, &str, &str, bool)] = &[\n")

@@ -9,6 +9,10 @@
 //! schema it started from is the one the sequential order would have given
 //! it; the bases after one that changed the schema are built again, in
 //! order, by the caller.
+//!
+//! The same holds for whether kustomize would have loaded its built-in schema when a base
+//! sets a custom one (`Builder::builtin_loaded`): a base that set a schema starting from
+//! another value than the sequential order gives is built again too.
 
 use super::{Accumulator, Builder, Expect, Prepared};
 use crate::error::Result;
@@ -25,6 +29,8 @@ pub(super) struct Built {
     pub(super) dir: std::path::PathBuf,
     /// Warnings the base's build gave, reported in entry order.
     pub(super) warnings: Vec<String>,
+    /// `Builder::builtin_loaded` after building the base.
+    pub(super) builtin_loaded: bool,
     changed_schemas: bool,
 }
 
@@ -55,13 +61,27 @@ impl Builder<'_> {
         // After a base that changed the schema, later bases were built with
         // the wrong one: hand them back as directories to build in order.
         let mut changed = false;
+        // `builtin_loaded` as the sequential order has it before each entry.
+        let mut loaded = self.builtin_loaded;
         for p in prepared.iter_mut() {
             match p {
-                Ok(Prepared::Built(b)) if changed => {
+                Ok(Prepared::Built(b))
+                    if changed || (b.changed_schemas && loaded != self.builtin_loaded) =>
+                {
                     let dir = std::mem::take(&mut b.dir);
                     *p = Ok(Prepared::Dir(dir));
+                    changed = true;
                 }
-                Ok(Prepared::Built(b)) => changed = b.changed_schemas,
+                Ok(Prepared::Built(b)) => {
+                    changed = b.changed_schemas;
+                    loaded |= b.builtin_loaded;
+                }
+                Ok(Prepared::Resources(resources)) => {
+                    loaded |= resources.iter().any(|r| {
+                        let gvk = r.gvk();
+                        crate::openapi::loads_builtin_schema(&gvk.group, &gvk.version, &gvk.kind)
+                    });
+                }
                 // The sequential order stops at the first error.
                 Err(_) => break,
                 _ => {}
@@ -78,6 +98,7 @@ impl Builder<'_> {
             chain: self.chain.clone(),
             meta: self.meta,
             schemas: self.schemas,
+            builtin_loaded: self.builtin_loaded,
             warnings: Vec::new(),
             canonical: self.canonical,
         };
@@ -88,6 +109,7 @@ impl Builder<'_> {
             schemas: builder.schemas,
             dir: real,
             warnings: builder.warnings,
+            builtin_loaded: builder.builtin_loaded,
             changed_schemas: !same_schemas(self.schemas, builder.schemas),
         })))
     }

@@ -11,7 +11,7 @@ pub mod crd;
 mod schemas;
 mod table;
 
-pub use schemas::{BUILTIN_VERSION, Schemas, split_api_version};
+pub use schemas::{BUILTIN_VERSION, Schemas, loads_builtin_schema, split_api_version};
 pub use table::{ListType, PatchStrategy, Table, TypeRef};
 
 /// Whether kustomize treats objects of this kind as namespaced, with the built-in table.
@@ -214,5 +214,101 @@ mod tests {
             .unwrap();
         assert_eq!(deep.merge_keys(), vec!["k"]);
         assert!(a.field("next").unwrap().patch_strategy().replaces());
+    }
+
+    fn widget_document() -> Node {
+        Node::from(&json!({"definitions": {
+            "w.Widget": {
+                "properties": {"spec": {"properties": {
+                    "template": {"$ref": "#/definitions/io.k8s.api.core.v1.PodTemplateSpec"}}}},
+                "x-kubernetes-group-version-kind": [{"group": "ex.io", "version": "v1", "kind": "Widget"}]},
+            // Same name as a built-in definition, without merge metadata.
+            "io.k8s.api.core.v1.PodSpec": {"properties": {"containers": {"type": "array", "items": {"type": "object"}}}},
+            "w.Deployment": {
+                "properties": {"spec": {"properties": {"replicas": {"type": "integer"}}}},
+                "x-kubernetes-group-version-kind": [{"group": "apps", "version": "v1", "kind": "Deployment"}]}
+        }}))
+    }
+
+    fn widget_containers(schemas: &Schemas) -> Option<TypeRef<'_>> {
+        schemas
+            .lookup("ex.io", "v1", "Widget")?
+            .field("spec")?
+            .field("template")?
+            .field("spec")?
+            .field("containers")
+    }
+
+    // krusty TestCustomOpenApiFieldFromComponentWithOverlays: kustomize had loaded its
+    // built-in schema, so the custom document's unknown `$ref` finds the built-in type.
+    #[test]
+    fn layered_document_resolves_refs_to_builtin_definitions() {
+        let schemas =
+            Schemas::from_openapi_document_layered(&widget_document(), "s.json", true).unwrap();
+        let containers = widget_containers(&schemas).unwrap();
+        assert_eq!(containers.merge_keys(), vec!["name"]);
+        let env = containers.items().unwrap().field("env").unwrap();
+        assert_eq!(env.merge_keys(), vec!["name"]);
+        // The built-in definitions and kinds win over custom ones of the same name.
+        let deployment = schemas.lookup("apps", "v1", "Deployment").unwrap();
+        let containers = deployment
+            .field("spec")
+            .and_then(|s| s.field("template"))
+            .and_then(|t| t.field("spec"))
+            .and_then(|s| s.field("containers"))
+            .unwrap();
+        assert_eq!(containers.merge_keys(), vec!["name"]);
+        // Scalars without metadata are not in the built-in table.
+        let containers = widget_containers(&schemas).unwrap();
+        assert!(containers.items().unwrap().field("image").is_none());
+    }
+
+    #[test]
+    fn plain_document_leaves_builtin_refs_unresolved() {
+        let schemas = Schemas::from_openapi_document(&widget_document(), "s.json").unwrap();
+        let template = schemas
+            .lookup("ex.io", "v1", "Widget")
+            .and_then(|w| w.field("spec"))
+            .unwrap();
+        // A dangling `$ref`: a schema without fields.
+        assert!(
+            template
+                .field("template")
+                .and_then(|t| t.field("spec"))
+                .is_none()
+        );
+        let deployment = schemas.lookup("apps", "v1", "Deployment").unwrap();
+        assert!(
+            deployment
+                .field("spec")
+                .unwrap()
+                .field("template")
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn builtin_definitions_index_is_sorted_and_in_range() {
+        let defs = builtin::DEFINITIONS;
+        assert!(defs.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(
+            defs.iter()
+                .all(|&(_, s)| s == table::N || (s as usize) < builtin::SHAPES.len())
+        );
+        assert!(
+            defs.binary_search_by(|(n, _)| (*n).cmp("io.k8s.api.core.v1.PodTemplateSpec"))
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn only_unlisted_kinds_load_the_builtin_schema() {
+        assert!(!loads_builtin_schema("", "v1", "ConfigMap"));
+        assert!(!loads_builtin_schema("apps", "v1", "Deployment"));
+        assert!(loads_builtin_schema(
+            "apps.openshift.io",
+            "v1",
+            "DeploymentConfig"
+        ));
     }
 }

@@ -4,6 +4,15 @@
 //! kustomize's behaviour, checked with `kubectl kustomize` (v5.5.0):
 //! - a custom document *replaces* the built-in schema for merging: with a custom document
 //!   that only describes a CRD, a Deployment's containers are no longer merged by name;
+//! - except when kustomize had already loaded its built-in schema when the custom one is set:
+//!   kyaml loads the built-in schema lazily, the first time it checks the scope of a kind
+//!   missing from its precomputed scope table (a custom resource, say), and a custom schema
+//!   set after that is *added on top* of it. Then a `$ref` to a definition the custom
+//!   document lacks resolves to the built-in definition of that name, and built-in kinds keep
+//!   their built-in schema. Where both describe a definition or kind, the built-in one wins.
+//!   A component setting `openapi:` after its kustomization loaded a custom resource is the
+//!   usual way to get there; a kustomization that sets it before any such resource (built-in
+//!   kinds such as a ConfigMap do not count) gets the custom definitions only;
 //! - scope does not change: kustomize consults its precomputed table of built-in kinds first,
 //!   then the scope derived from the document's `paths`, and calls everything else namespaced.
 
@@ -38,6 +47,9 @@ pub struct Schemas {
 #[derive(Clone, Debug)]
 struct Custom {
     table: Table,
+    /// The custom definitions were added on top of the built-in ones: built-in kinds and
+    /// definitions win over custom ones of the same name.
+    over_builtin: bool,
     /// (group, version, kind) -> namespaced, from the document's `paths`.
     scopes: HashMap<(String, String, String), bool>,
 }
@@ -63,6 +75,17 @@ impl Schemas {
     /// Schemas from a custom OpenAPI (swagger v2) document, JSON or YAML; `source` names it in
     /// errors. The document replaces the built-in schema for merging.
     pub fn from_openapi_text(text: &str, source: &str) -> Result<Schemas, Error> {
+        Schemas::from_openapi_text_layered(text, source, false)
+    }
+
+    /// Like [`Schemas::from_openapi_text`]; with `over_builtin`, the document's definitions
+    /// are added on top of the built-in ones, as kustomize does when it had loaded its
+    /// built-in schema before (see the module documentation).
+    pub fn from_openapi_text_layered(
+        text: &str,
+        source: &str,
+        over_builtin: bool,
+    ) -> Result<Schemas, Error> {
         let doc = if text.trim_start().starts_with('{') {
             let json: serde_json::Value = serde_json::from_str(text)
                 .map_err(|e| Error::msg(format!("{source}: invalid OpenAPI JSON: {e}")))?;
@@ -73,11 +96,20 @@ impl Schemas {
                 .next()
                 .unwrap_or_default()
         };
-        Schemas::from_openapi_document(&doc, source)
+        Schemas::from_openapi_document_layered(&doc, source, over_builtin)
     }
 
     /// Schemas from a parsed custom OpenAPI document.
     pub fn from_openapi_document(doc: &Node, source: &str) -> Result<Schemas, Error> {
+        Schemas::from_openapi_document_layered(doc, source, false)
+    }
+
+    /// Like [`Schemas::from_openapi_document`], optionally on top of the built-in schema.
+    pub fn from_openapi_document_layered(
+        doc: &Node,
+        source: &str,
+        over_builtin: bool,
+    ) -> Result<Schemas, Error> {
         let definitions = doc
             .get("definitions")
             .and_then(Node::as_map)
@@ -86,10 +118,14 @@ impl Schemas {
                     "{source}: OpenAPI document has no 'definitions' mapping"
                 ))
             })?;
-        let table = TableBuilder::new(definitions).build();
+        let table = TableBuilder::new(definitions, over_builtin).build();
         let scopes = scopes_from_paths(doc.get("paths"));
         Ok(Schemas {
-            custom: Some(Box::new(Custom { table, scopes })),
+            custom: Some(Box::new(Custom {
+                table,
+                over_builtin,
+                scopes,
+            })),
         })
     }
 
@@ -103,7 +139,14 @@ impl Schemas {
 
     /// The schema of a kind.
     pub fn lookup(&self, group: &str, version: &str, kind: &str) -> Option<TypeRef<'_>> {
-        self.table().lookup(group, version, kind)
+        match &self.custom {
+            // On top of the built-in schema, built-in kinds keep their built-in schema even
+            // when the document describes them too (kyaml keeps what it loaded first).
+            Some(c) if c.over_builtin => BUILTIN_TABLE
+                .lookup(group, version, kind)
+                .or_else(|| c.table.lookup(group, version, kind)),
+            _ => self.table().lookup(group, version, kind),
+        }
     }
 
     /// The schema of a kind given its `apiVersion` (`group/version` or `version`).
@@ -124,6 +167,13 @@ impl Schemas {
             .and_then(|c| c.scopes.get(&key).copied())
             .unwrap_or(true)
     }
+}
+
+/// Whether loading a resource of this kind makes kustomize load its built-in schema: kyaml
+/// does so the first time it checks the scope of a kind missing from its precomputed scope
+/// table. A custom schema set after that is added on top of the built-in one.
+pub fn loads_builtin_schema(group: &str, version: &str, kind: &str) -> bool {
+    builtin_scope(group, version, kind).is_none()
 }
 
 /// Splits an `apiVersion` into group and version (`v1` has the empty group).
@@ -178,12 +228,26 @@ struct TableBuilder<'d> {
     by_name: HashMap<&'d str, u32>,
     /// Shapes that copy the object and items of another shape: a `$ref` with metadata.
     aliases: Vec<(u32, u32)>,
+    /// Whether a `$ref` to a definition the document lacks resolves to the built-in one.
+    over_builtin: bool,
+    /// Built-in shapes and types copied into this table so far (built-in index -> own).
+    imported_shapes: HashMap<u32, u32>,
+    imported_types: HashMap<u32, u32>,
+}
+
+/// Where a `$ref` leads.
+enum Target<'d> {
+    /// A definition of the document.
+    Own(&'d str),
+    /// A built-in definition (the custom definitions are on top of the built-in ones):
+    /// the index of its shape in the built-in table.
+    Builtin(u32),
 }
 
 const REF_PREFIX: &str = "#/definitions/";
 
 impl<'d> TableBuilder<'d> {
-    fn new(definitions: &'d crate::yaml::Map) -> TableBuilder<'d> {
+    fn new(definitions: &'d crate::yaml::Map, over_builtin: bool) -> TableBuilder<'d> {
         TableBuilder {
             definitions,
             shapes: Vec::new(),
@@ -191,6 +255,9 @@ impl<'d> TableBuilder<'d> {
             fields: Vec::new(),
             by_name: HashMap::new(),
             aliases: Vec::new(),
+            over_builtin,
+            imported_shapes: HashMap::new(),
+            imported_types: HashMap::new(),
         }
     }
 
@@ -242,20 +309,107 @@ impl<'d> TableBuilder<'d> {
         (self.shapes.len() - 1) as u32
     }
 
-    fn reference(&self, schema: &Node) -> Option<&'d str> {
+    /// Where the schema's `$ref` leads: a definition of the document, or, on top of the
+    /// built-in schema, the built-in definition of that name, which wins over a custom one
+    /// of the same name (checked with `kubectl kustomize`: kyaml keeps the definitions it
+    /// loaded first). None for no `$ref` or a dangling one, which kyaml treats as a schema
+    /// without fields.
+    fn reference(&self, schema: &Node) -> Option<Target<'d>> {
         let r = schema.get_str(&["$ref"])?;
         let name = r.strip_prefix(REF_PREFIX)?;
+        if self.over_builtin
+            && let Ok(i) = builtin::DEFINITIONS.binary_search_by(|(n, _)| (*n).cmp(name))
+        {
+            return Some(Target::Builtin(builtin::DEFINITIONS[i].1));
+        }
         self.definitions
             .get_key_value(name)
-            .map(|(k, _)| k.as_str())
+            .map(|(k, _)| Target::Own(k.as_str()))
+    }
+
+    /// The shape a `$ref` leads to; N for a built-in scalar without merge metadata (the
+    /// generator leaves those out).
+    fn target(&mut self, target: Target<'d>) -> u32 {
+        match target {
+            Target::Own(name) => self.definition(name),
+            Target::Builtin(N) => N,
+            Target::Builtin(shape) => self.import_shape(shape),
+        }
+    }
+
+    /// Copies a built-in shape, and what it reaches, into this table (once per shape; the
+    /// built-in types are recursive).
+    fn import_shape(&mut self, shape: u32) -> u32 {
+        if let Some(&i) = self.imported_shapes.get(&shape) {
+            return i;
+        }
+        let i = self.reserve();
+        self.imported_shapes.insert(shape, i);
+        let Some(from) = builtin::SHAPES.get(shape as usize) else {
+            return i;
+        };
+        let mut copy = from.clone();
+        copy.object = if from.object == N {
+            N
+        } else {
+            self.import_type(from.object)
+        };
+        copy.items = if from.items == N {
+            N
+        } else {
+            self.import_shape(from.items)
+        };
+        self.shapes[i as usize] = copy;
+        i
+    }
+
+    fn import_type(&mut self, ty: u32) -> u32 {
+        if let Some(&i) = self.imported_types.get(&ty) {
+            return i;
+        }
+        let i = self.types.len() as u32;
+        self.imported_types.insert(ty, i);
+        self.types.push(TypeDef {
+            first: 0,
+            len: 0,
+            additional: N,
+        });
+        let Some(from) = builtin::TYPES.get(ty as usize) else {
+            return i;
+        };
+        let range = from.first as usize..(from.first + from.len) as usize;
+        let mut fields = Vec::with_capacity(range.len());
+        for f in builtin::FIELDS.get(range).unwrap_or_default() {
+            let shape = self.import_shape(f.shape);
+            fields.push(FieldDef {
+                name: f.name.clone(),
+                shape,
+            });
+        }
+        let additional = if from.additional == N {
+            N
+        } else {
+            self.import_shape(from.additional)
+        };
+        let first = self.fields.len() as u32;
+        let len = fields.len() as u32;
+        self.fields.extend(fields);
+        self.types[i as usize] = TypeDef {
+            first,
+            len,
+            additional,
+        };
+        i
     }
 
     /// The shape of a schema node; `own` is the index it will be stored at.
     fn shape_of(&mut self, schema: &'d Node, own: u32) -> Shape {
         let mut shape = metadata(schema);
-        if let Some(name) = self.reference(schema) {
-            let target = self.definition(name);
-            self.aliases.push((own, target));
+        if let Some(target) = self.reference(schema) {
+            let target = self.target(target);
+            if target != N {
+                self.aliases.push((own, target));
+            }
             return shape;
         }
         if let Some(items) = schema
@@ -271,8 +425,8 @@ impl<'d> TableBuilder<'d> {
     }
 
     fn add_shape(&mut self, schema: &'d Node) -> u32 {
-        if let Some(name) = self.reference(schema).filter(|_| !has_metadata(schema)) {
-            return self.definition(name);
+        if let Some(target) = self.reference(schema).filter(|_| !has_metadata(schema)) {
+            return self.target(target);
         }
         let i = self.reserve();
         let shape = self.shape_of(schema, i);
