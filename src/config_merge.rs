@@ -20,39 +20,9 @@
 use crate::error::{Error, Result};
 use crate::kustomization::FieldSpec;
 use crate::transform::name_reference::NameRefSpec;
+// kustomize ranks GVKs by the same kind lists as its legacy output order.
+use crate::transform::sort::{LEGACY_ORDER_FIRST as ORDER_FIRST, LEGACY_ORDER_LAST as ORDER_LAST};
 use std::collections::HashMap;
-
-/// Kinds kustomize's legacy order puts first, in that order (`orderFirst`).
-const ORDER_FIRST: [&str; 22] = [
-    "Namespace",
-    "ResourceQuota",
-    "StorageClass",
-    "CustomResourceDefinition",
-    "ServiceAccount",
-    "PodSecurityPolicy",
-    "Role",
-    "ClusterRole",
-    "RoleBinding",
-    "ClusterRoleBinding",
-    "ConfigMap",
-    "Secret",
-    "Endpoints",
-    "Service",
-    "LimitRange",
-    "PriorityClass",
-    "PersistentVolume",
-    "PersistentVolumeClaim",
-    "Deployment",
-    "StatefulSet",
-    "CronJob",
-    "PodDisruptionBudget",
-];
-
-/// Kinds it puts last (`orderLast`).
-const ORDER_LAST: [&str; 2] = [
-    "MutatingWebhookConfiguration",
-    "ValidatingWebhookConfiguration",
-];
 
 fn type_order(kind: &str) -> i32 {
     if let Some(i) = ORDER_FIRST.iter().position(|k| *k == kind) {
