@@ -381,8 +381,9 @@ pub fn with_last_applied(config: &Node) -> Result<Node, Error> {
         .ensure_map(&["metadata", "annotations"])
         .ok_or_else(|| Error::msg("configuration: metadata.annotations is not a mapping"))?;
     annotations.shift_remove(LAST_APPLIED);
-    let mut text = String::new();
-    go_json(&bare, &mut text);
+    // kubectl writes the annotation with Go's encoder, as the name hash does.
+    let mut text =
+        crate::generate::gojson::to_string(&bare, crate::generate::gojson::Numbers::AsIs)?;
     text.push('\n');
     let mut modified = config.clone();
     let annotations = modified
@@ -390,80 +391,6 @@ pub fn with_last_applied(config: &Node) -> Result<Node, Error> {
         .ok_or_else(|| Error::msg("configuration: metadata.annotations is not a mapping"))?;
     annotations.insert(LAST_APPLIED.into(), Node::Str(text));
     Ok(modified)
-}
-
-/// Writes JSON as Go's `json.Encoder` does: compact, mapping keys sorted, HTML characters
-/// escaped.
-pub fn go_json(node: &Node, out: &mut String) {
-    match node {
-        Node::Null => out.push_str("null"),
-        Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Node::Int(i) => out.push_str(&i.to_string()),
-        Node::Uint(u) => out.push_str(&u.to_string()),
-        Node::Float(f) => out.push_str(&go_float(*f)),
-        Node::Str(s) => go_string(s, out),
-        Node::Seq(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                go_json(item, out);
-            }
-            out.push(']');
-        }
-        Node::Map(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                go_string(k, out);
-                out.push(':');
-                go_json(&m[k], out);
-            }
-            out.push('}');
-        }
-    }
-}
-
-/// Go's JSON float: integral values without a fraction, exponent form outside [1e-6, 1e21).
-fn go_float(f: f64) -> String {
-    if !f.is_finite() {
-        return "null".into();
-    }
-    let abs = f.abs();
-    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
-        let s = format!("{f:e}");
-        // Rust writes `1e21`, Go `1e+21`.
-        match s.split_once('e') {
-            Some((m, e)) if !e.starts_with('-') => format!("{m}e+{e}"),
-            _ => s,
-        }
-    } else {
-        format!("{f}")
-    }
-}
-
-fn go_string(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                out.push_str(&format!("\\u{:04x}", c as u32));
-            }
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 #[cfg(test)]

@@ -23,6 +23,11 @@ fn annotation_is_go_json_of_the_configuration() {
     );
 }
 
+fn go_float(f: f64) -> String {
+    crate::generate::gojson::to_string(&Node::Float(f), crate::generate::gojson::Numbers::AsIs)
+        .expect("finite")
+}
+
 #[test]
 fn go_floats() {
     assert_eq!(go_float(1e21), "1e+21");

@@ -7,7 +7,7 @@
 //! `replace` is folded into an existing resource with [`merge::merge_into`].
 
 mod envfile;
-mod gojson;
+pub(crate) mod gojson;
 pub mod hash;
 pub mod merge;
 mod options;
