@@ -102,18 +102,7 @@ fn write_output(args: &BuildArgs, resmap: &kbuild::resmap::ResMap) -> Result<(),
     match &args.output {
         Some(path) if path.is_dir() => output::write_dir(resmap, path),
         Some(path) => output::write_file_atomic(path, output::render(resmap).as_bytes()),
-        None => {
-            let text = output::render(resmap);
-            let mut out = std::io::stdout().lock();
-            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-                // A closed pipe (`kbuild | head`) is not an error.
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(kbuild::Error::Io {
-                    path: PathBuf::from("<stdout>"),
-                    source: e,
-                }),
-                _ => Ok(()),
-            }
-        }
+        None => print_stdout(&output::render(resmap)),
     }
 }
 
@@ -126,7 +115,7 @@ fn build_options(restrictor: Restrictor) -> BuildOptions {
     }
 }
 
-/// Writes to stdout; a closed pipe is not an error.
+/// Writes to stdout; a closed pipe (`kbuild | head`) is not an error.
 fn print_stdout(text: &str) -> Result<(), kbuild::Error> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {

@@ -1,7 +1,6 @@
 //! The `merge3` and `apply` subcommands: argument parsing, reading inputs, printing results
 //! and summaries. The merging itself is `kbuild::merge::merge3` and `kbuild::apply`.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -94,15 +93,7 @@ fn write_output(output: Option<&Path>, text: &str) -> Result<(), Error> {
     if let Some(path) = output {
         return kbuild::output::write_file_atomic(path, text.as_bytes());
     }
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        // A closed pipe is not an error.
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Io {
-            path: PathBuf::from("<stdout>"),
-            source: e,
-        }),
-        _ => Ok(()),
-    }
+    crate::print_stdout(text)
 }
 
 fn load(path: &Path, what: &str) -> Result<Loaded, Error> {
