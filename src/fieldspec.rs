@@ -128,6 +128,18 @@ pub fn walk(
     }
 }
 
+/// The specs with `create` turned off: for transformers that only rewrite values that
+/// are there (images, vars), whatever a configuration says.
+pub fn without_create(specs: &[FieldSpec]) -> Vec<FieldSpec> {
+    specs
+        .iter()
+        .map(|fs| FieldSpec {
+            create: false,
+            ..fs.clone()
+        })
+        .collect()
+}
+
 /// Applies `f` at every field spec of `specs` that selects `gvk`.
 pub fn apply_specs(
     node: &mut Node,

@@ -130,20 +130,13 @@ fn walk_containers(n: &mut Node, rule: &Rule, depth: usize) -> Result<()> {
 
 /// Applies the `images` entries in order.
 pub fn apply(resmap: &mut ResMap, images: &[Image], specs: &[FieldSpec]) -> Result<()> {
+    // Only existing values are rewritten: the image fields are never created.
+    let specs = crate::fieldspec::without_create(specs);
     for image in images {
         let rule = Rule::new(image)?;
         for res in resmap.iter_mut() {
             walk_containers(&mut res.node, &rule, 0)?;
             let gvk = res.gvk();
-            // Only existing values are rewritten: the image fields are
-            // never created.
-            let specs: Vec<FieldSpec> = specs
-                .iter()
-                .map(|fs| FieldSpec {
-                    create: false,
-                    ..fs.clone()
-                })
-                .collect();
             apply_specs(&mut res.node, &gvk, &specs, CreateKind::Scalar, &mut |n| {
                 rule.apply_to(n)
             })?;

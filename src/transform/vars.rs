@@ -245,13 +245,7 @@ pub fn resolve(rm: &mut ResMap, set: &VarSet, specs: &[FieldSpec]) -> Result<()>
         values.insert(v.name.clone(), value_of(rm, v)?);
     }
     // kustomize never creates a missing field here, whatever `create` says.
-    let specs: Vec<FieldSpec> = specs
-        .iter()
-        .map(|fs| FieldSpec {
-            create: false,
-            ..fs.clone()
-        })
-        .collect();
+    let specs = crate::fieldspec::without_create(specs);
     for r in rm.iter_mut() {
         let gvk = r.gvk();
         let id = r.id();
