@@ -490,7 +490,7 @@ fn changed_paths(a: Option<&Node>, b: Option<&Node>, path: &mut String, out: &mu
     match (a, b) {
         (Some(Node::Map(x)), Some(Node::Map(y))) => {
             let mut keys: Vec<&String> = x.keys().collect();
-            keys.extend(y.keys().filter(|k| !x.contains_key(*k)));
+            keys.extend(y.keys().filter(|k| !x.contains_key(k)));
             for k in keys {
                 let len = path.len();
                 if !path.is_empty() {

@@ -744,7 +744,7 @@ impl<'w, 'a, 's, 'p> General<'w, 'a, 's, 'p> {
             let Node::Map(m) = node else { return false };
             keys.iter()
                 .zip(values)
-                .all(|(k, v)| m.get(*k).is_some_and(|f| scalar_text(f) == *v))
+                .all(|(k, v)| m.get(k).is_some_and(|f| scalar_text(f) == *v))
         })
     }
 
@@ -799,7 +799,7 @@ impl<'w, 'a, 's, 'p> General<'w, 'a, 's, 'p> {
             for key in keys {
                 match node {
                     Node::Null => dst.push(id),
-                    Node::Map(m) => match m.get(*key) {
+                    Node::Map(m) => match m.get(key) {
                         Some(v) => values.push(scalar_text(v)),
                         // kyaml appends an element that lacks a key as it is.
                         None => dst.push(id),

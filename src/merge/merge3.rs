@@ -204,7 +204,7 @@ impl<'s> Walker<'_, 's> {
     ) -> Result<Map, Error> {
         let mut keys: Vec<&String> = dest.keys().collect();
         if let Some(u) = updated {
-            keys.extend(u.keys().filter(|k| !dest.contains_key(*k)));
+            keys.extend(u.keys().filter(|k| !dest.contains_key(k)));
         }
         let mut out = Map::new();
         for key in keys {

@@ -301,7 +301,7 @@ impl<'o, 's> Walker<'o, 's> {
     ) -> Result<(), Error> {
         let mut keys: Vec<String> = dest.keys().cloned().collect();
         if let Some(p) = patch.as_deref() {
-            keys.extend(p.keys().filter(|k| !dest.contains_key(*k)).cloned());
+            keys.extend(p.keys().filter(|k| !dest.contains_key(k)).cloned());
         }
         keys.sort_unstable();
         for key in keys {

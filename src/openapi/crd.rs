@@ -80,7 +80,7 @@ pub fn crd_field_specs(doc: &Node, source: &str) -> Result<Vec<CrdFieldSpec>, Er
         let is_kind = props.is_some_and(|p| {
             ["kind", "apiVersion", "metadata"]
                 .iter()
-                .all(|k| p.contains_key(*k))
+                .all(|k| p.contains_key(k))
         });
         if !is_kind {
             continue;

@@ -361,7 +361,7 @@ impl<'de> SeqAccess<'de> for SeqDe<'_, '_> {
 }
 
 struct MapDe<'a, 'p> {
-    iter: Option<indexmap::map::Iter<'a, String, Node>>,
+    iter: Option<crate::yaml::map::Iter<'a>>,
     path: &'p Path<'p>,
     fields: Option<&'static [&'static str]>,
     value: Option<(&'a str, &'a Node)>,

@@ -2,7 +2,9 @@
 
 pub mod de;
 pub mod emit;
+pub mod map;
 pub mod node;
 pub mod parse;
 
-pub use node::{Map, Node};
+pub use map::Map;
+pub use node::Node;

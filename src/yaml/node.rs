@@ -5,10 +5,7 @@
 //! number, string, sequence and mapping. Comments, anchors, tags and styles are
 //! resolved away at parse time.
 
-use indexmap::IndexMap;
-
-/// A mapping; insertion order is kept (the emitter sorts keys when printing).
-pub type Map = IndexMap<String, Node>;
+pub use super::map::Map;
 
 /// A parsed YAML value.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -1,0 +1,421 @@
+//! The ordered mapping of a [`Node`]: a vector of entries, with a hash index only for large maps.
+//!
+//! Kubernetes objects are made of small mappings (`metadata` has a handful of keys, a container
+//! a dozen), and a build holds hundreds of thousands of them. A general hash map costs a hash
+//! table allocation and a hash per lookup for each of them; here a lookup in a small map
+//! compares the key against each entry (the lengths differ for most, so it is a few
+//! instructions each), and an entry costs 64 bytes instead of 112. Large maps (a ConfigMap
+//! with thousands of keys, hostile input) get a hash index so lookups stay O(1).
+//!
+//! The interface follows `indexmap::IndexMap`'s names (`shift_remove`, `get_index`, ...), which
+//! the rest of kbuild was written against; equality ignores order, as `IndexMap`'s does.
+
+use super::Node;
+use hashbrown::HashTable;
+use std::hash::BuildHasher;
+
+/// Maps longer than this get a hash index.
+const INDEX_FROM: usize = 16;
+
+type Entry_ = (String, Node);
+
+/// An insertion-ordered map from string keys to nodes.
+#[derive(Clone, Default)]
+pub struct Map {
+    entries: Vec<Entry_>,
+    /// Positions in `entries`, hashed by key; present only above [`INDEX_FROM`] entries.
+    index: Option<Box<HashTable<usize>>>,
+}
+
+fn hash(key: &str) -> u64 {
+    // A fixed seed: the index only serves lookups, its order is never observed.
+    foldhash::fast::FixedState::with_seed(0x6b62_7569_6c64).hash_one(key)
+}
+
+impl Map {
+    pub fn new() -> Map {
+        Map::default()
+    }
+
+    pub fn with_capacity(n: usize) -> Map {
+        let mut m = Map {
+            entries: Vec::with_capacity(n),
+            index: None,
+        };
+        if n > INDEX_FROM {
+            m.index = Some(Box::new(HashTable::with_capacity(n)));
+        }
+        m
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Position of `key`.
+    pub fn get_index_of(&self, key: &str) -> Option<usize> {
+        match &self.index {
+            Some(index) => index
+                .find(hash(key), |&i| self.entries[i].0 == key)
+                .copied(),
+            None => self.entries.iter().position(|(k, _)| k == key),
+        }
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.get_index_of(key).map(|i| &self.entries[i].1)
+    }
+
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
+        self.get_index_of(key).map(|i| &mut self.entries[i].1)
+    }
+
+    pub fn get_key_value(&self, key: &str) -> Option<(&String, &Node)> {
+        self.get_index_of(key).map(|i| pair(&self.entries[i]))
+    }
+
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.get_index_of(key).is_some()
+    }
+
+    pub fn get_index(&self, i: usize) -> Option<(&String, &Node)> {
+        self.entries.get(i).map(pair)
+    }
+
+    pub fn get_index_mut(&mut self, i: usize) -> Option<(&String, &mut Node)> {
+        self.entries.get_mut(i).map(pair_mut)
+    }
+
+    pub fn first(&self) -> Option<(&String, &Node)> {
+        self.entries.first().map(pair)
+    }
+
+    pub fn last(&self) -> Option<(&String, &Node)> {
+        self.entries.last().map(pair)
+    }
+
+    /// Sets `key` to `value`: a new key goes last, an existing one keeps its place and the old
+    /// value is returned.
+    pub fn insert(&mut self, key: String, value: Node) -> Option<Node> {
+        self.insert_full(key, value).1
+    }
+
+    /// [`Map::insert`], also returning the entry's position.
+    pub fn insert_full(&mut self, key: String, value: Node) -> (usize, Option<Node>) {
+        if let Some(i) = self.get_index_of(&key) {
+            return (i, Some(std::mem::replace(&mut self.entries[i].1, value)));
+        }
+        (self.push_new(key, value), None)
+    }
+
+    /// Appends an entry whose key is known to be absent.
+    fn push_new(&mut self, key: String, value: Node) -> usize {
+        let i = self.entries.len();
+        match &mut self.index {
+            Some(index) => {
+                let entries = &self.entries;
+                index.insert_unique(hash(&key), i, |&j| hash(&entries[j].0));
+            }
+            None if i >= INDEX_FROM => {
+                self.entries.push((key, value));
+                self.reindex();
+                return i;
+            }
+            None => {}
+        }
+        self.entries.push((key, value));
+        i
+    }
+
+    /// Inserts at position `at` (a new key) or moves the existing key there, as
+    /// `IndexMap::shift_insert` does.
+    pub fn shift_insert(&mut self, at: usize, key: String, value: Node) -> Option<Node> {
+        let old = match self.get_index_of(&key) {
+            Some(i) => Some(self.entries.remove(i).1),
+            None => None,
+        };
+        let at = at.min(self.entries.len());
+        self.entries.insert(at, (key, value));
+        self.reindex();
+        old
+    }
+
+    /// Removes `key`, keeping the order of the others.
+    pub fn shift_remove(&mut self, key: &str) -> Option<Node> {
+        let i = self.get_index_of(key)?;
+        let (_, v) = self.entries.remove(i);
+        self.reindex();
+        Some(v)
+    }
+
+    /// Removes `key`, moving the last entry into its place.
+    pub fn swap_remove(&mut self, key: &str) -> Option<Node> {
+        let i = self.get_index_of(key)?;
+        let (_, v) = self.entries.swap_remove(i);
+        self.reindex();
+        Some(v)
+    }
+
+    /// Removes the last entry.
+    pub fn pop(&mut self) -> Option<(String, Node)> {
+        let e = self.entries.pop();
+        self.reindex();
+        e
+    }
+
+    pub fn truncate(&mut self, len: usize) {
+        self.entries.truncate(len);
+        self.reindex();
+    }
+
+    pub fn reserve(&mut self, n: usize) {
+        self.entries.reserve(n);
+    }
+
+    /// Keeps the entries for which `keep` says yes, in order.
+    pub fn retain(&mut self, mut keep: impl FnMut(&String, &mut Node) -> bool) {
+        self.entries.retain_mut(|(k, v)| keep(k, v));
+        self.reindex();
+    }
+
+    /// Sorts the entries by key.
+    pub fn sort_keys(&mut self) {
+        self.entries.sort_by(|a, b| a.0.cmp(&b.0));
+        self.reindex();
+    }
+
+    /// Sorts the entries (stable) by a comparison of key-value pairs.
+    pub fn sort_by(
+        &mut self,
+        mut cmp: impl FnMut(&String, &Node, &String, &Node) -> std::cmp::Ordering,
+    ) {
+        self.entries.sort_by(|a, b| cmp(&a.0, &a.1, &b.0, &b.1));
+        self.reindex();
+    }
+
+    /// Rebuilds (or drops) the hash index after entries moved.
+    fn reindex(&mut self) {
+        if self.entries.len() <= INDEX_FROM {
+            self.index = None;
+            return;
+        }
+        let index = self
+            .index
+            .get_or_insert_with(|| Box::new(HashTable::with_capacity(self.entries.len())));
+        index.clear();
+        let entries = &self.entries;
+        for (i, (k, _)) in entries.iter().enumerate() {
+            index.insert_unique(hash(k), i, |&j| hash(&entries[j].0));
+        }
+    }
+
+    /// The entry for `key`, to read or fill in.
+    pub fn entry(&mut self, key: String) -> Entry<'_> {
+        match self.get_index_of(&key) {
+            Some(i) => Entry::Occupied(&mut self.entries[i].1),
+            None => Entry::Vacant(self, key),
+        }
+    }
+
+    pub fn iter(&self) -> Iter<'_> {
+        self.entries.iter().map(pair)
+    }
+
+    pub fn iter_mut(&mut self) -> IterMut<'_> {
+        self.entries.iter_mut().map(pair_mut)
+    }
+
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &String> + ExactSizeIterator + Clone {
+        self.entries.iter().map(|(k, _)| k)
+    }
+
+    pub fn values(&self) -> impl DoubleEndedIterator<Item = &Node> + ExactSizeIterator + Clone {
+        self.entries.iter().map(|(_, v)| v)
+    }
+
+    pub fn values_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut Node> + ExactSizeIterator {
+        self.entries.iter_mut().map(|(_, v)| v)
+    }
+
+    pub fn into_values(self) -> impl DoubleEndedIterator<Item = Node> + ExactSizeIterator {
+        self.entries.into_iter().map(|(_, v)| v)
+    }
+
+    pub fn into_keys(self) -> impl DoubleEndedIterator<Item = String> + ExactSizeIterator {
+        self.entries.into_iter().map(|(k, _)| k)
+    }
+}
+
+fn pair(e: &Entry_) -> (&String, &Node) {
+    (&e.0, &e.1)
+}
+
+fn pair_mut(e: &mut Entry_) -> (&String, &mut Node) {
+    (&e.0, &mut e.1)
+}
+
+/// Iterator over `(&key, &value)` in order.
+pub type Iter<'a> = std::iter::Map<std::slice::Iter<'a, Entry_>, fn(&Entry_) -> (&String, &Node)>;
+/// Iterator over `(&key, &mut value)` in order.
+pub type IterMut<'a> =
+    std::iter::Map<std::slice::IterMut<'a, Entry_>, fn(&mut Entry_) -> (&String, &mut Node)>;
+
+/// A key's place in a map: filled or not.
+pub enum Entry<'a> {
+    Occupied(&'a mut Node),
+    Vacant(&'a mut Map, String),
+}
+
+impl<'a> Entry<'a> {
+    pub fn or_insert(self, value: Node) -> &'a mut Node {
+        self.or_insert_with(|| value)
+    }
+
+    pub fn or_insert_with(self, make: impl FnOnce() -> Node) -> &'a mut Node {
+        match self {
+            Entry::Occupied(v) => v,
+            Entry::Vacant(map, key) => {
+                let i = map.push_new(key, make());
+                &mut map.entries[i].1
+            }
+        }
+    }
+
+    pub fn or_default(self) -> &'a mut Node {
+        self.or_insert_with(Node::default)
+    }
+}
+
+impl std::ops::Index<&str> for Map {
+    type Output = Node;
+    /// The value of a key the caller knows is present (panics otherwise, as `IndexMap` does).
+    fn index(&self, key: &str) -> &Node {
+        match self.get(key) {
+            Some(v) => v,
+            None => panic!("key {key:?} not in map"),
+        }
+    }
+}
+
+impl PartialEq for Map {
+    /// Same keys with equal values, in any order.
+    fn eq(&self, other: &Map) -> bool {
+        self.len() == other.len()
+            && self
+                .iter()
+                .all(|(k, v)| other.get(k).is_some_and(|w| w == v))
+    }
+}
+
+impl std::fmt::Debug for Map {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl FromIterator<(String, Node)> for Map {
+    fn from_iter<I: IntoIterator<Item = (String, Node)>>(iter: I) -> Map {
+        let mut m = Map::new();
+        m.extend(iter);
+        m
+    }
+}
+
+impl Extend<(String, Node)> for Map {
+    fn extend<I: IntoIterator<Item = (String, Node)>>(&mut self, iter: I) {
+        for (k, v) in iter {
+            self.insert(k, v);
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Map {
+    type Item = (&'a String, &'a Node);
+    type IntoIter = Iter<'a>;
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a mut Map {
+    type Item = (&'a String, &'a mut Node);
+    type IntoIter = IterMut<'a>;
+    fn into_iter(self) -> IterMut<'a> {
+        self.iter_mut()
+    }
+}
+
+impl IntoIterator for Map {
+    type Item = (String, Node);
+    type IntoIter = std::vec::IntoIter<(String, Node)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.into_iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn big(n: usize) -> Map {
+        (0..n)
+            .map(|i| (format!("k{i}"), Node::Int(i as i64)))
+            .collect()
+    }
+
+    #[test]
+    fn lookups_small_and_indexed() {
+        for n in [0, 3, INDEX_FROM, INDEX_FROM + 1, 200] {
+            let m = big(n);
+            assert_eq!(m.len(), n);
+            assert_eq!(m.index.is_some(), n > INDEX_FROM);
+            for i in 0..n {
+                assert_eq!(m.get(&format!("k{i}")), Some(&Node::Int(i as i64)));
+                assert_eq!(m.get_index_of(&format!("k{i}")), Some(i));
+            }
+            assert_eq!(m.get("missing"), None);
+        }
+    }
+
+    #[test]
+    fn removals_and_moves_keep_the_index_right() {
+        let mut m = big(40);
+        assert_eq!(m.shift_remove("k0"), Some(Node::Int(0)));
+        assert_eq!(m.get_index_of("k1"), Some(0));
+        assert_eq!(m.swap_remove("k1"), Some(Node::Int(1)));
+        assert_eq!(m.get_index_of("k39"), Some(0));
+        m.shift_insert(0, "k5".into(), Node::Null);
+        assert_eq!(m.get_index_of("k5"), Some(0));
+        assert_eq!(m.get("k5"), Some(&Node::Null));
+        m.retain(|k, _| k.len() == 2);
+        assert_eq!(m.len(), 8);
+        assert!(m.index.is_none());
+        m.sort_keys();
+        assert_eq!(m.first().map(|(k, _)| k.as_str()), Some("k2"));
+        assert_eq!(m.get("k9"), Some(&Node::Int(9)));
+    }
+
+    #[test]
+    fn insert_keeps_place_and_entry_fills_in() {
+        let mut m = big(3);
+        assert_eq!(m.insert("k1".into(), Node::Bool(true)), Some(Node::Int(1)));
+        assert_eq!(m.get_index_of("k1"), Some(1));
+        *m.entry("new".into()).or_insert(Node::Null) = Node::Int(7);
+        assert_eq!(m.last(), Some((&"new".to_string(), &Node::Int(7))));
+        assert_eq!(m.entry("k0".into()).or_default(), &Node::Int(0));
+    }
+
+    #[test]
+    fn equality_ignores_order() {
+        let a = big(20);
+        let mut b = big(20);
+        b.sort_by(|k1, _, k2, _| k2.cmp(k1));
+        assert_eq!(a, b);
+        b.insert("k0".into(), Node::Null);
+        assert_ne!(a, b);
+    }
+}
