@@ -22,6 +22,7 @@
 //! [`MAX_ALIAS_NODES`] nodes or [`MAX_ALIAS_BYTES`] bytes per document are errors; the
 //! number of documents is not limited.
 
+mod fast;
 mod folded;
 mod resolve;
 mod timestamp;
@@ -241,6 +242,9 @@ fn parse_piece(
     let max_fixes = (TAB_FIX_WORK / text.len().max(1)).max(16);
     let mut patched: Option<String> = None;
     let mut fixes = 0;
+    if let Some(done) = Builder::new(ctx, schema).run_fast(text) {
+        return Ok(done);
+    }
     loop {
         let current = patched.as_deref().unwrap_or(text);
         match Builder::new(ctx, schema).run(current) {
@@ -501,57 +505,96 @@ impl<'i, 's> Builder<'i, 's> {
         let mut parser = Parser::new_from_str(text);
         while let Some(next) = parser.next_event() {
             let (event, span) = next.map_err(|e| self.scan_error(&e))?;
-            match event {
-                Event::DocumentEnd => {
-                    let root = self.root.take().unwrap_or_default();
-                    return Ok(Some((root, std::mem::take(&mut self.empty_nulls))));
-                }
-                Event::StreamEnd => return Ok(None),
-                Event::Scalar(text, style, anchor, tag) => {
-                    if style == ScalarStyle::DoubleQuoted && source.has_slash_escape(span) {
-                        // YAML 1.2 added `\/`; go-yaml's YAML 1.1 scanner rejects it.
-                        let msg = "found unknown escape character `\\/` (write `/`)";
-                        return Err(self.ctx.error(span.start, msg));
-                    }
-                    if anchor != 0 {
-                        let (text, tag) = (text.clone(), tag.clone());
-                        self.set_anchor(anchor, Anchor::Scalar { text, style, tag });
-                    }
-                    let text = if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded)
-                        && text.ends_with('\n')
-                        && source.ends_unterminated_at(span)
-                    {
-                        // A block scalar's last line is at the end of the text with no line
-                        // break: go-yaml (and so kustomize) keeps no final newline
-                        // (`v: |\n  a` is "a"); saphyr-parser adds one.
-                        let mut owned = text.into_owned();
-                        owned.pop();
-                        Cow::Owned(owned)
-                    } else {
-                        text
-                    };
-                    self.scalar(text, style, tag.as_deref(), span.start)?;
-                }
-                Event::SequenceStart(anchor, _) => {
-                    let flow = source.starts_flow(span);
-                    self.open(Body::Seq(Vec::new()), anchor, span, flow)?;
-                }
-                Event::MappingStart(anchor, _) => {
-                    let map = MapFrame {
-                        map: Map::new(),
-                        next: Slot::Key,
-                        lines_from: self.key_lines.len(),
-                        merge: None,
-                        has_merge_key: false,
-                        seen_merge_text: false,
-                    };
-                    let flow = source.starts_flow(span);
-                    self.open(Body::Map(map), anchor, span, flow)?;
-                }
-                Event::SequenceEnd | Event::MappingEnd => self.close()?,
-                Event::Alias(id) => self.alias(id, span)?,
-                Event::StreamStart | Event::DocumentStart(_) | Event::Nothing => {}
+            if let Some(done) = self.event(event, span, &mut source)? {
+                return Ok(done);
             }
+        }
+        Ok(None)
+    }
+
+    /// Builds the first document of `text` from [`fast`]'s events; `None` when the text
+    /// is outside what that scanner reads, or building stopped (the caller then parses
+    /// with saphyr-parser, which gives the authoritative result or error).
+    fn run_fast(mut self, text: &'i str) -> Option<Option<(Node, EmptyNulls)>> {
+        let mut source = Source::new(text);
+        let mut done = None;
+        let finished = fast::scan(text, &mut |event, span| {
+            if done.is_some() {
+                return Ok(());
+            }
+            match self.event(event, span, &mut source) {
+                Ok(Some(d)) => {
+                    done = Some(d);
+                    Ok(())
+                }
+                Ok(None) => Ok(()),
+                Err(_) => Err(()),
+            }
+        });
+        if finished.is_err() {
+            return None;
+        }
+        Some(done.unwrap_or(None))
+    }
+
+    /// Takes one event; `Some` when the document is complete (`Some(None)`: the stream
+    /// held no document).
+    fn event(
+        &mut self,
+        event: Event<'i>,
+        span: Span,
+        source: &mut Source<'i>,
+    ) -> Result<Option<Option<(Node, EmptyNulls)>>, Stop> {
+        match event {
+            Event::DocumentEnd => {
+                let root = self.root.take().unwrap_or_default();
+                return Ok(Some(Some((root, std::mem::take(&mut self.empty_nulls)))));
+            }
+            Event::StreamEnd => return Ok(Some(None)),
+            Event::Scalar(text, style, anchor, tag) => {
+                if style == ScalarStyle::DoubleQuoted && source.has_slash_escape(span) {
+                    // YAML 1.2 added `\/`; go-yaml's YAML 1.1 scanner rejects it.
+                    let msg = "found unknown escape character `\\/` (write `/`)";
+                    return Err(self.ctx.error(span.start, msg));
+                }
+                if anchor != 0 {
+                    let (text, tag) = (text.clone(), tag.clone());
+                    self.set_anchor(anchor, Anchor::Scalar { text, style, tag });
+                }
+                let text = if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded)
+                    && text.ends_with('\n')
+                    && source.ends_unterminated_at(span)
+                {
+                    // A block scalar's last line is at the end of the text with no line
+                    // break: go-yaml (and so kustomize) keeps no final newline
+                    // (`v: |\n  a` is "a"); saphyr-parser adds one.
+                    let mut owned = text.into_owned();
+                    owned.pop();
+                    Cow::Owned(owned)
+                } else {
+                    text
+                };
+                self.scalar(text, style, tag.as_deref(), span.start)?;
+            }
+            Event::SequenceStart(anchor, _) => {
+                let flow = source.starts_flow(span);
+                self.open(Body::Seq(Vec::new()), anchor, span, flow)?;
+            }
+            Event::MappingStart(anchor, _) => {
+                let map = MapFrame {
+                    map: Map::new(),
+                    next: Slot::Key,
+                    lines_from: self.key_lines.len(),
+                    merge: None,
+                    has_merge_key: false,
+                    seen_merge_text: false,
+                };
+                let flow = source.starts_flow(span);
+                self.open(Body::Map(map), anchor, span, flow)?;
+            }
+            Event::SequenceEnd | Event::MappingEnd => self.close()?,
+            Event::Alias(id) => self.alias(id, span)?,
+            Event::StreamStart | Event::DocumentStart(_) | Event::Nothing => {}
         }
         Ok(None)
     }
