@@ -54,22 +54,24 @@ impl Matcher {
     }
 
     /// Whether the resource is selected: namespace and name may match the
-    /// original or the current id, as in kustomize.
+    /// original or the current id, as in kustomize. Runs for every resource a
+    /// target is matched against, so the ids are read without copying them.
     pub fn selects(&self, r: &Resource) -> bool {
-        let cur = r.id();
-        let orig = r.orig_id();
-        if !matches(&self.namespace, orig.effective_namespace())
-            && !matches(&self.namespace, cur.effective_namespace())
+        let [group, version, kind, namespace, name] = r.id_key();
+        if !(matches(&self.kind, &kind)
+            && matches(&self.group, &group)
+            && matches(&self.version, &version))
         {
             return false;
         }
-        if !matches(&self.name, &orig.name) && !matches(&self.name, &cur.name) {
+        let (orig_namespace, orig_name) = match r.prev_ids.first() {
+            Some(orig) => (orig.effective_namespace(), orig.name.as_str()),
+            None => (&*namespace, &*name),
+        };
+        if !matches(&self.namespace, orig_namespace) && !matches(&self.namespace, &namespace) {
             return false;
         }
-        if !(matches(&self.group, &cur.gvk.group)
-            && matches(&self.version, &cur.gvk.version)
-            && matches(&self.kind, &cur.gvk.kind))
-        {
+        if !matches(&self.name, orig_name) && !matches(&self.name, &name) {
             return false;
         }
         if let Some(ls) = &self.labels
