@@ -219,7 +219,7 @@ fn labels(node: &Node) -> Vec<(String, String)> {
         .and_then(Node::as_map)
         .map(|m| {
             m.iter()
-                .filter_map(|(k, v)| Some((k.clone(), v.scalar_string()?)))
+                .filter_map(|(k, v)| Some((k.to_string(), v.scalar_string()?)))
                 .collect()
         })
         .unwrap_or_default()
@@ -243,7 +243,7 @@ fn apply_one(
         && config.get_str(&["metadata", "namespace"]).is_none()
         && let Some(metadata) = config.ensure_map(&["metadata"])
     {
-        metadata.insert("namespace".into(), Node::Str(key.2.clone()));
+        metadata.insert("namespace", Node::Str(key.2.clone()));
     }
     let config = &config;
     let modified = with_last_applied(config)?;
@@ -389,7 +389,7 @@ pub fn with_last_applied(config: &Node) -> Result<Node, Error> {
     let annotations = modified
         .ensure_map(&["metadata", "annotations"])
         .ok_or_else(|| Error::msg("configuration: metadata.annotations is not a mapping"))?;
-    annotations.insert(LAST_APPLIED.into(), Node::Str(text));
+    annotations.insert(LAST_APPLIED, Node::Str(text));
     Ok(modified)
 }
 

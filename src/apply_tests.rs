@@ -42,7 +42,7 @@ fn live_cm(annotation: Option<&str>) -> Node {
     if let Some(text) = annotation {
         node.ensure_map(&["metadata", "annotations"])
             .expect("map")
-            .insert(LAST_APPLIED.into(), Node::Str(text.into()));
+            .insert(LAST_APPLIED, Node::Str(text.into()));
     }
     node
 }
@@ -71,7 +71,7 @@ fn unchanged_when_config_equals_last_applied() {
         let mut c = config.clone();
         c.ensure_map(&["metadata"])
             .expect("map")
-            .insert("namespace".into(), Node::Str("default".into()));
+            .insert("namespace", Node::Str("default".into()));
         c
     })
     .expect("annotate");
@@ -130,7 +130,7 @@ fn overwriting_a_live_change_warns() {
     );
     live.ensure_map(&["metadata", "annotations"])
         .expect("map")
-        .insert(LAST_APPLIED.into(), Node::Str(last.into()));
+        .insert(LAST_APPLIED, Node::Str(last.into()));
     let config =
         y("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w}\nspec: {replicas: 2}\n");
     let report = dry_run(&[live], &[config], &ApplyOptions::default()).expect("dry run");

@@ -489,7 +489,7 @@ fn remove_selected(node: &mut Node, selectors: &[Selector], rest: &[Segment]) {
 fn changed_paths(a: Option<&Node>, b: Option<&Node>, path: &mut String, out: &mut Vec<String>) {
     match (a, b) {
         (Some(Node::Map(x)), Some(Node::Map(y))) => {
-            let mut keys: Vec<&String> = x.keys().collect();
+            let mut keys: Vec<&crate::yaml::map::Key> = x.keys().collect();
             keys.extend(y.keys().filter(|k| !x.contains_key(k)));
             for k in keys {
                 let len = path.len();

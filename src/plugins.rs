@@ -273,7 +273,7 @@ fn iam_policy(node: &Node) -> Result<(Node, Meta)> {
     }
     let mut meta = crate::yaml::Map::new();
     meta.insert(
-        "annotations".into(),
+        "annotations",
         Node::Map(
             [(
                 "iam.gke.io/gcp-service-account".to_string(),
@@ -286,17 +286,17 @@ fn iam_policy(node: &Node) -> Result<(Node, Meta)> {
             .collect(),
         ),
     );
-    meta.insert("name".into(), Node::Str(c.kubernetes_service.name.clone()));
+    meta.insert("name", Node::Str(c.kubernetes_service.name.clone()));
     if !c.kubernetes_service.namespace.is_empty() {
         meta.insert(
-            "namespace".into(),
+            "namespace",
             Node::Str(c.kubernetes_service.namespace.clone()),
         );
     }
     let mut sa = crate::yaml::Map::new();
-    sa.insert("apiVersion".into(), Node::Str("v1".into()));
-    sa.insert("kind".into(), Node::Str("ServiceAccount".into()));
-    sa.insert("metadata".into(), Node::Map(meta));
+    sa.insert("apiVersion", Node::Str("v1".into()));
+    sa.insert("kind", Node::Str("ServiceAccount".into()));
+    sa.insert("metadata", Node::Map(meta));
     Ok((Node::Map(sa), c.metadata))
 }
 

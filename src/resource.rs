@@ -291,7 +291,7 @@ fn string_pairs(n: Option<&Node>) -> Vec<(String, String)> {
     n.and_then(Node::as_map)
         .map(|m| {
             m.iter()
-                .map(|(k, v)| (k.clone(), v.scalar_string().unwrap_or_default()))
+                .map(|(k, v)| (k.to_string(), v.scalar_string().unwrap_or_default()))
                 .collect()
         })
         .unwrap_or_default()

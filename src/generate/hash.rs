@@ -137,7 +137,7 @@ mod tests {
         ));
         let mut floats = floats;
         if let Some(data) = floats.get_mut("data").and_then(Node::as_map_mut) {
-            data.insert("i".into(), Node::Float(12345678901234567890.0));
+            data.insert("i", Node::Float(12345678901234567890.0));
         }
         assert_eq!(name_hash(&floats).expect("hashable"), "8hb9gfhf9f");
         assert_eq!(
@@ -203,7 +203,7 @@ mod tests {
         let n = Node::from(&cm(json!({"a": "1"})));
         let mut n = n;
         if let Some(data) = n.get_mut("data").and_then(Node::as_map_mut) {
-            data.insert("nan".into(), Node::Float(f64::NAN));
+            data.insert("nan", Node::Float(f64::NAN));
         }
         assert!(name_hash(&n).is_err());
     }

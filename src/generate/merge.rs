@@ -46,7 +46,7 @@ pub fn merge_into(existing: &mut Node, generated: &Node, behavior: Behavior) -> 
     if behavior == Behavior::Merge
         && let Some(origin) = existing.get_path(&["metadata", "annotations", ORIGIN_ANNOTATION])
     {
-        annotations.insert(ORIGIN_ANNOTATION.into(), Node::Str(as_text(origin)));
+        annotations.insert(ORIGIN_ANNOTATION, Node::Str(as_text(origin)));
     }
     let labels = merged(
         existing.get_path(&["metadata", "labels"]),
@@ -59,7 +59,7 @@ pub fn merge_into(existing: &mut Node, generated: &Node, behavior: Behavior) -> 
         .map(as_text)
         .filter(|n| !n.is_empty())
     {
-        meta.insert("name".into(), Node::Str(name));
+        meta.insert("name", Node::Str(name));
     }
     copy_or_remove(
         meta,
@@ -119,7 +119,7 @@ fn set_or_remove(map: &mut Map, field: &str, value: Map) {
     if value.is_empty() {
         map.shift_remove(field);
     } else {
-        map.insert(field.into(), Node::Map(value));
+        map.insert(field, Node::Map(value));
     }
 }
 
@@ -128,7 +128,7 @@ fn set_or_remove(map: &mut Map, field: &str, value: Map) {
 fn copy_or_remove(map: &mut Map, field: &str, value: Option<&Node>) {
     match value.map(as_text) {
         Some(s) if !s.is_empty() => {
-            map.insert(field.into(), Node::Str(s));
+            map.insert(field, Node::Str(s));
         }
         _ => {
             map.shift_remove(field);

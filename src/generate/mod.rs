@@ -118,16 +118,16 @@ fn build(
     let pairs = sources::load(args, read_file)?;
 
     let mut root = Map::new();
-    root.insert("apiVersion".into(), Node::Str("v1".into()));
+    root.insert("apiVersion", Node::Str("v1".into()));
     match kind {
         GeneratorKind::ConfigMap => insert_config_map_data(&mut root, pairs),
         GeneratorKind::Secret => insert_secret_data(&mut root, pairs, &args.secret_type),
     }
     if opts.immutable {
-        root.insert("immutable".into(), Node::Bool(true));
+        root.insert("immutable", Node::Bool(true));
     }
-    root.insert("kind".into(), Node::Str(kind.kind().into()));
-    root.insert("metadata".into(), metadata(args, &opts));
+    root.insert("kind", Node::Str(kind.kind().into()));
+    root.insert("metadata", metadata(args, &opts));
     root.sort_keys();
     Ok(Generated {
         node: Node::Map(root),
@@ -138,15 +138,15 @@ fn build(
 
 fn metadata(args: &GeneratorArgs, opts: &EffectiveOptions) -> Node {
     let mut meta = Map::new();
-    meta.insert("name".into(), Node::Str(args.name.clone()));
+    meta.insert("name", Node::Str(args.name.clone()));
     if !args.namespace.is_empty() {
-        meta.insert("namespace".into(), Node::Str(args.namespace.clone()));
+        meta.insert("namespace", Node::Str(args.namespace.clone()));
     }
     if !opts.labels.is_empty() {
-        meta.insert("labels".into(), string_map(&opts.labels));
+        meta.insert("labels", string_map(&opts.labels));
     }
     if !opts.annotations.is_empty() {
-        meta.insert("annotations".into(), string_map(&opts.annotations));
+        meta.insert("annotations", string_map(&opts.annotations));
     }
     meta.sort_keys();
     Node::Map(meta)
@@ -175,7 +175,7 @@ fn insert_config_map_data(root: &mut Map, pairs: Vec<sources::Pair>) {
     for (field, mut map) in [("binaryData", binary), ("data", data)] {
         if !map.is_empty() {
             map.sort_keys();
-            root.insert(field.into(), Node::Map(map));
+            root.insert(field, Node::Map(map));
         }
     }
 }
@@ -188,13 +188,13 @@ fn insert_secret_data(root: &mut Map, pairs: Vec<sources::Pair>, secret_type: &s
         .map(|(key, value)| (key, Node::Str(encode_base64(&value))))
         .collect();
     data.sort_keys();
-    root.insert("data".into(), Node::Map(data));
+    root.insert("data", Node::Map(data));
     let t = if secret_type.is_empty() {
         "Opaque"
     } else {
         secret_type
     };
-    root.insert("type".into(), Node::Str(t.into()));
+    root.insert("type", Node::Str(t.into()));
 }
 
 /// Standard base64 as kustomize writes it: an encoding of 70 characters or

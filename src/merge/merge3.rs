@@ -202,14 +202,14 @@ impl<'s> Walker<'_, 's> {
         dest: &Map,
         schema: Option<TypeRef<'s>>,
     ) -> Result<Map, Error> {
-        let mut keys: Vec<&String> = dest.keys().collect();
+        let mut keys: Vec<&crate::yaml::map::Key> = dest.keys().collect();
         if let Some(u) = updated {
             keys.extend(u.keys().filter(|k| !dest.contains_key(k)));
         }
         let mut out = Map::new();
         for key in keys {
             let child = schema.and_then(|s| s.field(key));
-            self.path.push(key.clone());
+            self.path.push(key.to_string());
             let value = self.node(
                 original.and_then(|m| m.get(key)),
                 updated.and_then(|m| m.get(key)),
@@ -328,7 +328,7 @@ impl<'s> Walker<'_, 's> {
                 out.push(element.clone());
                 continue;
             };
-            let only_keys = merged.keys().all(|k| keys.contains(k));
+            let only_keys = merged.keys().all(|k| keys.iter().any(|x| x == k));
             if in_o.is_some() && only_keys {
                 continue; // deleted locally, unchanged upstream: stays deleted
             }

@@ -299,9 +299,13 @@ impl<'o, 's> Walker<'o, 's> {
         mut patch: Option<&mut Map>,
         schema: Option<TypeRef<'s>>,
     ) -> Result<(), Error> {
-        let mut keys: Vec<String> = dest.keys().cloned().collect();
+        let mut keys: Vec<String> = dest.keys().map(|k| k.to_string()).collect();
         if let Some(p) = patch.as_deref() {
-            keys.extend(p.keys().filter(|k| !dest.contains_key(k)).cloned());
+            keys.extend(
+                p.keys()
+                    .filter(|k| !dest.contains_key(k))
+                    .map(|k| k.to_string()),
+            );
         }
         keys.sort_unstable();
         for key in keys {
@@ -338,7 +342,7 @@ impl<'o, 's> Walker<'o, 's> {
         schema: Option<TypeRef<'s>>,
     ) -> Result<(), Error> {
         let Node::Map(map) = node else { return Ok(()) };
-        let mut keys: Vec<String> = map.keys().cloned().collect();
+        let mut keys: Vec<String> = map.keys().map(|k| k.to_string()).collect();
         keys.sort_unstable();
         for key in keys {
             let child = schema.and_then(|s| s.field(&key));

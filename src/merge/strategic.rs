@@ -262,7 +262,7 @@ fn go_str(node: &Node) -> String {
             items.iter().map(go_str).collect::<Vec<_>>().join(" ")
         ),
         Node::Map(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
+            let mut keys: Vec<&crate::yaml::map::Key> = m.keys().collect();
             keys.sort();
             let parts: Vec<String> = keys
                 .into_iter()
@@ -361,7 +361,7 @@ fn diff_maps<S: PatchSchema>(
     let mut retain_keys = Vec::new();
     for (key, modified_value) in modified {
         if options.build_retain_keys && !modified_value.is_null() {
-            retain_keys.push(Node::Str(key.clone()));
+            retain_keys.push(Node::Str(key.to_string()));
         }
         let Some(original_value) = original.get(key) else {
             if !options.ignore_changes_and_additions {
@@ -407,7 +407,7 @@ fn diff_maps<S: PatchSchema>(
         .iter()
         .any(|(k, v)| !v.is_null() && !modified.contains_key(k));
     if !retain_keys.is_empty() && (!patch.is_empty() || has_removed_field) {
-        patch.insert(RETAIN_KEYS.into(), Node::Seq(sort_scalars(&retain_keys)));
+        patch.insert(RETAIN_KEYS, Node::Seq(sort_scalars(&retain_keys)));
     }
     Ok(patch)
 }
@@ -429,13 +429,13 @@ fn handle_map_diff<S: PatchSchema>(
     options.build_retain_keys = meta.strategy.retain_keys;
     if meta.strategy.replace {
         if !options.ignore_changes_and_additions {
-            patch.insert(key.into(), Node::Map(modified.clone()));
+            patch.insert(key, Node::Map(modified.clone()));
         }
         return Ok(());
     }
     let value = diff_maps(original, modified, meta.schema, options)?;
     if !value.is_empty() {
-        patch.insert(key.into(), Node::Map(value));
+        patch.insert(key, Node::Map(value));
     }
     Ok(())
 }
@@ -465,7 +465,7 @@ fn handle_slice_diff<S: PatchSchema>(
         if !options.ignore_changes_and_additions
             && !deep_eq(&Node::Seq(original.to_vec()), &Node::Seq(modified.to_vec()))
         {
-            patch.insert(key.into(), Node::Seq(modified.to_vec()));
+            patch.insert(key, Node::Seq(modified.to_vec()));
         }
         return Ok(());
     }
@@ -473,7 +473,7 @@ fn handle_slice_diff<S: PatchSchema>(
     let (add, delete, order) =
         diff_lists(original, modified, meta.schema, &meta.merge_key, options)?;
     if !add.is_empty() {
-        patch.insert(key.into(), Node::Seq(add));
+        patch.insert(key, Node::Seq(add));
     }
     if !delete.is_empty() {
         patch.insert(
@@ -516,10 +516,7 @@ fn diff_lists<S: PatchSchema>(
         {
             for item in modified {
                 let mut entry = Map::new();
-                entry.insert(
-                    merge_key.into(),
-                    item.get(merge_key).cloned().unwrap_or_default(),
-                );
+                entry.insert(merge_key, item.get(merge_key).cloned().unwrap_or_default());
                 order.push(Node::Map(entry));
             }
         }
@@ -618,8 +615,8 @@ fn map_and_key<'n>(item: &'n Node, merge_key: &str) -> Result<(&'n Map, &'n Node
 
 fn delete_directive(merge_key: &str, value: &Node) -> Node {
     let mut m = Map::new();
-    m.insert(DIRECTIVE.into(), Node::Str("delete".into()));
-    m.insert(merge_key.into(), value.clone());
+    m.insert(DIRECTIVE, Node::Str("delete".into()));
+    m.insert(merge_key, value.clone());
     Node::Map(m)
 }
 
@@ -642,7 +639,7 @@ fn diff_lists_of_maps<S: PatchSchema>(
             (Some((om, ov)), Some((mm, mv))) if go_str(ov) == go_str(mv) => {
                 let mut value = diff_maps(om, mm, schema, options)?;
                 if !value.is_empty() {
-                    value.insert(merge_key.into(), mv.clone());
+                    value.insert(merge_key, mv.clone());
                     patch.push(Node::Map(value));
                 }
                 i += 1;
@@ -843,7 +840,7 @@ fn merge_map<S: PatchSchema>(
                 original.insert(key, patch_value);
                 continue;
             }
-            (extract_key(&key, DELETE_FROM_PRIMITIVE_LIST)?, true)
+            (extract_key(&key, DELETE_FROM_PRIMITIVE_LIST)?.into(), true)
         } else {
             (key, false)
         };
@@ -1020,7 +1017,7 @@ fn apply_retain_keys(
             }
             Some(_) => {}
             None => {
-                original.insert(RETAIN_KEYS.into(), retain);
+                original.insert(RETAIN_KEYS, retain);
             }
         }
         return Ok(());
@@ -1038,11 +1035,11 @@ fn apply_retain_keys(
         {
             continue;
         }
-        if !keep.contains(k) {
+        if !keep.iter().any(|x| x == k) {
             return Err(bad());
         }
     }
-    original.retain(|k, _| keep.contains(k));
+    original.retain(|k, _| keep.iter().any(|x| x == k));
     Ok(())
 }
 
@@ -1057,7 +1054,7 @@ fn merge_set_element_order<S: PatchSchema>(
     let keys: Vec<String> = patch
         .keys()
         .filter(|k| k.starts_with(SET_ELEMENT_ORDER))
-        .cloned()
+        .map(|k| k.to_string())
         .collect();
     for key in keys {
         let Some(order) = patch.shift_remove(&key) else {

@@ -156,7 +156,7 @@ fn collect(
         return;
     };
     for (prop_name, prop) in props {
-        path.push(prop_name.clone());
+        path.push(prop_name.to_string());
         let spec = |role, path: String| CrdFieldSpec {
             kind: kind.to_string(),
             path,

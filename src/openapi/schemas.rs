@@ -446,7 +446,7 @@ impl<'d> TableBuilder<'d> {
             for (name, prop) in props {
                 let shape = self.add_shape(prop);
                 fields.push(FieldDef {
-                    name: Cow::Owned(name.clone()),
+                    name: Cow::Owned(name.to_string()),
                     shape,
                 });
             }

@@ -17,7 +17,10 @@ use std::hash::BuildHasher;
 /// Maps longer than this get a hash index.
 const INDEX_FROM: usize = 16;
 
-type Entry_ = (String, Node);
+/// A map key: short keys (nearly all of them) are stored inline, without an allocation.
+pub type Key = compact_str::CompactString;
+
+type Entry_ = (Key, Node);
 
 /// An insertion-ordered map from string keys to nodes.
 #[derive(Clone, Default)]
@@ -60,9 +63,9 @@ impl Map {
     pub fn get_index_of(&self, key: &str) -> Option<usize> {
         match &self.index {
             Some(index) => index
-                .find(hash(key), |&i| self.entries[i].0 == key)
+                .find(hash(key), |&i| self.entries[i].0.as_str() == key)
                 .copied(),
-            None => self.entries.iter().position(|(k, _)| k == key),
+            None => self.entries.iter().position(|(k, _)| k.as_str() == key),
         }
     }
 
@@ -74,7 +77,7 @@ impl Map {
         self.get_index_of(key).map(|i| &mut self.entries[i].1)
     }
 
-    pub fn get_key_value(&self, key: &str) -> Option<(&String, &Node)> {
+    pub fn get_key_value(&self, key: &str) -> Option<(&Key, &Node)> {
         self.get_index_of(key).map(|i| pair(&self.entries[i]))
     }
 
@@ -82,30 +85,31 @@ impl Map {
         self.get_index_of(key).is_some()
     }
 
-    pub fn get_index(&self, i: usize) -> Option<(&String, &Node)> {
+    pub fn get_index(&self, i: usize) -> Option<(&Key, &Node)> {
         self.entries.get(i).map(pair)
     }
 
-    pub fn get_index_mut(&mut self, i: usize) -> Option<(&String, &mut Node)> {
+    pub fn get_index_mut(&mut self, i: usize) -> Option<(&Key, &mut Node)> {
         self.entries.get_mut(i).map(pair_mut)
     }
 
-    pub fn first(&self) -> Option<(&String, &Node)> {
+    pub fn first(&self) -> Option<(&Key, &Node)> {
         self.entries.first().map(pair)
     }
 
-    pub fn last(&self) -> Option<(&String, &Node)> {
+    pub fn last(&self) -> Option<(&Key, &Node)> {
         self.entries.last().map(pair)
     }
 
     /// Sets `key` to `value`: a new key goes last, an existing one keeps its place and the old
     /// value is returned.
-    pub fn insert(&mut self, key: String, value: Node) -> Option<Node> {
+    pub fn insert(&mut self, key: impl Into<Key>, value: Node) -> Option<Node> {
         self.insert_full(key, value).1
     }
 
     /// [`Map::insert`], also returning the entry's position.
-    pub fn insert_full(&mut self, key: String, value: Node) -> (usize, Option<Node>) {
+    pub fn insert_full(&mut self, key: impl Into<Key>, value: Node) -> (usize, Option<Node>) {
+        let key = key.into();
         if let Some(i) = self.get_index_of(&key) {
             return (i, Some(std::mem::replace(&mut self.entries[i].1, value)));
         }
@@ -113,7 +117,7 @@ impl Map {
     }
 
     /// Appends an entry whose key is known to be absent.
-    fn push_new(&mut self, key: String, value: Node) -> usize {
+    fn push_new(&mut self, key: Key, value: Node) -> usize {
         let i = self.entries.len();
         match &mut self.index {
             Some(index) => {
@@ -133,7 +137,8 @@ impl Map {
 
     /// Inserts at position `at` (a new key) or moves the existing key there, as
     /// `IndexMap::shift_insert` does.
-    pub fn shift_insert(&mut self, at: usize, key: String, value: Node) -> Option<Node> {
+    pub fn shift_insert(&mut self, at: usize, key: impl Into<Key>, value: Node) -> Option<Node> {
+        let key = key.into();
         let old = match self.get_index_of(&key) {
             Some(i) => Some(self.entries.remove(i).1),
             None => None,
@@ -161,7 +166,7 @@ impl Map {
     }
 
     /// Removes the last entry.
-    pub fn pop(&mut self) -> Option<(String, Node)> {
+    pub fn pop(&mut self) -> Option<(Key, Node)> {
         let e = self.entries.pop();
         self.reindex();
         e
@@ -177,7 +182,7 @@ impl Map {
     }
 
     /// Keeps the entries for which `keep` says yes, in order.
-    pub fn retain(&mut self, mut keep: impl FnMut(&String, &mut Node) -> bool) {
+    pub fn retain(&mut self, mut keep: impl FnMut(&Key, &mut Node) -> bool) {
         self.entries.retain_mut(|(k, v)| keep(k, v));
         self.reindex();
     }
@@ -189,10 +194,7 @@ impl Map {
     }
 
     /// Sorts the entries (stable) by a comparison of key-value pairs.
-    pub fn sort_by(
-        &mut self,
-        mut cmp: impl FnMut(&String, &Node, &String, &Node) -> std::cmp::Ordering,
-    ) {
+    pub fn sort_by(&mut self, mut cmp: impl FnMut(&Key, &Node, &Key, &Node) -> std::cmp::Ordering) {
         self.entries.sort_by(|a, b| cmp(&a.0, &a.1, &b.0, &b.1));
         self.reindex();
     }
@@ -214,7 +216,8 @@ impl Map {
     }
 
     /// The entry for `key`, to read or fill in.
-    pub fn entry(&mut self, key: String) -> Entry<'_> {
+    pub fn entry(&mut self, key: impl Into<Key>) -> Entry<'_> {
+        let key = key.into();
         match self.get_index_of(&key) {
             Some(i) => Entry::Occupied(&mut self.entries[i].1),
             None => Entry::Vacant(self, key),
@@ -229,7 +232,7 @@ impl Map {
         self.entries.iter_mut().map(pair_mut)
     }
 
-    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &String> + ExactSizeIterator + Clone {
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &Key> + ExactSizeIterator + Clone {
         self.entries.iter().map(|(k, _)| k)
     }
 
@@ -245,29 +248,29 @@ impl Map {
         self.entries.into_iter().map(|(_, v)| v)
     }
 
-    pub fn into_keys(self) -> impl DoubleEndedIterator<Item = String> + ExactSizeIterator {
+    pub fn into_keys(self) -> impl DoubleEndedIterator<Item = Key> + ExactSizeIterator {
         self.entries.into_iter().map(|(k, _)| k)
     }
 }
 
-fn pair(e: &Entry_) -> (&String, &Node) {
+fn pair(e: &Entry_) -> (&Key, &Node) {
     (&e.0, &e.1)
 }
 
-fn pair_mut(e: &mut Entry_) -> (&String, &mut Node) {
+fn pair_mut(e: &mut Entry_) -> (&Key, &mut Node) {
     (&e.0, &mut e.1)
 }
 
 /// Iterator over `(&key, &value)` in order.
-pub type Iter<'a> = std::iter::Map<std::slice::Iter<'a, Entry_>, fn(&Entry_) -> (&String, &Node)>;
+pub type Iter<'a> = std::iter::Map<std::slice::Iter<'a, Entry_>, fn(&Entry_) -> (&Key, &Node)>;
 /// Iterator over `(&key, &mut value)` in order.
 pub type IterMut<'a> =
-    std::iter::Map<std::slice::IterMut<'a, Entry_>, fn(&mut Entry_) -> (&String, &mut Node)>;
+    std::iter::Map<std::slice::IterMut<'a, Entry_>, fn(&mut Entry_) -> (&Key, &mut Node)>;
 
 /// A key's place in a map: filled or not.
 pub enum Entry<'a> {
     Occupied(&'a mut Node),
-    Vacant(&'a mut Map, String),
+    Vacant(&'a mut Map, Key),
 }
 
 impl<'a> Entry<'a> {
@@ -317,16 +320,16 @@ impl std::fmt::Debug for Map {
     }
 }
 
-impl FromIterator<(String, Node)> for Map {
-    fn from_iter<I: IntoIterator<Item = (String, Node)>>(iter: I) -> Map {
+impl<K: Into<Key>> FromIterator<(K, Node)> for Map {
+    fn from_iter<I: IntoIterator<Item = (K, Node)>>(iter: I) -> Map {
         let mut m = Map::new();
         m.extend(iter);
         m
     }
 }
 
-impl Extend<(String, Node)> for Map {
-    fn extend<I: IntoIterator<Item = (String, Node)>>(&mut self, iter: I) {
+impl<K: Into<Key>> Extend<(K, Node)> for Map {
+    fn extend<I: IntoIterator<Item = (K, Node)>>(&mut self, iter: I) {
         for (k, v) in iter {
             self.insert(k, v);
         }
@@ -334,7 +337,7 @@ impl Extend<(String, Node)> for Map {
 }
 
 impl<'a> IntoIterator for &'a Map {
-    type Item = (&'a String, &'a Node);
+    type Item = (&'a Key, &'a Node);
     type IntoIter = Iter<'a>;
     fn into_iter(self) -> Iter<'a> {
         self.iter()
@@ -342,7 +345,7 @@ impl<'a> IntoIterator for &'a Map {
 }
 
 impl<'a> IntoIterator for &'a mut Map {
-    type Item = (&'a String, &'a mut Node);
+    type Item = (&'a Key, &'a mut Node);
     type IntoIter = IterMut<'a>;
     fn into_iter(self) -> IterMut<'a> {
         self.iter_mut()
@@ -350,8 +353,8 @@ impl<'a> IntoIterator for &'a mut Map {
 }
 
 impl IntoIterator for Map {
-    type Item = (String, Node);
-    type IntoIter = std::vec::IntoIter<(String, Node)>;
+    type Item = (Key, Node);
+    type IntoIter = std::vec::IntoIter<(Key, Node)>;
     fn into_iter(self) -> Self::IntoIter {
         self.entries.into_iter()
     }
@@ -388,7 +391,7 @@ mod tests {
         assert_eq!(m.get_index_of("k1"), Some(0));
         assert_eq!(m.swap_remove("k1"), Some(Node::Int(1)));
         assert_eq!(m.get_index_of("k39"), Some(0));
-        m.shift_insert(0, "k5".into(), Node::Null);
+        m.shift_insert(0, "k5", Node::Null);
         assert_eq!(m.get_index_of("k5"), Some(0));
         assert_eq!(m.get("k5"), Some(&Node::Null));
         m.retain(|k, _| k.len() == 2);
@@ -402,11 +405,11 @@ mod tests {
     #[test]
     fn insert_keeps_place_and_entry_fills_in() {
         let mut m = big(3);
-        assert_eq!(m.insert("k1".into(), Node::Bool(true)), Some(Node::Int(1)));
+        assert_eq!(m.insert("k1", Node::Bool(true)), Some(Node::Int(1)));
         assert_eq!(m.get_index_of("k1"), Some(1));
-        *m.entry("new".into()).or_insert(Node::Null) = Node::Int(7);
-        assert_eq!(m.last(), Some((&"new".to_string(), &Node::Int(7))));
-        assert_eq!(m.entry("k0".into()).or_default(), &Node::Int(0));
+        *m.entry("new").or_insert(Node::Null) = Node::Int(7);
+        assert_eq!(m.last(), Some((&Key::from("new"), &Node::Int(7))));
+        assert_eq!(m.entry("k0").or_default(), &Node::Int(0));
     }
 
     #[test]
@@ -415,7 +418,7 @@ mod tests {
         let mut b = big(20);
         b.sort_by(|k1, _, k2, _| k2.cmp(k1));
         assert_eq!(a, b);
-        b.insert("k0".into(), Node::Null);
+        b.insert("k0", Node::Null);
         assert_ne!(a, b);
     }
 }

@@ -167,7 +167,11 @@ impl Node {
             Node::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
             Node::Str(s) => J::String(s.clone()),
             Node::Seq(s) => J::Array(s.iter().map(Node::to_json).collect()),
-            Node::Map(m) => J::Object(m.iter().map(|(k, v)| (k.clone(), v.to_json())).collect()),
+            Node::Map(m) => J::Object(
+                m.iter()
+                    .map(|(k, v)| (k.to_string(), v.to_json()))
+                    .collect(),
+            ),
         }
     }
 }

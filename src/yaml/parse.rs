@@ -27,6 +27,7 @@ mod folded;
 mod resolve;
 mod timestamp;
 
+use super::map::Key;
 use super::{Map, Node};
 use crate::error::Error;
 use rayon::prelude::*;
@@ -739,7 +740,7 @@ impl<'i, 's> Builder<'i, 's> {
                     next: Slot::Value(i),
                     ..
                 }) => match map.get_index(*i) {
-                    Some((k, _)) => path.push(PathStep::Key(k.clone())),
+                    Some((k, _)) => path.push(PathStep::Key(k.to_string())),
                     None => return,
                 },
                 Body::Seq(items) => path.push(PathStep::Index(items.len())),
@@ -812,19 +813,19 @@ impl<'i, 's> Builder<'i, 's> {
         tag: TagRef,
         root: bool,
         at: Marker,
-    ) -> Result<String, Stop> {
+    ) -> Result<Key, Stop> {
         let obviously_string = if plain {
             resolve::plain_is_string(&text, self.schema)
         } else {
             true
         };
         if tag == TagRef::None && obviously_string {
-            return Ok(text.into_owned());
+            return Ok(Key::from(&*text));
         }
         if self.schema == Schema::Resource && plain && tag == TagRef::None && text.is_empty() {
             // An empty key is written back as '' (go-yaml quotes empty simple keys), so
             // kustomize reads "" (kubectl printed `"": v` for `? ` + `: v`).
-            return Ok(String::new());
+            return Ok(Key::default());
         }
         let r = resolve::resolve(Cow::Borrowed(&text), plain, tag, self.schema)
             .map_err(|m| self.ctx.error(at, m))?;
@@ -854,7 +855,7 @@ impl<'i, 's> Builder<'i, 's> {
             (Schema::Kustomization, _, Node::Bool(b)) => b.to_string(),
             (Schema::Kustomization, _, _) => text.into_owned(),
         };
-        Ok(key)
+        Ok(key.into())
     }
 
     fn open(&mut self, body: Body, anchor: usize, span: Span, flow: bool) -> Result<(), Stop> {
@@ -1012,7 +1013,7 @@ const COMPLEX_KEY: &str = "a mapping or sequence cannot be a map key";
 fn insert_key(
     frame: &mut MapFrame,
     key_lines: &mut Vec<usize>,
-    key: String,
+    key: Key,
     ctx: Ctx<'_>,
     at: Marker,
     schema: Schema,
