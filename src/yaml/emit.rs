@@ -728,7 +728,10 @@ mod tests {
     fn json_round_trip_folds_nel_only() {
         assert!(matches!(json_round_trip("plain ascii"), Cow::Borrowed(_)));
         // Non-ASCII text with C2 lead bytes but no NEL stays as it is.
-        assert!(matches!(json_round_trip("\u{a0}caf\u{e9}"), Cow::Borrowed(_)));
+        assert!(matches!(
+            json_round_trip("\u{a0}caf\u{e9}"),
+            Cow::Borrowed(_)
+        ));
         assert_eq!(json_round_trip("a \u{85} b"), "a b");
         assert_eq!(json_round_trip("a\u{85}\u{85}\u{85}b"), "a\n\nb");
         assert_eq!(json_round_trip("\u{e9}\u{85}x"), "\u{e9} x");
