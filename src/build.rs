@@ -15,7 +15,7 @@ use crate::merge::smp::MergeOptions;
 use crate::openapi::Schemas;
 use crate::resmap::ResMap;
 use crate::resource::{Configured, Origin, Resource};
-use crate::transform::union_check::check_patch;
+use crate::transform::union_check::{Changes, check_changes};
 use crate::transform::{self, patch};
 use crate::yaml::{self, Node};
 use std::path::{Path, PathBuf};
@@ -331,8 +331,8 @@ impl Builder<'_> {
                     source.display()
                 )
             };
-            check_patch(&mut acc.resmap, &mut self.warnings, &name, |rm| {
-                kind = crate::plugins::run_transformer(rm, &config, &mut read, &opts)?;
+            check_changes(&mut acc.resmap, &mut self.warnings, &name, |rm, changes| {
+                kind = crate::plugins::run_transformer(rm, &config, &mut read, &opts, changes)?;
                 Ok(())
             })
             .map_err(|e| e.context(format!("running transformer from {}", source.display())))?;
@@ -771,16 +771,16 @@ fn apply_transformers(
     if !k.patches_strategic_merge.is_empty() {
         for (i, entry) in k.patches_strategic_merge.iter().enumerate() {
             let name = || patch_name(&kfile, "patchesStrategicMerge", i, entry);
-            check_patch(rm, warnings, &name, |rm| {
-                apply_strategic_merge_entry(rm, entry, read, merge)
+            check_changes(rm, warnings, &name, |rm, changes| {
+                apply_strategic_merge_entry(rm, entry, read, merge, changes)
             })?;
         }
         record(rm, "PatchStrategicMergeTransformer");
     }
     for (i, p) in k.patches.iter().enumerate() {
         let name = || patch_name(&kfile, "patches", i, &p.path);
-        check_patch(rm, warnings, &name, |rm| {
-            apply_patch_entry(rm, p, read, merge)
+        check_changes(rm, warnings, &name, |rm, changes| {
+            apply_patch_entry(rm, p, read, merge, changes)
         })
         .map_err(|e| e.context(patch_context("patches", p)))?;
         record(rm, "PatchTransformer");
@@ -826,8 +826,10 @@ fn apply_transformers(
     }
     for (i, p) in k.patches_json6902.iter().enumerate() {
         let name = || patch_name(&kfile, "patchesJson6902", i, &p.path);
-        check_patch(rm, warnings, &name, |rm| apply_json6902_entry(rm, p, read))
-            .map_err(|e| e.context(patch_context("patchesJson6902", p)))?;
+        check_changes(rm, warnings, &name, |rm, changes| {
+            apply_json6902_entry(rm, p, read, changes)
+        })
+        .map_err(|e| e.context(patch_context("patchesJson6902", p)))?;
         record(rm, "PatchJson6902Transformer");
     }
     for r in &k.replicas {
@@ -890,6 +892,7 @@ pub(crate) fn apply_strategic_merge_entry(
     entry: &str,
     read: &mut dyn FnMut(&str) -> Result<String>,
     merge: &MergeOptions,
+    changes: &mut Changes,
 ) -> Result<()> {
     let (text, source) = strategic_merge_entry(entry, read)?;
     let docs = patch::classify(&text, &source)?;
@@ -898,7 +901,7 @@ pub(crate) fn apply_strategic_merge_entry(
             "patchesStrategicMerge entry {source} is a JSON 6902 patch; list it under 'patches' with a target"
         )));
     };
-    patch::apply_strategic(rm, &docs, None, merge, (false, false))
+    patch::apply_strategic(rm, &docs, None, merge, (false, false), changes)
         .map_err(|e| e.context(format!("applying patchesStrategicMerge entry {source}")))
 }
 
@@ -908,6 +911,7 @@ pub(crate) fn apply_patch_entry(
     p: &crate::kustomization::Patch,
     read: &mut dyn FnMut(&str) -> Result<String>,
     merge: &MergeOptions,
+    changes: &mut Changes,
 ) -> Result<()> {
     let (mut text, source) = patch::entry_text(p, read)?;
     if p.path.is_empty() {
@@ -925,6 +929,7 @@ pub(crate) fn apply_patch_entry(
             p.target.as_ref(),
             merge,
             (allow_name, allow_kind),
+            changes,
         ),
         patch::Loaded::Json(ops) => {
             let target = p.target.as_ref().ok_or_else(|| {
@@ -932,7 +937,7 @@ pub(crate) fn apply_patch_entry(
                     "a JSON 6902 patch needs a 'target' to say which resources it applies to",
                 )
             })?;
-            patch::apply_json(rm, &ops, target)
+            patch::apply_json(rm, &ops, target, changes)
         }
     }
 }
@@ -942,6 +947,7 @@ fn apply_json6902_entry(
     rm: &mut ResMap,
     p: &crate::kustomization::Patch,
     read: &mut dyn FnMut(&str) -> Result<String>,
+    changes: &mut Changes,
 ) -> Result<()> {
     let (text, source) = patch::entry_text(p, read)?;
     let ops = crate::merge::json6902::parse_ops(&text, &source)?;
@@ -949,7 +955,7 @@ fn apply_json6902_entry(
         .target
         .as_ref()
         .ok_or_else(|| Error::msg("a patchesJson6902 entry needs a 'target'"))?;
-    patch::apply_json(rm, &ops, target)
+    patch::apply_json(rm, &ops, target, changes)
 }
 
 /// The schema an `openapi:` field selects.
