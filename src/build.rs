@@ -70,6 +70,8 @@ pub fn build_with_warnings(dir: &Path, options: &BuildOptions) -> Result<BuildOu
             dir.display()
         )));
     }
+    let canonical = canonical::CanonicalCache::default();
+    canonical.seed(&root);
     let mut builder = Builder {
         options,
         chain: Vec::new(),
@@ -77,7 +79,7 @@ pub fn build_with_warnings(dir: &Path, options: &BuildOptions) -> Result<BuildOu
         schemas: None,
         builtin_loaded: false,
         warnings: Vec::new(),
-        canonical: &canonical::CanonicalCache::default(),
+        canonical: &canonical,
     };
     let mut acc = Accumulator::default();
     let kust = builder.accumulate(&root, &mut acc, Expect::Kustomization)?;
@@ -162,7 +164,13 @@ struct Builder<'o> {
 /// Reads and decodes the kustomization file in `dir`.
 pub fn load_kustomization(dir: &Path) -> Result<(PathBuf, Kustomization)> {
     let file = load::find_kustomization_file(dir)?;
-    let text = load::utf8(load::read_file(&file)?, &file)?;
+    let bytes = load::read_file(&file)?;
+    decode_kustomization(file, bytes)
+}
+
+/// Decodes the kustomization file `file` holding `bytes`.
+fn decode_kustomization(file: PathBuf, bytes: Vec<u8>) -> Result<(PathBuf, Kustomization)> {
+    let text = load::utf8(bytes, &file)?;
     let node = yaml::parse::parse_document(&text, &file.display().to_string())?;
     if !matches!(node, Node::Map(_) | Node::Null) {
         return Err(Error::msg(format!(
@@ -186,7 +194,9 @@ impl Builder<'_> {
         acc: &mut Accumulator,
         expect: Expect,
     ) -> Result<Kustomization> {
-        let (file, k) = load_kustomization(dir)?;
+        let (file, kind) = self.canonical.kustomization_file(dir)?;
+        let bytes = canonical::read(&file, kind)?;
+        let (file, k) = decode_kustomization(file, bytes)?;
         let ctx = |e: Error| e.context(format!("in {}", file.display()));
         check_type_meta(&k).map_err(|e| e.context(file.display().to_string()))?;
         match (expect, k.is_component()) {
@@ -249,7 +259,7 @@ impl Builder<'_> {
         // merged into what its bases brought, then what its `crds:` files say.
         let mut own = TransformerConfig::default();
         for entry in &k.configurations {
-            let (real, bytes) = load::read_restricted(
+            let (real, bytes) = self.canonical.read_restricted(
                 dir,
                 entry,
                 self.options.load_restrictor,
@@ -262,8 +272,12 @@ impl Builder<'_> {
         }
         acc.config.merge(&own)?;
         for entry in &k.crds {
-            let (real, bytes) =
-                load::read_restricted(dir, entry, self.options.load_restrictor, "crds file")?;
+            let (real, bytes) = self.canonical.read_restricted(
+                dir,
+                entry,
+                self.options.load_restrictor,
+                "crds file",
+            )?;
             let text = load::utf8(bytes, &real)?;
             let specs = crate::openapi::crd::crd_field_specs_from_text(&text, entry)?;
             acc.config
@@ -280,8 +294,9 @@ impl Builder<'_> {
         }
         let record = self.meta.unwrap_or_default().transformers;
         let restrictor = self.options.load_restrictor;
+        let files = self.canonical;
         let mut read = |p: &str| {
-            let (real, bytes) = load::read_restricted(dir, p, restrictor, "patch file")?;
+            let (real, bytes) = files.read_restricted(dir, p, restrictor, "patch file")?;
             load::utf8(bytes, &real)
         };
         let opts = MergeOptions {
@@ -310,7 +325,8 @@ impl Builder<'_> {
         // Replacements run last among the kustomization's own transformers.
         if !k.replacements.is_empty() {
             let mut read_replacements = |p: &str| {
-                let (real, bytes) = load::read_restricted(dir, p, restrictor, "replacements file")?;
+                let (real, bytes) =
+                    files.read_restricted(dir, p, restrictor, "replacements file")?;
                 load::utf8(bytes, &real)
             };
             use transform::replacements::{Decode, apply_entries};
@@ -381,7 +397,7 @@ impl Builder<'_> {
             let (text, src) = if entry.contains('\n') || !path.exists() {
                 (entry.clone(), file.to_path_buf())
             } else {
-                let (real, bytes) = load::read_restricted(
+                let (real, bytes) = self.canonical.read_restricted(
                     dir,
                     entry,
                     self.options.load_restrictor,
@@ -419,7 +435,9 @@ impl Builder<'_> {
             GeneratorConfigKind::Data(kind, args, meta) => {
                 let restrictor = self.options.load_restrictor;
                 let mut read = |p: &str| {
-                    load::read_restricted(dir, p, restrictor, "generator file").map(|(_, b)| b)
+                    self.canonical
+                        .read_restricted(dir, p, restrictor, "generator file")
+                        .map(|(_, b)| b)
                 };
                 let g = crate::generate::generate(
                     kind,
@@ -456,17 +474,17 @@ impl Builder<'_> {
     /// Resolves a `resources` entry: a directory to build, or a file's resources.
     fn prepare_resource(&self, dir: &Path, entry: &str) -> Result<Prepared> {
         let path = load::join_clean(dir, entry);
-        if !path.exists() && load::is_remote(entry) {
+        if load::is_remote(entry) && !path.exists() {
             return Err(Error::msg(
                 "remote resources (git or http URLs) are not supported: kbuild builds only local files",
             ));
         }
-        let real = self.canonical.canonical(&path, "resource")?;
-        if real.is_dir() {
+        let (real, kind) = self.canonical.resolve(&path, "resource")?;
+        if kind == canonical::EntryType::Dir {
             return Ok(Prepared::Dir(real));
         }
         load::check_restrictor(dir, &real, entry, self.options.load_restrictor)?;
-        let bytes = load::read_file(&real)?;
+        let bytes = canonical::read(&real, kind)?;
         let mut resources = parse_resources(bytes, &real)?;
         if self.meta.unwrap_or_default().origin {
             for r in &mut resources {
@@ -526,8 +544,8 @@ impl Builder<'_> {
         acc: &mut Accumulator,
     ) -> Result<()> {
         let path = load::join_clean(dir, entry);
-        let real = load::canonical(&path, "component")?;
-        if !real.is_dir() {
+        let (real, kind) = self.canonical.resolve(&path, "component")?;
+        if kind != canonical::EntryType::Dir {
             return Err(Error::msg(format!(
                 "component '{entry}' is not a directory holding a kustomization file of kind Component"
             )));
@@ -569,7 +587,9 @@ impl Builder<'_> {
         for (kind, list, builtin) in lists {
             for args in list {
                 let mut read = |p: &str| {
-                    load::read_restricted(dir, p, restrictor, "generator file").map(|(_, b)| b)
+                    self.canonical
+                        .read_restricted(dir, p, restrictor, "generator file")
+                        .map(|(_, b)| b)
                 };
                 let g = generate(kind, args, k.generator_options.as_ref(), &mut read)?;
                 let mut res = Resource::new(g.node)?;
