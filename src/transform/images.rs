@@ -50,7 +50,7 @@ fn tag_and_digest(rest: &str) -> bool {
     match rest.strip_prefix(':') {
         Some(tagged) => {
             let end = tagged.find('@').unwrap_or(tagged.len());
-            let tag = tagged[..end].as_bytes();
+            let tag = &tagged.as_bytes()[..end];
             let tag_ok = tag.first().is_some_and(|c| word(*c))
                 && tag.len() <= 128
                 && tag[1..]
