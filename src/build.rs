@@ -15,7 +15,7 @@ use crate::merge::smp::MergeOptions;
 use crate::openapi::Schemas;
 use crate::resmap::ResMap;
 use crate::resource::{Configured, Origin, Resource};
-use crate::transform::union_check::check_patch;
+use crate::transform::union_check::{Changes, check_changes};
 use crate::transform::{self, patch};
 use crate::yaml::{self, Node};
 use std::path::{Path, PathBuf};
@@ -70,6 +70,8 @@ pub fn build_with_warnings(dir: &Path, options: &BuildOptions) -> Result<BuildOu
             dir.display()
         )));
     }
+    let canonical = canonical::CanonicalCache::default();
+    canonical.seed(&root);
     let mut builder = Builder {
         options,
         chain: Vec::new(),
@@ -77,7 +79,7 @@ pub fn build_with_warnings(dir: &Path, options: &BuildOptions) -> Result<BuildOu
         schemas: None,
         builtin_loaded: false,
         warnings: Vec::new(),
-        canonical: &canonical::CanonicalCache::default(),
+        canonical: &canonical,
     };
     let mut acc = Accumulator::default();
     let kust = builder.accumulate(&root, &mut acc, Expect::Kustomization)?;
@@ -162,7 +164,13 @@ struct Builder<'o> {
 /// Reads and decodes the kustomization file in `dir`.
 pub fn load_kustomization(dir: &Path) -> Result<(PathBuf, Kustomization)> {
     let file = load::find_kustomization_file(dir)?;
-    let text = load::utf8(load::read_file(&file)?, &file)?;
+    let bytes = load::read_file(&file)?;
+    decode_kustomization(file, bytes)
+}
+
+/// Decodes the kustomization file `file` holding `bytes`.
+fn decode_kustomization(file: PathBuf, bytes: Vec<u8>) -> Result<(PathBuf, Kustomization)> {
+    let text = load::utf8(bytes, &file)?;
     let node = yaml::parse::parse_document(&text, &file.display().to_string())?;
     if !matches!(node, Node::Map(_) | Node::Null) {
         return Err(Error::msg(format!(
@@ -186,7 +194,9 @@ impl Builder<'_> {
         acc: &mut Accumulator,
         expect: Expect,
     ) -> Result<Kustomization> {
-        let (file, k) = load_kustomization(dir)?;
+        let (file, kind) = self.canonical.kustomization_file(dir)?;
+        let bytes = canonical::read(&file, kind)?;
+        let (file, k) = decode_kustomization(file, bytes)?;
         let ctx = |e: Error| e.context(format!("in {}", file.display()));
         check_type_meta(&k).map_err(|e| e.context(file.display().to_string()))?;
         match (expect, k.is_component()) {
@@ -249,7 +259,7 @@ impl Builder<'_> {
         // merged into what its bases brought, then what its `crds:` files say.
         let mut own = TransformerConfig::default();
         for entry in &k.configurations {
-            let (real, bytes) = load::read_restricted(
+            let (real, bytes) = self.canonical.read_restricted(
                 dir,
                 entry,
                 self.options.load_restrictor,
@@ -262,8 +272,12 @@ impl Builder<'_> {
         }
         acc.config.merge(&own)?;
         for entry in &k.crds {
-            let (real, bytes) =
-                load::read_restricted(dir, entry, self.options.load_restrictor, "crds file")?;
+            let (real, bytes) = self.canonical.read_restricted(
+                dir,
+                entry,
+                self.options.load_restrictor,
+                "crds file",
+            )?;
             let text = load::utf8(bytes, &real)?;
             let specs = crate::openapi::crd::crd_field_specs_from_text(&text, entry)?;
             acc.config
@@ -280,8 +294,9 @@ impl Builder<'_> {
         }
         let record = self.meta.unwrap_or_default().transformers;
         let restrictor = self.options.load_restrictor;
+        let files = self.canonical;
         let mut read = |p: &str| {
-            let (real, bytes) = load::read_restricted(dir, p, restrictor, "patch file")?;
+            let (real, bytes) = files.read_restricted(dir, p, restrictor, "patch file")?;
             load::utf8(bytes, &real)
         };
         let opts = MergeOptions {
@@ -310,7 +325,8 @@ impl Builder<'_> {
         // Replacements run last among the kustomization's own transformers.
         if !k.replacements.is_empty() {
             let mut read_replacements = |p: &str| {
-                let (real, bytes) = load::read_restricted(dir, p, restrictor, "replacements file")?;
+                let (real, bytes) =
+                    files.read_restricted(dir, p, restrictor, "replacements file")?;
                 load::utf8(bytes, &real)
             };
             use transform::replacements::{Decode, apply_entries};
@@ -331,8 +347,8 @@ impl Builder<'_> {
                     source.display()
                 )
             };
-            check_patch(&mut acc.resmap, &mut self.warnings, &name, |rm| {
-                kind = crate::plugins::run_transformer(rm, &config, &mut read, &opts)?;
+            check_changes(&mut acc.resmap, &mut self.warnings, &name, |rm, changes| {
+                kind = crate::plugins::run_transformer(rm, &config, &mut read, &opts, changes)?;
                 Ok(())
             })
             .map_err(|e| e.context(format!("running transformer from {}", source.display())))?;
@@ -381,7 +397,7 @@ impl Builder<'_> {
             let (text, src) = if entry.contains('\n') || !path.exists() {
                 (entry.clone(), file.to_path_buf())
             } else {
-                let (real, bytes) = load::read_restricted(
+                let (real, bytes) = self.canonical.read_restricted(
                     dir,
                     entry,
                     self.options.load_restrictor,
@@ -419,7 +435,9 @@ impl Builder<'_> {
             GeneratorConfigKind::Data(kind, args, meta) => {
                 let restrictor = self.options.load_restrictor;
                 let mut read = |p: &str| {
-                    load::read_restricted(dir, p, restrictor, "generator file").map(|(_, b)| b)
+                    self.canonical
+                        .read_restricted(dir, p, restrictor, "generator file")
+                        .map(|(_, b)| b)
                 };
                 let g = crate::generate::generate(
                     kind,
@@ -456,17 +474,17 @@ impl Builder<'_> {
     /// Resolves a `resources` entry: a directory to build, or a file's resources.
     fn prepare_resource(&self, dir: &Path, entry: &str) -> Result<Prepared> {
         let path = load::join_clean(dir, entry);
-        if !path.exists() && load::is_remote(entry) {
+        if load::is_remote(entry) && !path.exists() {
             return Err(Error::msg(
                 "remote resources (git or http URLs) are not supported: kbuild builds only local files",
             ));
         }
-        let real = self.canonical.canonical(&path, "resource")?;
-        if real.is_dir() {
+        let (real, kind) = self.canonical.resolve(&path, "resource")?;
+        if kind == canonical::EntryType::Dir {
             return Ok(Prepared::Dir(real));
         }
         load::check_restrictor(dir, &real, entry, self.options.load_restrictor)?;
-        let bytes = load::read_file(&real)?;
+        let bytes = canonical::read(&real, kind)?;
         let mut resources = parse_resources(bytes, &real)?;
         if self.meta.unwrap_or_default().origin {
             for r in &mut resources {
@@ -526,8 +544,8 @@ impl Builder<'_> {
         acc: &mut Accumulator,
     ) -> Result<()> {
         let path = load::join_clean(dir, entry);
-        let real = load::canonical(&path, "component")?;
-        if !real.is_dir() {
+        let (real, kind) = self.canonical.resolve(&path, "component")?;
+        if kind != canonical::EntryType::Dir {
             return Err(Error::msg(format!(
                 "component '{entry}' is not a directory holding a kustomization file of kind Component"
             )));
@@ -569,7 +587,9 @@ impl Builder<'_> {
         for (kind, list, builtin) in lists {
             for args in list {
                 let mut read = |p: &str| {
-                    load::read_restricted(dir, p, restrictor, "generator file").map(|(_, b)| b)
+                    self.canonical
+                        .read_restricted(dir, p, restrictor, "generator file")
+                        .map(|(_, b)| b)
                 };
                 let g = generate(kind, args, k.generator_options.as_ref(), &mut read)?;
                 let mut res = Resource::new(g.node)?;
@@ -771,16 +791,16 @@ fn apply_transformers(
     if !k.patches_strategic_merge.is_empty() {
         for (i, entry) in k.patches_strategic_merge.iter().enumerate() {
             let name = || patch_name(&kfile, "patchesStrategicMerge", i, entry);
-            check_patch(rm, warnings, &name, |rm| {
-                apply_strategic_merge_entry(rm, entry, read, merge)
+            check_changes(rm, warnings, &name, |rm, changes| {
+                apply_strategic_merge_entry(rm, entry, read, merge, changes)
             })?;
         }
         record(rm, "PatchStrategicMergeTransformer");
     }
     for (i, p) in k.patches.iter().enumerate() {
         let name = || patch_name(&kfile, "patches", i, &p.path);
-        check_patch(rm, warnings, &name, |rm| {
-            apply_patch_entry(rm, p, read, merge)
+        check_changes(rm, warnings, &name, |rm, changes| {
+            apply_patch_entry(rm, p, read, merge, changes)
         })
         .map_err(|e| e.context(patch_context("patches", p)))?;
         record(rm, "PatchTransformer");
@@ -826,8 +846,10 @@ fn apply_transformers(
     }
     for (i, p) in k.patches_json6902.iter().enumerate() {
         let name = || patch_name(&kfile, "patchesJson6902", i, &p.path);
-        check_patch(rm, warnings, &name, |rm| apply_json6902_entry(rm, p, read))
-            .map_err(|e| e.context(patch_context("patchesJson6902", p)))?;
+        check_changes(rm, warnings, &name, |rm, changes| {
+            apply_json6902_entry(rm, p, read, changes)
+        })
+        .map_err(|e| e.context(patch_context("patchesJson6902", p)))?;
         record(rm, "PatchJson6902Transformer");
     }
     for r in &k.replicas {
@@ -890,6 +912,7 @@ pub(crate) fn apply_strategic_merge_entry(
     entry: &str,
     read: &mut dyn FnMut(&str) -> Result<String>,
     merge: &MergeOptions,
+    changes: &mut Changes,
 ) -> Result<()> {
     let (text, source) = strategic_merge_entry(entry, read)?;
     let docs = patch::classify(&text, &source)?;
@@ -898,7 +921,7 @@ pub(crate) fn apply_strategic_merge_entry(
             "patchesStrategicMerge entry {source} is a JSON 6902 patch; list it under 'patches' with a target"
         )));
     };
-    patch::apply_strategic(rm, &docs, None, merge, (false, false))
+    patch::apply_strategic(rm, &docs, None, merge, (false, false), changes)
         .map_err(|e| e.context(format!("applying patchesStrategicMerge entry {source}")))
 }
 
@@ -908,6 +931,7 @@ pub(crate) fn apply_patch_entry(
     p: &crate::kustomization::Patch,
     read: &mut dyn FnMut(&str) -> Result<String>,
     merge: &MergeOptions,
+    changes: &mut Changes,
 ) -> Result<()> {
     let (mut text, source) = patch::entry_text(p, read)?;
     if p.path.is_empty() {
@@ -925,6 +949,7 @@ pub(crate) fn apply_patch_entry(
             p.target.as_ref(),
             merge,
             (allow_name, allow_kind),
+            changes,
         ),
         patch::Loaded::Json(ops) => {
             let target = p.target.as_ref().ok_or_else(|| {
@@ -932,7 +957,7 @@ pub(crate) fn apply_patch_entry(
                     "a JSON 6902 patch needs a 'target' to say which resources it applies to",
                 )
             })?;
-            patch::apply_json(rm, &ops, target)
+            patch::apply_json(rm, &ops, target, changes)
         }
     }
 }
@@ -942,6 +967,7 @@ fn apply_json6902_entry(
     rm: &mut ResMap,
     p: &crate::kustomization::Patch,
     read: &mut dyn FnMut(&str) -> Result<String>,
+    changes: &mut Changes,
 ) -> Result<()> {
     let (text, source) = patch::entry_text(p, read)?;
     let ops = crate::merge::json6902::parse_ops(&text, &source)?;
@@ -949,7 +975,7 @@ fn apply_json6902_entry(
         .target
         .as_ref()
         .ok_or_else(|| Error::msg("a patchesJson6902 entry needs a 'target'"))?;
-    patch::apply_json(rm, &ops, target)
+    patch::apply_json(rm, &ops, target, changes)
 }
 
 /// The schema an `openapi:` field selects.

@@ -26,6 +26,7 @@ pub mod load;
 pub mod merge;
 pub mod openapi;
 pub mod output;
+pub mod pattern;
 pub mod plugins;
 pub mod regex_cache;
 pub mod render;

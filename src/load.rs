@@ -41,6 +41,12 @@ pub fn find_kustomization_file(dir: &Path) -> Result<PathBuf> {
         .map(|n| dir.join(n))
         .filter(|p| p.is_file())
         .collect();
+    one_kustomization_file(dir, found)
+}
+
+/// The kustomization file among `found`, the files in `dir` with an accepted
+/// name (in `FILE_NAMES` order): an error unless there is exactly one.
+pub fn one_kustomization_file(dir: &Path, found: Vec<PathBuf>) -> Result<PathBuf> {
     match found.len() {
         1 => Ok(found.into_iter().next().unwrap_or_default()),
         0 => Err(Error::msg(format!(

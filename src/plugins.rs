@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::kustomization::{FieldSpec, GeneratorArgs, Image, Patch, Replica, Selector, StringMap};
 use crate::merge::smp::MergeOptions;
 use crate::resmap::ResMap;
+use crate::transform::union_check::Changes;
 use crate::transform::{self, patch};
 use crate::yaml::Node;
 use crate::yaml::de::from_node_lenient;
@@ -163,8 +164,16 @@ pub fn run_transformer(
     node: &Node,
     read: &mut dyn FnMut(&str) -> Result<String>,
     merge: &MergeOptions,
+    changes: &mut Changes,
 ) -> Result<String> {
     let (kind, _) = identity(node)?;
+    // Patches note the resources they change; other transformers may change any.
+    if !matches!(
+        kind.as_str(),
+        "PatchTransformer" | "PatchStrategicMergeTransformer" | "PatchJson6902Transformer"
+    ) {
+        changes.will_change_all(rm);
+    }
     match kind.as_str() {
         "LabelTransformer" => {
             let c: PairsConfig = decode(node, &kind)?;
@@ -196,7 +205,7 @@ pub fn run_transformer(
         }
         "PatchTransformer" => {
             let p: Patch = decode(node, &kind)?;
-            crate::build::apply_patch_entry(rm, &p, read, merge)?;
+            crate::build::apply_patch_entry(rm, &p, read, merge, changes)?;
         }
         "PatchStrategicMergeTransformer" => {
             let c: SmpConfig = decode(node, &kind)?;
@@ -205,7 +214,7 @@ pub fn run_transformer(
                 entries.push(c.patches.clone());
             }
             for e in &entries {
-                crate::build::apply_strategic_merge_entry(rm, e, read, merge)?;
+                crate::build::apply_strategic_merge_entry(rm, e, read, merge, changes)?;
             }
         }
         "PatchJson6902Transformer" => {
@@ -219,7 +228,7 @@ pub fn run_transformer(
             let target = c
                 .target
                 .ok_or_else(|| Error::msg("PatchJson6902Transformer needs a target"))?;
-            patch::apply_json(rm, &ops, &target)?;
+            patch::apply_json(rm, &ops, &target, changes)?;
         }
         "ReplacementTransformer" => {
             let c: ReplacementConfig = decode(node, &kind)?;

@@ -3,34 +3,34 @@
 
 use crate::error::{Error, Result};
 use crate::kustomization::Selector;
+use crate::pattern::Anchored;
 use crate::resource::Resource;
-use regex::Regex;
 
 /// A compiled `target`.
 pub struct Matcher {
-    group: Option<Regex>,
-    version: Option<Regex>,
-    kind: Option<Regex>,
-    name: Option<Regex>,
-    namespace: Option<Regex>,
+    group: Option<Anchored>,
+    version: Option<Anchored>,
+    kind: Option<Anchored>,
+    name: Option<Anchored>,
+    namespace: Option<Anchored>,
     labels: Option<LabelSelector>,
     annotations: Option<LabelSelector>,
 }
 
-fn anchored(field: &str, pattern: &str) -> Result<Option<Regex>> {
+fn anchored(field: &str, pattern: &str) -> Result<Option<Anchored>> {
     if pattern.is_empty() {
         return Ok(None);
     }
-    crate::regex_cache::compile(&format!("^(?:{pattern})$"))
-        .map(Some)
-        .map_err(|e| {
-            Error::msg(format!(
-                "target {field} {pattern:?} is not a valid regular expression: {e}"
-            ))
-        })
+    // Most targets are plain names (`Deployment`, `app-web`): those are
+    // matched without building a regex (see pattern.rs).
+    Anchored::new(pattern).map(Some).map_err(|e| {
+        Error::msg(format!(
+            "target {field} {pattern:?} is not a valid regular expression: {e}"
+        ))
+    })
 }
 
-fn matches(re: &Option<Regex>, s: &str) -> bool {
+fn matches(re: &Option<Anchored>, s: &str) -> bool {
     re.as_ref().is_none_or(|r| r.is_match(s))
 }
 

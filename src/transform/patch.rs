@@ -7,6 +7,7 @@ use crate::merge::{json6902, smp, smp::MergeOptions};
 use crate::resmap::{ResMap, id_text};
 use crate::resource::Resource;
 use crate::selector::Matcher;
+use crate::transform::union_check::Changes;
 use crate::yaml::Node;
 
 /// A loaded patch, ready to apply.
@@ -109,10 +110,17 @@ fn retarget(patch: &mut Node, target: &Node, allow_name: bool, allow_kind: bool)
     }
 }
 
-/// Applies a JSON 6902 patch to every resource the selector picks.
-pub fn apply_json(resmap: &mut ResMap, ops: &Node, target: &Selector) -> Result<()> {
+/// Applies a JSON 6902 patch to every resource the selector picks, noting
+/// each in `changes`.
+pub fn apply_json(
+    resmap: &mut ResMap,
+    ops: &Node,
+    target: &Selector,
+    changes: &mut Changes,
+) -> Result<()> {
     let m = Matcher::new(target)?;
-    for res in resmap.iter_mut().filter(|r| m.selects(r)) {
+    for (i, res) in resmap.iter_mut().enumerate().filter(|(_, r)| m.selects(r)) {
+        changes.will_change(i, res);
         res.store_prev_id();
         json6902::apply(&mut res.node, ops)
             .map_err(|e| e.context(format!("applying JSON patch to {}", res.id())))?;
@@ -173,13 +181,15 @@ fn closest_hint(resmap: &ResMap, id: &crate::resid::ResId) -> String {
 }
 
 /// Applies strategic-merge patches: each to the resource it names, or all of
-/// them to every resource `target` selects.
+/// them to every resource `target` selects; each resource patched is noted in
+/// `changes`.
 pub fn apply_strategic(
     resmap: &mut ResMap,
     patches: &[Node],
     target: Option<&Selector>,
     opts: &MergeOptions,
     options: (bool, bool),
+    changes: &mut Changes,
 ) -> Result<()> {
     let (allow_name, allow_kind) = options;
     match target {
@@ -190,7 +200,8 @@ pub fn apply_strategic(
                 ));
             }
             let m = Matcher::new(t)?;
-            for res in resmap.iter_mut().filter(|r| m.selects(r)) {
+            for (i, res) in resmap.iter_mut().enumerate().filter(|(_, r)| m.selects(r)) {
+                changes.will_change(i, res);
                 for p in patches {
                     // kustomize points a targeted patch at each resource: the
                     // copy takes the resource's apiVersion, kind, name and
@@ -215,12 +226,17 @@ pub fn apply_strategic(
                 }
                 let i = find_unique(resmap, p)?;
                 let res = &mut resmap.resources[i];
+                changes.will_change(i, res);
                 apply_smp(res, p, opts, allow_name, allow_kind)
                     .map_err(|e| e.context(format!("patching {}", res.id())))?;
             }
         }
     }
-    resmap.resources.retain(|r| !is_empty(&r.node));
+    let kept: Vec<bool> = resmap.iter().map(|r| !is_empty(&r.node)).collect();
+    if kept.contains(&false) {
+        changes.removed(&kept);
+        resmap.resources.retain(|r| !is_empty(&r.node));
+    }
     Ok(())
 }
 

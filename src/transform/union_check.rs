@@ -19,7 +19,7 @@ use crate::error::Result;
 use crate::resmap::ResMap;
 use crate::resource::Resource;
 use crate::yaml::{Map, Node};
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 
 /// The members of a volume's source union (Kubernetes `VolumeSource`).
 const VOLUME_SOURCES: [&str; 29] = [
@@ -165,10 +165,18 @@ fn items(list: Option<&Node>) -> impl Iterator<Item = &Node> {
 /// Reports `what` when more than one of `union` is set (null counts as unset).
 fn members(node: &Node, union: &[&str], what: &dyn Fn() -> String, out: &mut Vec<String>) {
     let Some(map) = node.as_map() else { return };
-    let is_set = |m: &str| map.get(m).is_some_and(|v| !v.is_null());
-    if union.iter().filter(|m| is_set(m)).nth(1).is_none() {
+    // One pass over the (few) fields set, rather than a lookup per member (29 for a volume):
+    // this runs for every volume, probe and env source of each resource a patch changes.
+    let in_union = |k: &String| union.iter().any(|m| *m == *k);
+    if map
+        .iter()
+        .filter(|(k, v)| !v.is_null() && in_union(k))
+        .nth(1)
+        .is_none()
+    {
         return;
     }
+    let is_set = |m: &str| map.get(m).is_some_and(|v| !v.is_null());
     let set: Vec<&str> = union.iter().copied().filter(|m| is_set(m)).collect();
     out.push(format!(
         "{} sets {}, but only one may be set",
@@ -177,38 +185,113 @@ fn members(node: &Node, union: &[&str], what: &dyn Fn() -> String, out: &mut Vec
     ));
 }
 
-/// Every conflict in the map, each prefixed with its resource's id.
-fn all_conflicts(resmap: &ResMap) -> HashSet<String> {
-    resmap
-        .iter()
-        .flat_map(|r| {
-            let conflicts = union_conflicts(r);
-            let id = if conflicts.is_empty() {
-                None
-            } else {
-                Some(r.id())
-            };
-            conflicts.into_iter().map(move |c| match &id {
-                Some(id) => format!("{id}: {c}"),
-                None => c,
-            })
-        })
-        .collect()
+/// The conflicts of one resource, each prefixed with its id.
+fn prefixed_conflicts(res: &Resource) -> impl Iterator<Item = String> {
+    let conflicts = union_conflicts(res);
+    let id = if conflicts.is_empty() {
+        None
+    } else {
+        Some(res.id())
+    };
+    conflicts.into_iter().map(move |c| match &id {
+        Some(id) => format!("{id}: {c}"),
+        None => c,
+    })
 }
 
-/// Runs `apply` (one patch) on `resmap` and adds a warning to `warnings` for each union
-/// conflict it introduced; `patch` names the patch (kustomization file and entry).
-pub fn check_patch(
+/// Every conflict in the map, each prefixed with its resource's id.
+fn all_conflicts(resmap: &ResMap) -> HashSet<String> {
+    resmap.iter().flat_map(prefixed_conflicts).collect()
+}
+
+/// The resources a patch changes, reported by the patch as it goes, so that
+/// only those are checked: looking at the whole map around every patch made
+/// patching quadratic.
+#[derive(Debug, Default)]
+pub struct Changes {
+    /// Conflicts of the changed resources before their first change (of all
+    /// resources once `all` is set), prefixed with the resource's id.
+    before: HashSet<String>,
+    /// Positions of the changed resources in the map as it is now.
+    changed: BTreeSet<usize>,
+    /// Set by a transformer that may change any resource.
+    all: bool,
+}
+
+impl Changes {
+    /// Notes that the resource at `index` is about to change. Call it before
+    /// changing the resource: its conflicts then are those the patch found.
+    pub fn will_change(&mut self, index: usize, res: &Resource) {
+        if !self.all && self.changed.insert(index) {
+            self.before.extend(prefixed_conflicts(res));
+        }
+    }
+
+    /// Notes that any resource of `resmap` may change (a transformer that is
+    /// not a patch). Call it before changing them.
+    pub fn will_change_all(&mut self, resmap: &ResMap) {
+        if !self.all {
+            self.before.extend(all_conflicts(resmap));
+            self.all = true;
+            self.changed.clear();
+        }
+    }
+
+    /// Notes that resources were removed from the map: `kept[i]` says whether
+    /// the one at position `i` stayed. Positions of changed resources follow.
+    pub fn removed(&mut self, kept: &[bool]) {
+        let mut new_index = Vec::with_capacity(kept.len());
+        let mut next = 0;
+        for k in kept {
+            new_index.push(next);
+            next += usize::from(*k);
+        }
+        self.changed = self
+            .changed
+            .iter()
+            .filter(|i| kept.get(**i).copied().unwrap_or(false))
+            .map(|i| new_index[*i])
+            .collect();
+    }
+}
+
+/// Runs `apply` (one patch, which reports what it changes into its
+/// [`Changes`]) on `resmap` and adds a warning to `warnings` for each union
+/// conflict it introduced; `patch` names the patch (kustomization file and
+/// entry).
+pub fn check_changes(
     resmap: &mut ResMap,
     warnings: &mut Vec<String>,
     patch: &dyn Fn() -> String,
-    apply: impl FnOnce(&mut ResMap) -> Result<()>,
+    apply: impl FnOnce(&mut ResMap, &mut Changes) -> Result<()>,
 ) -> Result<()> {
-    let before = all_conflicts(resmap);
-    apply(resmap)?;
-    let mut new: Vec<String> = all_conflicts(resmap).difference(&before).cloned().collect();
+    let mut changes = Changes::default();
+    apply(resmap, &mut changes)?;
+    let after: HashSet<String> = if changes.all {
+        all_conflicts(resmap)
+    } else {
+        changes
+            .changed
+            .iter()
+            .filter_map(|i| resmap.resources.get(*i))
+            .flat_map(prefixed_conflicts)
+            .collect()
+    };
+    let mut new: Vec<String> = after.difference(&changes.before).cloned().collect();
     if new.is_empty() {
         return Ok(());
+    }
+    if !changes.all {
+        // Rare (the patch left a conflict): a resource the patch did not change
+        // may already have had it, under the same id (a patch that renames a
+        // resource onto another's id). Such a conflict is not new.
+        let unchanged: HashSet<String> = resmap
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !changes.changed.contains(i))
+            .flat_map(|(_, r)| prefixed_conflicts(r))
+            .collect();
+        new.retain(|c| !unchanged.contains(c));
     }
     new.sort();
     let patch = patch();
@@ -216,6 +299,21 @@ pub fn check_patch(
         warnings.push(format!("{patch} leaves {conflict}"));
     }
     Ok(())
+}
+
+/// Runs `apply`, a transformer that does not report what it changes, on
+/// `resmap`, and warns about each union conflict it introduced anywhere (see
+/// [`check_changes`]).
+pub fn check_patch(
+    resmap: &mut ResMap,
+    warnings: &mut Vec<String>,
+    patch: &dyn Fn() -> String,
+    apply: impl FnOnce(&mut ResMap) -> Result<()>,
+) -> Result<()> {
+    check_changes(resmap, warnings, patch, |rm, changes| {
+        changes.will_change_all(rm);
+        apply(rm)
+    })
 }
 
 #[cfg(test)]
@@ -301,5 +399,60 @@ mod tests {
             "{}",
             warnings[0]
         );
+    }
+
+    fn pod(name: &str, sources: serde_json::Value) -> Resource {
+        let mut volume = json!({"name": "v"});
+        for (k, v) in sources.as_object().unwrap() {
+            volume[k] = v.clone();
+        }
+        res(
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"volumes": [volume]}}),
+        )
+    }
+
+    #[test]
+    fn only_reported_resources_are_checked_and_positions_follow_removals() {
+        let mut changes = Changes::default();
+        changes.changed.extend([0, 1, 4]);
+        changes.removed(&[true, false, true, true, true]);
+        assert_eq!(changes.changed.iter().copied().collect::<Vec<_>>(), [0, 3]);
+
+        let mut rm = ResMap::new();
+        rm.resources.push(pod("a", json!({"emptyDir": {}})));
+        rm.resources.push(pod("b", json!({"emptyDir": {}})));
+        let mut warnings = Vec::new();
+        check_changes(&mut rm, &mut warnings, &|| "p".into(), |rm, changes| {
+            changes.will_change(1, &rm.resources[1]);
+            rm.resources[1] = pod("b", json!({"emptyDir": {}, "hostPath": {}}));
+            // An unreported change is not looked at.
+            rm.resources[0] = pod("a", json!({"emptyDir": {}, "nfs": {}}));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(warnings.len(), 1);
+        assert!(
+            warnings[0].starts_with("p leaves v1 Pod b: "),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn a_conflict_an_unchanged_resource_had_under_the_same_id_is_not_new() {
+        // As when the whole map was compared: a patch that renames a resource
+        // onto another's id, with the same conflict, adds nothing new.
+        let mut rm = ResMap::new();
+        rm.resources
+            .push(pod("a", json!({"emptyDir": {}, "hostPath": {}})));
+        rm.resources.push(pod("b", json!({"emptyDir": {}})));
+        let mut warnings = Vec::new();
+        check_changes(&mut rm, &mut warnings, &|| "p".into(), |rm, changes| {
+            changes.will_change(1, &rm.resources[1]);
+            rm.resources[1] = pod("a", json!({"emptyDir": {}, "hostPath": {}}));
+            Ok(())
+        })
+        .unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
     }
 }
