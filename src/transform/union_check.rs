@@ -167,7 +167,7 @@ fn members(node: &Node, union: &[&str], what: &dyn Fn() -> String, out: &mut Vec
     let Some(map) = node.as_map() else { return };
     // One pass over the (few) fields set, rather than a lookup per member (29 for a volume):
     // this runs for every volume, probe and env source of each resource a patch changes.
-    let in_union = |k: &String| union.iter().any(|m| *m == *k);
+    let in_union = |k: &str| union.contains(&k);
     if map
         .iter()
         .filter(|(k, v)| !v.is_null() && in_union(k))
