@@ -586,3 +586,27 @@ mod tests {
         );
     }
 }
+#[cfg(test)]
+mod giveup_stats {
+    #[test]
+    #[ignore]
+    fn why() {
+        let dirs = std::env::var("KBUILD_FAST_CORPUS").unwrap_or_default();
+        for dir in dirs.split(':') {
+            for entry in walkdir::WalkDir::new(dir).into_iter().flatten() {
+                let p = entry.path();
+                if !p.extension().is_some_and(|e| e == "yaml" || e == "yml") { continue; }
+                let Ok(text) = std::fs::read_to_string(p) else { continue };
+                for doc in text.split("\n---\n") {
+                    let mut last = 0;
+                    if super::scan(doc, &mut |_, sp| { last = sp.start.line(); Ok(()) }).is_err() {
+                        let lines: Vec<&str> = doc.lines().collect();
+                        let a = last.saturating_sub(1);
+                        let ctx: Vec<&str> = lines.iter().skip(a).take(3).map(|l| l.trim()).collect();
+                        println!("GIVEUP {} :: {}", p.display(), ctx.join(" ⏎ "));
+                    }
+                }
+            }
+        }
+    }
+}
