@@ -163,8 +163,8 @@ impl<'i> Scanner<'_, 'i> {
         }
     }
 
-    /// The node after a `- ` at column `col` of the current line.
-    fn inline_node(&mut self, l: Line, col: usize) -> Result<(), GiveUp> {
+    /// The node after a `- ` at column `col` of the current line, in a sequence at `ind`.
+    fn inline_node(&mut self, l: Line, col: usize, ind: usize) -> Result<(), GiveUp> {
         let rest = self.rest(l, col);
         if is_seq_item(rest) {
             return self.seq(l, col);
@@ -172,7 +172,7 @@ impl<'i> Scanner<'_, 'i> {
         if self.key(l, col)?.is_some() {
             return self.map(l, col);
         }
-        self.value(l, col)?;
+        self.value(l, col, ind)?;
         self.advance();
         Ok(())
     }
@@ -200,7 +200,7 @@ impl<'i> Scanner<'_, 'i> {
                     _ => self.scalar(Cow::Borrowed(""), ScalarStyle::Plain, l, item)?,
                 }
             } else {
-                self.inline_node(l, item)?;
+                self.inline_node(l, item, ind)?;
             }
             match self.line {
                 Some(next) if next.indent == ind && is_seq_item(self.rest(next, ind)) => {
@@ -238,7 +238,7 @@ impl<'i> Scanner<'_, 'i> {
                     _ => self.scalar(Cow::Borrowed(""), ScalarStyle::Plain, l, key.value_col)?,
                 }
             } else {
-                self.value(l, key.value_col)?;
+                self.value(l, key.value_col, ind)?;
                 self.advance();
             }
             match self.line {
@@ -314,8 +314,9 @@ impl<'i> Scanner<'_, 'i> {
         }))
     }
 
-    /// A scalar (or `[]`/`{}`) that fills the rest of the line from column `col`.
-    fn value(&mut self, l: Line, col: usize) -> Result<(), GiveUp> {
+    /// A scalar (or `[]`/`{}`) that fills the rest of the line from column `col`, or a
+    /// literal block scalar starting there, in a collection at indentation `ind`.
+    fn value(&mut self, l: Line, col: usize, ind: usize) -> Result<(), GiveUp> {
         let rest = self.rest(l, col);
         let Some(&first) = rest.as_bytes().first() else {
             return Err(GiveUp);
@@ -329,7 +330,9 @@ impl<'i> Scanner<'_, 'i> {
                 let (text, len) = single_quoted(rest).ok_or(GiveUp)?;
                 (text, ScalarStyle::SingleQuoted, len)
             }
-            b'[' | b'{' => return self.empty_flow(l, col, first),
+            b'[' => return self.flow_seq(l, col),
+            b'{' => return self.empty_flow(l, col, first),
+            b'|' => return self.literal(l, col, ind),
             b'-' if rest.len() > 1 && rest.as_bytes()[1] != b' ' => plain_value(rest)?,
             c if is_indicator(c) => return Err(GiveUp),
             _ => plain_value(rest)?,
@@ -338,6 +341,136 @@ impl<'i> Scanner<'_, 'i> {
             return Err(GiveUp);
         }
         self.scalar(text, style, l, col)
+    }
+
+    /// A literal block scalar (`|`, `|-`, `|+`) whose header is at column `col` of line `l`,
+    /// in a collection at indentation `ind`. Its content lines are read here; the scanner
+    /// then continues after them. Left to saphyr-parser: indentation indicators, an empty
+    /// scalar, leading blank lines longer than the content's indentation (an error), and
+    /// content reaching an unterminated last line (the builder trims that one specially).
+    fn literal(&mut self, l: Line, col: usize, ind: usize) -> Result<(), GiveUp> {
+        let header = self.rest(l, col);
+        let (chomp, after) = match header.as_bytes().get(1) {
+            Some(b'-') => (Chomp::Strip, &header[2..]),
+            Some(b'+') => (Chomp::Keep, &header[2..]),
+            _ => (Chomp::Clip, &header[1..]),
+        };
+        if !only_comment(after) {
+            return Err(GiveUp);
+        }
+        let bytes = self.text.as_bytes();
+        let mut out = String::new();
+        let (mut pos, mut no) = (self.next_start, self.next_no);
+        let mut indent = None;
+        let (mut pending, mut longest_blank) = (0usize, 0usize);
+        while pos < bytes.len() {
+            let end = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
+            let line = &self.text[pos..end];
+            let spaces = line.bytes().take_while(|&b| b == b' ').count();
+            let blank = spaces == line.len();
+            let n = match indent {
+                None if blank => {
+                    longest_blank = longest_blank.max(spaces);
+                    pending += 1;
+                    (pos, no) = (end + 1, no + 1);
+                    continue;
+                }
+                None => {
+                    if spaces <= ind || longest_blank > spaces {
+                        return Err(GiveUp);
+                    }
+                    indent = Some(spaces);
+                    spaces
+                }
+                Some(n) => n,
+            };
+            if blank && spaces <= n {
+                pending += 1;
+            } else if spaces < n {
+                break;
+            } else {
+                if end == bytes.len() {
+                    return Err(GiveUp);
+                }
+                out.extend(std::iter::repeat_n('\n', pending));
+                pending = 0;
+                out.push_str(&line[n..]);
+                out.push('\n');
+            }
+            (pos, no) = (end + 1, no + 1);
+        }
+        if indent.is_none() {
+            return Err(GiveUp);
+        }
+        match chomp {
+            Chomp::Strip => {
+                out.pop();
+            }
+            Chomp::Clip => {}
+            Chomp::Keep => out.extend(std::iter::repeat_n('\n', pending)),
+        }
+        (self.next_start, self.next_no) = (pos.min(bytes.len()), no);
+        self.scalar(Cow::Owned(out), ScalarStyle::Literal, l, col)
+    }
+
+    /// A one-line flow sequence of scalars (`["v1", "v1beta1"]`, `[get, list]`), then the end
+    /// of the line or a comment. Nested collections, empty entries, a trailing comma, escapes
+    /// and anything mapping-like are left to saphyr-parser.
+    fn flow_seq(&mut self, l: Line, col: usize) -> Result<(), GiveUp> {
+        let rest = self.rest(l, col);
+        let b = rest.as_bytes();
+        let skip = |mut i: usize| {
+            while b.get(i) == Some(&b' ') {
+                i += 1;
+            }
+            i
+        };
+        let mut i = skip(1);
+        if b.get(i) == Some(&b']') {
+            return self.empty_flow(l, col, b'[');
+        }
+        // saphyr-parser's start event spans from the bracket to the first entry.
+        let start = Marker::new(l.start + col, l.no, col);
+        let first = Marker::new(l.start + col + i, l.no, col + i);
+        (self.sink)(Event::SequenceStart(0, None), Span::new(start, first)).map_err(|()| GiveUp)?;
+        loop {
+            let item = &rest[i..];
+            let (text, style, len) = match b.get(i) {
+                Some(b'"') => {
+                    let (t, n) = double_quoted(item).ok_or(GiveUp)?;
+                    (t, ScalarStyle::DoubleQuoted, n)
+                }
+                Some(b'\'') => {
+                    let (t, n) = single_quoted(item).ok_or(GiveUp)?;
+                    (t, ScalarStyle::SingleQuoted, n)
+                }
+                Some(&c) if !is_indicator(c) => {
+                    let n = flow_plain_len(item).ok_or(GiveUp)?;
+                    (
+                        Cow::Borrowed(item[..n].trim_end_matches(' ')),
+                        ScalarStyle::Plain,
+                        n,
+                    )
+                }
+                _ => return Err(GiveUp),
+            };
+            self.scalar(text, style, l, col + i)?;
+            i = skip(i + len);
+            match b.get(i) {
+                Some(b',') => {
+                    i = skip(i + 1);
+                    if matches!(b.get(i), Some(b']' | b',') | None) {
+                        return Err(GiveUp);
+                    }
+                }
+                Some(b']') => break,
+                _ => return Err(GiveUp),
+            }
+        }
+        if !only_comment(&rest[i + 1..]) {
+            return Err(GiveUp);
+        }
+        self.emit(Event::SequenceEnd, l.start + col + i, col + i)
     }
 
     /// `[]` or `{}` (spaces allowed inside), then the end of the line or a comment.
@@ -359,6 +492,13 @@ impl<'i> Scanner<'_, 'i> {
         (self.sink)(open_ev, Span::new(start, end)).map_err(|()| GiveUp)?;
         self.emit(close_ev, l.start + col + 1 + inner, col + 1 + inner)
     }
+}
+
+/// What a block scalar does with its final line breaks.
+enum Chomp {
+    Strip,
+    Clip,
+    Keep,
 }
 
 /// `- ` or a lone `-`: a block sequence item.
@@ -425,6 +565,22 @@ fn plain_value(rest: &str) -> Result<(Cow<'_, str>, ScalarStyle, usize), GiveUp>
     }
     let text = rest[..end].trim_end_matches(' ');
     Ok((Cow::Borrowed(text), ScalarStyle::Plain, text.len()))
+}
+
+/// The length of a plain scalar inside a flow sequence: up to `,` or `]`. `None` for text
+/// this scanner leaves to saphyr-parser (other flow indicators, `: `, a comment, the line end).
+fn flow_plain_len(item: &str) -> Option<usize> {
+    let b = item.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b',' | b']' => return Some(i),
+            b'[' | b'{' | b'}' | b'"' | b'\'' => return None,
+            b':' if matches!(b.get(i + 1), None | Some(b' ' | b',' | b']')) => return None,
+            b'#' if i > 0 && b[i - 1] == b' ' => return None,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// A one-line double-quoted scalar without escapes: its text and the length with quotes.
@@ -517,6 +673,11 @@ mod tests {
             "",
             "# only a comment\n",
             "a: 1\n\n\n   # indented comment\nb: 2",
+            "a: |\n  line1\n\n    indented\n  # not comment\n\n\nb: |-\n  x\n  y\n\nc: |+\n  k\n\n\nd:\n- |\n  item\n- x\n",
+            "a: |\n  x\n     \n  y\n \n   \nb: |+\n  x\n     \n\nc: |-\n    deep\n   \n",
+            "- |\n a\n b\n- x: |  # c\n   q\n  y: 2\n",
+            "rules:\n- apiGroups: [\"\", apps]\n  verbs: [ get,list , 'watch' ]  # c\n  r: [\"*\"]\n",
+            "patch: |-\n  - op: add\n    path: /x\n    value: 1\n",
         ];
         for c in cases {
             assert!(check(c), "fast scanner gave up on {c:?}");
@@ -528,9 +689,16 @@ mod tests {
         let cases = [
             "a: &x 1\nb: *x\n",
             "a: !!str 1\n",
-            "a: |\n  text\n",
+            "a: |2\n  text\n",
+            "a: |\n  unterminated",
+            "a: |\nb: 1\n",
+            "a: |\n     \n  x\n",
             "a: >\n  text\n",
-            "a: [1, 2]\n",
+            "a: [1, [2]]\n",
+            "a: [1, ]\n",
+            "a: [1,, 2]\n",
+            "a: [x: 1]\n",
+            "a: [1, 2\n",
             "a: {b: 1}\n",
             "a: \"x\\ny\"\n",
             "a: multi\n  line\n",
@@ -595,14 +763,24 @@ mod giveup_stats {
         for dir in dirs.split(':') {
             for entry in walkdir::WalkDir::new(dir).into_iter().flatten() {
                 let p = entry.path();
-                if !p.extension().is_some_and(|e| e == "yaml" || e == "yml") { continue; }
-                let Ok(text) = std::fs::read_to_string(p) else { continue };
+                if !p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+                    continue;
+                }
+                let Ok(text) = std::fs::read_to_string(p) else {
+                    continue;
+                };
                 for doc in text.split("\n---\n") {
                     let mut last = 0;
-                    if super::scan(doc, &mut |_, sp| { last = sp.start.line(); Ok(()) }).is_err() {
+                    if super::scan(doc, &mut |_, sp| {
+                        last = sp.start.line();
+                        Ok(())
+                    })
+                    .is_err()
+                    {
                         let lines: Vec<&str> = doc.lines().collect();
                         let a = last.saturating_sub(1);
-                        let ctx: Vec<&str> = lines.iter().skip(a).take(3).map(|l| l.trim()).collect();
+                        let ctx: Vec<&str> =
+                            lines.iter().skip(a).take(3).map(|l| l.trim()).collect();
                         println!("GIVEUP {} :: {}", p.display(), ctx.join(" ⏎ "));
                     }
                 }
