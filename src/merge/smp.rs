@@ -34,6 +34,7 @@
 
 use crate::error::Error;
 use crate::openapi::{Schemas, TypeRef};
+use crate::yaml::map::Key;
 use crate::yaml::{Map, Node};
 
 use super::assoc::{self, PatchList};
@@ -153,7 +154,7 @@ fn kind_name(k: Kind) -> &'static str {
 pub(super) struct Walker<'o, 's> {
     options: &'o MergeOptions<'s>,
     /// Where the walk is, for error messages.
-    path: Vec<String>,
+    path: Vec<Key>,
 }
 
 impl<'o, 's> Walker<'o, 's> {
@@ -163,9 +164,9 @@ impl<'o, 's> Walker<'o, 's> {
 
     pub(super) fn push_element(&mut self, key: &str, value: &str) {
         self.path.push(if key.is_empty() {
-            format!("[{value}]")
+            compact_str::format_compact!("[{value}]")
         } else {
-            format!("[{key}={value}]")
+            compact_str::format_compact!("[{key}={value}]")
         });
     }
 
@@ -299,13 +300,10 @@ impl<'o, 's> Walker<'o, 's> {
         mut patch: Option<&mut Map>,
         schema: Option<TypeRef<'s>>,
     ) -> Result<(), Error> {
-        let mut keys: Vec<String> = dest.keys().map(|k| k.to_string()).collect();
+        // Keys are short: cloning them copies inline bytes, without allocating.
+        let mut keys: Vec<Key> = dest.keys().cloned().collect();
         if let Some(p) = patch.as_deref() {
-            keys.extend(
-                p.keys()
-                    .filter(|k| !dest.contains_key(k))
-                    .map(|k| k.to_string()),
-            );
+            keys.extend(p.keys().filter(|k| !dest.contains_key(k)).cloned());
         }
         keys.sort_unstable();
         for key in keys {
@@ -342,7 +340,7 @@ impl<'o, 's> Walker<'o, 's> {
         schema: Option<TypeRef<'s>>,
     ) -> Result<(), Error> {
         let Node::Map(map) = node else { return Ok(()) };
-        let mut keys: Vec<String> = map.keys().map(|k| k.to_string()).collect();
+        let mut keys: Vec<Key> = map.keys().cloned().collect();
         keys.sort_unstable();
         for key in keys {
             let child = schema.and_then(|s| s.field(&key));
