@@ -644,7 +644,11 @@ fn absorb(resmap: &mut ResMap, res: Resource, behavior: crate::generate::Behavio
                 },
                 id
             ))),
-            _ => resmap.append_all(vec![res]),
+            _ => {
+                // No resource has this id (current or previous): nothing to conflict with.
+                resmap.resources.push(res);
+                Ok(())
+            }
         },
         [i] => {
             let old = &mut resmap.resources[*i];
