@@ -243,7 +243,7 @@ fn apply_one(
         && config.get_str(&["metadata", "namespace"]).is_none()
         && let Some(metadata) = config.ensure_map(&["metadata"])
     {
-        metadata.insert("namespace", Node::Str(key.2.clone()));
+        metadata.insert("namespace", Node::text(key.2.clone()));
     }
     let config = &config;
     let modified = with_last_applied(config)?;
@@ -389,7 +389,7 @@ pub fn with_last_applied(config: &Node) -> Result<Node, Error> {
     let annotations = modified
         .ensure_map(&["metadata", "annotations"])
         .ok_or_else(|| Error::msg("configuration: metadata.annotations is not a mapping"))?;
-    annotations.insert(LAST_APPLIED, Node::Str(text));
+    annotations.insert(LAST_APPLIED, Node::text(text));
     Ok(modified)
 }
 

@@ -100,7 +100,7 @@ pub fn annotate(resmap: &mut ResMap, meta: BuildMeta, root: &Path) {
         {
             labels.insert(
                 MANAGED_BY_LABEL.to_string(),
-                Node::Str(MANAGED_BY_VALUE.to_string()),
+                Node::text(MANAGED_BY_VALUE.to_string()),
             );
         }
     }

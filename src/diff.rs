@@ -331,7 +331,7 @@ fn strip_hashes(node: &mut Node, hashed: &HashMap<String, String>) {
     match node {
         Node::Str(s) => {
             if let Some(plain) = hashed.get(s.as_str()) {
-                *s = plain.clone();
+                *s = plain.as_str().into();
             }
         }
         Node::Seq(items) => items.iter_mut().for_each(|n| strip_hashes(n, hashed)),

@@ -543,7 +543,7 @@ impl Walk<'_> {
             // kustomize appends `{key: value}` (or the bare value) with the
             // text read as a plain scalar, so `[port=80]` makes a number.
             let v = crate::yaml::parse::resolve_resource_scalar(value, None)
-                .unwrap_or_else(|_| Node::Str(value.to_string()));
+                .unwrap_or_else(|_| Node::text(value.to_string()));
             let elem = if key.is_empty() {
                 v
             } else {

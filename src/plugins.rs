@@ -286,7 +286,7 @@ fn iam_policy(node: &Node) -> Result<(Node, Meta)> {
         Node::Map(
             [(
                 "iam.gke.io/gcp-service-account".to_string(),
-                Node::Str(format!(
+                Node::text(format!(
                     "{}@{}.iam.gserviceaccount.com",
                     c.service_account.name, c.service_account.project_id
                 )),
@@ -295,11 +295,11 @@ fn iam_policy(node: &Node) -> Result<(Node, Meta)> {
             .collect(),
         ),
     );
-    meta.insert("name", Node::Str(c.kubernetes_service.name.clone()));
+    meta.insert("name", Node::text(c.kubernetes_service.name.clone()));
     if !c.kubernetes_service.namespace.is_empty() {
         meta.insert(
             "namespace",
-            Node::Str(c.kubernetes_service.namespace.clone()),
+            Node::text(c.kubernetes_service.namespace.clone()),
         );
     }
     let mut sa = crate::yaml::Map::new();

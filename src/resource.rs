@@ -237,12 +237,12 @@ impl Resource {
 
     pub fn set_name(&mut self, name: &str) {
         self.metadata_mut()
-            .insert("name".to_string(), Node::Str(name.to_string()));
+            .insert("name".to_string(), Node::text(name.to_string()));
     }
 
     pub fn set_namespace(&mut self, ns: &str) {
         self.metadata_mut()
-            .insert("namespace".to_string(), Node::Str(ns.to_string()));
+            .insert("namespace".to_string(), Node::text(ns.to_string()));
     }
 
     /// Labels (`metadata.labels`) as string pairs.
@@ -272,7 +272,7 @@ impl Resource {
                     *ann = Node::map();
                 }
                 if let Node::Map(a) = ann {
-                    a.insert(key.to_string(), Node::Str(v.to_string()));
+                    a.insert(key.to_string(), Node::text(v.to_string()));
                 }
             }
             None => {

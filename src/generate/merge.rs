@@ -46,7 +46,7 @@ pub fn merge_into(existing: &mut Node, generated: &Node, behavior: Behavior) -> 
     if behavior == Behavior::Merge
         && let Some(origin) = existing.get_path(&["metadata", "annotations", ORIGIN_ANNOTATION])
     {
-        annotations.insert(ORIGIN_ANNOTATION, Node::Str(as_text(origin)));
+        annotations.insert(ORIGIN_ANNOTATION, Node::text(as_text(origin)));
     }
     let labels = merged(
         existing.get_path(&["metadata", "labels"]),
@@ -59,7 +59,7 @@ pub fn merge_into(existing: &mut Node, generated: &Node, behavior: Behavior) -> 
         .map(as_text)
         .filter(|n| !n.is_empty())
     {
-        meta.insert("name", Node::Str(name));
+        meta.insert("name", Node::text(name));
     }
     copy_or_remove(
         meta,
@@ -97,7 +97,7 @@ fn merged(old: Option<&Node>, new: Option<&Node>) -> Map {
     for side in [old, new].into_iter().flatten() {
         if let Some(m) = side.as_map() {
             for (k, v) in m {
-                out.insert(k.clone(), Node::Str(as_text(v)));
+                out.insert(k.clone(), Node::text(as_text(v)));
             }
         }
     }
@@ -128,7 +128,7 @@ fn set_or_remove(map: &mut Map, field: &str, value: Map) {
 fn copy_or_remove(map: &mut Map, field: &str, value: Option<&Node>) {
     match value.map(as_text) {
         Some(s) if !s.is_empty() => {
-            map.insert(field, Node::Str(s));
+            map.insert(field, Node::text(s));
         }
         _ => {
             map.shift_remove(field);

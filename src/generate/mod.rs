@@ -138,9 +138,9 @@ fn build(
 
 fn metadata(args: &GeneratorArgs, opts: &EffectiveOptions) -> Node {
     let mut meta = Map::new();
-    meta.insert("name", Node::Str(args.name.clone()));
+    meta.insert("name", Node::text(args.name.clone()));
     if !args.namespace.is_empty() {
-        meta.insert("namespace", Node::Str(args.namespace.clone()));
+        meta.insert("namespace", Node::text(args.namespace.clone()));
     }
     if !opts.labels.is_empty() {
         meta.insert("labels", string_map(&opts.labels));
@@ -155,7 +155,7 @@ fn metadata(args: &GeneratorArgs, opts: &EffectiveOptions) -> Node {
 fn string_map(m: &StringMap) -> Node {
     let mut out: Map = m
         .iter()
-        .map(|(k, v)| (k.clone(), Node::Str(v.clone())))
+        .map(|(k, v)| (k.clone(), Node::text(v.clone())))
         .collect();
     out.sort_keys();
     Node::Map(out)
@@ -168,8 +168,8 @@ fn insert_config_map_data(root: &mut Map, pairs: Vec<sources::Pair>) {
     let mut binary = Map::new();
     for (key, value) in pairs {
         match String::from_utf8(value) {
-            Ok(text) => data.insert(key, Node::Str(text)),
-            Err(e) => binary.insert(key, Node::Str(encode_base64(e.as_bytes()))),
+            Ok(text) => data.insert(key, Node::text(text)),
+            Err(e) => binary.insert(key, Node::text(encode_base64(e.as_bytes()))),
         };
     }
     for (field, mut map) in [("binaryData", binary), ("data", data)] {
@@ -185,7 +185,7 @@ fn insert_config_map_data(root: &mut Map, pairs: Vec<sources::Pair>) {
 fn insert_secret_data(root: &mut Map, pairs: Vec<sources::Pair>, secret_type: &str) {
     let mut data: Map = pairs
         .into_iter()
-        .map(|(key, value)| (key, Node::Str(encode_base64(&value))))
+        .map(|(key, value)| (key, Node::text(encode_base64(&value))))
         .collect();
     data.sort_keys();
     root.insert("data", Node::Map(data));

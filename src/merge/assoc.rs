@@ -211,7 +211,7 @@ fn plain_scalar(text: &str) -> Node {
         .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b));
     match text.parse::<f64>() {
         Ok(f) if numeric && text.bytes().any(|b| b.is_ascii_digit()) => Node::Float(f),
-        _ => Node::Str(text.to_string()),
+        _ => Node::text(text.to_string()),
     }
 }
 

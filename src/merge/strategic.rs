@@ -361,7 +361,7 @@ fn diff_maps<S: PatchSchema>(
     let mut retain_keys = Vec::new();
     for (key, modified_value) in modified {
         if options.build_retain_keys && !modified_value.is_null() {
-            retain_keys.push(Node::Str(key.to_string()));
+            retain_keys.push(Node::text(key.to_string()));
         }
         let Some(original_value) = original.get(key) else {
             if !options.ignore_changes_and_additions {

@@ -25,7 +25,7 @@ fn normalize(node: &mut Node) {
         Some(Node::Map(ann)) => {
             for value in ann.values_mut() {
                 if !matches!(value, Node::Str(_)) {
-                    *value = Node::Str(value.scalar_string().unwrap_or_default());
+                    *value = Node::text(value.scalar_string().unwrap_or_default());
                 }
             }
             ann.is_empty()

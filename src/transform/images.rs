@@ -138,7 +138,7 @@ impl<'a> Rule<'a> {
         match n {
             Node::Str(s) => {
                 if let Some(v) = self.rewrite(s) {
-                    *s = v;
+                    *s = v.into();
                 }
                 Ok(())
             }

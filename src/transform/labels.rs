@@ -33,7 +33,7 @@ fn set_in_map(target: &mut Node, pairs: &StringMap) -> Result<()> {
         )));
     };
     for (k, v) in pairs {
-        m.insert(k.clone(), Node::Str(v.clone()));
+        m.insert(k.clone(), Node::text(v.clone()));
     }
     Ok(())
 }

@@ -44,7 +44,7 @@ pub fn apply(resmap: &mut ResMap, prefix: &str, suffix: &str, specs: &[FieldSpec
             if let Some(s) = n.scalar_string()
                 && !n.is_null()
             {
-                *n = Node::Str(format!("{prefix}{s}{suffix}"));
+                *n = Node::text(format!("{prefix}{s}{suffix}"));
             }
             Ok(())
         })?;

@@ -416,7 +416,7 @@ impl<'i> Referrer<'i> {
             return Ok(());
         };
         if t.id.name != old {
-            *node = Node::Str(t.id.name.clone());
+            *node = Node::text(t.id.name.clone());
         }
         Ok(())
     }
@@ -445,11 +445,11 @@ impl<'i> Referrer<'i> {
         if t.id.name == old && t.id.namespace.is_empty() {
             return Ok(());
         }
-        m.insert("name".to_string(), Node::Str(t.id.name.clone()));
+        m.insert("name".to_string(), Node::text(t.id.name.clone()));
         // An empty namespace stands for any, so it does not replace one
         // (such as "default") written in the reference.
         if !t.id.namespace.is_empty() {
-            m.insert("namespace".to_string(), Node::Str(t.id.namespace.clone()));
+            m.insert("namespace".to_string(), Node::text(t.id.namespace.clone()));
         }
         Ok(())
     }
@@ -560,7 +560,7 @@ fn subject_namespaces(res: &Resource, me: &Target) -> Result<HashSet<String>> {
         }
         match ns {
             Node::Str(ns) => {
-                out.insert(ns.clone());
+                out.insert(ns.to_string());
             }
             other => {
                 return Err(Error::msg(format!(

@@ -65,7 +65,7 @@ pub fn apply(resmap: &mut ResMap, ns: &str, specs: &[FieldSpec], opts: Options) 
     let set = |n: &mut Node| {
         let empty = n.is_null() || n.as_str().is_some_and(str::is_empty);
         if !opts.unset_only || empty {
-            *n = Node::Str(ns.to_string());
+            *n = Node::text(ns.to_string());
         }
     };
     for res in resmap.iter_mut() {

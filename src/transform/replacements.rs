@@ -692,14 +692,14 @@ mod tests {
             Some(Node::Int(8080))
         );
         assert_eq!(
-            set(Node::Null, true, Node::Str(String::new()), none()).ok(),
+            set(Node::Null, true, Node::text(String::new()), none()).ok(),
             Some(Node::Null)
         );
         // A scalar target of a mapping source gets empty text; a mapping target gets the mapping.
         let m = yaml("a: 1\n");
         assert_eq!(
             set(Node::Str("x".into()), false, m.clone(), none()).ok(),
-            Some(Node::Str(String::new()))
+            Some(Node::text(String::new()))
         );
         assert_eq!(
             set(yaml("k: v\n"), false, Node::Bool(true), none()).ok(),

@@ -222,7 +222,7 @@ enum VarValue {
 impl VarValue {
     fn from_node(n: &Node) -> VarValue {
         match n {
-            Node::Str(s) => VarValue::Str(s.clone()),
+            Node::Str(s) => VarValue::Str(s.to_string()),
             Node::Int(i) => VarValue::Int(*i),
             Node::Uint(u) => VarValue::Uint(*u),
             Node::Float(f) => VarValue::Float(*f),
@@ -365,18 +365,18 @@ fn expand(input: &str, values: &BTreeMap<String, VarValue>) -> Node {
         cursor += 1;
     }
     out.extend_from_slice(&b[checkpoint.min(b.len())..]);
-    Node::Str(String::from_utf8_lossy(&out).into_owned())
+    Node::text(String::from_utf8_lossy(&out).into_owned())
 }
 
 /// The node for a string that is exactly `$(name)`.
 fn whole_value(name: &str, value: Option<&VarValue>) -> Node {
     match value {
-        Some(VarValue::Str(s)) => Node::Str(s.clone()),
+        Some(VarValue::Str(s)) => Node::text(s.clone()),
         Some(VarValue::Int(i)) => Node::Int(*i),
         Some(VarValue::Uint(u)) => Node::Uint(*u),
         Some(VarValue::Float(f)) => Node::Float(*f),
         Some(VarValue::Bool(b)) => Node::Bool(*b),
-        Some(VarValue::Composite) | None => Node::Str(format!("$({name})")),
+        Some(VarValue::Composite) | None => Node::text(format!("$({name})")),
     }
 }
 

@@ -507,10 +507,10 @@ impl<'de> serde::Deserialize<'de> for Node {
                 Ok(Node::Float(f))
             }
             fn visit_str<E>(self, s: &str) -> Result<Node, E> {
-                Ok(Node::Str(s.to_string()))
+                Ok(Node::text(s.to_string()))
             }
             fn visit_string<E>(self, s: String) -> Result<Node, E> {
-                Ok(Node::Str(s))
+                Ok(Node::text(s))
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Node, A::Error> {
                 let mut v = Vec::new();

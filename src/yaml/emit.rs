@@ -692,7 +692,7 @@ mod tests {
                     Some(i) => Node::Int(i),
                     None => Node::Float(n.as_f64().unwrap_or(f64::NAN)),
                 },
-                serde_json::Value::String(s) => Node::Str(s.clone()),
+                serde_json::Value::String(s) => Node::text(s.clone()),
                 serde_json::Value::Array(items) => Node::Seq(items.iter().map(convert).collect()),
                 serde_json::Value::Object(fields) => Node::Map(
                     fields

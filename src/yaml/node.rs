@@ -7,6 +7,9 @@
 
 pub use super::map::Map;
 
+/// A string scalar's text.
+pub type Str = compact_str::CompactString;
+
 /// A parsed YAML value.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub enum Node {
@@ -19,12 +22,18 @@ pub enum Node {
     /// larger becomes a float.
     Uint(u64),
     Float(f64),
-    Str(String),
+    /// Text; short strings (most names, kinds, versions, ports) are stored inline.
+    Str(Str),
     Seq(Vec<Node>),
     Map(Map),
 }
 
 impl Node {
+    /// A string scalar.
+    pub fn text(s: impl Into<Str>) -> Node {
+        Node::Str(s.into())
+    }
+
     /// An empty mapping.
     pub fn map() -> Node {
         Node::Map(Map::new())
@@ -125,7 +134,7 @@ impl Node {
     /// reads a scalar into a string field).
     pub fn scalar_string(&self) -> Option<String> {
         match self {
-            Node::Str(s) => Some(s.clone()),
+            Node::Str(s) => Some(s.to_string()),
             Node::Bool(b) => Some(b.to_string()),
             Node::Int(i) => Some(i.to_string()),
             Node::Uint(u) => Some(u.to_string()),
@@ -148,7 +157,7 @@ impl From<&serde_json::Value> for Node {
                 (None, Some(u)) => Node::Uint(u),
                 _ => Node::Float(n.as_f64().unwrap_or(f64::NAN)),
             },
-            J::String(s) => Node::Str(s.clone()),
+            J::String(s) => Node::text(s.clone()),
             J::Array(a) => Node::Seq(a.iter().map(Node::from).collect()),
             J::Object(o) => Node::Map(o.iter().map(|(k, v)| (k.clone(), Node::from(v))).collect()),
         }
@@ -165,7 +174,7 @@ impl Node {
             Node::Int(i) => J::from(*i),
             Node::Uint(u) => J::from(*u),
             Node::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
-            Node::Str(s) => J::String(s.clone()),
+            Node::Str(s) => J::String(s.to_string()),
             Node::Seq(s) => J::Array(s.iter().map(Node::to_json).collect()),
             Node::Map(m) => J::Object(
                 m.iter()

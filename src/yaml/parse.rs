@@ -677,18 +677,14 @@ impl<'i, 's> Builder<'i, 's> {
         {
             // go-yaml writes an empty value in a flow collection as '' when kustomize
             // writes the resource back, so it reads "" again (kubectl: `{a: }` -> a: "").
-            return self.attach(Node::Str(String::new()), size, at, false);
+            return self.attach(Node::text(""), size, at, false);
         }
         if self.at_annotation_value() && !matches!(style, ScalarStyle::Folded) {
             // In a patch, a null annotation (`a: null`, `a: ~`, `a:`) deletes it.
             let null = self.ctx.patch
                 && resolve::resolve(text.clone(), plain, tag, self.schema)
                     .is_ok_and(|r| matches!(r.node, Node::Null));
-            let node = if null {
-                Node::Null
-            } else {
-                Node::Str(text.into_owned())
-            };
+            let node = if null { Node::Null } else { Node::text(text) };
             return self.attach(node, size, at, false);
         }
         let empty = text.is_empty();
@@ -718,7 +714,7 @@ impl<'i, 's> Builder<'i, 's> {
                     && matches!(kind, Kind::Str | Kind::Custom) =>
             {
                 if let Some(value) = folded::round_trip(s) {
-                    node = Node::Str(value);
+                    node = Node::text(value);
                 }
             }
             _ => {}
@@ -836,7 +832,7 @@ impl<'i, 's> Builder<'i, 's> {
                     .error(at, "a null map key cannot be converted to JSON"));
             }
             (Schema::Resource, Kind::Str | Kind::Binary, Node::Str(s)) if root => s,
-            (Schema::Resource, _, _) if root => text.into_owned(),
+            (Schema::Resource, _, _) if root => Key::from(&*text),
             (Schema::Resource, Kind::Str, Node::Str(s)) => s,
             (Schema::Resource, _, _) => {
                 let msg = format!(
@@ -850,12 +846,12 @@ impl<'i, 's> Builder<'i, 's> {
                 return Err(self.ctx.error(at, msg));
             }
             (Schema::Kustomization, _, Node::Str(s)) => s,
-            (Schema::Kustomization, _, Node::Int(i)) => i.to_string(),
-            (Schema::Kustomization, _, Node::Float(f)) => resolve::format_float_key(f),
-            (Schema::Kustomization, _, Node::Bool(b)) => b.to_string(),
-            (Schema::Kustomization, _, _) => text.into_owned(),
+            (Schema::Kustomization, _, Node::Int(i)) => Key::from(i.to_string()),
+            (Schema::Kustomization, _, Node::Float(f)) => Key::from(resolve::format_float_key(f)),
+            (Schema::Kustomization, _, Node::Bool(b)) => Key::from(b.to_string()),
+            (Schema::Kustomization, _, _) => Key::from(&*text),
         };
-        Ok(key.into())
+        Ok(key)
     }
 
     fn open(&mut self, body: Body, anchor: usize, span: Span, flow: bool) -> Result<(), Stop> {
@@ -920,7 +916,7 @@ impl<'i, 's> Builder<'i, 's> {
     /// Adds a completed node to the open collection, or makes it the document.
     fn attach(&mut self, node: Node, size: Size, at: Marker, from_alias: bool) -> Result<(), Stop> {
         let node = match node {
-            Node::Seq(_) | Node::Map(_) if self.at_annotation_value() => Node::Str(String::new()),
+            Node::Seq(_) | Node::Map(_) if self.at_annotation_value() => Node::text(""),
             node => node,
         };
         let (ctx, schema) = (self.ctx, self.schema);
@@ -1085,7 +1081,7 @@ mod tests {
             Value::Number(n) => n
                 .as_i64()
                 .map_or_else(|| Node::Float(n.as_f64().unwrap_or_default()), Node::Int),
-            Value::String(s) => Node::Str(s),
+            Value::String(s) => Node::text(s),
             Value::Array(a) => Node::Seq(a.into_iter().map(j).collect()),
             Value::Object(o) => Node::Map(o.into_iter().map(|(k, v)| (k, j(v))).collect()),
         }

@@ -51,7 +51,7 @@ impl Resolved {
         Resolved { node, kind }
     }
 
-    fn str(s: impl Into<String>, kind: Kind) -> Resolved {
+    fn str(s: impl Into<crate::yaml::node::Str>, kind: Kind) -> Resolved {
         Resolved::new(Node::Str(s.into()), kind)
     }
 }
