@@ -19,6 +19,7 @@ use crate::transform::union_check::{Changes, check_changes};
 use crate::transform::{self, patch};
 use crate::yaml::{self, Node};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Options of a build.
 #[derive(Clone, Debug, Default)]
@@ -63,6 +64,15 @@ pub fn build(dir: &Path, options: &BuildOptions) -> Result<ResMap> {
 
 /// Builds the kustomization in `dir` and returns the warnings too.
 pub fn build_with_warnings(dir: &Path, options: &BuildOptions) -> Result<BuildOutput> {
+    build_with_files(dir, options, &files::FileCache::default())
+}
+
+/// [`build_with_warnings`] reading files through `files`.
+fn build_with_files(
+    dir: &Path,
+    options: &BuildOptions,
+    files: &files::FileCache,
+) -> Result<BuildOutput> {
     let root = load::canonical(dir, "kustomization directory")?;
     if !root.is_dir() {
         return Err(Error::msg(format!(
@@ -80,6 +90,7 @@ pub fn build_with_warnings(dir: &Path, options: &BuildOptions) -> Result<BuildOu
         builtin_loaded: false,
         warnings: Vec::new(),
         canonical: &canonical,
+        files,
     };
     let mut acc = Accumulator::default();
     let kust = builder.accumulate(&root, &mut acc, Expect::Kustomization)?;
@@ -135,6 +146,7 @@ enum Prepared {
 }
 
 mod canonical;
+mod files;
 mod parallel;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -159,6 +171,8 @@ struct Builder<'o> {
     warnings: Vec<String>,
     /// Real paths of directories resolved so far (see build/canonical.rs).
     canonical: &'o canonical::CanonicalCache,
+    /// Files read and parsed so far (see build/files.rs).
+    files: &'o files::FileCache,
 }
 
 /// Reads and decodes the kustomization file in `dir`.
@@ -193,10 +207,12 @@ impl Builder<'_> {
         dir: &Path,
         acc: &mut Accumulator,
         expect: Expect,
-    ) -> Result<Kustomization> {
+    ) -> Result<Arc<Kustomization>> {
         let (file, kind) = self.canonical.kustomization_file(dir)?;
-        let bytes = canonical::read(&file, kind)?;
-        let (file, k) = decode_kustomization(file, bytes)?;
+        let k = self.files.kustomization(&file, || {
+            let bytes = canonical::read(&file, kind)?;
+            decode_kustomization(file.clone(), bytes).map(|(_, k)| k)
+        })?;
         let ctx = |e: Error| e.context(format!("in {}", file.display()));
         check_type_meta(&k).map_err(|e| e.context(file.display().to_string()))?;
         match (expect, k.is_component()) {
@@ -259,26 +275,26 @@ impl Builder<'_> {
         // merged into what its bases brought, then what its `crds:` files say.
         let mut own = TransformerConfig::default();
         for entry in &k.configurations {
-            let (real, bytes) = self.canonical.read_restricted(
+            let (real, text) = self.files.read_text_restricted(
+                self.canonical,
                 dir,
                 entry,
                 self.options.load_restrictor,
                 "configuration file",
             )?;
-            let text = load::utf8(bytes, &real)?;
             let source = real.display().to_string();
             let node = yaml::parse::parse_document(&text, &source)?;
             own.add_file(&node, &source)?;
         }
         acc.config.merge(&own)?;
         for entry in &k.crds {
-            let (real, bytes) = self.canonical.read_restricted(
+            let (_, text) = self.files.read_text_restricted(
+                self.canonical,
                 dir,
                 entry,
                 self.options.load_restrictor,
                 "crds file",
             )?;
-            let text = load::utf8(bytes, &real)?;
             let specs = crate::openapi::crd::crd_field_specs_from_text(&text, entry)?;
             acc.config
                 .merge(&crate::openapi::crd::crd_config(&specs)?)?;
@@ -294,10 +310,10 @@ impl Builder<'_> {
         }
         let record = self.meta.unwrap_or_default().transformers;
         let restrictor = self.options.load_restrictor;
-        let files = self.canonical;
+        let (paths, files) = (self.canonical, self.files);
         let mut read = |p: &str| {
-            let (real, bytes) = files.read_restricted(dir, p, restrictor, "patch file")?;
-            load::utf8(bytes, &real)
+            let (_, text) = files.read_text_restricted(paths, dir, p, restrictor, "patch file")?;
+            Ok(String::clone(&text))
         };
         let opts = MergeOptions {
             schemas: self.schemas.unwrap_or_else(|| Schemas::builtin()),
@@ -325,9 +341,9 @@ impl Builder<'_> {
         // Replacements run last among the kustomization's own transformers.
         if !k.replacements.is_empty() {
             let mut read_replacements = |p: &str| {
-                let (real, bytes) =
-                    files.read_restricted(dir, p, restrictor, "replacements file")?;
-                load::utf8(bytes, &real)
+                let (_, text) =
+                    files.read_text_restricted(paths, dir, p, restrictor, "replacements file")?;
+                Ok(String::clone(&text))
             };
             use transform::replacements::{Decode, apply_entries};
             apply_entries(
@@ -397,13 +413,14 @@ impl Builder<'_> {
             let (text, src) = if entry.contains('\n') || !path.exists() {
                 (entry.clone(), file.to_path_buf())
             } else {
-                let (real, bytes) = self.canonical.read_restricted(
+                let (real, text) = self.files.read_text_restricted(
+                    self.canonical,
                     dir,
                     entry,
                     self.options.load_restrictor,
                     "plugin config",
                 )?;
-                (load::utf8(bytes, &real)?, real)
+                (String::clone(&text), real)
             };
             let docs = yaml::parse::parse_stream(&text, &src.display().to_string())?;
             if docs.iter().all(Node::is_null) && !path.exists() && !entry.contains('\n') {
@@ -483,9 +500,12 @@ impl Builder<'_> {
         if kind == canonical::EntryType::Dir {
             return Ok(Prepared::Dir(real));
         }
+        // Per reference: another kustomization may have read the file already.
         load::check_restrictor(dir, &real, entry, self.options.load_restrictor)?;
-        let bytes = canonical::read(&real, kind)?;
-        let mut resources = parse_resources(bytes, &real)?;
+        let parsed = self
+            .files
+            .resources(&real, || parse_resources(canonical::read(&real, kind)?, &real))?;
+        let mut resources = Vec::clone(&parsed);
         if self.meta.unwrap_or_default().origin {
             for r in &mut resources {
                 r.origin = Some(Origin::File(real.clone()));

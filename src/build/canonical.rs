@@ -223,6 +223,20 @@ impl CanonicalCache {
         restrictor: LoadRestrictor,
         what: &str,
     ) -> Result<(PathBuf, Vec<u8>)> {
+        let (real, kind) = self.resolve_restricted(root, rel, restrictor, what)?;
+        let bytes = read(&real, kind)?;
+        Ok((real, bytes))
+    }
+
+    /// The checks of [`Self::read_restricted`] without the read: the real
+    /// path of `rel` and what it is, when this kustomization may read it.
+    pub(super) fn resolve_restricted(
+        &self,
+        root: &Path,
+        rel: &str,
+        restrictor: LoadRestrictor,
+        what: &str,
+    ) -> Result<(PathBuf, EntryType)> {
         let joined = load::join_clean(root, rel);
         let (real, kind) = self.resolve(&joined, what)?;
         load::check_restrictor(root, &real, rel, restrictor)?;
@@ -231,8 +245,7 @@ impl CanonicalCache {
                 "{what} '{rel}' is a directory, expected a file"
             )));
         }
-        let bytes = read(&real, kind)?;
-        Ok((real, bytes))
+        Ok((real, kind))
     }
 }
 
