@@ -82,6 +82,7 @@ fn build_with_files(
     }
     let canonical = canonical::CanonicalCache::default();
     canonical.seed(&root);
+    files.plan(&canonical, &root);
     let mut builder = Builder {
         options,
         chain: Vec::new(),
@@ -199,6 +200,12 @@ fn decode_kustomization(file: PathBuf, bytes: Vec<u8>) -> Result<(PathBuf, Kusto
     Ok((file, k))
 }
 
+/// Reads and decodes the kustomization file `file` (a real path) of type `kind`.
+fn decode_file(file: &Path, kind: canonical::EntryType) -> Result<Kustomization> {
+    let bytes = canonical::read(file, kind)?;
+    decode_kustomization(file.to_path_buf(), bytes).map(|(_, k)| k)
+}
+
 impl Builder<'_> {
     /// Builds `dir` into `acc` (a fresh accumulator for a kustomization, the
     /// including one's for a component) and returns its kustomization.
@@ -209,10 +216,9 @@ impl Builder<'_> {
         expect: Expect,
     ) -> Result<Arc<Kustomization>> {
         let (file, kind) = self.canonical.kustomization_file(dir)?;
-        let k = self.files.kustomization(&file, || {
-            let bytes = canonical::read(&file, kind)?;
-            decode_kustomization(file.clone(), bytes).map(|(_, k)| k)
-        })?;
+        let k = self
+            .files
+            .kustomization(&file, || decode_file(&file, kind))?;
         let ctx = |e: Error| e.context(format!("in {}", file.display()));
         check_type_meta(&k).map_err(|e| e.context(file.display().to_string()))?;
         match (expect, k.is_component()) {
@@ -502,10 +508,9 @@ impl Builder<'_> {
         }
         // Per reference: another kustomization may have read the file already.
         load::check_restrictor(dir, &real, entry, self.options.load_restrictor)?;
-        let parsed = self
-            .files
-            .resources(&real, || parse_resources(canonical::read(&real, kind)?, &real))?;
-        let mut resources = Vec::clone(&parsed);
+        let mut resources = self.files.resources(&real, || {
+            parse_resources(canonical::read(&real, kind)?, &real)
+        })?;
         if self.meta.unwrap_or_default().origin {
             for r in &mut resources {
                 r.origin = Some(Origin::File(real.clone()));

@@ -14,6 +14,16 @@
 //! again and fails with the same error, so errors and their order are those
 //! of a build without the cache.
 //!
+//! Parsed resources are the bulk of a build's memory, and most resource
+//! files are listed once: keeping each file's resources to the end of the
+//! build would add a copy of nearly all input. So before the build, a walk
+//! over the kustomization tree (`plan`; the kustomization files it decodes
+//! are the ones the build uses) counts the references to each resource file.
+//! A file referenced once is parsed and handed over without being kept; one
+//! referenced several times is kept until its last expected reference, which
+//! gets the parsed resources themselves instead of a clone. The count only
+//! steers memory: a reference it missed loads the file again.
+//!
 //! Entries are keyed by real path (see build/canonical.rs) and are filled
 //! under a per-entry lock, so bases built in parallel that need the same file
 //! wait for one load instead of each doing it.
@@ -23,6 +33,7 @@ use crate::error::Result;
 use crate::kustomization::Kustomization;
 use crate::load::{self, LoadRestrictor};
 use crate::resource::Resource;
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -88,13 +99,25 @@ impl<T> Slots<T> {
     }
 }
 
+/// The resources of a file referenced several times, until the last
+/// expected reference takes them.
+#[derive(Default)]
+struct Shared {
+    resources: Option<Vec<Resource>>,
+    /// Expected references still to come.
+    left: usize,
+}
+
 /// The files of one build: decoded kustomization files, the resources parsed
 /// from resource files, and the text of other files (patches, replacements,
 /// configurations), by real path.
 #[derive(Default)]
 pub(super) struct FileCache {
     kustomizations: Slots<Kustomization>,
-    resources: Slots<Vec<Resource>>,
+    /// Resource files referenced more than once (see `plan`).
+    shared: Mutex<HashMap<PathBuf, Arc<Mutex<Shared>>>>,
+    /// Loads of resource files, by real path.
+    resource_loads: Mutex<HashMap<PathBuf, usize>>,
     texts: Slots<String>,
 }
 
@@ -109,14 +132,115 @@ impl FileCache {
         self.kustomizations.get_or_load(file, load)
     }
 
-    /// The resources of the resource file `real`, parsed by `load` on first
-    /// use, for the caller to clone.
+    /// Counts the references to resource files in the kustomization tree
+    /// under `root` (see the module comment). Best effort and silent: what it
+    /// cannot read, the build reports.
+    pub(super) fn plan(&self, paths: &CanonicalCache, root: &Path) {
+        let counts = Mutex::new(HashMap::new());
+        self.count_refs(paths, root, &[], &counts);
+        let counts = counts.into_inner().unwrap_or_else(PoisonError::into_inner);
+        let mut shared = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
+        for (real, left) in counts.into_iter().filter(|(_, n)| *n > 1) {
+            let slot = Shared {
+                resources: None,
+                left,
+            };
+            shared.insert(real, Arc::new(Mutex::new(slot)));
+        }
+    }
+
+    /// Adds the resource files one build of `dir` reads to `counts`.
+    fn count_refs(
+        &self,
+        paths: &CanonicalCache,
+        dir: &Path,
+        chain: &[PathBuf],
+        counts: &Mutex<HashMap<PathBuf, usize>>,
+    ) {
+        // A cycle: the build stops there with an error.
+        if chain.iter().any(|d| d.starts_with(dir)) {
+            return;
+        }
+        let Ok((file, kind)) = paths.kustomization_file(dir) else {
+            return;
+        };
+        let Ok(k) = self.kustomization(&file, || super::decode_file(&file, kind)) else {
+            return;
+        };
+        let mut chain = chain.to_vec();
+        chain.push(dir.to_path_buf());
+        let local = |entry: &String| !load::is_remote(entry);
+        k.resources
+            .par_iter()
+            .filter(|e| local(e))
+            .for_each(
+                |entry| match paths.resolve(&load::join_clean(dir, entry), "resource") {
+                    Ok((real, canonical::EntryType::Dir)) => {
+                        self.count_refs(paths, &real, &chain, counts)
+                    }
+                    Ok((real, _)) => {
+                        *counts
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .entry(real)
+                            .or_default() += 1
+                    }
+                    Err(_) => {}
+                },
+            );
+        for entry in &k.components {
+            if let Ok((real, canonical::EntryType::Dir)) =
+                paths.resolve(&load::join_clean(dir, entry), "component")
+            {
+                self.count_refs(paths, &real, &chain, counts);
+            }
+        }
+    }
+
+    /// The resources of the resource file `real`, parsed by `load` unless an
+    /// earlier reference to a file referenced several times parsed them.
     pub(super) fn resources(
         &self,
         real: &Path,
         load: impl FnOnce() -> Result<Vec<Resource>>,
-    ) -> Result<Arc<Vec<Resource>>> {
-        self.resources.get_or_load(real, load)
+    ) -> Result<Vec<Resource>> {
+        let shared = self
+            .shared
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(real)
+            .cloned();
+        let Some(shared) = shared else {
+            return self.load_resources(real, load);
+        };
+        let mut shared = shared.lock().unwrap_or_else(PoisonError::into_inner);
+        if shared.left == 0 {
+            // More references than counted.
+            return self.load_resources(real, load);
+        }
+        let resources = match shared.resources.take() {
+            Some(r) => r,
+            None => self.load_resources(real, load)?,
+        };
+        shared.left -= 1;
+        if shared.left > 0 {
+            shared.resources = Some(resources.clone());
+        }
+        Ok(resources)
+    }
+
+    fn load_resources(
+        &self,
+        real: &Path,
+        load: impl FnOnce() -> Result<Vec<Resource>>,
+    ) -> Result<Vec<Resource>> {
+        *self
+            .resource_loads
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(real.to_path_buf())
+            .or_default() += 1;
+        load()
     }
 
     /// The text of the file `real`, read by `load` on first use.
@@ -147,6 +271,174 @@ impl FileCache {
     /// How many times `real` was loaded, whatever it holds.
     #[cfg(test)]
     pub(super) fn loads(&self, real: &Path) -> usize {
-        self.kustomizations.loads(real) + self.resources.loads(real) + self.texts.loads(real)
+        let resources = self
+            .resource_loads
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(real)
+            .copied()
+            .unwrap_or(0);
+        self.kustomizations.loads(real) + resources + self.texts.loads(real)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{BuildOptions, build_with_files};
+    use super::*;
+
+    fn write(root: &Path, files: &[(&str, &str)]) {
+        for (path, text) in files {
+            let path = root.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+    }
+
+    const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n";
+
+    /// Three overlays of one base, each with the same component, which
+    /// applies the same patch file twice: every file is read once.
+    #[test]
+    fn each_file_is_read_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(tmp.path()).unwrap();
+        let overlay = |p: &str| {
+            format!(
+                "namePrefix: {p}-\nresources:\n- ../base\n- ../shared.yaml\ncomponents:\n- ../comp\n"
+            )
+        };
+        let (a, b, c) = (overlay("a"), overlay("b"), overlay("c"));
+        write(
+            &root,
+            &[
+                (
+                    "top/kustomization.yaml",
+                    "resources:\n- ../a\n- ../b\n- ../c\n",
+                ),
+                ("a/kustomization.yaml", &a),
+                ("b/kustomization.yaml", &b),
+                ("c/kustomization.yaml", &c),
+                ("base/kustomization.yaml", "resources:\n- deployment.yaml\n"),
+                ("base/deployment.yaml", DEPLOYMENT),
+                (
+                    "shared.yaml",
+                    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\n",
+                ),
+                (
+                    "comp/kustomization.yaml",
+                    "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n\
+                     resources:\n- sa.yaml\npatches:\n\
+                     - path: patch.yaml\n  target:\n    kind: Deployment\n\
+                     - path: patch.yaml\n  target:\n    kind: ServiceAccount\n",
+                ),
+                (
+                    "comp/sa.yaml",
+                    "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n",
+                ),
+                (
+                    "comp/patch.yaml",
+                    "- op: add\n  path: /metadata/annotations\n  value:\n    patched: \"yes\"\n",
+                ),
+            ],
+        );
+        let options = BuildOptions {
+            load_restrictor: LoadRestrictor::None,
+        };
+        let files = FileCache::default();
+        let out = build_with_files(&root.join("top"), &options, &files).unwrap();
+        let patched = out
+            .resmap
+            .iter()
+            .filter(|r| r.node.get_str(&["metadata", "annotations", "patched"]) == Some("yes"))
+            .count();
+        // Three Deployments, three ServiceAccounts patched; three ConfigMaps.
+        assert_eq!((out.resmap.len(), patched), (9, 6));
+        for file in [
+            "a/kustomization.yaml",
+            "base/kustomization.yaml",
+            "base/deployment.yaml",
+            "shared.yaml",
+            "comp/kustomization.yaml",
+            "comp/sa.yaml",
+            "comp/patch.yaml",
+        ] {
+            assert_eq!(files.loads(&root.join(file)), 1, "{file}");
+        }
+        // Nothing is kept of files referenced several times after their last use.
+        let shared = files.shared.lock().unwrap();
+        assert!(shared.values().all(|s| {
+            let s = s.lock().unwrap();
+            s.left == 0 && s.resources.is_none()
+        }));
+    }
+
+    /// A file one kustomization may read and another may not: the second
+    /// reference is refused although the first one loaded the file.
+    #[test]
+    fn load_restrictor_applies_per_reference() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(tmp.path()).unwrap();
+        for (field, sub) in [
+            (
+                "resources",
+                "namePrefix: sub-\nresources:\n- ../deployment.yaml\n",
+            ),
+            (
+                "patches",
+                "resources:\n- ../deployment.yaml\npatches:\n- path: ../patch.yaml\n",
+            ),
+        ] {
+            let top = root.join(field);
+            let top_k = match field {
+                "resources" => "resources:\n- deployment.yaml\n- sub\n",
+                _ => "resources:\n- sub\npatches:\n- path: patch.yaml\n",
+            };
+            write(
+                &top,
+                &[
+                    ("kustomization.yaml", top_k),
+                    ("deployment.yaml", DEPLOYMENT),
+                    ("patch.yaml", DEPLOYMENT),
+                    ("sub/kustomization.yaml", sub),
+                ],
+            );
+            let files = FileCache::default();
+            let restricted = BuildOptions::default();
+            let err = build_with_files(&top, &restricted, &files)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("security: file '../deployment.yaml'"),
+                "{field}: {err}"
+            );
+            let options = BuildOptions {
+                load_restrictor: LoadRestrictor::None,
+            };
+            let files = FileCache::default();
+            build_with_files(&top, &options, &files).unwrap();
+            assert_eq!(files.loads(&top.join("deployment.yaml")), 1, "{field}");
+        }
+        // The patch file alone outside the sub-kustomization's root.
+        let top = root.join("patch-only");
+        write(
+            &top,
+            &[
+                (
+                    "kustomization.yaml",
+                    "resources:\n- sub\npatches:\n- path: patch.yaml\n",
+                ),
+                ("patch.yaml", DEPLOYMENT),
+                (
+                    "sub/kustomization.yaml",
+                    "resources:\n- deployment.yaml\npatches:\n- path: ../patch.yaml\n",
+                ),
+                ("sub/deployment.yaml", DEPLOYMENT),
+            ],
+        );
+        let err = build_with_files(&top, &BuildOptions::default(), &FileCache::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("security: file '../patch.yaml'"), "{err}");
     }
 }
