@@ -327,6 +327,7 @@ impl Builder<'_> {
         };
         let env = TransformEnv {
             read: &mut read,
+            parsed: files,
             merge: &opts,
             file,
             warnings: &mut self.warnings,
@@ -791,6 +792,8 @@ type Record<'a> = &'a mut dyn FnMut(&mut ResMap, &'static str);
 struct TransformEnv<'a> {
     /// Reads a file relative to the kustomization, under the load restrictor.
     read: &'a mut dyn FnMut(&str) -> Result<String>,
+    /// Patches parsed so far (see build/files.rs).
+    parsed: &'a files::FileCache,
     merge: &'a MergeOptions<'a>,
     /// The kustomization file (names patches in warnings).
     file: &'a Path,
@@ -808,6 +811,7 @@ fn apply_transformers(
     let rm = &mut acc.resmap;
     let TransformEnv {
         read,
+        parsed,
         merge,
         file,
         warnings,
@@ -817,7 +821,7 @@ fn apply_transformers(
         for (i, entry) in k.patches_strategic_merge.iter().enumerate() {
             let name = || patch_name(&kfile, "patchesStrategicMerge", i, entry);
             check_changes(rm, warnings, &name, |rm, changes| {
-                apply_strategic_merge_entry(rm, entry, read, merge, changes)
+                strategic_merge_entry_with(rm, entry, (read, Some(parsed)), merge, changes)
             })?;
         }
         record(rm, "PatchStrategicMergeTransformer");
@@ -825,7 +829,7 @@ fn apply_transformers(
     for (i, p) in k.patches.iter().enumerate() {
         let name = || patch_name(&kfile, "patches", i, &p.path);
         check_changes(rm, warnings, &name, |rm, changes| {
-            apply_patch_entry(rm, p, read, merge, changes)
+            patch_entry_with(rm, p, (read, Some(parsed)), merge, changes)
         })
         .map_err(|e| e.context(patch_context("patches", p)))?;
         record(rm, "PatchTransformer");
@@ -872,7 +876,7 @@ fn apply_transformers(
     for (i, p) in k.patches_json6902.iter().enumerate() {
         let name = || patch_name(&kfile, "patchesJson6902", i, &p.path);
         check_changes(rm, warnings, &name, |rm, changes| {
-            apply_json6902_entry(rm, p, read, changes)
+            apply_json6902_entry(rm, p, read, parsed, changes)
         })
         .map_err(|e| e.context(patch_context("patchesJson6902", p)))?;
         record(rm, "PatchJson6902Transformer");
@@ -931,6 +935,24 @@ fn strategic_merge_entry(
     }
 }
 
+/// Reads a patch file; parses patches once per build when there is a cache.
+type PatchFiles<'a, 'b> = (
+    &'a mut dyn FnMut(&str) -> Result<String>,
+    Option<&'b files::FileCache>,
+);
+
+/// `patch::classify`, through the build's cache when there is one.
+fn parse_patch(
+    parsed: Option<&files::FileCache>,
+    text: &str,
+    source: &str,
+) -> Result<Arc<patch::Loaded>> {
+    match parsed {
+        Some(files) => files.patch(text, source),
+        None => patch::classify(text, source).map(Arc::new),
+    }
+}
+
 /// One `patchesStrategicMerge` entry (a file or an inline patch).
 pub(crate) fn apply_strategic_merge_entry(
     rm: &mut ResMap,
@@ -939,14 +961,25 @@ pub(crate) fn apply_strategic_merge_entry(
     merge: &MergeOptions,
     changes: &mut Changes,
 ) -> Result<()> {
+    strategic_merge_entry_with(rm, entry, (read, None), merge, changes)
+}
+
+/// [`apply_strategic_merge_entry`] with the build's files.
+fn strategic_merge_entry_with(
+    rm: &mut ResMap,
+    entry: &str,
+    (read, parsed): PatchFiles,
+    merge: &MergeOptions,
+    changes: &mut Changes,
+) -> Result<()> {
     let (text, source) = strategic_merge_entry(entry, read)?;
-    let docs = patch::classify(&text, &source)?;
-    let patch::Loaded::Strategic(docs) = docs else {
+    let docs = parse_patch(parsed, &text, &source)?;
+    let patch::Loaded::Strategic(docs) = &*docs else {
         return Err(Error::msg(format!(
             "patchesStrategicMerge entry {source} is a JSON 6902 patch; list it under 'patches' with a target"
         )));
     };
-    patch::apply_strategic(rm, &docs, None, merge, (false, false), changes)
+    patch::apply_strategic(rm, docs, None, merge, (false, false), changes)
         .map_err(|e| e.context(format!("applying patchesStrategicMerge entry {source}")))
 }
 
@@ -955,6 +988,17 @@ pub(crate) fn apply_patch_entry(
     rm: &mut ResMap,
     p: &crate::kustomization::Patch,
     read: &mut dyn FnMut(&str) -> Result<String>,
+    merge: &MergeOptions,
+    changes: &mut Changes,
+) -> Result<()> {
+    patch_entry_with(rm, p, (read, None), merge, changes)
+}
+
+/// [`apply_patch_entry`] with the build's files.
+fn patch_entry_with(
+    rm: &mut ResMap,
+    p: &crate::kustomization::Patch,
+    (read, parsed): PatchFiles,
     merge: &MergeOptions,
     changes: &mut Changes,
 ) -> Result<()> {
@@ -967,10 +1011,10 @@ pub(crate) fn apply_patch_entry(
     }
     let allow_name = p.options.get("allowNameChange").copied().unwrap_or(false);
     let allow_kind = p.options.get("allowKindChange").copied().unwrap_or(false);
-    match patch::classify(&text, &source)? {
+    match &*parse_patch(parsed, &text, &source)? {
         patch::Loaded::Strategic(docs) => patch::apply_strategic(
             rm,
-            &docs,
+            docs,
             p.target.as_ref(),
             merge,
             (allow_name, allow_kind),
@@ -982,7 +1026,7 @@ pub(crate) fn apply_patch_entry(
                     "a JSON 6902 patch needs a 'target' to say which resources it applies to",
                 )
             })?;
-            patch::apply_json(rm, &ops, target, changes)
+            patch::apply_json(rm, ops, target, changes)
         }
     }
 }
@@ -992,10 +1036,11 @@ fn apply_json6902_entry(
     rm: &mut ResMap,
     p: &crate::kustomization::Patch,
     read: &mut dyn FnMut(&str) -> Result<String>,
+    parsed: &files::FileCache,
     changes: &mut Changes,
 ) -> Result<()> {
     let (text, source) = patch::entry_text(p, read)?;
-    let ops = crate::merge::json6902::parse_ops(&text, &source)?;
+    let ops = parsed.json_ops(&text, &source)?;
     let target = p
         .target
         .as_ref()

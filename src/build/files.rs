@@ -33,21 +33,25 @@ use crate::error::Result;
 use crate::kustomization::Kustomization;
 use crate::load::{self, LoadRestrictor};
 use crate::resource::Resource;
+use crate::transform::patch;
+use crate::yaml::Node;
 use rayon::prelude::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasher;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// One cached value, filled on first successful load.
 type Slot<T> = Arc<Mutex<Option<Arc<T>>>>;
 
-/// Loaded values by real path, and how many loads each took.
-struct Slots<T> {
-    slots: Mutex<HashMap<PathBuf, Slot<T>>>,
-    loads: Mutex<HashMap<PathBuf, usize>>,
+/// Loaded values by key (a real path, or a patch's text), and how many loads
+/// each took.
+struct Slots<T, K = PathBuf> {
+    slots: Mutex<HashMap<K, Slot<T>>>,
+    loads: Mutex<HashMap<K, usize>>,
 }
 
-impl<T> Default for Slots<T> {
+impl<T, K> Default for Slots<T, K> {
     fn default() -> Self {
         Slots {
             slots: Mutex::default(),
@@ -56,18 +60,22 @@ impl<T> Default for Slots<T> {
     }
 }
 
-impl<T> Slots<T> {
+impl<T, K: Eq + std::hash::Hash> Slots<T, K> {
     /// The value for `key`, loading it with `load` unless an earlier load
     /// succeeded. A lock poisoned by a panic elsewhere is taken over: the
     /// map and the slots are always left consistent.
-    fn get_or_load(&self, key: &Path, load: impl FnOnce() -> Result<T>) -> Result<Arc<T>> {
+    fn get_or_load<Q>(&self, key: &Q, load: impl FnOnce() -> Result<T>) -> Result<Arc<T>>
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: Eq + std::hash::Hash + ToOwned<Owned = K> + ?Sized,
+    {
         let slot = {
             let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
             match slots.get(key) {
                 Some(slot) => slot.clone(),
                 None => {
                     let slot = Slot::default();
-                    slots.insert(key.to_path_buf(), slot.clone());
+                    slots.insert(key.to_owned(), slot.clone());
                     slot
                 }
             }
@@ -80,7 +88,7 @@ impl<T> Slots<T> {
             .loads
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .entry(key.to_path_buf())
+            .entry(key.to_owned())
             .or_default() += 1;
         let loaded = Arc::new(load()?);
         *value = Some(loaded.clone());
@@ -89,13 +97,59 @@ impl<T> Slots<T> {
 
     /// How many times `key` was loaded (read from disk and parsed).
     #[cfg(test)]
-    fn loads(&self, key: &Path) -> usize {
+    fn loads<Q>(&self, key: &Q) -> usize
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: Eq + std::hash::Hash + ?Sized,
+    {
         self.loads
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .get(key)
             .copied()
             .unwrap_or(0)
+    }
+}
+
+/// Parsed patches by their text, kept from a text's second use on: most
+/// patches are used once (an overlay's own), and keeping those would hold a
+/// parse of every patch of the build to its end (+4.5% peak RSS on the large
+/// generated tree). A text seen once is remembered by its hash only.
+struct PatchMemo<T> {
+    seen: Mutex<HashSet<u64>>,
+    kept: Slots<T, String>,
+}
+
+impl<T> Default for PatchMemo<T> {
+    fn default() -> Self {
+        PatchMemo {
+            seen: Mutex::default(),
+            kept: Slots::default(),
+        }
+    }
+}
+
+impl<T> PatchMemo<T> {
+    /// What `parse` gives for `text`: parsed now, or kept from an earlier use.
+    fn get(&self, text: &str, parse: impl FnOnce() -> Result<T>) -> Result<Arc<T>> {
+        let lock = |m: &Mutex<HashSet<u64>>| {
+            // A hash collision only makes a text kept that need not be.
+            let hash = foldhash::fast::FixedState::with_seed(0x7061_7463_68).hash_one(text);
+            m.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(hash)
+        };
+        if lock(&self.seen) {
+            *self
+                .kept
+                .loads
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .entry(text.to_string())
+                .or_default() += 1;
+            return parse().map(Arc::new);
+        }
+        self.kept.get_or_load(text, parse)
     }
 }
 
@@ -119,6 +173,13 @@ pub(super) struct FileCache {
     /// Loads of resource files, by real path.
     resource_loads: Mutex<HashMap<PathBuf, usize>>,
     texts: Slots<String>,
+    /// Patches by their text: a patch file, or an inline patch in a component
+    /// many overlays use, is parsed at most twice (see `PatchMemo`). What a
+    /// parse gives depends on the text alone (the source only names it in
+    /// errors, which are not kept).
+    patches: PatchMemo<patch::Loaded>,
+    /// JSON 6902 operations (`patchesJson6902`) by their text, likewise.
+    json_ops: PatchMemo<Node>,
 }
 
 impl FileCache {
@@ -268,6 +329,17 @@ impl FileCache {
         Ok((real, text))
     }
 
+    /// `patch::classify(text, source)`, parsed at most twice per text.
+    pub(super) fn patch(&self, text: &str, source: &str) -> Result<Arc<patch::Loaded>> {
+        self.patches.get(text, || patch::classify(text, source))
+    }
+
+    /// `json6902::parse_ops(text, source)`, parsed at most twice per text.
+    pub(super) fn json_ops(&self, text: &str, source: &str) -> Result<Arc<Node>> {
+        self.json_ops
+            .get(text, || crate::merge::json6902::parse_ops(text, source))
+    }
+
     /// How many times `real` was loaded, whatever it holds.
     #[cfg(test)]
     pub(super) fn loads(&self, real: &Path) -> usize {
@@ -330,7 +402,9 @@ mod tests {
                     "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n\
                      resources:\n- sa.yaml\npatches:\n\
                      - path: patch.yaml\n  target:\n    kind: Deployment\n\
-                     - path: patch.yaml\n  target:\n    kind: ServiceAccount\n",
+                     - path: patch.yaml\n  target:\n    kind: ServiceAccount\n\
+                     - patch: |-\n    - op: add\n      path: /metadata/labels\n      value: {inline: x}\n\
+                     \x20 target:\n    kind: ConfigMap\n",
                 ),
                 (
                     "comp/sa.yaml",
@@ -354,6 +428,17 @@ mod tests {
             .count();
         // Three Deployments, three ServiceAccounts patched; three ConfigMaps.
         assert_eq!((out.resmap.len(), patched), (9, 6));
+        let labelled = out
+            .resmap
+            .iter()
+            .filter(|r| r.node.get_str(&["metadata", "labels", "inline"]) == Some("x"))
+            .count();
+        assert_eq!(labelled, 3);
+        // The patch file (used six times) and the inline patch (three times)
+        // are each parsed twice: on first sight, and when seen again.
+        let loads = files.patches.kept.loads.lock().unwrap();
+        assert_eq!(loads.len(), 2);
+        assert!(loads.values().all(|n| *n == 2), "{loads:?}");
         for file in [
             "a/kustomization.yaml",
             "base/kustomization.yaml",
