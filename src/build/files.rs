@@ -132,14 +132,14 @@ impl<T> Default for PatchMemo<T> {
 impl<T> PatchMemo<T> {
     /// What `parse` gives for `text`: parsed now, or kept from an earlier use.
     fn get(&self, text: &str, parse: impl FnOnce() -> Result<T>) -> Result<Arc<T>> {
-        let lock = |m: &Mutex<HashSet<u64>>| {
+        let first_sight = |m: &Mutex<HashSet<u64>>| {
             // A hash collision only makes a text kept that need not be.
-            let hash = foldhash::fast::FixedState::with_seed(0x7061_7463_68).hash_one(text);
+            let hash = foldhash::fast::FixedState::with_seed(0x0070_6174_6368).hash_one(text);
             m.lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .insert(hash)
         };
-        if lock(&self.seen) {
+        if first_sight(&self.seen) {
             *self
                 .kept
                 .loads
