@@ -26,7 +26,8 @@
 //!
 //! Entries are keyed by real path (see build/canonical.rs) and are filled
 //! under a per-entry lock, so bases built in parallel that need the same file
-//! wait for one load instead of each doing it.
+//! wait for one load instead of each doing it (but a thread already loading
+//! another entry never waits: it loads without the cache, see `lock_slot`).
 
 use super::canonical::{self, CanonicalCache};
 use crate::error::Result;
@@ -36,10 +37,62 @@ use crate::resource::Resource;
 use crate::transform::patch;
 use crate::yaml::Node;
 use rayon::prelude::*;
+use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::hash::BuildHasher;
+use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
+
+thread_local! {
+    /// How many slots this thread has locked (see [`lock_slot`]).
+    static HELD: Cell<usize> = const { Cell::new(0) };
+}
+
+/// A locked slot; the thread's count of locked slots drops with it.
+struct Held<'a, S>(MutexGuard<'a, S>);
+
+impl<S> Drop for Held<'_, S> {
+    fn drop(&mut self) {
+        HELD.set(HELD.get().saturating_sub(1));
+    }
+}
+
+impl<S> Deref for Held<'_, S> {
+    type Target = S;
+    fn deref(&self) -> &S {
+        &self.0
+    }
+}
+
+impl<S> DerefMut for Held<'_, S> {
+    fn deref_mut(&mut self) -> &mut S {
+        &mut self.0
+    }
+}
+
+/// Locks a slot, waiting while another thread loads it, except when this
+/// thread already holds a slot: then `None` if the slot is busy, and the
+/// caller loads without the cache.
+///
+/// A load may run rayon (large files are parsed on all cores), and a rayon
+/// thread waiting for its parallel work runs other queued work meanwhile:
+/// a build step that needs a slot this very thread holds, or one held by a
+/// thread that waits for a slot this one holds. Waiting then would never
+/// end; a thread that holds nothing waits for a holder that never waits.
+fn lock_slot<S>(slot: &Mutex<S>) -> Option<Held<'_, S>> {
+    let guard = if HELD.get() > 0 {
+        match slot.try_lock() {
+            Ok(guard) => guard,
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(TryLockError::WouldBlock) => return None,
+        }
+    } else {
+        slot.lock().unwrap_or_else(PoisonError::into_inner)
+    };
+    HELD.set(HELD.get() + 1);
+    Some(Held(guard))
+}
 
 /// One cached value, filled on first successful load.
 type Slot<T> = Arc<Mutex<Option<Arc<T>>>>;
@@ -80,19 +133,30 @@ impl<T, K: Eq + std::hash::Hash> Slots<T, K> {
                 }
             }
         };
-        let mut value = slot.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(mut value) = lock_slot(&slot) else {
+            self.count_load(key);
+            return load().map(Arc::new);
+        };
         if let Some(v) = value.as_ref() {
             return Ok(v.clone());
         }
+        self.count_load(key);
+        let loaded = Arc::new(load()?);
+        *value = Some(loaded.clone());
+        Ok(loaded)
+    }
+
+    fn count_load<Q>(&self, key: &Q)
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: Eq + std::hash::Hash + ToOwned<Owned = K> + ?Sized,
+    {
         *self
             .loads
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .entry(key.to_owned())
             .or_default() += 1;
-        let loaded = Arc::new(load()?);
-        *value = Some(loaded.clone());
-        Ok(loaded)
     }
 
     /// How many times `key` was loaded (read from disk and parsed).
@@ -140,13 +204,7 @@ impl<T> PatchMemo<T> {
                 .insert(hash)
         };
         if first_sight(&self.seen) {
-            *self
-                .kept
-                .loads
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .entry(text.to_string())
-                .or_default() += 1;
+            self.kept.count_load(text);
             return parse().map(Arc::new);
         }
         self.kept.get_or_load(text, parse)
@@ -274,7 +332,9 @@ impl FileCache {
         let Some(shared) = shared else {
             return self.load_resources(real, load);
         };
-        let mut shared = shared.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(mut shared) = lock_slot(&shared) else {
+            return self.load_resources(real, load);
+        };
         if shared.left == 0 {
             // More references than counted.
             return self.load_resources(real, load);
@@ -456,6 +516,58 @@ mod tests {
             let s = s.lock().unwrap();
             s.left == 0 && s.resources.is_none()
         }));
+    }
+
+    /// Overlays built in parallel share two files large enough to be parsed
+    /// on all cores: a thread parsing one runs other queued work meanwhile,
+    /// which may need the other file, held by a thread in the same state.
+    /// The build must finish (see `lock_slot`) with every overlay's resources.
+    #[test]
+    fn shared_large_files_in_parallel_builds() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(tmp.path()).unwrap();
+        let big = |name: &str| {
+            let value = "x".repeat(300_000);
+            (0..4)
+                .map(|i| {
+                    format!(
+                        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}-{i}\ndata:\n  v: {value}\n"
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("---\n")
+        };
+        let (big1, big2) = (big("one"), big("two"));
+        let overlays: Vec<(String, String)> = (0..6)
+            .map(|n| {
+                (
+                    format!("o{n}/kustomization.yaml"),
+                    format!("namePrefix: o{n}-\nresources:\n- ../big1.yaml\n- ../big2.yaml\n"),
+                )
+            })
+            .collect();
+        let top = (0..6).map(|n| format!("- ../o{n}\n")).collect::<String>();
+        let mut files: Vec<(&str, &str)> = vec![("big1.yaml", &big1), ("big2.yaml", &big2)];
+        let top = format!("resources:\n{top}");
+        files.push(("top/kustomization.yaml", &top));
+        files.extend(overlays.iter().map(|(p, t)| (p.as_str(), t.as_str())));
+        write(&root, &files);
+        let options = BuildOptions {
+            load_restrictor: LoadRestrictor::None,
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap();
+        let cache = FileCache::default();
+        let out = pool
+            .install(|| build_with_files(&root.join("top"), &options, &cache))
+            .unwrap();
+        assert_eq!(out.resmap.len(), 48);
+        for file in ["big1.yaml", "big2.yaml"] {
+            let loads = cache.loads(&root.join(file));
+            assert!((1..=6).contains(&loads), "{file}: {loads}");
+        }
     }
 
     /// A file one kustomization may read and another may not: the second
