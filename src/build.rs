@@ -19,6 +19,7 @@ use crate::transform::union_check::{Changes, check_changes};
 use crate::transform::{self, patch};
 use crate::yaml::{self, Node};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Options of a build.
 #[derive(Clone, Debug, Default)]
@@ -63,6 +64,15 @@ pub fn build(dir: &Path, options: &BuildOptions) -> Result<ResMap> {
 
 /// Builds the kustomization in `dir` and returns the warnings too.
 pub fn build_with_warnings(dir: &Path, options: &BuildOptions) -> Result<BuildOutput> {
+    build_with_files(dir, options, &files::FileCache::default())
+}
+
+/// [`build_with_warnings`] reading files through `files`.
+fn build_with_files(
+    dir: &Path,
+    options: &BuildOptions,
+    files: &files::FileCache,
+) -> Result<BuildOutput> {
     let root = load::canonical(dir, "kustomization directory")?;
     if !root.is_dir() {
         return Err(Error::msg(format!(
@@ -72,6 +82,7 @@ pub fn build_with_warnings(dir: &Path, options: &BuildOptions) -> Result<BuildOu
     }
     let canonical = canonical::CanonicalCache::default();
     canonical.seed(&root);
+    files.plan(&canonical, &root);
     let mut builder = Builder {
         options,
         chain: Vec::new(),
@@ -80,6 +91,7 @@ pub fn build_with_warnings(dir: &Path, options: &BuildOptions) -> Result<BuildOu
         builtin_loaded: false,
         warnings: Vec::new(),
         canonical: &canonical,
+        files,
     };
     let mut acc = Accumulator::default();
     let kust = builder.accumulate(&root, &mut acc, Expect::Kustomization)?;
@@ -135,6 +147,7 @@ enum Prepared {
 }
 
 mod canonical;
+mod files;
 mod parallel;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -159,6 +172,8 @@ struct Builder<'o> {
     warnings: Vec<String>,
     /// Real paths of directories resolved so far (see build/canonical.rs).
     canonical: &'o canonical::CanonicalCache,
+    /// Files read and parsed so far (see build/files.rs).
+    files: &'o files::FileCache,
 }
 
 /// Reads and decodes the kustomization file in `dir`.
@@ -185,6 +200,12 @@ fn decode_kustomization(file: PathBuf, bytes: Vec<u8>) -> Result<(PathBuf, Kusto
     Ok((file, k))
 }
 
+/// Reads and decodes the kustomization file `file` (a real path) of type `kind`.
+fn decode_file(file: &Path, kind: canonical::EntryType) -> Result<Kustomization> {
+    let bytes = canonical::read(file, kind)?;
+    decode_kustomization(file.to_path_buf(), bytes).map(|(_, k)| k)
+}
+
 impl Builder<'_> {
     /// Builds `dir` into `acc` (a fresh accumulator for a kustomization, the
     /// including one's for a component) and returns its kustomization.
@@ -193,10 +214,11 @@ impl Builder<'_> {
         dir: &Path,
         acc: &mut Accumulator,
         expect: Expect,
-    ) -> Result<Kustomization> {
+    ) -> Result<Arc<Kustomization>> {
         let (file, kind) = self.canonical.kustomization_file(dir)?;
-        let bytes = canonical::read(&file, kind)?;
-        let (file, k) = decode_kustomization(file, bytes)?;
+        let k = self
+            .files
+            .kustomization(&file, || decode_file(&file, kind))?;
         let ctx = |e: Error| e.context(format!("in {}", file.display()));
         check_type_meta(&k).map_err(|e| e.context(file.display().to_string()))?;
         match (expect, k.is_component()) {
@@ -259,26 +281,26 @@ impl Builder<'_> {
         // merged into what its bases brought, then what its `crds:` files say.
         let mut own = TransformerConfig::default();
         for entry in &k.configurations {
-            let (real, bytes) = self.canonical.read_restricted(
+            let (real, text) = self.files.read_text_restricted(
+                self.canonical,
                 dir,
                 entry,
                 self.options.load_restrictor,
                 "configuration file",
             )?;
-            let text = load::utf8(bytes, &real)?;
             let source = real.display().to_string();
             let node = yaml::parse::parse_document(&text, &source)?;
             own.add_file(&node, &source)?;
         }
         acc.config.merge(&own)?;
         for entry in &k.crds {
-            let (real, bytes) = self.canonical.read_restricted(
+            let (_, text) = self.files.read_text_restricted(
+                self.canonical,
                 dir,
                 entry,
                 self.options.load_restrictor,
                 "crds file",
             )?;
-            let text = load::utf8(bytes, &real)?;
             let specs = crate::openapi::crd::crd_field_specs_from_text(&text, entry)?;
             acc.config
                 .merge(&crate::openapi::crd::crd_config(&specs)?)?;
@@ -294,10 +316,10 @@ impl Builder<'_> {
         }
         let record = self.meta.unwrap_or_default().transformers;
         let restrictor = self.options.load_restrictor;
-        let files = self.canonical;
+        let (paths, files) = (self.canonical, self.files);
         let mut read = |p: &str| {
-            let (real, bytes) = files.read_restricted(dir, p, restrictor, "patch file")?;
-            load::utf8(bytes, &real)
+            let (_, text) = files.read_text_restricted(paths, dir, p, restrictor, "patch file")?;
+            Ok(String::clone(&text))
         };
         let opts = MergeOptions {
             schemas: self.schemas.unwrap_or_else(|| Schemas::builtin()),
@@ -305,6 +327,7 @@ impl Builder<'_> {
         };
         let env = TransformEnv {
             read: &mut read,
+            parsed: files,
             merge: &opts,
             file,
             warnings: &mut self.warnings,
@@ -325,9 +348,9 @@ impl Builder<'_> {
         // Replacements run last among the kustomization's own transformers.
         if !k.replacements.is_empty() {
             let mut read_replacements = |p: &str| {
-                let (real, bytes) =
-                    files.read_restricted(dir, p, restrictor, "replacements file")?;
-                load::utf8(bytes, &real)
+                let (_, text) =
+                    files.read_text_restricted(paths, dir, p, restrictor, "replacements file")?;
+                Ok(String::clone(&text))
             };
             use transform::replacements::{Decode, apply_entries};
             apply_entries(
@@ -397,13 +420,14 @@ impl Builder<'_> {
             let (text, src) = if entry.contains('\n') || !path.exists() {
                 (entry.clone(), file.to_path_buf())
             } else {
-                let (real, bytes) = self.canonical.read_restricted(
+                let (real, text) = self.files.read_text_restricted(
+                    self.canonical,
                     dir,
                     entry,
                     self.options.load_restrictor,
                     "plugin config",
                 )?;
-                (load::utf8(bytes, &real)?, real)
+                (String::clone(&text), real)
             };
             let docs = yaml::parse::parse_stream(&text, &src.display().to_string())?;
             if docs.iter().all(Node::is_null) && !path.exists() && !entry.contains('\n') {
@@ -483,9 +507,11 @@ impl Builder<'_> {
         if kind == canonical::EntryType::Dir {
             return Ok(Prepared::Dir(real));
         }
+        // Per reference: another kustomization may have read the file already.
         load::check_restrictor(dir, &real, entry, self.options.load_restrictor)?;
-        let bytes = canonical::read(&real, kind)?;
-        let mut resources = parse_resources(bytes, &real)?;
+        let mut resources = self.files.resources(&real, || {
+            parse_resources(canonical::read(&real, kind)?, &real)
+        })?;
         if self.meta.unwrap_or_default().origin {
             for r in &mut resources {
                 r.origin = Some(Origin::File(real.clone()));
@@ -770,6 +796,8 @@ type Record<'a> = &'a mut dyn FnMut(&mut ResMap, &'static str);
 struct TransformEnv<'a> {
     /// Reads a file relative to the kustomization, under the load restrictor.
     read: &'a mut dyn FnMut(&str) -> Result<String>,
+    /// Patches parsed so far (see build/files.rs).
+    parsed: &'a files::FileCache,
     merge: &'a MergeOptions<'a>,
     /// The kustomization file (names patches in warnings).
     file: &'a Path,
@@ -787,6 +815,7 @@ fn apply_transformers(
     let rm = &mut acc.resmap;
     let TransformEnv {
         read,
+        parsed,
         merge,
         file,
         warnings,
@@ -796,7 +825,7 @@ fn apply_transformers(
         for (i, entry) in k.patches_strategic_merge.iter().enumerate() {
             let name = || patch_name(&kfile, "patchesStrategicMerge", i, entry);
             check_changes(rm, warnings, &name, |rm, changes| {
-                apply_strategic_merge_entry(rm, entry, read, merge, changes)
+                strategic_merge_entry_with(rm, entry, (read, Some(parsed)), merge, changes)
             })?;
         }
         record(rm, "PatchStrategicMergeTransformer");
@@ -804,7 +833,7 @@ fn apply_transformers(
     for (i, p) in k.patches.iter().enumerate() {
         let name = || patch_name(&kfile, "patches", i, &p.path);
         check_changes(rm, warnings, &name, |rm, changes| {
-            apply_patch_entry(rm, p, read, merge, changes)
+            patch_entry_with(rm, p, (read, Some(parsed)), merge, changes)
         })
         .map_err(|e| e.context(patch_context("patches", p)))?;
         record(rm, "PatchTransformer");
@@ -851,7 +880,7 @@ fn apply_transformers(
     for (i, p) in k.patches_json6902.iter().enumerate() {
         let name = || patch_name(&kfile, "patchesJson6902", i, &p.path);
         check_changes(rm, warnings, &name, |rm, changes| {
-            apply_json6902_entry(rm, p, read, changes)
+            apply_json6902_entry(rm, p, read, parsed, changes)
         })
         .map_err(|e| e.context(patch_context("patchesJson6902", p)))?;
         record(rm, "PatchJson6902Transformer");
@@ -910,6 +939,24 @@ fn strategic_merge_entry(
     }
 }
 
+/// Reads a patch file; parses patches once per build when there is a cache.
+type PatchFiles<'a, 'b> = (
+    &'a mut dyn FnMut(&str) -> Result<String>,
+    Option<&'b files::FileCache>,
+);
+
+/// `patch::classify`, through the build's cache when there is one.
+fn parse_patch(
+    parsed: Option<&files::FileCache>,
+    text: &str,
+    source: &str,
+) -> Result<Arc<patch::Loaded>> {
+    match parsed {
+        Some(files) => files.patch(text, source),
+        None => patch::classify(text, source).map(Arc::new),
+    }
+}
+
 /// One `patchesStrategicMerge` entry (a file or an inline patch).
 pub(crate) fn apply_strategic_merge_entry(
     rm: &mut ResMap,
@@ -918,14 +965,25 @@ pub(crate) fn apply_strategic_merge_entry(
     merge: &MergeOptions,
     changes: &mut Changes,
 ) -> Result<()> {
+    strategic_merge_entry_with(rm, entry, (read, None), merge, changes)
+}
+
+/// [`apply_strategic_merge_entry`] with the build's files.
+fn strategic_merge_entry_with(
+    rm: &mut ResMap,
+    entry: &str,
+    (read, parsed): PatchFiles,
+    merge: &MergeOptions,
+    changes: &mut Changes,
+) -> Result<()> {
     let (text, source) = strategic_merge_entry(entry, read)?;
-    let docs = patch::classify(&text, &source)?;
-    let patch::Loaded::Strategic(docs) = docs else {
+    let docs = parse_patch(parsed, &text, &source)?;
+    let patch::Loaded::Strategic(docs) = &*docs else {
         return Err(Error::msg(format!(
             "patchesStrategicMerge entry {source} is a JSON 6902 patch; list it under 'patches' with a target"
         )));
     };
-    patch::apply_strategic(rm, &docs, None, merge, (false, false), changes)
+    patch::apply_strategic(rm, docs, None, merge, (false, false), changes)
         .map_err(|e| e.context(format!("applying patchesStrategicMerge entry {source}")))
 }
 
@@ -934,6 +992,17 @@ pub(crate) fn apply_patch_entry(
     rm: &mut ResMap,
     p: &crate::kustomization::Patch,
     read: &mut dyn FnMut(&str) -> Result<String>,
+    merge: &MergeOptions,
+    changes: &mut Changes,
+) -> Result<()> {
+    patch_entry_with(rm, p, (read, None), merge, changes)
+}
+
+/// [`apply_patch_entry`] with the build's files.
+fn patch_entry_with(
+    rm: &mut ResMap,
+    p: &crate::kustomization::Patch,
+    (read, parsed): PatchFiles,
     merge: &MergeOptions,
     changes: &mut Changes,
 ) -> Result<()> {
@@ -946,10 +1015,10 @@ pub(crate) fn apply_patch_entry(
     }
     let allow_name = p.options.get("allowNameChange").copied().unwrap_or(false);
     let allow_kind = p.options.get("allowKindChange").copied().unwrap_or(false);
-    match patch::classify(&text, &source)? {
+    match &*parse_patch(parsed, &text, &source)? {
         patch::Loaded::Strategic(docs) => patch::apply_strategic(
             rm,
-            &docs,
+            docs,
             p.target.as_ref(),
             merge,
             (allow_name, allow_kind),
@@ -961,7 +1030,7 @@ pub(crate) fn apply_patch_entry(
                     "a JSON 6902 patch needs a 'target' to say which resources it applies to",
                 )
             })?;
-            patch::apply_json(rm, &ops, target, changes)
+            patch::apply_json(rm, ops, target, changes)
         }
     }
 }
@@ -971,10 +1040,11 @@ fn apply_json6902_entry(
     rm: &mut ResMap,
     p: &crate::kustomization::Patch,
     read: &mut dyn FnMut(&str) -> Result<String>,
+    parsed: &files::FileCache,
     changes: &mut Changes,
 ) -> Result<()> {
     let (text, source) = patch::entry_text(p, read)?;
-    let ops = crate::merge::json6902::parse_ops(&text, &source)?;
+    let ops = parsed.json_ops(&text, &source)?;
     let target = p
         .target
         .as_ref()

@@ -25,7 +25,7 @@ use std::collections::HashMap;
 use std::ffi::OsString;
 use std::fs::FileType;
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// What a resolved path is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,14 +54,18 @@ impl EntryType {
 /// The names in a directory and their types (symlinks not followed).
 type Listing = HashMap<OsString, FileType>;
 
+/// A directory's listing, once it has been read.
+type ListingSlot = Arc<OnceLock<Option<Arc<Listing>>>>;
+
 /// Real paths of the directories seen so far in one build, and the listings
 /// of kustomization directories.
 #[derive(Default)]
 pub(super) struct CanonicalCache {
     /// Directory path as written (absolute, clean) -> its real path.
     dirs: Mutex<HashMap<PathBuf, PathBuf>>,
-    /// Real directory path -> its listing (`None` when it cannot be listed).
-    listings: Mutex<HashMap<PathBuf, Option<Arc<Listing>>>>,
+    /// Real directory path -> its listing (`None` when it cannot be listed),
+    /// filled once: threads asking for the same directory wait for one listing.
+    listings: Mutex<HashMap<PathBuf, ListingSlot>>,
 }
 
 /// Whether `path` is absolute and lexically clean (no `.` or `..`), as
@@ -157,25 +161,29 @@ impl CanonicalCache {
 
     /// The listing of a real directory, if it was listed.
     fn listing_of(&self, real_dir: &Path) -> Option<Arc<Listing>> {
-        self.listings.lock().ok()?.get(real_dir).cloned().flatten()
+        let slot = self.listings.lock().ok()?.get(real_dir).cloned()?;
+        slot.get().cloned().flatten()
     }
 
     /// Lists the real directory `dir` (once): `None` when it cannot be read.
     fn list(&self, dir: &Path) -> Option<Arc<Listing>> {
-        if let Some(known) = self.listings.lock().ok()?.get(dir) {
-            return known.clone();
-        }
-        let listing = std::fs::read_dir(dir).ok().and_then(|entries| {
-            entries
-                .map(|e| e.and_then(|e| Ok((e.file_name(), e.file_type()?))))
-                .collect::<std::io::Result<Listing>>()
-                .ok()
-                .map(Arc::new)
-        });
-        if let Ok(mut listings) = self.listings.lock() {
-            listings.insert(dir.to_path_buf(), listing.clone());
-        }
-        listing
+        let slot = self
+            .listings
+            .lock()
+            .ok()?
+            .entry(dir.to_path_buf())
+            .or_default()
+            .clone();
+        slot.get_or_init(|| {
+            std::fs::read_dir(dir).ok().and_then(|entries| {
+                entries
+                    .map(|e| e.and_then(|e| Ok((e.file_name(), e.file_type()?))))
+                    .collect::<std::io::Result<Listing>>()
+                    .ok()
+                    .map(Arc::new)
+            })
+        })
+        .clone()
     }
 
     /// The kustomization file in `dir` (a real directory path), as
@@ -223,6 +231,20 @@ impl CanonicalCache {
         restrictor: LoadRestrictor,
         what: &str,
     ) -> Result<(PathBuf, Vec<u8>)> {
+        let (real, kind) = self.resolve_restricted(root, rel, restrictor, what)?;
+        let bytes = read(&real, kind)?;
+        Ok((real, bytes))
+    }
+
+    /// The checks of [`Self::read_restricted`] without the read: the real
+    /// path of `rel` and what it is, when this kustomization may read it.
+    pub(super) fn resolve_restricted(
+        &self,
+        root: &Path,
+        rel: &str,
+        restrictor: LoadRestrictor,
+        what: &str,
+    ) -> Result<(PathBuf, EntryType)> {
         let joined = load::join_clean(root, rel);
         let (real, kind) = self.resolve(&joined, what)?;
         load::check_restrictor(root, &real, rel, restrictor)?;
@@ -231,8 +253,7 @@ impl CanonicalCache {
                 "{what} '{rel}' is a directory, expected a file"
             )));
         }
-        let bytes = read(&real, kind)?;
-        Ok((real, bytes))
+        Ok((real, kind))
     }
 }
 

@@ -101,6 +101,7 @@ impl Builder<'_> {
             builtin_loaded: self.builtin_loaded,
             warnings: Vec::new(),
             canonical: self.canonical,
+            files: self.files,
         };
         let mut acc = Accumulator::default();
         builder.accumulate(&real, &mut acc, Expect::Kustomization)?;
