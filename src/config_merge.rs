@@ -71,9 +71,20 @@ impl Ord for GvkKey<'_> {
     fn cmp(&self, other: &Self) -> Ordering {
         // The text is compared as a whole, as Go compares the joined string: comparing
         // part by part would differ when one part is a prefix of the other.
-        self.order
-            .cmp(&other.order)
-            .then_with(|| self.text().cmp(other.text()))
+        self.order.cmp(&other.order).then_with(|| {
+            for (a, b) in self.parts.iter().zip(&other.parts) {
+                if a == b {
+                    continue;
+                }
+                if a.starts_with(b) || b.starts_with(a) {
+                    // The shorter part's '.' meets a byte of the longer part.
+                    return self.text().cmp(other.text());
+                }
+                // The first differing byte lies inside both parts.
+                return a.cmp(b);
+            }
+            Ordering::Equal
+        })
     }
 }
 
@@ -252,6 +263,18 @@ mod tests {
             err.contains("conflicting field specs in transformer configuration 'namePrefix'"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn gvk_text_is_compared_as_a_whole() {
+        // "Foo.v1.[noGrp]" < "Foo.v1-x.[noGrp]" is false: '.' (0x2e) > '-' (0x2d).
+        let key = |v| GvkKey::new(("", v, "Foo"));
+        assert!(key("v1-x") < key("v1"));
+        assert!(key("v1") < key("v1beta1"));
+        assert!(key("v1") < key("v2"));
+        assert_eq!(key("v1").cmp(&key("v1")), Ordering::Equal);
+        let kind = |k| GvkKey::new(("", "v1", k));
+        assert!(kind("Zed") < kind(""));
     }
 
     #[test]
