@@ -13,7 +13,7 @@ use crate::transform::name_reference::{self, NameRefSpec};
 use crate::yaml::Node;
 use serde::Deserialize;
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::{BuildHasher, Hash};
 use std::ops::{Deref, DerefMut};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
@@ -83,9 +83,7 @@ fn hashed(specs: Arc<TransformerSpecs>, hash: u64) -> TransformerConfig {
 
 fn hash_specs(specs: &TransformerSpecs) -> u64 {
     // Only compared within one process: a fast fixed hasher will do.
-    let mut h = foldhash::fast::FixedState::default().build_hasher();
-    specs.hash(&mut h);
-    h.finish()
+    foldhash::fast::FixedState::default().hash_one(specs)
 }
 
 // Hashed once here, so every clone knows its hash.
