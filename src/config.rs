@@ -13,7 +13,7 @@ use crate::transform::name_reference::{self, NameRefSpec};
 use crate::yaml::Node;
 use serde::Deserialize;
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasher, Hash};
 use std::ops::{Deref, DerefMut};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
@@ -82,9 +82,8 @@ fn hashed(specs: Arc<TransformerSpecs>, hash: u64) -> TransformerConfig {
 }
 
 fn hash_specs(specs: &TransformerSpecs) -> u64 {
-    let mut h = std::hash::DefaultHasher::new();
-    specs.hash(&mut h);
-    h.finish()
+    // Only compared within one process: a fast fixed hasher will do.
+    foldhash::fast::FixedState::default().hash_one(specs)
 }
 
 // Hashed once here, so every clone knows its hash.
@@ -100,8 +99,9 @@ static EMPTY: LazyLock<TransformerConfig> = LazyLock::new(|| {
 });
 
 /// Merge results (and their content hashes) by the content hashes of (into, from).
-type MergeCache = Mutex<HashMap<(u64, u64), (Arc<TransformerSpecs>, u64)>>;
-static MERGED: LazyLock<MergeCache> = LazyLock::new(|| Mutex::new(HashMap::new()));
+type MergeCache =
+    Mutex<HashMap<(u64, u64), (Arc<TransformerSpecs>, u64), foldhash::fast::FixedState>>;
+static MERGED: LazyLock<MergeCache> = LazyLock::new(|| Mutex::new(HashMap::default()));
 
 impl Default for TransformerConfig {
     /// The built-in configuration.

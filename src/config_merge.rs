@@ -22,7 +22,10 @@ use crate::kustomization::FieldSpec;
 use crate::transform::name_reference::NameRefSpec;
 // kustomize ranks GVKs by the same kind lists as its legacy output order.
 use crate::transform::sort::{LEGACY_ORDER_FIRST as ORDER_FIRST, LEGACY_ORDER_LAST as ORDER_LAST};
+use std::cmp::Ordering;
 use std::collections::HashMap;
+
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
 fn type_order(kind: &str) -> i32 {
     if let Some(i) = ORDER_FIRST.iter().position(|k| *k == kind) {
@@ -37,34 +40,70 @@ fn type_order(kind: &str) -> i32 {
 /// kustomize's `Gvk.IsLessThan`: type order, then the GVK's text `Kind.Version.Group` with
 /// empty parts written `[noKind]`, `[noVer]`, `[noGrp]` (so an empty kind sorts after every
 /// capitalized one).
-fn gvk_key((g, v, k): (&str, &str, &str)) -> (i32, String) {
-    let or = |s: &str, none: &'static str| {
-        if s.is_empty() {
-            none.to_string()
-        } else {
-            s.to_string()
+#[derive(PartialEq, Eq)]
+struct GvkKey<'a> {
+    order: i32,
+    /// Kind, version and group, empty ones replaced as in the text.
+    parts: [&'a str; 3],
+}
+
+impl<'a> GvkKey<'a> {
+    fn new((g, v, k): (&'a str, &'a str, &'a str)) -> Self {
+        let or = |s: &'a str, none: &'static str| if s.is_empty() { none } else { s };
+        GvkKey {
+            order: type_order(k),
+            parts: [or(k, "[noKind]"), or(v, "[noVer]"), or(g, "[noGrp]")],
         }
-    };
-    (
-        type_order(k),
-        format!(
-            "{}.{}.{}",
-            or(k, "[noKind]"),
-            or(v, "[noVer]"),
-            or(g, "[noGrp]")
-        ),
-    )
+    }
+
+    /// The bytes of the text `Kind.Version.Group`, without building it.
+    fn text(&self) -> impl Iterator<Item = u8> + '_ {
+        let [k, v, g] = self.parts;
+        k.bytes()
+            .chain(std::iter::once(b'.'))
+            .chain(v.bytes())
+            .chain(std::iter::once(b'.'))
+            .chain(g.bytes())
+    }
+}
+
+impl Ord for GvkKey<'_> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        // The text is compared as a whole, as Go compares the joined string: comparing
+        // part by part would differ when one part is a prefix of the other.
+        self.order.cmp(&other.order).then_with(|| {
+            for (a, b) in self.parts.iter().zip(&other.parts) {
+                if a == b {
+                    continue;
+                }
+                if a.starts_with(b) || b.starts_with(a) {
+                    // The shorter part's '.' meets a byte of the longer part.
+                    return self.text().cmp(other.text());
+                }
+                // The first differing byte lies inside both parts.
+                return a.cmp(b);
+            }
+            Ordering::Equal
+        })
+    }
+}
+
+impl PartialOrd for GvkKey<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 /// Sorts `items` stably by the GVK `gvk` gives, computing each key once; a list that is
 /// already in order (the usual case: bases bring sorted lists) is left alone.
 fn sort_by_gvk<T>(items: &mut [T], gvk: impl Fn(&T) -> (&str, &str, &str)) {
-    let keys: Vec<(i32, String)> = items.iter().map(|t| gvk_key(gvk(t))).collect();
+    let keys: Vec<GvkKey> = items.iter().map(|t| GvkKey::new(gvk(t))).collect();
     if keys.windows(2).all(|w| w[0] <= w[1]) {
         return;
     }
     let mut order: Vec<usize> = (0..items.len()).collect();
     order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
+    drop(keys);
     // Apply the permutation in place, cycle by cycle.
     for start in 0..order.len() {
         let mut cur = start;
@@ -101,21 +140,26 @@ pub fn merge_field_specs(
         return Ok(());
     }
     // Specs by path, in list order: the first one the incoming spec selects is "there".
-    let mut by_path: HashMap<String, Vec<usize>> = HashMap::new();
+    // Positions below `base.len()` are in `base`, the others are incoming specs added.
+    let mut by_path: FastMap<&str, Vec<usize>> = FastMap::default();
     for (i, b) in base.iter().enumerate() {
-        by_path.entry(b.path.clone()).or_default().push(i);
+        by_path.entry(b.path.as_str()).or_default().push(i);
     }
+    let mut added: Vec<&FieldSpec> = Vec::new();
     for fs in incoming {
-        let same_path = by_path.entry(fs.path.clone()).or_default();
-        match same_path.iter().map(|&i| &base[i]).find(|b| selects(fs, b)) {
+        let same_path = by_path.entry(fs.path.as_str()).or_default();
+        let spec = |i: usize| base.get(i).unwrap_or_else(|| added[i - base.len()]);
+        match same_path.iter().map(|&i| spec(i)).find(|b| selects(fs, b)) {
             Some(b) if b.create != fs.create => return Err(conflict(section, b, fs)),
             Some(_) => {}
             None => {
-                same_path.push(base.len());
-                base.push(fs.clone());
+                same_path.push(base.len() + added.len());
+                added.push(fs);
             }
         }
     }
+    let added: Vec<FieldSpec> = added.into_iter().cloned().collect();
+    base.extend(added);
     sort_field_specs(base);
     Ok(())
 }
@@ -219,6 +263,18 @@ mod tests {
             err.contains("conflicting field specs in transformer configuration 'namePrefix'"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn gvk_text_is_compared_as_a_whole() {
+        // "Foo.v1.[noGrp]" < "Foo.v1-x.[noGrp]" is false: '.' (0x2e) > '-' (0x2d).
+        let key = |v| GvkKey::new(("", v, "Foo"));
+        assert!(key("v1-x") < key("v1"));
+        assert!(key("v1") < key("v1beta1"));
+        assert!(key("v1") < key("v2"));
+        assert_eq!(key("v1").cmp(&key("v1")), Ordering::Equal);
+        let kind = |k| GvkKey::new(("", "v1", k));
+        assert!(kind("Zed") < kind(""));
     }
 
     #[test]

@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::kustomization::FieldSpec;
 use crate::resid::Gvk;
 use crate::yaml::Node;
+use std::borrow::Cow;
 
 /// A built-in field spec: group, version, kind, path, create.
 pub type BuiltinSpec = (&'static str, &'static str, &'static str, &'static str, bool);
@@ -35,14 +36,30 @@ impl FieldSpec {
     }
 
     /// The path split into field names, unescaping `\/`.
-    pub fn segments(&self) -> Vec<String> {
-        split_path(&self.path)
+    pub fn segments(&self) -> Vec<Cow<'_, str>> {
+        let mut out = Vec::new();
+        split_path_into(&self.path, &mut out);
+        out
     }
 }
 
 /// Splits a field-spec path on unescaped `/`.
 pub fn split_path(path: &str) -> Vec<String> {
     let mut out = Vec::new();
+    split_path_into(path, &mut out);
+    out.into_iter().map(Cow::into_owned).collect()
+}
+
+/// Splits a field-spec path on unescaped `/` into `out` (cleared first), dropping empty
+/// names. Names borrow from `path`; only one holding an escaped slash is copied. Transformers
+/// split the same few paths for every resource, so this allocates nothing in the usual case
+/// when `out` is reused.
+pub fn split_path_into<'p>(path: &'p str, out: &mut Vec<Cow<'p, str>>) {
+    out.clear();
+    if !path.contains('\\') {
+        out.extend(path.split('/').filter(|s| !s.is_empty()).map(Cow::Borrowed));
+        return;
+    }
     let mut cur = String::new();
     let mut chars = path.chars().peekable();
     while let Some(c) = chars.next() {
@@ -51,13 +68,17 @@ pub fn split_path(path: &str) -> Vec<String> {
                 cur.push('/');
                 chars.next();
             }
-            '/' => out.push(std::mem::take(&mut cur)),
+            '/' => {
+                if !cur.is_empty() {
+                    out.push(Cow::Owned(std::mem::take(&mut cur)));
+                }
+            }
             _ => cur.push(c),
         }
     }
-    out.push(cur);
-    out.retain(|s| !s.is_empty());
-    out
+    if !cur.is_empty() {
+        out.push(Cow::Owned(cur));
+    }
 }
 
 /// What to create when the last path element is missing.
@@ -72,9 +93,9 @@ pub enum CreateKind {
 /// Calls `f` on every node `path` reaches in `node`. With `create`, missing
 /// fields (and null ones) on the way are created: mappings in the middle, and
 /// at the end a mapping (`CreateKind::Map`) or a null the setter fills.
-pub fn walk(
+pub fn walk<S: AsRef<str>>(
     node: &mut Node,
-    path: &[String],
+    path: &[S],
     create: bool,
     last: CreateKind,
     f: &mut dyn FnMut(&mut Node) -> Result<()>,
@@ -90,9 +111,10 @@ pub fn walk(
             Ok(())
         }
         Node::Map(m) => {
+            let first = first.as_ref();
             let (name, is_seq) = match first.strip_suffix("[]") {
                 Some(n) => (n, true),
-                None => (first.as_str(), false),
+                None => (first, false),
             };
             let creating = create && !is_seq;
             if !m.contains_key(name) {
@@ -148,8 +170,10 @@ pub fn apply_specs(
     last: CreateKind,
     f: &mut dyn FnMut(&mut Node) -> Result<()>,
 ) -> Result<()> {
+    let mut segments = Vec::new();
     for fs in specs.iter().filter(|fs| fs.selects(gvk)) {
-        walk(node, &fs.segments(), fs.create, last, f)
+        split_path_into(&fs.path, &mut segments);
+        walk(node, &segments, fs.create, last, f)
             .map_err(|e| e.context(format!("considering field '{}'", fs.path)))?;
     }
     Ok(())
@@ -171,6 +195,14 @@ pub fn merge_specs(base: &mut Vec<FieldSpec>, extra: &[FieldSpec]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn splits_without_empty_names() {
+        assert_eq!(split_path("/spec//template/"), vec!["spec", "template"]);
+        assert_eq!(split_path(""), Vec::<String>::new());
+        assert_eq!(split_path("a\\/b//c\\/"), vec!["a/b", "c/"]);
+        assert_eq!(split_path("a\\b/c"), vec!["a\\b", "c"]);
+    }
 
     #[test]
     fn splits_escaped_slashes() {

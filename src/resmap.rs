@@ -5,6 +5,10 @@ use crate::resid::ResId;
 use crate::resource::{IdKey, Resource};
 use std::collections::{HashMap, HashSet};
 
+/// Ids are hashed on every append, at every level of a tree: a fast hasher (the keys are
+/// the build's own resources, not an attacker's).
+type FastState = foldhash::fast::FixedState;
+
 /// An ordered collection of resources.
 #[derive(Clone, Debug, Default)]
 pub struct ResMap {
@@ -66,7 +70,8 @@ impl ResMap {
     /// Appends resources, refusing any whose current id is already present
     /// (among the existing ones or the new ones).
     pub fn append_all(&mut self, new: Vec<Resource>) -> Result<()> {
-        let mut seen: HashSet<IdKey> = HashSet::with_capacity(self.resources.len() + new.len());
+        let mut seen: HashSet<IdKey, FastState> =
+            HashSet::with_capacity_and_hasher(self.resources.len() + new.len(), FastState::default());
         seen.extend(self.resources.iter().map(Resource::id_key));
         for r in &new {
             if !seen.insert(r.id_key()) {
@@ -83,7 +88,7 @@ impl ResMap {
 
     /// The first pair of resources that share a current id, if any.
     pub fn find_conflict(&self) -> Option<(usize, usize)> {
-        let mut seen = HashMap::with_capacity(self.resources.len());
+        let mut seen = HashMap::with_capacity_and_hasher(self.resources.len(), FastState::default());
         for (i, r) in self.resources.iter().enumerate() {
             if let Some(j) = seen.insert(id_key(&r.id()), i) {
                 return Some((j, i));

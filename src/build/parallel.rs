@@ -51,13 +51,15 @@ impl Builder<'_> {
         dir: &Path,
         entries: &[String],
     ) -> Vec<Result<Prepared>> {
-        let mut prepared: Vec<Result<Prepared>> = entries
-            .par_iter()
-            .map(|entry| match self.prepare_resource(dir, entry)? {
-                Prepared::Dir(real) => self.build_base(real, entry),
-                other => Ok(other),
-            })
-            .collect();
+        let prepare = |entry: &String| match self.prepare_resource(dir, entry)? {
+            Prepared::Dir(real) => self.build_base(real, entry),
+            other => Ok(other),
+        };
+        let mut prepared: Vec<Result<Prepared>> = if self.worth_parallel(dir, entries) {
+            entries.par_iter().map(prepare).collect()
+        } else {
+            entries.iter().map(prepare).collect()
+        };
         // After a base that changed the schema, later bases were built with
         // the wrong one: hand them back as directories to build in order.
         let mut changed = false;
@@ -88,6 +90,28 @@ impl Builder<'_> {
             }
         }
         prepared
+    }
+
+    /// Whether `entries` are worth handing to the thread pool: two or more of them with
+    /// a base among them, or many files. Otherwise they are read in order on this
+    /// thread, and a small build never starts the pool (starting its threads costs
+    /// more than reading a few small files).
+    fn worth_parallel(&self, dir: &Path, entries: &[String]) -> bool {
+        const MANY_FILES: usize = 8;
+        if entries.len() < 2 {
+            return false;
+        }
+        if entries.len() >= MANY_FILES {
+            return true;
+        }
+        entries.iter().any(|entry| {
+            let path = crate::load::join_clean(dir, entry);
+            // An entry that does not resolve fails the same way in either order.
+            !matches!(
+                self.canonical.resolve(&path, "resource"),
+                Ok((_, super::canonical::EntryType::File))
+            )
+        })
     }
 
     /// Builds one base with a copy of this builder's state.

@@ -42,6 +42,7 @@ use crate::yaml::{Map, Node};
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::cell::OnceCell;
 use std::sync::OnceLock;
 
 /// One entry of the name reference table: resources of this kind (empty
@@ -81,7 +82,7 @@ pub fn apply(resmap: &mut ResMap, specs: &[NameRefSpec]) -> Result<()> {
         for f in mine.into_iter().map(|f| &filters.all[f]) {
             walk(
                 &mut res.node,
-                &f.path,
+                f.path.get_or_init(|| f.spec.segments()),
                 false,
                 CreateKind::Scalar,
                 &mut |n| referrer.set(n, f),
@@ -99,10 +100,11 @@ pub fn apply(resmap: &mut ResMap, specs: &[NameRefSpec]) -> Result<()> {
 
 /// One referrer field spec of one table entry.
 struct Filter<'a> {
-    /// The kind referred to.
-    target: Gvk,
+    /// The table entry: the kind referred to.
+    target: &'a NameRefSpec,
     spec: &'a FieldSpec,
-    path: Vec<String>,
+    /// The spec's path split, when first needed: most specs select no resource of a build.
+    path: OnceCell<Vec<Cow<'a, str>>>,
     /// A `roleRef/name` field: the roleRef's kind and apiGroup narrow the search.
     role_ref: bool,
 }
@@ -122,11 +124,6 @@ impl<'a> Filters<'a> {
             any_kind: Vec::new(),
         };
         for entry in specs {
-            let target = Gvk {
-                group: entry.group.clone(),
-                version: entry.version.clone(),
-                kind: entry.kind.clone(),
-            };
             for spec in &entry.field_specs {
                 let n = f.all.len();
                 match spec.kind.as_str() {
@@ -134,9 +131,9 @@ impl<'a> Filters<'a> {
                     kind => f.by_kind.entry(kind).or_default().push(n),
                 }
                 f.all.push(Filter {
-                    target: target.clone(),
+                    target: entry,
                     spec,
-                    path: spec.segments(),
+                    path: OnceCell::new(),
                     role_ref: spec.path.ends_with("roleRef/name"),
                 });
             }
@@ -203,12 +200,12 @@ impl Target {
     }
 
     /// Whether a previous id is selected by `sel` (empty parts match any).
-    fn was_a(&self, sel: &Gvk) -> bool {
-        self.id.gvk.selected_by(&sel.group, &sel.version, "")
+    fn was_a(&self, group: &str, version: &str, kind: &str) -> bool {
+        self.id.gvk.selected_by(group, version, "")
             && self
                 .prev_kinds
                 .iter()
-                .any(|k| sel.kind.is_empty() || *k == sel.kind)
+                .any(|k| kind.is_empty() || k == kind)
     }
 
     /// The current effective namespace; `None` when cluster-scoped.
@@ -487,8 +484,8 @@ impl<'i> Referrer<'i> {
             .map(|&c| &index.targets[c])
             .filter(|t| {
                 self.in_pool(t, pool)
-                    && t.was_a(&f.target)
-                    && role_ref.is_none_or(|g| t.was_a(g))
+                    && t.was_a(&f.target.group, &f.target.version, &f.target.kind)
+                    && role_ref.is_none_or(|g| t.was_a(&g.group, &g.version, &g.kind))
                     && self.may_refer_to(t)
             })
             .collect();

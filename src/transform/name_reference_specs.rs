@@ -78,7 +78,7 @@ fn in_config_pod_specs(fields: &[&str]) -> Vec<Referrer> {
         .flat_map(|(version, kind, spec)| {
             fields
                 .iter()
-                .map(move |f| ("", *version, *kind, format!("{spec}/{f}")))
+                .map(move |f| ("", *version, *kind, [spec, "/", f].concat()))
         })
         .collect()
 }
@@ -87,7 +87,7 @@ fn in_config_pod_specs(fields: &[&str]) -> Vec<Referrer> {
 fn in_workload_pod_specs(field: &str) -> Vec<Referrer> {
     WORKLOAD_POD_SPECS
         .iter()
-        .map(|(kind, spec)| referrer("", kind, &format!("{spec}/{field}")))
+        .map(|(kind, spec)| referrer("", kind, &[spec, "/", field].concat()))
         .collect()
 }
 

@@ -9,21 +9,26 @@ use crate::yaml::Node;
 /// Sets `count` on the resources named `name` (current or any previous
 /// name) whose kind has a replicas field spec; none matching is an error.
 pub fn apply(resmap: &mut ResMap, replicas: &[Replica], specs: &[FieldSpec]) -> Result<()> {
+    if replicas.is_empty() {
+        return Ok(());
+    }
+    // Setting a count changes no id: each resource's id is read once, not once per
+    // replica, spec and resource.
+    let ids: Vec<_> = resmap.iter().map(|r| r.id()).collect();
     for rep in replicas {
         let mut found = false;
         for fs in specs {
-            for res in resmap.iter_mut() {
-                let hit = std::iter::once(res.id())
-                    .chain(res.prev_ids.iter().cloned())
+            for (res, id) in resmap.iter_mut().zip(&ids) {
+                let hit = std::iter::once(id)
+                    .chain(&res.prev_ids)
                     .any(|id| id.name == rep.name && fs.selects(&id.gvk));
                 if !hit {
                     continue;
                 }
                 found = true;
-                let gvk = res.gvk();
                 apply_specs(
                     &mut res.node,
-                    &gvk,
+                    &id.gvk,
                     std::slice::from_ref(fs),
                     CreateKind::Scalar,
                     &mut |n| {

@@ -3,6 +3,7 @@
 use crate::error::{Error, Result};
 use crate::kustomization::SortOptions;
 use crate::resmap::ResMap;
+use crate::resource::Resource;
 use std::collections::HashMap;
 
 /// Kinds printed first, in this order, by the legacy sort.
@@ -49,16 +50,22 @@ pub fn legacy(resmap: &mut ResMap, first: &[&str], last: &[&str]) {
     for (i, k) in last.iter().enumerate() {
         rank.entry(k).or_insert(i as i64 + 1);
     }
-    let mut keyed: Vec<_> = std::mem::take(&mut resmap.resources)
-        .into_iter()
+    let keys: Vec<_> = resmap
+        .iter()
         .map(|r| {
             let id = r.id();
             let rk = rank.get(id.gvk.kind.as_str()).copied().unwrap_or(0);
-            ((rk, id.gvk.sort_string(), id.sort_string()), r)
+            (rk, id.gvk.sort_string(), id.sort_string())
         })
         .collect();
-    keyed.sort_by(|a, b| a.0.cmp(&b.0));
-    resmap.resources = keyed.into_iter().map(|(_, r)| r).collect();
+    // Sorted by position, then the resources moved once (a resource is large).
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
+    let mut slots: Vec<Option<Resource>> = std::mem::take(&mut resmap.resources)
+        .into_iter()
+        .map(Some)
+        .collect();
+    resmap.resources = order.iter().filter_map(|&i| slots[i].take()).collect();
 }
 
 /// Applies the top-level `sortOptions` (None: the legacy default).
