@@ -70,8 +70,10 @@ impl ResMap {
     /// Appends resources, refusing any whose current id is already present
     /// (among the existing ones or the new ones).
     pub fn append_all(&mut self, new: Vec<Resource>) -> Result<()> {
-        let mut seen: HashSet<IdKey, FastState> =
-            HashSet::with_capacity_and_hasher(self.resources.len() + new.len(), FastState::default());
+        let mut seen: HashSet<IdKey, FastState> = HashSet::with_capacity_and_hasher(
+            self.resources.len() + new.len(),
+            FastState::default(),
+        );
         seen.extend(self.resources.iter().map(Resource::id_key));
         for r in &new {
             if !seen.insert(r.id_key()) {
@@ -88,7 +90,8 @@ impl ResMap {
 
     /// The first pair of resources that share a current id, if any.
     pub fn find_conflict(&self) -> Option<(usize, usize)> {
-        let mut seen = HashMap::with_capacity_and_hasher(self.resources.len(), FastState::default());
+        let mut seen =
+            HashMap::with_capacity_and_hasher(self.resources.len(), FastState::default());
         for (i, r) in self.resources.iter().enumerate() {
             if let Some(j) = seen.insert(id_key(&r.id()), i) {
                 return Some((j, i));

@@ -41,8 +41,8 @@ use crate::resource::Resource;
 use crate::yaml::{Map, Node};
 use serde::Deserialize;
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
 use std::cell::OnceCell;
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 /// One entry of the name reference table: resources of this kind (empty
@@ -202,10 +202,7 @@ impl Target {
     /// Whether a previous id is selected by `sel` (empty parts match any).
     fn was_a(&self, group: &str, version: &str, kind: &str) -> bool {
         self.id.gvk.selected_by(group, version, "")
-            && self
-                .prev_kinds
-                .iter()
-                .any(|k| kind.is_empty() || k == kind)
+            && self.prev_kinds.iter().any(|k| kind.is_empty() || k == kind)
     }
 
     /// The current effective namespace; `None` when cluster-scoped.
