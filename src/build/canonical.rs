@@ -21,7 +21,7 @@
 use crate::error::{Error, Result};
 use crate::kustomization::FILE_NAMES;
 use crate::load::{self, LoadRestrictor};
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::ffi::OsString;
 use std::fs::FileType;
 use std::path::{Component, Path, PathBuf};

@@ -38,7 +38,7 @@ use crate::transform::patch;
 use crate::yaml::Node;
 use rayon::prelude::*;
 use std::cell::Cell;
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet};
 use std::hash::BuildHasher;
 use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};

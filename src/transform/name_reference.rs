@@ -42,7 +42,7 @@ use crate::yaml::{Map, Node};
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::cell::OnceCell;
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::sync::OnceLock;
 
 /// One entry of the name reference table: resources of this kind (empty

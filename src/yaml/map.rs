@@ -65,7 +65,12 @@ impl Map {
             Some(index) => index
                 .find(hash(key), |&i| self.entries[i].0.as_str() == key)
                 .copied(),
-            None => self.entries.iter().position(|(k, _)| k.as_str() == key),
+            None => {
+                let key = key.as_bytes();
+                self.entries
+                    .iter()
+                    .position(|(k, _)| same_bytes(k.as_bytes(), key))
+            }
         }
     }
 
@@ -251,6 +256,18 @@ impl Map {
     pub fn into_keys(self) -> impl DoubleEndedIterator<Item = Key> + ExactSizeIterator {
         self.entries.into_iter().map(|(k, _)| k)
     }
+}
+
+/// Byte equality that rejects most different keys (same length, say `name` and `kind`) by
+/// their first and last bytes before comparing them whole: small-map lookups compare the
+/// key against every entry, and a library `memcmp` call per entry dominated them.
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len()
+        && match (a.first(), a.last()) {
+            (Some(a0), Some(a1)) => *a0 == b[0] && *a1 == b[b.len() - 1] && a == b,
+            _ => true,
+        }
 }
 
 fn pair(e: &Entry_) -> (&Key, &Node) {
