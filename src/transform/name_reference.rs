@@ -39,10 +39,10 @@ use crate::resid::{Gvk, ResId};
 use crate::resmap::ResMap;
 use crate::resource::Resource;
 use crate::yaml::{Map, Node};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::cell::OnceCell;
-use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::sync::OnceLock;
 
 /// One entry of the name reference table: resources of this kind (empty
