@@ -165,7 +165,10 @@ impl<'s> Scalar<'s> {
 /// leaves NEL (U+0085) unescaped, and v2's scanner takes it for a line break inside the quoted
 /// JSON string, so it folds: spaces around it vanish, one NEL becomes a space, and n > 1 NELs
 /// in a row become n-1 newlines. (Other line breaks and tabs reach v2 escaped.)
-fn json_round_trip(s: &str) -> Cow<'_, str> {
+///
+/// Public for checks of the emitter (the fuzz targets): a string or key holding NEL prints
+/// as this, not as itself.
+pub fn json_round_trip(s: &str) -> Cow<'_, str> {
     // NEL is not ASCII, and nearly every scalar is: `is_ascii` (word at a time, no setup)
     // answers first. On kubernetes scalars (10 bytes on average) it beats a byte search for
     // NEL's lead byte C2, std's or the memchr crate's, whose per-call setup dominates.

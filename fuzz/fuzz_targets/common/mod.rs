@@ -12,21 +12,49 @@ pub fn parts(text: &str, n: usize) -> Vec<&str> {
 
 /// Value equality as kustomize's output preserves it: numbers compare by value, because
 /// kustomize prints every resource through JSON, where `1e3` (a float) becomes `1000` and
-/// reads back as an integer; and NaN equals NaN (a `.nan` scalar must round-trip too).
+/// reads back as an integer; NaN equals NaN (a `.nan` scalar must round-trip too); and
+/// strings and keys compare as printed, where kustomize folds NEL (U+0085, see
+/// `kbuild::yaml::emit::json_round_trip`).
 pub fn same(a: &Node, b: &Node) -> bool {
+    use kbuild::yaml::emit::json_round_trip as printed;
     match (a, b) {
         (Node::Float(x), Node::Float(y)) => x == y || (x.is_nan() && y.is_nan()),
         (Node::Int(i), Node::Float(f)) | (Node::Float(f), Node::Int(i)) => *i as f64 == *f,
+        (Node::Str(x), Node::Str(y)) => printed(x) == printed(y),
         (Node::Seq(x), Node::Seq(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q)),
         (Node::Map(x), Node::Map(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+            x.len() == y.len()
+                && x.iter().all(|(k, v)| match y.get(k) {
+                    Some(w) => same(v, w),
+                    None => y
+                        .iter()
+                        .any(|(k2, w)| printed(k) == printed(k2) && same(v, w)),
+                })
         }
         _ => a == b,
     }
 }
 
+/// Whether two keys of one mapping print the same (they differ only in how NEL is folded):
+/// such a mapping cannot print as itself, so it is not checked.
+pub fn keys_collide_when_printed(n: &Node) -> bool {
+    use kbuild::yaml::emit::json_round_trip as printed;
+    match n {
+        Node::Seq(items) => items.iter().any(keys_collide_when_printed),
+        Node::Map(m) => {
+            let mut seen = std::collections::HashSet::new();
+            m.iter().any(|(k, _)| !seen.insert(printed(k).into_owned()))
+                || m.values().any(keys_collide_when_printed)
+        }
+        _ => false,
+    }
+}
+
 /// Every successful result must print as YAML that parses back to the same value.
 pub fn check_roundtrip(doc: &Node, what: &str) {
+    if keys_collide_when_printed(doc) {
+        return;
+    }
     let mut text = String::new();
     kbuild::yaml::emit::emit_document(doc, &mut text);
     let back = match kbuild::yaml::parse::parse_stream(&text, "emitted") {

@@ -211,9 +211,7 @@ impl<'i> Scanner<'_, 'i> {
                 _ => break,
             }
         }
-        self.depth -= 1;
-        let (at, c) = self.end_mark();
-        self.emit(Event::SequenceEnd, at, c)
+        self.leave(Event::SequenceEnd)
     }
 
     /// A block mapping whose keys sit at column `ind`; the first is on line `l`.
@@ -252,14 +250,16 @@ impl<'i> Scanner<'_, 'i> {
                 _ => break,
             }
         }
-        self.depth -= 1;
-        let (at, c) = self.end_mark();
-        self.emit(Event::MappingEnd, at, c)
+        self.leave(Event::MappingEnd)
     }
 
-    fn end_mark(&self) -> (usize, usize) {
-        self.line
-            .map_or((self.text.len(), 0), |l| (l.start + l.indent, l.indent))
+    /// Closes the innermost collection, at the next content line (or the end of the text).
+    fn leave(&mut self, end: Event<'i>) -> Result<(), GiveUp> {
+        self.depth -= 1;
+        let (at, col) = self
+            .line
+            .map_or((self.text.len(), 0), |l| (l.start + l.indent, l.indent));
+        self.emit(end, at, col)
     }
 
     /// The key at column `col` of line `l`, or `None` when the text there is not a key.
