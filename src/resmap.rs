@@ -106,15 +106,7 @@ impl ResMap {
         self.resources
             .iter()
             .enumerate()
-            .filter(|(_, r)| {
-                let [group, version, kind, namespace, name] = r.id_key();
-                (kind == id.gvk.kind
-                    && name == id.name
-                    && group == id.gvk.group
-                    && version == id.gvk.version
-                    && namespace == id.effective_namespace())
-                    || r.prev_ids.iter().any(|p| p.equals(id))
-            })
+            .filter(|(_, r)| r.has_id(id) || r.prev_ids.iter().any(|p| p.equals(id)))
             .map(|(i, _)| i)
             .collect()
     }

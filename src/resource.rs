@@ -101,6 +101,17 @@ impl Resource {
         ]
     }
 
+    /// Whether the current id equals `id` as kustomize compares ids ("" namespace is
+    /// "default"), read without copying it.
+    pub fn has_id(&self, id: &ResId) -> bool {
+        let [group, version, kind, namespace, name] = self.id_key();
+        kind == id.gvk.kind
+            && name == id.name
+            && group == id.gvk.group
+            && version == id.gvk.version
+            && namespace == id.effective_namespace()
+    }
+
     /// Wraps an object, checking that it has the fields every resource needs.
     pub fn new(node: Node) -> Result<Resource> {
         let Node::Map(m) = &node else {

@@ -18,7 +18,7 @@ use std::hash::BuildHasher;
 const INDEX_FROM: usize = 16;
 
 /// A map key: short keys (nearly all of them) are stored inline, without an allocation.
-pub type Key = compact_str::CompactString;
+pub type Key = super::node::Str;
 
 type Entry_ = (Key, Node);
 
@@ -38,17 +38,6 @@ fn hash(key: &str) -> u64 {
 impl Map {
     pub fn new() -> Map {
         Map::default()
-    }
-
-    pub fn with_capacity(n: usize) -> Map {
-        let mut m = Map {
-            entries: Vec::with_capacity(n),
-            index: None,
-        };
-        if n > INDEX_FROM {
-            m.index = Some(Box::new(HashTable::with_capacity(n)));
-        }
-        m
     }
 
     pub fn len(&self) -> usize {
@@ -98,14 +87,6 @@ impl Map {
         self.entries.get_mut(i).map(pair_mut)
     }
 
-    pub fn first(&self) -> Option<(&Key, &Node)> {
-        self.entries.first().map(pair)
-    }
-
-    pub fn last(&self) -> Option<(&Key, &Node)> {
-        self.entries.last().map(pair)
-    }
-
     /// Sets `key` to `value`: a new key goes last, an existing one keeps its place and the old
     /// value is returned.
     pub fn insert(&mut self, key: impl Into<Key>, value: Node) -> Option<Node> {
@@ -140,50 +121,12 @@ impl Map {
         i
     }
 
-    /// Inserts at position `at` (a new key) or moves the existing key there, as
-    /// `IndexMap::shift_insert` does.
-    pub fn shift_insert(&mut self, at: usize, key: impl Into<Key>, value: Node) -> Option<Node> {
-        let key = key.into();
-        let old = match self.get_index_of(&key) {
-            Some(i) => Some(self.entries.remove(i).1),
-            None => None,
-        };
-        let at = at.min(self.entries.len());
-        self.entries.insert(at, (key, value));
-        self.reindex();
-        old
-    }
-
     /// Removes `key`, keeping the order of the others.
     pub fn shift_remove(&mut self, key: &str) -> Option<Node> {
         let i = self.get_index_of(key)?;
         let (_, v) = self.entries.remove(i);
         self.reindex();
         Some(v)
-    }
-
-    /// Removes `key`, moving the last entry into its place.
-    pub fn swap_remove(&mut self, key: &str) -> Option<Node> {
-        let i = self.get_index_of(key)?;
-        let (_, v) = self.entries.swap_remove(i);
-        self.reindex();
-        Some(v)
-    }
-
-    /// Removes the last entry.
-    pub fn pop(&mut self) -> Option<(Key, Node)> {
-        let e = self.entries.pop();
-        self.reindex();
-        e
-    }
-
-    pub fn truncate(&mut self, len: usize) {
-        self.entries.truncate(len);
-        self.reindex();
-    }
-
-    pub fn reserve(&mut self, n: usize) {
-        self.entries.reserve(n);
     }
 
     /// Keeps the entries for which `keep` says yes, in order.
@@ -195,12 +138,6 @@ impl Map {
     /// Sorts the entries by key.
     pub fn sort_keys(&mut self) {
         self.entries.sort_by(|a, b| a.0.cmp(&b.0));
-        self.reindex();
-    }
-
-    /// Sorts the entries (stable) by a comparison of key-value pairs.
-    pub fn sort_by(&mut self, mut cmp: impl FnMut(&Key, &Node, &Key, &Node) -> std::cmp::Ordering) {
-        self.entries.sort_by(|a, b| cmp(&a.0, &a.1, &b.0, &b.1));
         self.reindex();
     }
 
@@ -247,14 +184,6 @@ impl Map {
 
     pub fn values_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut Node> + ExactSizeIterator {
         self.entries.iter_mut().map(|(_, v)| v)
-    }
-
-    pub fn into_values(self) -> impl DoubleEndedIterator<Item = Node> + ExactSizeIterator {
-        self.entries.into_iter().map(|(_, v)| v)
-    }
-
-    pub fn into_keys(self) -> impl DoubleEndedIterator<Item = Key> + ExactSizeIterator {
-        self.entries.into_iter().map(|(k, _)| k)
     }
 }
 
@@ -303,10 +232,6 @@ impl<'a> Entry<'a> {
                 &mut map.entries[i].1
             }
         }
-    }
-
-    pub fn or_default(self) -> &'a mut Node {
-        self.or_insert_with(Node::default)
     }
 }
 
@@ -406,16 +331,13 @@ mod tests {
         let mut m = big(40);
         assert_eq!(m.shift_remove("k0"), Some(Node::Int(0)));
         assert_eq!(m.get_index_of("k1"), Some(0));
-        assert_eq!(m.swap_remove("k1"), Some(Node::Int(1)));
-        assert_eq!(m.get_index_of("k39"), Some(0));
-        m.shift_insert(0, "k5", Node::Null);
-        assert_eq!(m.get_index_of("k5"), Some(0));
+        m.insert("k5", Node::Null);
         assert_eq!(m.get("k5"), Some(&Node::Null));
         m.retain(|k, _| k.len() == 2);
-        assert_eq!(m.len(), 8);
+        assert_eq!(m.len(), 9);
         assert!(m.index.is_none());
         m.sort_keys();
-        assert_eq!(m.first().map(|(k, _)| k.as_str()), Some("k2"));
+        assert_eq!(m.get_index(0).map(|(k, _)| k.as_str()), Some("k1"));
         assert_eq!(m.get("k9"), Some(&Node::Int(9)));
     }
 
@@ -425,15 +347,17 @@ mod tests {
         assert_eq!(m.insert("k1", Node::Bool(true)), Some(Node::Int(1)));
         assert_eq!(m.get_index_of("k1"), Some(1));
         *m.entry("new").or_insert(Node::Null) = Node::Int(7);
-        assert_eq!(m.last(), Some((&Key::from("new"), &Node::Int(7))));
-        assert_eq!(m.entry("k0").or_default(), &Node::Int(0));
+        assert_eq!(m.get_index(3), Some((&Key::from("new"), &Node::Int(7))));
+        assert_eq!(m.entry("k0").or_insert(Node::Null), &Node::Int(0));
     }
 
     #[test]
     fn equality_ignores_order() {
         let a = big(20);
-        let mut b = big(20);
-        b.sort_by(|k1, _, k2, _| k2.cmp(k1));
+        let mut b: Map = (0..20)
+            .rev()
+            .map(|i| (format!("k{i}"), Node::Int(i as i64)))
+            .collect();
         assert_eq!(a, b);
         b.insert("k0", Node::Null);
         assert_ne!(a, b);

@@ -248,12 +248,12 @@ fn parse_piece(
         line_offset,
         patch,
     };
-    let max_fixes = (TAB_FIX_WORK / text.len().max(1)).max(16);
-    let mut patched: Option<String> = None;
-    let mut fixes = 0;
     if let Some(done) = Builder::new(ctx, schema).run_fast(text) {
         return Ok(done);
     }
+    let max_fixes = (TAB_FIX_WORK / text.len().max(1)).max(16);
+    let mut patched: Option<String> = None;
+    let mut fixes = 0;
     loop {
         let current = patched.as_deref().unwrap_or(text);
         match Builder::new(ctx, schema).run(current) {

@@ -45,8 +45,7 @@ pub(super) fn scan<'i>(text: &'i str, sink: Sink<'_, 'i>) -> Result<(), GiveUp> 
         && s.rest(l, 0).starts_with("---")
     {
         // An explicit document start: only a comment may follow it on its line.
-        let after = s.rest(l, 3);
-        if !(after.is_empty() || after.starts_with(" #") || after.trim_end().is_empty()) {
+        if !only_comment(s.rest(l, 3)) {
             return Err(GiveUp);
         }
         explicit = true;
@@ -719,17 +718,18 @@ mod tests {
         }
     }
 
-    /// Every YAML file of the project's fixtures and examples (and of the directories in
-    /// `KBUILD_FAST_CORPUS`, `:`-separated, when set): where the fast scanner finishes, its
-    /// events are saphyr-parser's.
-    #[test]
-    fn fast_events_match_saphyr_on_fixture_files() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut dirs = vec![root.join("tests"), root.join("examples")];
-        if let Ok(extra) = std::env::var("KBUILD_FAST_CORPUS") {
-            dirs.extend(extra.split(':').map(std::path::PathBuf::from));
-        }
-        let (mut read, mut fast) = (0, 0);
+    /// The directories in `KBUILD_FAST_CORPUS` (`:`-separated), when it is set.
+    fn extra_corpus() -> Vec<std::path::PathBuf> {
+        std::env::var("KBUILD_FAST_CORPUS")
+            .map(|v| v.split(':').map(std::path::PathBuf::from).collect())
+            .unwrap_or_default()
+    }
+
+    /// Calls `each` with every document (split at `---` lines) of every YAML file under `dirs`.
+    fn for_each_document(
+        dirs: Vec<std::path::PathBuf>,
+        mut each: impl FnMut(&std::path::Path, &str),
+    ) {
         for dir in dirs {
             for entry in walkdir::WalkDir::new(dir).into_iter().flatten() {
                 let p = entry.path();
@@ -740,51 +740,55 @@ mod tests {
                     continue;
                 };
                 for doc in text.split("\n---\n") {
-                    read += 1;
-                    if check(doc) {
-                        fast += 1;
-                    }
+                    each(p, doc);
                 }
             }
         }
+    }
+
+    /// Every YAML file of the project's fixtures and examples (and of the directories in
+    /// `KBUILD_FAST_CORPUS`, `:`-separated, when set): where the fast scanner finishes, its
+    /// events are saphyr-parser's.
+    #[test]
+    fn fast_events_match_saphyr_on_fixture_files() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut dirs = vec![root.join("tests"), root.join("examples")];
+        dirs.extend(extra_corpus());
+        let (mut read, mut fast) = (0, 0);
+        for_each_document(dirs, |_, doc| {
+            read += 1;
+            if check(doc) {
+                fast += 1;
+            }
+        });
         eprintln!("{fast} of {read} documents scanned fast");
         assert!(
             read > 100 && fast * 2 > read,
             "{fast} of {read} documents scanned fast"
         );
     }
-}
-#[cfg(test)]
-mod giveup_stats {
+
+    /// Lists, for the documents of `KBUILD_FAST_CORPUS` the scanner gives up on, the lines
+    /// where it stopped (`cargo test giveup -- --ignored --nocapture`): what to teach it next.
     #[test]
     #[ignore]
-    fn why() {
-        let dirs = std::env::var("KBUILD_FAST_CORPUS").unwrap_or_default();
-        for dir in dirs.split(':') {
-            for entry in walkdir::WalkDir::new(dir).into_iter().flatten() {
-                let p = entry.path();
-                if !p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-                    continue;
-                }
-                let Ok(text) = std::fs::read_to_string(p) else {
-                    continue;
-                };
-                for doc in text.split("\n---\n") {
-                    let mut last = 0;
-                    if super::scan(doc, &mut |_, sp| {
-                        last = sp.start.line();
-                        Ok(())
-                    })
-                    .is_err()
-                    {
-                        let lines: Vec<&str> = doc.lines().collect();
-                        let a = last.saturating_sub(1);
-                        let ctx: Vec<&str> =
-                            lines.iter().skip(a).take(3).map(|l| l.trim()).collect();
-                        println!("GIVEUP {} :: {}", p.display(), ctx.join(" ⏎ "));
-                    }
-                }
+    fn giveup_report() {
+        for_each_document(extra_corpus(), |p, doc| {
+            let mut last = 0;
+            let gave_up = scan(doc, &mut |_, sp| {
+                last = sp.start.line();
+                Ok(())
+            })
+            .is_err();
+            if gave_up {
+                let at: Vec<&str> = doc
+                    .lines()
+                    .skip(last.saturating_sub(1))
+                    .take(3)
+                    .map(str::trim)
+                    .collect();
+                println!("GIVEUP {} :: {}", p.display(), at.join(" ⏎ "));
             }
-        }
+        });
     }
 }
