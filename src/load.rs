@@ -18,6 +18,9 @@ pub enum LoadRestrictor {
 /// Joins `rel` to `base` lexically (`..` pops), as kustomize does before
 /// resolving symlinks.
 pub fn join_clean(base: &Path, rel: &str) -> PathBuf {
+    if let Some(joined) = join_clean_str(base, rel) {
+        return PathBuf::from(joined);
+    }
     let mut out = PathBuf::new();
     let joined = base.join(rel);
     for c in joined.components() {
@@ -32,6 +35,45 @@ pub fn join_clean(base: &Path, rel: &str) -> PathBuf {
         }
     }
     out
+}
+
+/// [`join_clean`] on text, for the usual case: `base` absolute and clean
+/// (`/` first, no empty, `.` or `..` name, no trailing `/`) and `rel` relative;
+/// `None` otherwise (or when `..` would go above the root), and the general
+/// version answers.
+fn join_clean_str(base: &Path, rel: &str) -> Option<String> {
+    let base = base.to_str()?;
+    if !base.starts_with('/') || rel.starts_with('/') {
+        return None;
+    }
+    let root_only = base.len() == 1;
+    if !root_only
+        && base[1..]
+            .split('/')
+            .any(|name| matches!(name, "" | "." | ".."))
+    {
+        return None;
+    }
+    let mut out = String::with_capacity(base.len() + rel.len() + 1);
+    out.push_str(if root_only { "" } else { base });
+    for name in rel.split('/') {
+        match name {
+            "" | "." => {}
+            ".." => {
+                // Never above the root: the general version says what that gives.
+                let cut = out.rfind('/').filter(|_| !out.is_empty())?;
+                out.truncate(cut);
+            }
+            name => {
+                out.push('/');
+                out.push_str(name);
+            }
+        }
+    }
+    if out.is_empty() {
+        out.push('/');
+    }
+    Some(out)
 }
 
 /// The kustomization file in `dir`: exactly one of the accepted names.
@@ -154,4 +196,63 @@ pub fn utf8(bytes: Vec<u8>, path: &Path) -> Result<String> {
         s.drain(..3);
     }
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `join_clean` by components, the general version the text one must match.
+    fn by_components(base: &Path, rel: &str) -> PathBuf {
+        let mut out = PathBuf::new();
+        for c in base.join(rel).components() {
+            match c {
+                Component::ParentDir => {
+                    if !out.pop() {
+                        out.push("..");
+                    }
+                }
+                Component::CurDir => {}
+                other => out.push(other.as_os_str()),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn join_clean_on_text_matches_components() {
+        let bases = [
+            "/", "/a", "/a/b", "/a/b/", "/a//b", "/a/./b", "/a/../b", "rel/x", "",
+        ];
+        let rels = [
+            "",
+            ".",
+            "..",
+            "../..",
+            "../../..",
+            "../../../..",
+            "x",
+            "x/",
+            "./x",
+            "x/./y",
+            "x//y",
+            "../x",
+            "x/../y",
+            "x/../../y",
+            "/abs",
+            "/abs/../x",
+            "..x",
+            ".x/..y",
+            "x/..",
+        ];
+        for base in bases {
+            for rel in rels {
+                assert_eq!(
+                    join_clean(Path::new(base), rel),
+                    by_components(Path::new(base), rel),
+                    "{base:?} + {rel:?}"
+                );
+            }
+        }
+    }
 }

@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::kustomization::FILE_NAMES;
 use crate::load::{self, LoadRestrictor};
 use foldhash::HashMap;
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs::FileType;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -61,16 +61,27 @@ type ListingSlot = Arc<OnceLock<Option<Arc<Listing>>>>;
 /// of kustomization directories.
 #[derive(Default)]
 pub(super) struct CanonicalCache {
-    /// Directory path as written (absolute, clean) -> its real path.
-    dirs: Mutex<HashMap<PathBuf, PathBuf>>,
+    /// Directory path as written (absolute, clean) -> its real path. Keyed by
+    /// the path's bytes: paths here are clean, so equal bytes are equal paths,
+    /// and hashing bytes is cheaper than hashing a `Path` (component by component).
+    dirs: Mutex<HashMap<OsString, PathBuf>>,
     /// Real directory path -> its listing (`None` when it cannot be listed),
     /// filled once: threads asking for the same directory wait for one listing.
-    listings: Mutex<HashMap<PathBuf, ListingSlot>>,
+    listings: Mutex<HashMap<OsString, ListingSlot>>,
 }
 
 /// Whether `path` is absolute and lexically clean (no `.` or `..`), as
 /// `load::join_clean` makes paths under an absolute directory.
 fn is_clean_absolute(path: &Path) -> bool {
+    if let Some(s) = path.to_str() {
+        // The usual case, on bytes: `/` first, no empty, `.` or `..` name, no
+        // trailing `/` (the root alone excepted).
+        return s.starts_with('/')
+            && (s.len() == 1
+                || s[1..]
+                    .split('/')
+                    .all(|name| !matches!(name, "" | "." | "..")));
+    }
     path.is_absolute()
         && path
             .components()
@@ -83,7 +94,7 @@ impl CanonicalCache {
     pub(super) fn seed(&self, root: &Path) {
         if let Ok(mut dirs) = self.dirs.lock() {
             for dir in root.ancestors() {
-                dirs.insert(dir.to_path_buf(), dir.to_path_buf());
+                dirs.insert(dir.as_os_str().to_owned(), dir.to_path_buf());
             }
         }
     }
@@ -149,19 +160,24 @@ impl CanonicalCache {
     }
 
     fn cached_dir(&self, dir: &Path) -> Option<PathBuf> {
-        self.dirs.lock().ok()?.get(dir).cloned()
+        self.dirs.lock().ok()?.get(dir.as_os_str()).cloned()
     }
 
     fn remember_dir(&self, dir: &Path, real: &Path) {
         if let Ok(mut dirs) = self.dirs.lock() {
-            dirs.insert(dir.to_path_buf(), real.to_path_buf());
-            dirs.insert(real.to_path_buf(), real.to_path_buf());
+            dirs.insert(dir.as_os_str().to_owned(), real.to_path_buf());
+            dirs.insert(real.as_os_str().to_owned(), real.to_path_buf());
         }
     }
 
     /// The listing of a real directory, if it was listed.
     fn listing_of(&self, real_dir: &Path) -> Option<Arc<Listing>> {
-        let slot = self.listings.lock().ok()?.get(real_dir).cloned()?;
+        let slot = self
+            .listings
+            .lock()
+            .ok()?
+            .get(real_dir.as_os_str())
+            .cloned()?;
         slot.get().cloned().flatten()
     }
 
@@ -171,7 +187,7 @@ impl CanonicalCache {
             .listings
             .lock()
             .ok()?
-            .entry(dir.to_path_buf())
+            .entry(dir.as_os_str().to_owned())
             .or_default()
             .clone();
         slot.get_or_init(|| {
@@ -205,7 +221,7 @@ impl CanonicalCache {
         for name in FILE_NAMES {
             let path = dir.join(name);
             // `is_file` follows symlinks: a link to a file counts.
-            match listing.get(std::ffi::OsStr::new(name)) {
+            match listing.get(OsStr::new(name)) {
                 Some(t) if t.is_file() => found.push((path, EntryType::File)),
                 Some(t) if t.is_symlink() && path.is_file() => {
                     found.push((path, EntryType::Unknown))

@@ -39,6 +39,7 @@ use crate::yaml::Node;
 use foldhash::{HashMap, HashMapExt, HashSet};
 use rayon::prelude::*;
 use std::cell::Cell;
+use std::ffi::OsString;
 use std::hash::BuildHasher;
 use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
@@ -99,7 +100,7 @@ type Slot<T> = Arc<Mutex<Option<Arc<T>>>>;
 
 /// Loaded values by key (a real path, or a patch's text), and (in tests) how
 /// many loads each took.
-struct Slots<T, K = PathBuf> {
+struct Slots<T, K = OsString> {
     slots: Mutex<HashMap<K, Slot<T>>>,
     #[cfg(test)]
     loads: Mutex<HashMap<K, usize>>,
@@ -235,7 +236,7 @@ struct Shared {
 pub(super) struct FileCache {
     kustomizations: Slots<Kustomization>,
     /// Resource files referenced more than once (see `plan`).
-    shared: Mutex<HashMap<PathBuf, Arc<Mutex<Shared>>>>,
+    shared: Mutex<HashMap<OsString, Arc<Mutex<Shared>>>>,
     /// Loads of resource files, by real path (counted for the tests).
     #[cfg(test)]
     resource_loads: Mutex<HashMap<PathBuf, usize>>,
@@ -257,7 +258,7 @@ impl FileCache {
         file: &Path,
         load: impl FnOnce() -> Result<Kustomization>,
     ) -> Result<Arc<Kustomization>> {
-        self.kustomizations.get_or_load(file, load)
+        self.kustomizations.get_or_load(file.as_os_str(), load)
     }
 
     /// Counts the references to resource files in the kustomization tree
@@ -273,7 +274,7 @@ impl FileCache {
                 resources: None,
                 left,
             };
-            shared.insert(real, Arc::new(Mutex::new(slot)));
+            shared.insert(real.into_os_string(), Arc::new(Mutex::new(slot)));
         }
     }
 
@@ -336,7 +337,7 @@ impl FileCache {
             .shared
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .get(real)
+            .get(real.as_os_str())
             .cloned();
         let Some(shared) = shared else {
             return self.load_resources(real, load);
@@ -384,7 +385,7 @@ impl FileCache {
         real: &Path,
         load: impl FnOnce() -> Result<String>,
     ) -> Result<Arc<String>> {
-        self.texts.get_or_load(real, load)
+        self.texts.get_or_load(real.as_os_str(), load)
     }
 
     /// `CanonicalCache::read_restricted` as text: `rel` (relative to the
@@ -424,7 +425,7 @@ impl FileCache {
             .get(real)
             .copied()
             .unwrap_or(0);
-        self.kustomizations.loads(real) + resources + self.texts.loads(real)
+        self.kustomizations.loads(real.as_os_str()) + resources + self.texts.loads(real.as_os_str())
     }
 }
 

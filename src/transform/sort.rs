@@ -50,14 +50,7 @@ pub fn legacy(resmap: &mut ResMap, first: &[&str], last: &[&str]) {
     for (i, k) in last.iter().enumerate() {
         rank.entry(k).or_insert(i as i64 + 1);
     }
-    let keys: Vec<_> = resmap
-        .iter()
-        .map(|r| {
-            let id = r.id();
-            let rk = rank.get(id.gvk.kind.as_str()).copied().unwrap_or(0);
-            (rk, id.gvk.sort_string(), id.sort_string())
-        })
-        .collect();
+    let keys: Vec<(i64, String, String)> = resmap.iter().map(|r| sort_key(r, &rank)).collect();
     // Sorted by position, then the resources moved once (a resource is large).
     let mut order: Vec<usize> = (0..keys.len()).collect();
     order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
@@ -66,6 +59,34 @@ pub fn legacy(resmap: &mut ResMap, first: &[&str], last: &[&str]) {
         .map(Some)
         .collect();
     resmap.resources = order.iter().filter_map(|&i| slots[i].take()).collect();
+}
+
+/// A resource's legacy sort key: its kind's rank, kustomize's GVK string
+/// (`group_version_kind`, `~G`/`~V`/`~K` for empty parts) and what its id
+/// string (`<gvk string>|namespace|name`, `~X` for no namespace) adds to the
+/// GVK string. Two ids' strings compare as these tails do when their GVK
+/// strings are equal, and are not compared otherwise.
+fn or<'a>(s: &'a str, default: &'static str) -> &'a str {
+    if s.is_empty() { default } else { s }
+}
+
+fn sort_key(r: &Resource, rank: &HashMap<&str, i64>) -> (i64, String, String) {
+    let [group, version, kind, _, name] = r.id_key();
+    let rk = rank.get(kind.as_ref()).copied().unwrap_or(0);
+    let mut gvk = String::with_capacity(group.len() + version.len() + kind.len() + 2);
+    gvk.push_str(or(&group, "~G"));
+    gvk.push('_');
+    gvk.push_str(or(&version, "~V"));
+    gvk.push('_');
+    gvk.push_str(or(&kind, "~K"));
+    // The namespace as written ("" is not "default" here).
+    let ns = r.namespace();
+    let mut tail = String::with_capacity(ns.len() + name.len() + 4);
+    tail.push('|');
+    tail.push_str(or(&ns, "~X"));
+    tail.push('|');
+    tail.push_str(&name);
+    (rk, gvk, tail)
 }
 
 /// Applies the top-level `sortOptions` (None: the legacy default).
