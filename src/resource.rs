@@ -75,10 +75,57 @@ fn scalar_cow<'a>(node: &'a Node, path: &[&str]) -> Cow<'a, str> {
 /// namespace ("" reads as "default", as kustomize compares ids) and name.
 pub type IdKey<'a> = [Cow<'a, str>; 5];
 
+/// The fields an id is made of, found in one pass over the object's keys and
+/// one over its metadata's (ids are read very often: by every duplicate check,
+/// patch and selector).
+#[derive(Default)]
+struct IdFields<'a> {
+    api_version: Option<&'a Node>,
+    kind: Option<&'a Node>,
+    namespace: Option<&'a Node>,
+    name: Option<&'a Node>,
+}
+
+impl<'a> IdFields<'a> {
+    fn of(node: &'a Node) -> IdFields<'a> {
+        let mut f = IdFields::default();
+        let Some(m) = node.as_map() else { return f };
+        let mut meta = None;
+        for (k, v) in m.iter() {
+            match k.as_str() {
+                "apiVersion" => f.api_version = Some(v),
+                "kind" => f.kind = Some(v),
+                "metadata" => meta = Some(v),
+                _ => {}
+            }
+        }
+        if let Some(meta) = meta.and_then(Node::as_map) {
+            for (k, v) in meta.iter() {
+                match k.as_str() {
+                    "name" => f.name = Some(v),
+                    "namespace" => f.namespace = Some(v),
+                    _ => {}
+                }
+            }
+        }
+        f
+    }
+}
+
+/// A field's text as [`scalar_cow`] reads it.
+fn text_of(node: Option<&Node>) -> Cow<'_, str> {
+    match node {
+        Some(Node::Str(s)) => Cow::Borrowed(s),
+        Some(n) => Cow::Owned(n.scalar_string().unwrap_or_default()),
+        None => Cow::Borrowed(""),
+    }
+}
+
 impl Resource {
     /// The current id as a key for duplicate checks, mostly without copying.
     pub fn id_key(&self) -> IdKey<'_> {
-        let (group, version) = match scalar_cow(&self.node, &["apiVersion"]) {
+        let f = IdFields::of(&self.node);
+        let (group, version) = match text_of(f.api_version) {
             Cow::Borrowed(api) => {
                 let (g, v) = api.rsplit_once('/').unwrap_or(("", api));
                 (Cow::Borrowed(g), Cow::Borrowed(v))
@@ -88,17 +135,11 @@ impl Resource {
                 (Cow::Owned(g.to_string()), Cow::Owned(v.to_string()))
             }
         };
-        let namespace = match scalar_cow(&self.node, &["metadata", "namespace"]) {
+        let namespace = match text_of(f.namespace) {
             ns if ns.is_empty() => Cow::Borrowed("default"),
             ns => ns,
         };
-        [
-            group,
-            version,
-            scalar_cow(&self.node, &["kind"]),
-            namespace,
-            scalar_cow(&self.node, &["metadata", "name"]),
-        ]
+        [group, version, text_of(f.kind), namespace, text_of(f.name)]
     }
 
     /// Whether the current id equals `id` as kustomize compares ids ("" namespace is
@@ -209,10 +250,11 @@ impl Resource {
 
     /// The current id.
     pub fn id(&self) -> ResId {
+        let f = IdFields::of(&self.node);
         ResId {
-            gvk: self.gvk(),
-            namespace: self.namespace(),
-            name: self.name(),
+            gvk: Gvk::from_api_version(&text_of(f.api_version), &text_of(f.kind)),
+            namespace: text_of(f.namespace).into_owned(),
+            name: text_of(f.name).into_owned(),
         }
     }
 
