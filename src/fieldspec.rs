@@ -179,6 +179,39 @@ pub fn apply_specs(
     Ok(())
 }
 
+/// Field specs with their paths split on first use, for a transformer that
+/// walks the same specs over every resource of a map: each path is split once
+/// per transformer run instead of once per resource.
+pub struct SplitSpecs<'a> {
+    specs: Vec<(&'a FieldSpec, std::cell::OnceCell<Vec<Cow<'a, str>>>)>,
+}
+
+impl<'a> SplitSpecs<'a> {
+    pub fn new(specs: &'a [FieldSpec]) -> SplitSpecs<'a> {
+        SplitSpecs {
+            specs: specs
+                .iter()
+                .map(|fs| (fs, std::cell::OnceCell::new()))
+                .collect(),
+        }
+    }
+
+    /// [`apply_specs`] with these specs.
+    pub fn apply(
+        &self,
+        node: &mut Node,
+        gvk: &Gvk,
+        last: CreateKind,
+        f: &mut dyn FnMut(&mut Node) -> Result<()>,
+    ) -> Result<()> {
+        for (fs, segments) in self.specs.iter().filter(|(fs, _)| fs.selects(gvk)) {
+            walk(node, segments.get_or_init(|| fs.segments()), fs.create, last, f)
+                .map_err(|e| e.context(format!("considering field '{}'", fs.path)))?;
+        }
+        Ok(())
+    }
+}
+
 /// Adds specs from `extra` to `base`, skipping exact duplicates (kustomize
 /// merges field-spec lists this way).
 pub fn merge_specs(base: &mut Vec<FieldSpec>, extra: &[FieldSpec]) {

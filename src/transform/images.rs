@@ -1,7 +1,7 @@
 //! `images`: change image names, tags and digests in containers.
 
 use crate::error::{Error, Result};
-use crate::fieldspec::{CreateKind, apply_specs};
+use crate::fieldspec::{CreateKind, SplitSpecs};
 use crate::kustomization::{FieldSpec, Image};
 use crate::pattern::Plain;
 use crate::resmap::ResMap;
@@ -185,12 +185,13 @@ fn walk_containers(n: &mut Node, rule: &Rule, depth: usize) -> Result<()> {
 pub fn apply(resmap: &mut ResMap, images: &[Image], specs: &[FieldSpec]) -> Result<()> {
     // Only existing values are rewritten: the image fields are never created.
     let specs = crate::fieldspec::without_create(specs);
+    let specs = SplitSpecs::new(&specs);
     for image in images {
         let rule = Rule::new(image)?;
         for res in resmap.iter_mut() {
             walk_containers(&mut res.node, &rule, 0)?;
             let gvk = res.gvk();
-            apply_specs(&mut res.node, &gvk, &specs, CreateKind::Scalar, &mut |n| {
+            specs.apply(&mut res.node, &gvk, CreateKind::Scalar, &mut |n| {
                 rule.apply_to(n)
             })?;
         }

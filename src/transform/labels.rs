@@ -1,7 +1,7 @@
 //! `commonLabels` and `labels`: set label pairs at the field specs' paths.
 
 use crate::error::Result;
-use crate::fieldspec::{CreateKind, apply_specs};
+use crate::fieldspec::{CreateKind, SplitSpecs};
 use crate::kustomization::{FieldSpec, StringMap};
 use crate::resmap::ResMap;
 use crate::yaml::Node;
@@ -12,9 +12,10 @@ pub fn set_pairs(resmap: &mut ResMap, pairs: &StringMap, specs: &[FieldSpec]) ->
     if pairs.is_empty() {
         return Ok(());
     }
+    let specs = SplitSpecs::new(specs);
     for res in resmap.iter_mut() {
         let gvk = res.gvk();
-        apply_specs(&mut res.node, &gvk, specs, CreateKind::Map, &mut |target| {
+        specs.apply(&mut res.node, &gvk, CreateKind::Map, &mut |target| {
             set_in_map(target, pairs)
         })
         .map_err(|e| e.context(format!("in {}", res.id())))?;

@@ -1,7 +1,7 @@
 //! `namePrefix` and `nameSuffix`.
 
 use crate::error::Result;
-use crate::fieldspec::{CreateKind, apply_specs};
+use crate::fieldspec::{CreateKind, SplitSpecs};
 use crate::kustomization::FieldSpec;
 use crate::resmap::ResMap;
 use crate::yaml::Node;
@@ -18,6 +18,7 @@ pub fn apply(resmap: &mut ResMap, prefix: &str, suffix: &str, specs: &[FieldSpec
     if prefix.is_empty() && suffix.is_empty() {
         return Ok(());
     }
+    let split = SplitSpecs::new(specs);
     for res in resmap.iter_mut() {
         // kustomize decides on the original id.
         let orig = res.orig_id();
@@ -40,7 +41,7 @@ pub fn apply(resmap: &mut ResMap, prefix: &str, suffix: &str, specs: &[FieldSpec
                 res.name_suffixes.push(suffix.to_string());
             }
         }
-        apply_specs(&mut res.node, &gvk, specs, CreateKind::Scalar, &mut |n| {
+        split.apply(&mut res.node, &gvk, CreateKind::Scalar, &mut |n| {
             if let Some(s) = n.scalar_string()
                 && !n.is_null()
             {

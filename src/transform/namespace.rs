@@ -2,7 +2,7 @@
 
 use crate::builtin_specs;
 use crate::error::{Error, Result};
-use crate::fieldspec::{CreateKind, apply_specs, from_table, merge_specs};
+use crate::fieldspec::{CreateKind, SplitSpecs, from_table, merge_specs};
 use crate::kustomization::FieldSpec;
 use crate::openapi;
 use crate::resmap::ResMap;
@@ -62,6 +62,7 @@ pub fn apply(resmap: &mut ResMap, ns: &str, specs: &[FieldSpec], opts: Options) 
         .filter(|f| f.path != "metadata/namespace")
         .cloned()
         .collect();
+    let split = SplitSpecs::new(&specs);
     let set = |n: &mut Node| {
         let empty = n.is_null() || n.as_str().is_some_and(str::is_empty);
         if !opts.unset_only || empty {
@@ -82,7 +83,7 @@ pub fn apply(resmap: &mut ResMap, ns: &str, specs: &[FieldSpec], opts: Options) 
                 set(meta.entry("name".to_string()).or_insert(Node::Null));
             }
         }
-        apply_specs(&mut res.node, &gvk, &specs, CreateKind::Scalar, &mut |n| {
+        split.apply(&mut res.node, &gvk, CreateKind::Scalar, &mut |n| {
             if matches!(n, Node::Map(_) | Node::Seq(_)) {
                 return Err(Error::msg(
                     "namespace field specs must point at scalar fields",

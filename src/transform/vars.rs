@@ -12,7 +12,7 @@
 //!   `varReference` fields of every resource ([`resolve`]).
 
 use crate::error::{Error, Result};
-use crate::fieldspec::{CreateKind, apply_specs};
+use crate::fieldspec::{CreateKind, SplitSpecs};
 use crate::kustomization::{FieldSpec, Var};
 use crate::resid::{Gvk, ResId};
 use crate::resmap::ResMap;
@@ -246,10 +246,11 @@ pub fn resolve(rm: &mut ResMap, set: &VarSet, specs: &[FieldSpec]) -> Result<()>
     }
     // kustomize never creates a missing field here, whatever `create` says.
     let specs = crate::fieldspec::without_create(specs);
+    let specs = SplitSpecs::new(&specs);
     for r in rm.iter_mut() {
         let gvk = r.gvk();
         let id = r.id();
-        apply_specs(&mut r.node, &gvk, &specs, CreateKind::Scalar, &mut |n| {
+        specs.apply(&mut r.node, &gvk, CreateKind::Scalar, &mut |n| {
             substitute(n, &values)
         })
         .map_err(|e| e.context(format!("substituting vars in {id}")))?;
