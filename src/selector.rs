@@ -75,12 +75,12 @@ impl Matcher {
             return false;
         }
         if let Some(ls) = &self.labels
-            && !ls.matches(&r.labels())
+            && !ls.matches_map(r.node.get_path(&["metadata", "labels"]))
         {
             return false;
         }
         if let Some(a) = &self.annotations
-            && !a.matches(&r.annotations())
+            && !a.matches_map(r.node.get_path(&["metadata", "annotations"]))
         {
             return false;
         }
@@ -156,17 +156,32 @@ impl LabelSelector {
     }
 
     pub fn matches(&self, labels: &[(String, String)]) -> bool {
-        let get = |k: &str| {
+        self.matches_with(|k| {
             labels
                 .iter()
                 .find(|(lk, _)| lk == k)
-                .map(|(_, v)| v.as_str())
-        };
+                .map(|(_, v)| std::borrow::Cow::Borrowed(v.as_str()))
+        })
+    }
+
+    /// Whether the labels (or annotations) mapping `map` of an object satisfies
+    /// the selector, read in place: values as text, a non-scalar as "".
+    pub fn matches_map(&self, map: Option<&crate::yaml::Node>) -> bool {
+        let map = map.and_then(crate::yaml::Node::as_map);
+        self.matches_with(|k| {
+            map.and_then(|m| m.get(k)).map(|v| match v {
+                crate::yaml::Node::Str(s) => std::borrow::Cow::Borrowed(s.as_str()),
+                v => std::borrow::Cow::Owned(v.scalar_string().unwrap_or_default()),
+            })
+        })
+    }
+
+    fn matches_with<'v>(&self, get: impl Fn(&str) -> Option<std::borrow::Cow<'v, str>>) -> bool {
         self.reqs.iter().all(|r| match r {
-            Req::Eq(k, v) => get(k) == Some(v.as_str()),
-            Req::NotEq(k, v) => get(k) != Some(v.as_str()),
-            Req::In(k, set) => get(k).is_some_and(|x| set.iter().any(|s| s == x)),
-            Req::NotIn(k, set) => get(k).is_none_or(|x| !set.iter().any(|s| s == x)),
+            Req::Eq(k, v) => get(k).is_some_and(|x| x == v.as_str()),
+            Req::NotEq(k, v) => get(k).is_none_or(|x| x != v.as_str()),
+            Req::In(k, set) => get(k).is_some_and(|x| set.iter().any(|s| *s == *x)),
+            Req::NotIn(k, set) => get(k).is_none_or(|x| !set.iter().any(|s| *s == *x)),
             Req::Exists(k) => get(k).is_some(),
             Req::NotExists(k) => get(k).is_none(),
         })

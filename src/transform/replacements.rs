@@ -509,10 +509,12 @@ fn meta_matches(
     labels: &Option<LabelSelector>,
     annotations: &Option<LabelSelector>,
 ) -> bool {
-    labels.as_ref().is_none_or(|l| l.matches(&r.labels()))
+    labels
+        .as_ref()
+        .is_none_or(|l| l.matches_map(r.node.get_path(&["metadata", "labels"])))
         && annotations
             .as_ref()
-            .is_none_or(|a| a.matches(&r.annotations()))
+            .is_none_or(|a| a.matches_map(r.node.get_path(&["metadata", "annotations"])))
 }
 
 impl<'t> TargetMatcher<'t> {
