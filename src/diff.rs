@@ -214,10 +214,10 @@ type Key = (String, String, String, String);
 
 fn key(id: &ResId) -> Key {
     (
-        id.gvk.group.clone(),
-        id.gvk.kind.clone(),
+        id.gvk.group.to_string(),
+        id.gvk.kind.to_string(),
         id.effective_namespace().to_string(),
-        id.name.clone(),
+        id.name.to_string(),
     )
 }
 

@@ -205,8 +205,14 @@ impl<'a> SplitSpecs<'a> {
         f: &mut dyn FnMut(&mut Node) -> Result<()>,
     ) -> Result<()> {
         for (fs, segments) in self.specs.iter().filter(|(fs, _)| fs.selects(gvk)) {
-            walk(node, segments.get_or_init(|| fs.segments()), fs.create, last, f)
-                .map_err(|e| e.context(format!("considering field '{}'", fs.path)))?;
+            walk(
+                node,
+                segments.get_or_init(|| fs.segments()),
+                fs.create,
+                last,
+                f,
+            )
+            .map_err(|e| e.context(format!("considering field '{}'", fs.path)))?;
         }
         Ok(())
     }

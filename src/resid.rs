@@ -1,13 +1,16 @@
 //! Resource identity: group/version/kind plus namespace and name.
 
+use compact_str::CompactString;
 use std::fmt;
 
 /// Group, version and kind.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Gvk {
-    pub group: String,
-    pub version: String,
-    pub kind: String,
+    // Compact strings: ids are made for every resource by many steps, and
+    // groups, versions, kinds, namespaces and most names fit inline (24 bytes).
+    pub group: CompactString,
+    pub version: CompactString,
+    pub kind: CompactString,
 }
 
 impl Gvk {
@@ -18,15 +21,15 @@ impl Gvk {
             None => ("", api_version),
         };
         Gvk {
-            group: group.to_string(),
-            version: version.to_string(),
-            kind: kind.to_string(),
+            group: group.into(),
+            version: version.into(),
+            kind: kind.into(),
         }
     }
 
     pub fn api_version(&self) -> String {
         if self.group.is_empty() {
-            self.version.clone()
+            self.version.to_string()
         } else {
             format!("{}/{}", self.group, self.version)
         }
@@ -62,8 +65,8 @@ impl Gvk {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ResId {
     pub gvk: Gvk,
-    pub namespace: String,
-    pub name: String,
+    pub namespace: CompactString,
+    pub name: CompactString,
 }
 
 impl ResId {

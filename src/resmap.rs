@@ -19,11 +19,11 @@ pub struct ResMap {
 /// "default").
 fn id_key(id: &ResId) -> (String, String, String, String, String) {
     (
-        id.gvk.group.clone(),
-        id.gvk.version.clone(),
-        id.gvk.kind.clone(),
+        id.gvk.group.to_string(),
+        id.gvk.version.to_string(),
+        id.gvk.kind.to_string(),
         id.effective_namespace().to_string(),
-        id.name.clone(),
+        id.name.to_string(),
     )
 }
 

@@ -253,8 +253,8 @@ impl Resource {
         let f = IdFields::of(&self.node);
         ResId {
             gvk: Gvk::from_api_version(&text_of(f.api_version), &text_of(f.kind)),
-            namespace: text_of(f.namespace).into_owned(),
-            name: text_of(f.name).into_owned(),
+            namespace: text_of(f.namespace).as_ref().into(),
+            name: text_of(f.name).as_ref().into(),
         }
     }
 

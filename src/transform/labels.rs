@@ -15,10 +15,11 @@ pub fn set_pairs(resmap: &mut ResMap, pairs: &StringMap, specs: &[FieldSpec]) ->
     let specs = SplitSpecs::new(specs);
     for res in resmap.iter_mut() {
         let gvk = res.gvk();
-        specs.apply(&mut res.node, &gvk, CreateKind::Map, &mut |target| {
-            set_in_map(target, pairs)
-        })
-        .map_err(|e| e.context(format!("in {}", res.id())))?;
+        specs
+            .apply(&mut res.node, &gvk, CreateKind::Map, &mut |target| {
+                set_in_map(target, pairs)
+            })
+            .map_err(|e| e.context(format!("in {}", res.id())))?;
     }
     Ok(())
 }

@@ -180,9 +180,13 @@ impl Target {
         let with_kind = |kind: &str| Gvk {
             group: id.gvk.group.clone(),
             version: id.gvk.version.clone(),
-            kind: kind.to_string(),
+            kind: kind.into(),
         };
-        let prev_kinds: Vec<String> = res.prev_ids.iter().map(|p| p.gvk.kind.clone()).collect();
+        let prev_kinds: Vec<String> = res
+            .prev_ids
+            .iter()
+            .map(|p| p.gvk.kind.to_string())
+            .collect();
         let orig = res.prev_ids.first().unwrap_or(&id);
         let orig_gvk = with_kind(&orig.gvk.kind);
         let orig_namespace =
@@ -259,7 +263,7 @@ impl Index {
                 orig_namespaces
                     .entry(ns.clone())
                     .or_default()
-                    .insert((t.cluster_scoped, t.id.namespace.clone()));
+                    .insert((t.cluster_scoped, t.id.namespace.to_string()));
             }
         }
         Index {
@@ -575,9 +579,14 @@ fn role_ref_gvk(node: &Node) -> Option<Gvk> {
         group: role_ref
             .get("apiGroup")?
             .scalar_string()
-            .unwrap_or_default(),
-        version: String::new(),
-        kind: role_ref.get("kind")?.scalar_string().unwrap_or_default(),
+            .unwrap_or_default()
+            .into(),
+        version: Default::default(),
+        kind: role_ref
+            .get("kind")?
+            .scalar_string()
+            .unwrap_or_default()
+            .into(),
     })
 }
 

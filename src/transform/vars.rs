@@ -45,20 +45,20 @@ impl DeclaredVar {
         // value without exactly one slash is taken as a version.
         let gvk = if t.api_version.is_empty() {
             Gvk {
-                group: t.group.clone(),
-                version: t.version.clone(),
-                kind: t.kind.clone(),
+                group: t.group.as_str().into(),
+                version: t.version.as_str().into(),
+                kind: t.kind.as_str().into(),
             }
         } else {
             let parts: Vec<&str> = t.api_version.split('/').collect();
             let (group, version) = match parts.as_slice() {
-                [g, v] => (g.to_string(), v.to_string()),
-                _ => (t.group.clone(), parts[0].to_string()),
+                [g, v] => ((*g).into(), (*v).into()),
+                _ => (t.group.as_str().into(), parts[0].into()),
             };
             Gvk {
                 group,
                 version,
-                kind: t.kind.clone(),
+                kind: t.kind.as_str().into(),
             }
         };
         let field_path = v
@@ -71,8 +71,8 @@ impl DeclaredVar {
             name: v.name.clone(),
             target: ResId {
                 gvk,
-                namespace: t.namespace.clone(),
-                name: t.name.clone(),
+                namespace: t.namespace.as_str().into(),
+                name: t.name.as_str().into(),
             },
             field_path,
             declared_in: file.to_path_buf(),
@@ -250,10 +250,11 @@ pub fn resolve(rm: &mut ResMap, set: &VarSet, specs: &[FieldSpec]) -> Result<()>
     for r in rm.iter_mut() {
         let gvk = r.gvk();
         let id = r.id();
-        specs.apply(&mut r.node, &gvk, CreateKind::Scalar, &mut |n| {
-            substitute(n, &values)
-        })
-        .map_err(|e| e.context(format!("substituting vars in {id}")))?;
+        specs
+            .apply(&mut r.node, &gvk, CreateKind::Scalar, &mut |n| {
+                substitute(n, &values)
+            })
+            .map_err(|e| e.context(format!("substituting vars in {id}")))?;
     }
     Ok(())
 }
