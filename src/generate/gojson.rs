@@ -74,8 +74,26 @@ pub fn write_node(node: &Node, numbers: Numbers, out: &mut String) -> Result<(),
 /// Appends a quoted, escaped string.
 pub fn write_str(s: &str, out: &mut String) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
+    /// Whether a byte needs escaping (or starts a character that may): quotes,
+    /// backslashes, control characters, `<`, `>`, `&`, and the first byte of
+    /// U+2028/U+2029 (0xE2).
+    fn special(b: u8) -> bool {
+        matches!(b, b'"' | b'\\' | b'<' | b'>' | b'&' | 0..=0x1f | 0xe2)
+    }
+    out.reserve(s.len() + 2);
     out.push('"');
-    for c in s.chars() {
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    while start < s.len() {
+        // Copy the run of bytes that need nothing in one go.
+        let run = bytes[start..]
+            .iter()
+            .position(|&b| special(b))
+            .map_or(s.len(), |n| start + n);
+        out.push_str(&s[start..run]);
+        let Some(c) = s[run..].chars().next() else {
+            break;
+        };
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
@@ -94,6 +112,7 @@ pub fn write_str(s: &str, out: &mut String) {
             '\u{2029}' => out.push_str("\\u2029"),
             _ => out.push(c),
         }
+        start = run + c.len_utf8();
     }
     out.push('"');
 }
@@ -127,6 +146,54 @@ fn write_float(f: f64, out: &mut String) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `write_str` one character at a time: what the run-copying version must match.
+    fn by_chars(s: &str) -> String {
+        let mut out = String::from('"');
+        for c in s.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                '\u{8}' => out.push_str("\\b"),
+                '\u{c}' => out.push_str("\\f"),
+                '<' | '>' | '&' | '\u{0}'..='\u{1f}' => {
+                    out.push_str(&format!("\\u{:04x}", c as u32));
+                }
+                '\u{2028}' => out.push_str("\\u2028"),
+                '\u{2029}' => out.push_str("\\u2029"),
+                _ => out.push(c),
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    #[test]
+    fn write_str_matches_per_character_escaping() {
+        let samples = [
+            "",
+            "plain",
+            "a\"b",
+            "back\\slash",
+            "line\nbreak\r\t",
+            "\u{0}\u{1}\u{1f}\u{7f}",
+            "<html>&amp;",
+            "\u{2028}x\u{2029}",
+            "\u{2027}\u{202a}\u{20ac}€",
+            "日本語 ✓ \u{8}\u{c}",
+            "key=value\nother=\"quoted\"\n",
+            "trailing\\",
+            "\u{e2}\u{2028}",
+        ];
+        for s in samples {
+            let mut got = String::new();
+            write_str(s, &mut got);
+            assert_eq!(got, by_chars(s), "{s:?}");
+        }
+    }
 
     fn enc(n: &Node, numbers: Numbers) -> String {
         to_string(n, numbers).expect("encodable")
