@@ -49,17 +49,13 @@ impl Map {
     }
 
     /// Position of `key`.
+    #[inline]
     pub fn get_index_of(&self, key: &str) -> Option<usize> {
         match &self.index {
             Some(index) => index
                 .find(hash(key), |&i| self.entries[i].0.as_str() == key)
                 .copied(),
-            None => {
-                let key = key.as_bytes();
-                self.entries
-                    .iter()
-                    .position(|(k, _)| same_bytes(k.as_bytes(), key))
-            }
+            None => find_small(&self.entries, key.as_bytes()),
         }
     }
 
@@ -100,6 +96,15 @@ impl Map {
             return (i, Some(std::mem::replace(&mut self.entries[i].1, value)));
         }
         (self.push_new(key, value), None)
+    }
+
+    /// Appends `key`, which the caller knows is absent (a duplicate would make lookups
+    /// find only the first); returns its position. Saves [`Map::insert`]'s search where the
+    /// caller has already ruled the key out.
+    pub fn push_absent(&mut self, key: impl Into<Key>, value: Node) -> usize {
+        let key = key.into();
+        debug_assert!(self.get_index_of(&key).is_none(), "{key:?} already present");
+        self.push_new(key, value)
     }
 
     /// Appends an entry whose key is known to be absent.
@@ -187,16 +192,56 @@ impl Map {
     }
 }
 
-/// Byte equality that rejects most different keys (same length, say `name` and `kind`) by
-/// their first and last bytes before comparing them whole: small-map lookups compare the
-/// key against every entry, and a library `memcmp` call per entry dominated them.
+/// The position of `key` among `entries`, compared one by one.
+///
+/// Small-map lookups compare the key against every entry, and a library `memcmp` call per
+/// candidate dominated them (a build looks up `metadata`, `name`, `kind`... hundreds of
+/// thousands of times). Here the key's length picks a comparison once, and each entry of
+/// that length is compared as one to three machine words loaded from its start and end
+/// (overlapping when shorter), which decides keys of up to 24 bytes (all inline keys)
+/// without a call; longer keys compare their middle only when the words agree.
 #[inline]
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len()
-        && match (a.first(), a.last()) {
-            (Some(a0), Some(a1)) => *a0 == b[0] && *a1 == b[b.len() - 1] && a == b,
-            _ => true,
-        }
+fn find_small(entries: &[Entry_], key: &[u8]) -> Option<usize> {
+    let n = key.len();
+    let mut keys = entries.iter().map(|(k, _)| k.as_bytes());
+    if n >= 8 {
+        let (head, mid, tail) = (word8(key, 0), word8(key, (n - 8).min(8)), word8(key, n - 8));
+        keys.position(|k| {
+            k.len() == n
+                && word8(k, 0) == head
+                && word8(k, n - 8) == tail
+                && (n <= 16 || (word8(k, 8) == mid && (n <= 24 || k[16..n - 8] == key[16..n - 8])))
+        })
+    } else if n >= 4 {
+        let (head, tail) = (word4(key, 0), word4(key, n - 4));
+        keys.position(|k| k.len() == n && word4(k, 0) == head && word4(k, n - 4) == tail)
+    } else {
+        // 0 to 3 bytes: the first, middle and last byte are all of them.
+        let (a, b, c) = (
+            key.first().copied(),
+            key.get(n / 2).copied(),
+            key.last().copied(),
+        );
+        keys.position(|k| {
+            k.len() == n && k.first().copied() == a && k.get(n / 2).copied() == b && k.last().copied() == c
+        })
+    }
+}
+
+/// The 8 bytes of `b` from `at` (which the caller keeps within `b`) as one word.
+#[inline(always)]
+fn word8(b: &[u8], at: usize) -> u64 {
+    b.get(at..at + 8)
+        .and_then(|w| w.try_into().ok())
+        .map_or(0, u64::from_le_bytes)
+}
+
+/// The 4 bytes of `b` from `at` (which the caller keeps within `b`) as one word.
+#[inline(always)]
+fn word4(b: &[u8], at: usize) -> u32 {
+    b.get(at..at + 4)
+        .and_then(|w| w.try_into().ok())
+        .map_or(0, u32::from_le_bytes)
 }
 
 fn pair(e: &Entry_) -> (&Key, &Node) {
@@ -349,6 +394,43 @@ mod tests {
         *m.entry("new").or_insert(Node::Null) = Node::Int(7);
         assert_eq!(m.get_index(3), Some((&Key::from("new"), &Node::Int(7))));
         assert_eq!(m.entry("k0").or_insert(Node::Null), &Node::Int(0));
+    }
+
+    #[test]
+    fn lookups_compare_every_byte_of_every_length() {
+        // Keys of each length up to 40 that differ from each other in one byte only, at
+        // each position: a lookup must find exactly its own.
+        for n in 0..40usize {
+            let base: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+            let mut keys = vec![String::from_utf8(base.clone()).unwrap_or_default()];
+            for at in 0..n {
+                let mut k = base.clone();
+                k[at] = b'Z';
+                keys.push(String::from_utf8(k).unwrap_or_default());
+            }
+            let m: Map = keys
+                .iter()
+                .enumerate()
+                .map(|(i, k)| (k.clone(), Node::Int(i as i64)))
+                .collect();
+            assert_eq!(m.len(), keys.len(), "length {n}");
+            for (i, k) in keys.iter().enumerate() {
+                assert_eq!(m.get_index_of(k), Some(i), "{k:?}");
+            }
+            let mut other = base.clone();
+            other.push(b'!');
+            assert_eq!(m.get_index_of(std::str::from_utf8(&other).unwrap_or("!")), None);
+            if n > 0 {
+                assert_eq!(m.get_index_of(std::str::from_utf8(&base[1..]).unwrap_or("!")), None);
+            }
+        }
+    }
+
+    #[test]
+    fn push_absent_appends() {
+        let mut m = big(3);
+        assert_eq!(m.push_absent("z", Node::Null), 3);
+        assert_eq!(m.get_index_of("z"), Some(3));
     }
 
     #[test]

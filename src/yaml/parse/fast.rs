@@ -18,14 +18,53 @@ use std::borrow::Cow;
 /// The scanner gave up (unsupported syntax), or the sink refused an event.
 pub(super) struct GiveUp;
 
-type Sink<'s, 'i> = &'s mut dyn FnMut(Event<'i>, Span) -> Result<(), ()>;
+/// What the scanner's events go to. The builder takes scalars and collections through
+/// their own methods (no [`Event`] is built for them, and the builder need not look at
+/// the source to learn what the scanner knows: a collection's style, the absence of
+/// anchors, tags and escapes); any `FnMut(Event, Span)` takes them all as saphyr-parser's
+/// events (the tests compare those). `Err(())` refuses an event: the scanner gives up.
+pub(super) trait Sink<'i> {
+    /// StreamStart, DocumentStart, DocumentEnd, StreamEnd.
+    fn event(&mut self, event: Event<'i>, span: Span) -> Result<(), ()>;
+    /// An untagged scalar without anchor (a double-quoted one has no escapes).
+    fn scalar(&mut self, text: Cow<'i, str>, style: ScalarStyle, span: Span) -> Result<(), ()> {
+        self.event(Event::Scalar(text, style, 0, None), span)
+    }
+    /// The start of a collection without anchor or tag; `flow` for `[`/`{`.
+    fn open(&mut self, map: bool, flow: bool, span: Span) -> Result<(), ()> {
+        let _ = flow;
+        let event = if map {
+            Event::MappingStart(0, None)
+        } else {
+            Event::SequenceStart(0, None)
+        };
+        self.event(event, span)
+    }
+    /// The end of the innermost collection.
+    fn close(&mut self, map: bool, span: Span) -> Result<(), ()> {
+        self.event(
+            if map {
+                Event::MappingEnd
+            } else {
+                Event::SequenceEnd
+            },
+            span,
+        )
+    }
+}
+
+impl<'i, F: FnMut(Event<'i>, Span) -> Result<(), ()>> Sink<'i> for F {
+    fn event(&mut self, event: Event<'i>, span: Span) -> Result<(), ()> {
+        self(event, span)
+    }
+}
 
 /// Nesting beyond this is left to saphyr-parser and the builder's own depth bound (the
 /// scanner recurses once per level).
 const MAX_NESTING: usize = 600;
 
 /// Scans `text` (one document), sending its events through StreamEnd to `sink`.
-pub(super) fn scan<'i>(text: &'i str, sink: Sink<'_, 'i>) -> Result<(), GiveUp> {
+pub(super) fn scan<'i, S: Sink<'i>>(text: &'i str, sink: &mut S) -> Result<(), GiveUp> {
     if !text.is_ascii() || memchr::memchr2(b'\t', b'\r', text.as_bytes()).is_some() {
         return Err(GiveUp);
     }
@@ -80,9 +119,9 @@ struct Line {
     indent: usize,
 }
 
-struct Scanner<'s, 'i> {
+struct Scanner<'s, 'i, S> {
     text: &'i str,
-    sink: Sink<'s, 'i>,
+    sink: &'s mut S,
     /// Where the line after the current one starts, and its number less one.
     next_start: usize,
     next_no: usize,
@@ -99,11 +138,24 @@ struct Key<'i> {
     value_col: usize,
 }
 
-impl<'i> Scanner<'_, 'i> {
+impl<'i, S: Sink<'i>> Scanner<'_, 'i, S> {
     fn emit(&mut self, event: Event<'i>, at: usize, col: usize) -> Result<(), GiveUp> {
+        let mark = self.mark(at, col);
+        self.sink.event(event, Span::new(mark, mark)).map_err(|()| GiveUp)
+    }
+
+    /// A position on the current line (or after the last one).
+    fn mark(&self, at: usize, col: usize) -> Marker {
         let line = self.line.map_or(self.next_no.max(1), |l| l.no);
-        let mark = Marker::new(at, line, col);
-        (self.sink)(event, Span::new(mark, mark)).map_err(|()| GiveUp)
+        Marker::new(at, line, col)
+    }
+
+    /// A block collection starts at `col` of line `l`.
+    fn open(&mut self, map: bool, l: Line, col: usize) -> Result<(), GiveUp> {
+        let mark = self.mark(l.start + col, col);
+        self.sink
+            .open(map, false, Span::new(mark, mark))
+            .map_err(|()| GiveUp)
     }
 
     fn scalar(
@@ -114,7 +166,9 @@ impl<'i> Scanner<'_, 'i> {
         col: usize,
     ) -> Result<(), GiveUp> {
         let mark = Marker::new(l.start + col, l.no, col);
-        (self.sink)(Event::Scalar(text, style, 0, None), Span::new(mark, mark)).map_err(|()| GiveUp)
+        self.sink
+            .scalar(text, style, Span::new(mark, mark))
+            .map_err(|()| GiveUp)
     }
 
     /// Moves to the next content line, skipping blank and comment-only lines.
@@ -179,7 +233,7 @@ impl<'i> Scanner<'_, 'i> {
     /// A block sequence whose items sit at column `ind`; the first is on line `l`.
     fn seq(&mut self, l: Line, ind: usize) -> Result<(), GiveUp> {
         self.enter()?;
-        self.emit(Event::SequenceStart(0, None), l.start + ind, ind)?;
+        self.open(false, l, ind)?;
         let mut l = l;
         let mut col = ind;
         loop {
@@ -210,13 +264,13 @@ impl<'i> Scanner<'_, 'i> {
                 _ => break,
             }
         }
-        self.leave(Event::SequenceEnd)
+        self.leave(false)
     }
 
     /// A block mapping whose keys sit at column `ind`; the first is on line `l`.
     fn map(&mut self, l: Line, ind: usize) -> Result<(), GiveUp> {
         self.enter()?;
-        self.emit(Event::MappingStart(0, None), l.start + ind, ind)?;
+        self.open(true, l, ind)?;
         let mut l = l;
         loop {
             let Some(key) = self.key(l, ind)? else {
@@ -249,16 +303,19 @@ impl<'i> Scanner<'_, 'i> {
                 _ => break,
             }
         }
-        self.leave(Event::MappingEnd)
+        self.leave(true)
     }
 
     /// Closes the innermost collection, at the next content line (or the end of the text).
-    fn leave(&mut self, end: Event<'i>) -> Result<(), GiveUp> {
+    fn leave(&mut self, map: bool) -> Result<(), GiveUp> {
         self.depth -= 1;
         let (at, col) = self
             .line
             .map_or((self.text.len(), 0), |l| (l.start + l.indent, l.indent));
-        self.emit(end, at, col)
+        let mark = self.mark(at, col);
+        self.sink
+            .close(map, Span::new(mark, mark))
+            .map_err(|()| GiveUp)
     }
 
     /// The key at column `col` of line `l`, or `None` when the text there is not a key.
@@ -431,7 +488,9 @@ impl<'i> Scanner<'_, 'i> {
         // saphyr-parser's start event spans from the bracket to the first entry.
         let start = Marker::new(l.start + col, l.no, col);
         let first = Marker::new(l.start + col + i, l.no, col + i);
-        (self.sink)(Event::SequenceStart(0, None), Span::new(start, first)).map_err(|()| GiveUp)?;
+        self.sink
+            .open(false, true, Span::new(start, first))
+            .map_err(|()| GiveUp)?;
         loop {
             let item = &rest[i..];
             let (text, style, len) = match b.get(i) {
@@ -469,7 +528,10 @@ impl<'i> Scanner<'_, 'i> {
         if !only_comment(&rest[i + 1..]) {
             return Err(GiveUp);
         }
-        self.emit(Event::SequenceEnd, l.start + col + i, col + i)
+        let end = self.mark(l.start + col + i, col + i);
+        self.sink
+            .close(false, Span::new(end, end))
+            .map_err(|()| GiveUp)
     }
 
     /// `[]` or `{}` (spaces allowed inside), then the end of the line or a comment.
@@ -483,13 +545,14 @@ impl<'i> Scanner<'_, 'i> {
         // saphyr-parser's start event spans from the bracket to the next token.
         let start = Marker::new(l.start + col, l.no, col);
         let end = Marker::new(l.start + col + 1 + inner, l.no, col + 1 + inner);
-        let (open_ev, close_ev) = if open == b'[' {
-            (Event::SequenceStart(0, None), Event::SequenceEnd)
-        } else {
-            (Event::MappingStart(0, None), Event::MappingEnd)
-        };
-        (self.sink)(open_ev, Span::new(start, end)).map_err(|()| GiveUp)?;
-        self.emit(close_ev, l.start + col + 1 + inner, col + 1 + inner)
+        let map = open == b'{';
+        self.sink
+            .open(map, true, Span::new(start, end))
+            .map_err(|()| GiveUp)?;
+        let close = self.mark(l.start + col + 1 + inner, col + 1 + inner);
+        self.sink
+            .close(map, Span::new(close, close))
+            .map_err(|()| GiveUp)
     }
 }
 
@@ -642,7 +705,7 @@ mod tests {
             slow.push(format!("{e:?}"));
         }
         let mut fast = Vec::new();
-        let ok = scan(text, &mut |e, _| {
+        let ok = scan(text, &mut |e: Event<'_>, _: Span| {
             fast.push(format!("{e:?}"));
             Ok(())
         })
@@ -775,7 +838,7 @@ mod tests {
     fn giveup_report() {
         for_each_document(extra_corpus(), |p, doc| {
             let mut last = 0;
-            let gave_up = scan(doc, &mut |_, sp| {
+            let gave_up = scan(doc, &mut |_: Event<'_>, sp: Span| {
                 last = sp.start.line();
                 Ok(())
             })
