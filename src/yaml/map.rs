@@ -40,10 +40,12 @@ impl Map {
         Map::default()
     }
 
+    #[inline]
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
@@ -52,33 +54,46 @@ impl Map {
     #[inline]
     pub fn get_index_of(&self, key: &str) -> Option<usize> {
         match &self.index {
-            Some(index) => index
-                .find(hash(key), |&i| self.entries[i].0.as_str() == key)
-                .copied(),
+            Some(index) => self.find_indexed(index, key),
             None => find_small(&self.entries, key.as_bytes()),
         }
     }
 
+    /// [`Map::get_index_of`] through the hash index (kept out of line: the small-map
+    /// search is inlined into callers).
+    #[inline(never)]
+    fn find_indexed(&self, index: &HashTable<usize>, key: &str) -> Option<usize> {
+        index
+            .find(hash(key), |&i| self.entries[i].0.as_str() == key)
+            .copied()
+    }
+
+    #[inline]
     pub fn get(&self, key: &str) -> Option<&Node> {
         self.get_index_of(key).map(|i| &self.entries[i].1)
     }
 
+    #[inline]
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
         self.get_index_of(key).map(|i| &mut self.entries[i].1)
     }
 
+    #[inline]
     pub fn get_key_value(&self, key: &str) -> Option<(&Key, &Node)> {
         self.get_index_of(key).map(|i| pair(&self.entries[i]))
     }
 
+    #[inline]
     pub fn contains_key(&self, key: &str) -> bool {
         self.get_index_of(key).is_some()
     }
 
+    #[inline]
     pub fn get_index(&self, i: usize) -> Option<(&Key, &Node)> {
         self.entries.get(i).map(pair)
     }
 
+    #[inline]
     pub fn get_index_mut(&mut self, i: usize) -> Option<(&Key, &mut Node)> {
         self.entries.get_mut(i).map(pair_mut)
     }
@@ -196,35 +211,45 @@ impl Map {
 ///
 /// Small-map lookups compare the key against every entry, and a library `memcmp` call per
 /// candidate dominated them (a build looks up `metadata`, `name`, `kind`... hundreds of
-/// thousands of times). Here the key's length picks a comparison once, and each entry of
-/// that length is compared as one to three machine words loaded from its start and end
-/// (overlapping when shorter), which decides keys of up to 24 bytes (all inline keys)
-/// without a call; longer keys compare their middle only when the words agree.
+/// thousands of times). Here each entry of the key's length is compared as two words
+/// taken from its start and end (see [`words`]), which decides keys of up to 16 bytes;
+/// up to 24 bytes one more word does, and only longer keys compare their middle as a
+/// slice, after the ends agreed. Inlined into callers, the search costs no call either.
 #[inline]
 fn find_small(entries: &[Entry_], key: &[u8]) -> Option<usize> {
     let n = key.len();
-    let mut keys = entries.iter().map(|(k, _)| k.as_bytes());
+    let want = words(key);
+    entries.iter().position(|(k, _)| {
+        let k = k.as_bytes();
+        k.len() == n && words(k) == want && (n <= 16 || middle_eq(k, key))
+    })
+}
+
+/// Two words that hold all of a key of up to 16 bytes (and its ends if longer): the
+/// first and last 8 bytes (overlapping below 16), 4 bytes, or the first, middle and
+/// last byte; keys of the same length compare equal on them only if equal up to 16 bytes.
+#[inline(always)]
+fn words(b: &[u8]) -> (u64, u64) {
+    let n = b.len();
     if n >= 8 {
-        let (head, mid, tail) = (word8(key, 0), word8(key, (n - 8).min(8)), word8(key, n - 8));
-        keys.position(|k| {
-            k.len() == n
-                && word8(k, 0) == head
-                && word8(k, n - 8) == tail
-                && (n <= 16 || (word8(k, 8) == mid && (n <= 24 || k[16..n - 8] == key[16..n - 8])))
-        })
+        (word8(b, 0), word8(b, n - 8))
     } else if n >= 4 {
-        let (head, tail) = (word4(key, 0), word4(key, n - 4));
-        keys.position(|k| k.len() == n && word4(k, 0) == head && word4(k, n - 4) == tail)
+        (u64::from(word4(b, 0)), u64::from(word4(b, n - 4)))
     } else {
-        // 0 to 3 bytes: the first, middle and last byte are all of them.
-        let (a, b, c) = (
-            key.first().copied(),
-            key.get(n / 2).copied(),
-            key.last().copied(),
-        );
-        keys.position(|k| {
-            k.len() == n && k.first().copied() == a && k.get(n / 2).copied() == b && k.last().copied() == c
-        })
+        let byte = |i: usize| b.get(i).map_or(0, |&c| u64::from(c));
+        (byte(0) | byte(n / 2) << 8 | byte(n.wrapping_sub(1)) << 16, 0)
+    }
+}
+
+/// Whether keys of the same length above 16 bytes, whose first and last 8 bytes agree,
+/// agree in between.
+#[inline]
+fn middle_eq(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n <= 24 {
+        word8(a, 8) == word8(b, 8)
+    } else {
+        a.get(8..n - 8) == b.get(8..n - 8)
     }
 }
 

@@ -503,11 +503,12 @@ impl<'i, 's> Builder<'i, 's> {
         Builder {
             ctx,
             schema,
-            stack: Vec::new(),
+            // Sized for typical manifests, so that neither grows while building.
+            stack: Vec::with_capacity(16),
             root: None,
             anchors: Vec::new(),
             budget: AliasBudget::default(),
-            key_lines: Vec::new(),
+            key_lines: Vec::with_capacity(64),
             empty_nulls: Vec::new(),
         }
     }

@@ -599,15 +599,42 @@ fn is_indicator(c: u8) -> bool {
 fn plain_key_end(rest: &str) -> Option<usize> {
     let b = rest.as_bytes();
     let mut i = 0;
-    while i < b.len() {
-        match b[i] {
+    loop {
+        i = find2(b, i, b':', b'#');
+        match b.get(i)? {
             b':' if i + 1 == b.len() || b[i + 1] == b' ' => return Some(i),
             b'#' if i > 0 && b[i - 1] == b' ' => return None,
-            _ => {}
+            _ => i += 1,
+        }
+    }
+}
+
+/// The position of the first `x` or `y` in `b` from `from` on (`b.len()` if none),
+/// looking at eight bytes at a time: most keys and values are a word or two long, too
+/// short for a vectorised search to pay for its setup, and a byte loop costs several
+/// instructions a byte.
+fn find2(b: &[u8], from: usize, x: u8, y: u8) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // High bit of each zero byte of `w` (exact up to the first one, which is all we read).
+    let zeros = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS;
+    let (xs, ys) = (ONES * u64::from(x), ONES * u64::from(y));
+    let mut i = from;
+    while let Some(chunk) = b.get(i..i + 8) {
+        let w = chunk.try_into().map_or(0, u64::from_le_bytes);
+        let hit = zeros(w ^ xs) | zeros(w ^ ys);
+        if hit != 0 {
+            return i + (hit.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&c) = b.get(i) {
+        if c == x || c == y {
+            return i;
         }
         i += 1;
     }
-    None
+    b.len()
 }
 
 /// A plain scalar filling the rest of the line: up to a comment, trailing spaces trimmed.
@@ -615,14 +642,17 @@ fn plain_key_end(rest: &str) -> Option<usize> {
 fn plain_value(rest: &str) -> Result<(Cow<'_, str>, ScalarStyle, usize), GiveUp> {
     let b = rest.as_bytes();
     let mut end = b.len();
-    for i in 0..b.len() {
-        match b[i] {
-            b':' if i + 1 == b.len() || b[i + 1] == b' ' => return Err(GiveUp),
-            b'#' if i > 0 && b[i - 1] == b' ' => {
+    let mut i = 0;
+    loop {
+        i = find2(b, i, b':', b'#');
+        match b.get(i) {
+            None => break,
+            Some(b':') if i + 1 == b.len() || b[i + 1] == b' ' => return Err(GiveUp),
+            Some(b'#') if i > 0 && b[i - 1] == b' ' => {
                 end = i;
                 break;
             }
-            _ => {}
+            _ => i += 1,
         }
     }
     let text = rest[..end].trim_end_matches(' ');
@@ -648,8 +678,8 @@ fn flow_plain_len(item: &str) -> Option<usize> {
 /// A one-line double-quoted scalar without escapes: its text and the length with quotes.
 fn double_quoted(rest: &str) -> Option<(Cow<'_, str>, usize)> {
     let inner = &rest[1..];
-    let close = inner.find(['"', '\\'])?;
-    if inner.as_bytes()[close] == b'\\' {
+    let close = find2(inner.as_bytes(), 0, b'"', b'\\');
+    if inner.as_bytes().get(close) != Some(&b'"') {
         return None;
     }
     Some((Cow::Borrowed(&inner[..close]), close + 2))
@@ -743,6 +773,29 @@ mod tests {
         ];
         for c in cases {
             assert!(check(c), "fast scanner gave up on {c:?}");
+        }
+    }
+
+    #[test]
+    fn find2_finds_the_first_of_two_bytes() {
+        for text in ["", "a", "abc:def", "abcdefgh:", "abcdefghijklmnop#q:", "::", "x#"] {
+            for from in 0..=text.len() {
+                let want = text[from..]
+                    .find([':', '#'])
+                    .map_or(text.len(), |i| i + from);
+                assert_eq!(find2(text.as_bytes(), from, b':', b'#'), want, "{text:?} {from}");
+            }
+        }
+        // Bytes next to the ones sought (where the word trick borrows), at every position.
+        let near = [0x39u8, 0x3a, 0x3b, 0x22, 0x23, 0x24, 0x00, 0x01, 0xff, b'a'];
+        for len in 0..20 {
+            for seed in 0..200usize {
+                let b: Vec<u8> = (0..len)
+                    .map(|i| near[(seed * 7 + i * (seed % 5 + 1)) % near.len()])
+                    .collect();
+                let want = b.iter().position(|&c| c == b':' || c == b'#');
+                assert_eq!(find2(&b, 0, b':', b'#'), want.unwrap_or(len), "{b:?}");
+            }
         }
     }
 
