@@ -742,7 +742,7 @@ impl<'i, 's> Builder<'i, 's> {
                     next: Slot::Value(i),
                     ..
                 }) => match map.get_index(*i) {
-                    Some((k, _)) => path.push(PathStep::Key(k.to_string())),
+                    Some((k, _)) => path.push(PathStep::Key(String::from(k.as_str()))),
                     None => return,
                 },
                 Body::Seq(items) => path.push(PathStep::Index(items.len())),
