@@ -41,6 +41,15 @@ impl Map {
     }
 
     #[inline]
+    /// An empty map with room for `capacity` entries.
+    pub fn with_capacity(capacity: usize) -> Map {
+        Map {
+            entries: Vec::with_capacity(capacity),
+            index: None,
+        }
+    }
+
+    #[inline]
     pub fn len(&self) -> usize {
         self.entries.len()
     }

@@ -582,7 +582,7 @@ impl<'i, 's> Builder<'i, 's> {
                 self.open(Body::Seq(Vec::new()), anchor, span, flow)?;
             }
             Event::MappingStart(anchor, _) => {
-                let map = self.map_frame();
+                let map = self.map_frame(0);
                 let flow = source.starts_flow(span);
                 self.open(Body::Map(map), anchor, span, flow)?;
             }
@@ -593,10 +593,10 @@ impl<'i, 's> Builder<'i, 's> {
         Ok(None)
     }
 
-    /// A new mapping's frame.
-    fn map_frame(&self) -> MapFrame {
+    /// A new mapping's frame; `capacity` entries are allocated up front.
+    fn map_frame(&self, capacity: usize) -> MapFrame {
         MapFrame {
-            map: Map::new(),
+            map: Map::with_capacity(capacity),
             next: Slot::Key,
             lines_from: self.key_lines.len(),
             merge: None,
@@ -1021,7 +1021,9 @@ impl<'i> fast::Sink<'i> for FastSink<'i, '_> {
 
     fn open(&mut self, map: bool, flow: bool, span: Span) -> Result<(), ()> {
         let body = if map {
-            Body::Map(self.builder.map_frame())
+            // Most block mappings of a manifest hold up to 8 keys: one allocation (the
+            // default growth, 4 then 8, reallocates for every mapping of 5 or more keys).
+            Body::Map(self.builder.map_frame(if flow { 0 } else { 8 }))
         } else {
             Body::Seq(Vec::new())
         };
