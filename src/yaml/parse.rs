@@ -201,13 +201,17 @@ fn split_documents<'a>(text: &'a str, source: &str) -> Result<Vec<Piece<'a>>, Er
     let mut pieces = Vec::new();
     let (mut start, mut start_lines) = (0, 0);
     let (mut search, mut search_lines) = (0, 0);
-    while let Some(rel) = text[search..].find("\n---") {
+    // memchr's searches: the text is scanned a few bytes per instruction.
+    let separator = memchr::memmem::Finder::new("\n---");
+    let bytes = text.as_bytes();
+    while let Some(rel) = separator.find(&bytes[search..]) {
         let newline = search + rel;
-        let Some(eol_rel) = text[newline + 1..].find('\n') else {
+        let Some(eol_rel) = memchr::memchr(b'\n', &bytes[newline + 1..]) else {
             break;
         };
         let eol = newline + 1 + eol_rel;
-        let separator_line = search_lines + text[search..newline].matches('\n').count() + 2;
+        let separator_line =
+            search_lines + memchr::memchr_iter(b'\n', &bytes[search..newline]).count() + 2;
         let rest = text[newline + 4..eol].trim();
         if !rest.is_empty() && !rest.starts_with('#') {
             let msg = format!(
