@@ -212,7 +212,7 @@ impl<'i, S: Sink<'i>> Scanner<'_, 'i, S> {
         if is_seq_item(self.rest(l, l.indent)) {
             self.seq(l, l.indent)
         } else {
-            self.map(l, l.indent)
+            self.map(l, l.indent, None)
         }
     }
 
@@ -222,8 +222,8 @@ impl<'i, S: Sink<'i>> Scanner<'_, 'i, S> {
         if is_seq_item(rest) {
             return self.seq(l, col);
         }
-        if self.key(l, col)?.is_some() {
-            return self.map(l, col);
+        if let Some(key) = self.key(l, col)? {
+            return self.map(l, col, Some(key));
         }
         self.value(l, col, ind)?;
         self.advance();
@@ -267,14 +267,17 @@ impl<'i, S: Sink<'i>> Scanner<'_, 'i, S> {
         self.leave(false)
     }
 
-    /// A block mapping whose keys sit at column `ind`; the first is on line `l`.
-    fn map(&mut self, l: Line, ind: usize) -> Result<(), GiveUp> {
+    /// A block mapping whose keys sit at column `ind`; the first is on line `l` (and is
+    /// `first` when the caller has read it already).
+    fn map(&mut self, l: Line, ind: usize, first: Option<Key<'i>>) -> Result<(), GiveUp> {
         self.enter()?;
         self.open(true, l, ind)?;
         let mut l = l;
+        let mut first = first;
         loop {
-            let Some(key) = self.key(l, ind)? else {
-                return Err(GiveUp);
+            let key = match first.take() {
+                Some(key) => key,
+                None => self.key(l, ind)?.ok_or(GiveUp)?,
             };
             self.scalar(key.text, key.style, l, key.col)?;
             let after = self.rest(l, key.value_col);
@@ -339,7 +342,7 @@ impl<'i, S: Sink<'i>> Scanner<'_, 'i, S> {
                 let Some(colon) = plain_key_end(rest) else {
                     return Ok(None);
                 };
-                let text = rest[..colon].trim_end_matches(' ');
+                let text = trim_spaces_end(&rest[..colon]);
                 (Cow::Borrowed(text), ScalarStyle::Plain, colon)
             }
             None => return Ok(None),
@@ -505,7 +508,7 @@ impl<'i, S: Sink<'i>> Scanner<'_, 'i, S> {
                 Some(&c) if !is_indicator(c) => {
                     let n = flow_plain_len(item).ok_or(GiveUp)?;
                     (
-                        Cow::Borrowed(item[..n].trim_end_matches(' ')),
+                        Cow::Borrowed(trim_spaces_end(&item[..n])),
                         ScalarStyle::Plain,
                         n,
                     )
@@ -655,7 +658,7 @@ fn plain_value(rest: &str) -> Result<(Cow<'_, str>, ScalarStyle, usize), GiveUp>
             _ => i += 1,
         }
     }
-    let text = rest[..end].trim_end_matches(' ');
+    let text = trim_spaces_end(&rest[..end]);
     Ok((Cow::Borrowed(text), ScalarStyle::Plain, text.len()))
 }
 
@@ -713,6 +716,16 @@ fn single_quoted(rest: &str) -> Option<(Cow<'_, str>, usize)> {
         i += 1;
     }
     None
+}
+
+/// `s` without its trailing spaces (a byte loop: `trim_end_matches` decodes characters).
+fn trim_spaces_end(s: &str) -> &str {
+    let b = s.as_bytes();
+    let mut end = b.len();
+    while end > 0 && b[end - 1] == b' ' {
+        end -= 1;
+    }
+    s.get(..end).unwrap_or(s)
 }
 
 /// Nothing but spaces and perhaps a comment (which needs a space before its `#`).
