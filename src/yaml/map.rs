@@ -40,49 +40,69 @@ impl Map {
         Map::default()
     }
 
+    #[inline]
+    /// An empty map with room for `capacity` entries.
+    pub fn with_capacity(capacity: usize) -> Map {
+        Map {
+            entries: Vec::with_capacity(capacity),
+            index: None,
+        }
+    }
+
+    #[inline]
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 
     /// Position of `key`.
+    #[inline]
     pub fn get_index_of(&self, key: &str) -> Option<usize> {
         match &self.index {
-            Some(index) => index
-                .find(hash(key), |&i| self.entries[i].0.as_str() == key)
-                .copied(),
-            None => {
-                let key = key.as_bytes();
-                self.entries
-                    .iter()
-                    .position(|(k, _)| same_bytes(k.as_bytes(), key))
-            }
+            Some(index) => self.find_indexed(index, key),
+            None => find_small(&self.entries, key.as_bytes()),
         }
     }
 
+    /// [`Map::get_index_of`] through the hash index (kept out of line: the small-map
+    /// search is inlined into callers).
+    #[inline(never)]
+    fn find_indexed(&self, index: &HashTable<usize>, key: &str) -> Option<usize> {
+        index
+            .find(hash(key), |&i| self.entries[i].0.as_str() == key)
+            .copied()
+    }
+
+    #[inline]
     pub fn get(&self, key: &str) -> Option<&Node> {
         self.get_index_of(key).map(|i| &self.entries[i].1)
     }
 
+    #[inline]
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
         self.get_index_of(key).map(|i| &mut self.entries[i].1)
     }
 
+    #[inline]
     pub fn get_key_value(&self, key: &str) -> Option<(&Key, &Node)> {
         self.get_index_of(key).map(|i| pair(&self.entries[i]))
     }
 
+    #[inline]
     pub fn contains_key(&self, key: &str) -> bool {
         self.get_index_of(key).is_some()
     }
 
+    #[inline]
     pub fn get_index(&self, i: usize) -> Option<(&Key, &Node)> {
         self.entries.get(i).map(pair)
     }
 
+    #[inline]
     pub fn get_index_mut(&mut self, i: usize) -> Option<(&Key, &mut Node)> {
         self.entries.get_mut(i).map(pair_mut)
     }
@@ -100,6 +120,15 @@ impl Map {
             return (i, Some(std::mem::replace(&mut self.entries[i].1, value)));
         }
         (self.push_new(key, value), None)
+    }
+
+    /// Appends `key`, which the caller knows is absent (a duplicate would make lookups
+    /// find only the first); returns its position. Saves [`Map::insert`]'s search where the
+    /// caller has already ruled the key out.
+    pub fn push_absent(&mut self, key: impl Into<Key>, value: Node) -> usize {
+        let key = key.into();
+        debug_assert!(self.get_index_of(&key).is_none(), "{key:?} already present");
+        self.push_new(key, value)
     }
 
     /// Appends an entry whose key is known to be absent.
@@ -187,16 +216,66 @@ impl Map {
     }
 }
 
-/// Byte equality that rejects most different keys (same length, say `name` and `kind`) by
-/// their first and last bytes before comparing them whole: small-map lookups compare the
-/// key against every entry, and a library `memcmp` call per entry dominated them.
+/// The position of `key` among `entries`, compared one by one.
+///
+/// Small-map lookups compare the key against every entry, and a library `memcmp` call per
+/// candidate dominated them (a build looks up `metadata`, `name`, `kind`... hundreds of
+/// thousands of times). Here each entry of the key's length is compared as two words
+/// taken from its start and end (see [`words`]), which decides keys of up to 16 bytes;
+/// up to 24 bytes one more word does, and only longer keys compare their middle as a
+/// slice, after the ends agreed. Inlined into callers, the search costs no call either.
 #[inline]
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len()
-        && match (a.first(), a.last()) {
-            (Some(a0), Some(a1)) => *a0 == b[0] && *a1 == b[b.len() - 1] && a == b,
-            _ => true,
-        }
+fn find_small(entries: &[Entry_], key: &[u8]) -> Option<usize> {
+    let n = key.len();
+    let want = words(key);
+    entries.iter().position(|(k, _)| {
+        let k = k.as_bytes();
+        k.len() == n && words(k) == want && (n <= 16 || middle_eq(k, key))
+    })
+}
+
+/// Two words that hold all of a key of up to 16 bytes (and its ends if longer): the
+/// first and last 8 bytes (overlapping below 16), 4 bytes, or the first, middle and
+/// last byte; keys of the same length compare equal on them only if equal up to 16 bytes.
+#[inline(always)]
+fn words(b: &[u8]) -> (u64, u64) {
+    let n = b.len();
+    if n >= 8 {
+        (word8(b, 0), word8(b, n - 8))
+    } else if n >= 4 {
+        (u64::from(word4(b, 0)), u64::from(word4(b, n - 4)))
+    } else {
+        let byte = |i: usize| b.get(i).map_or(0, |&c| u64::from(c));
+        (byte(0) | byte(n / 2) << 8 | byte(n.wrapping_sub(1)) << 16, 0)
+    }
+}
+
+/// Whether keys of the same length above 16 bytes, whose first and last 8 bytes agree,
+/// agree in between.
+#[inline]
+fn middle_eq(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n <= 24 {
+        word8(a, 8) == word8(b, 8)
+    } else {
+        a.get(8..n - 8) == b.get(8..n - 8)
+    }
+}
+
+/// The 8 bytes of `b` from `at` (which the caller keeps within `b`) as one word.
+#[inline(always)]
+fn word8(b: &[u8], at: usize) -> u64 {
+    b.get(at..at + 8)
+        .and_then(|w| w.try_into().ok())
+        .map_or(0, u64::from_le_bytes)
+}
+
+/// The 4 bytes of `b` from `at` (which the caller keeps within `b`) as one word.
+#[inline(always)]
+fn word4(b: &[u8], at: usize) -> u32 {
+    b.get(at..at + 4)
+        .and_then(|w| w.try_into().ok())
+        .map_or(0, u32::from_le_bytes)
 }
 
 fn pair(e: &Entry_) -> (&Key, &Node) {
@@ -349,6 +428,43 @@ mod tests {
         *m.entry("new").or_insert(Node::Null) = Node::Int(7);
         assert_eq!(m.get_index(3), Some((&Key::from("new"), &Node::Int(7))));
         assert_eq!(m.entry("k0").or_insert(Node::Null), &Node::Int(0));
+    }
+
+    #[test]
+    fn lookups_compare_every_byte_of_every_length() {
+        // Keys of each length up to 40 that differ from each other in one byte only, at
+        // each position: a lookup must find exactly its own.
+        for n in 0..40usize {
+            let base: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+            let mut keys = vec![String::from_utf8(base.clone()).unwrap_or_default()];
+            for at in 0..n {
+                let mut k = base.clone();
+                k[at] = b'Z';
+                keys.push(String::from_utf8(k).unwrap_or_default());
+            }
+            let m: Map = keys
+                .iter()
+                .enumerate()
+                .map(|(i, k)| (k.clone(), Node::Int(i as i64)))
+                .collect();
+            assert_eq!(m.len(), keys.len(), "length {n}");
+            for (i, k) in keys.iter().enumerate() {
+                assert_eq!(m.get_index_of(k), Some(i), "{k:?}");
+            }
+            let mut other = base.clone();
+            other.push(b'!');
+            assert_eq!(m.get_index_of(std::str::from_utf8(&other).unwrap_or("!")), None);
+            if n > 0 {
+                assert_eq!(m.get_index_of(std::str::from_utf8(&base[1..]).unwrap_or("!")), None);
+            }
+        }
+    }
+
+    #[test]
+    fn push_absent_appends() {
+        let mut m = big(3);
+        assert_eq!(m.push_absent("z", Node::Null), 3);
+        assert_eq!(m.get_index_of("z"), Some(3));
     }
 
     #[test]

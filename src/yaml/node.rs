@@ -110,7 +110,7 @@ impl Node {
                 *cur = Node::map();
             }
             let m = cur.as_map_mut()?;
-            cur = m.entry((*k).to_string()).or_insert(Node::Null);
+            cur = m.entry(*k).or_insert(Node::Null);
         }
         if cur.is_null() {
             *cur = Node::map();
@@ -134,8 +134,10 @@ impl Node {
     /// reads a scalar into a string field).
     pub fn scalar_string(&self) -> Option<String> {
         match self {
-            Node::Str(s) => Some(s.to_string()),
-            Node::Bool(b) => Some(b.to_string()),
+            // `String::from`, not `to_string()`: a `CompactString`'s `to_string()` runs
+            // through `Display` and the formatting machinery, several times the cost.
+            Node::Str(s) => Some(String::from(s.as_str())),
+            Node::Bool(b) => Some(String::from(if *b { "true" } else { "false" })),
             Node::Int(i) => Some(i.to_string()),
             Node::Uint(u) => Some(u.to_string()),
             Node::Float(f) => Some(crate::yaml::emit::format_float(*f)),
@@ -174,11 +176,11 @@ impl Node {
             Node::Int(i) => J::from(*i),
             Node::Uint(u) => J::from(*u),
             Node::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
-            Node::Str(s) => J::String(s.to_string()),
+            Node::Str(s) => J::String(String::from(s.as_str())),
             Node::Seq(s) => J::Array(s.iter().map(Node::to_json).collect()),
             Node::Map(m) => J::Object(
                 m.iter()
-                    .map(|(k, v)| (k.to_string(), v.to_json()))
+                    .map(|(k, v)| (String::from(k.as_str()), v.to_json()))
                     .collect(),
             ),
         }

@@ -201,13 +201,17 @@ fn split_documents<'a>(text: &'a str, source: &str) -> Result<Vec<Piece<'a>>, Er
     let mut pieces = Vec::new();
     let (mut start, mut start_lines) = (0, 0);
     let (mut search, mut search_lines) = (0, 0);
-    while let Some(rel) = text[search..].find("\n---") {
+    // memchr's searches: the text is scanned a few bytes per instruction.
+    let separator = memchr::memmem::Finder::new("\n---");
+    let bytes = text.as_bytes();
+    while let Some(rel) = separator.find(&bytes[search..]) {
         let newline = search + rel;
-        let Some(eol_rel) = text[newline + 1..].find('\n') else {
+        let Some(eol_rel) = memchr::memchr(b'\n', &bytes[newline + 1..]) else {
             break;
         };
         let eol = newline + 1 + eol_rel;
-        let separator_line = search_lines + text[search..newline].matches('\n').count() + 2;
+        let separator_line =
+            search_lines + memchr::memchr_iter(b'\n', &bytes[search..newline]).count() + 2;
         let rest = text[newline + 4..eol].trim();
         if !rest.is_empty() && !rest.starts_with('#') {
             let msg = format!(
@@ -468,6 +472,10 @@ struct MapFrame {
     has_merge_key: bool,
     /// Whether a key spelled `<<` (merge or quoted) was seen.
     seen_merge_text: bool,
+    /// Bit `len % 64` is set for the length of every key in `map`: a key whose bit is
+    /// clear cannot be there, and most keys of a mapping differ in length, so the
+    /// duplicate check rarely searches.
+    key_lens: u64,
 }
 
 /// What the next node completed in a mapping is.
@@ -499,11 +507,12 @@ impl<'i, 's> Builder<'i, 's> {
         Builder {
             ctx,
             schema,
-            stack: Vec::new(),
+            // Sized for typical manifests, so that neither grows while building.
+            stack: Vec::with_capacity(16),
             root: None,
             anchors: Vec::new(),
             budget: AliasBudget::default(),
-            key_lines: Vec::new(),
+            key_lines: Vec::with_capacity(64),
             empty_nulls: Vec::new(),
         }
     }
@@ -521,29 +530,16 @@ impl<'i, 's> Builder<'i, 's> {
         Ok(None)
     }
 
-    /// Builds the first document of `text` from [`fast`]'s events; `None` when the text
+    /// Builds the first document of `text` from [`fast`]'s scan; `None` when the text
     /// is outside what that scanner reads, or building stopped (the caller then parses
     /// with saphyr-parser, which gives the authoritative result or error).
-    fn run_fast(mut self, text: &'i str) -> Option<Option<(Node, EmptyNulls)>> {
-        let mut source = Source::new(text);
-        let mut done = None;
-        let finished = fast::scan(text, &mut |event, span| {
-            if done.is_some() {
-                return Ok(());
-            }
-            match self.event(event, span, &mut source) {
-                Ok(Some(d)) => {
-                    done = Some(d);
-                    Ok(())
-                }
-                Ok(None) => Ok(()),
-                Err(_) => Err(()),
-            }
-        });
-        if finished.is_err() {
-            return None;
-        }
-        Some(done.unwrap_or(None))
+    fn run_fast(self, text: &'i str) -> Option<Option<(Node, EmptyNulls)>> {
+        let mut sink = FastSink {
+            builder: self,
+            done: None,
+        };
+        fast::scan(text, &mut sink).ok()?;
+        Some(sink.done.unwrap_or(None))
     }
 
     /// Takes one event; `Some` when the document is complete (`Some(None)`: the stream
@@ -590,14 +586,7 @@ impl<'i, 's> Builder<'i, 's> {
                 self.open(Body::Seq(Vec::new()), anchor, span, flow)?;
             }
             Event::MappingStart(anchor, _) => {
-                let map = MapFrame {
-                    map: Map::new(),
-                    next: Slot::Key,
-                    lines_from: self.key_lines.len(),
-                    merge: None,
-                    has_merge_key: false,
-                    seen_merge_text: false,
-                };
+                let map = self.map_frame(0);
                 let flow = source.starts_flow(span);
                 self.open(Body::Map(map), anchor, span, flow)?;
             }
@@ -606,6 +595,19 @@ impl<'i, 's> Builder<'i, 's> {
             Event::StreamStart | Event::DocumentStart(_) | Event::Nothing => {}
         }
         Ok(None)
+    }
+
+    /// A new mapping's frame; `capacity` entries are allocated up front.
+    fn map_frame(&self, capacity: usize) -> MapFrame {
+        MapFrame {
+            map: Map::with_capacity(capacity),
+            next: Slot::Key,
+            lines_from: self.key_lines.len(),
+            merge: None,
+            has_merge_key: false,
+            seen_merge_text: false,
+            key_lens: 0,
+        }
     }
 
     fn scan_error(&self, e: &ScanError) -> Stop {
@@ -744,7 +746,7 @@ impl<'i, 's> Builder<'i, 's> {
                     next: Slot::Value(i),
                     ..
                 }) => match map.get_index(*i) {
-                    Some((k, _)) => path.push(PathStep::Key(k.to_string())),
+                    Some((k, _)) => path.push(PathStep::Key(String::from(k.as_str()))),
                     None => return,
                 },
                 Body::Seq(items) => path.push(PathStep::Index(items.len())),
@@ -947,7 +949,11 @@ impl<'i, 's> Builder<'i, 's> {
                 }
             }
             Slot::Merge if schema == Schema::Resource => map.merge = Some((node, at, from_alias)),
-            Slot::Merge => merge_in_place(&mut map.map, node).map_err(|e| ctx.error(at, e))?,
+            Slot::Merge => {
+                merge_in_place(&mut map.map, node).map_err(|e| ctx.error(at, e))?;
+                // Merged keys are not in `key_lens`: search for every later key.
+                map.key_lens = u64::MAX;
+            }
             // A collection is never a key here: `open` and `alias` reject those.
             Slot::Discard | Slot::Key => {}
         }
@@ -982,6 +988,54 @@ impl<'i, 's> Builder<'i, 's> {
             )),
             Some(Anchor::Unset) | None => Err(self.ctx.error(at, "unknown anchor")),
         }
+    }
+}
+
+/// Takes [`fast`]'s scan straight into a [`Builder`]: scalars and collections skip the
+/// general event path (the scanner has no anchors, tags, escapes or unterminated block
+/// scalars, and says which collections are flow ones). Any error of the builder makes the
+/// scanner give up, and saphyr-parser's run reports it.
+struct FastSink<'i, 's> {
+    builder: Builder<'i, 's>,
+    /// The document, once complete (`Some(None)`: the text held none).
+    done: Option<Option<(Node, EmptyNulls)>>,
+}
+
+impl<'i> fast::Sink<'i> for FastSink<'i, '_> {
+    fn event(&mut self, event: Event<'i>, _: Span) -> Result<(), ()> {
+        if self.done.is_none() {
+            match event {
+                Event::DocumentEnd => {
+                    let root = self.builder.root.take().unwrap_or_default();
+                    let nulls = std::mem::take(&mut self.builder.empty_nulls);
+                    self.done = Some(Some((root, nulls)));
+                }
+                Event::StreamEnd => self.done = Some(None),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn scalar(&mut self, text: Cow<'i, str>, style: ScalarStyle, span: Span) -> Result<(), ()> {
+        self.builder
+            .scalar(text, style, None, span.start)
+            .map_err(drop)
+    }
+
+    fn open(&mut self, map: bool, flow: bool, span: Span) -> Result<(), ()> {
+        let body = if map {
+            // Most block mappings of a manifest hold up to 8 keys: one allocation (the
+            // default growth, 4 then 8, reallocates for every mapping of 5 or more keys).
+            Body::Map(self.builder.map_frame(if flow { 0 } else { 8 }))
+        } else {
+            Body::Seq(Vec::new())
+        };
+        self.builder.open(body, 0, span, flow).map_err(drop)
+    }
+
+    fn close(&mut self, _: bool, _: Span) -> Result<(), ()> {
+        self.builder.close().map_err(drop)
     }
 }
 
@@ -1022,6 +1076,15 @@ fn insert_key(
     at: Marker,
     schema: Schema,
 ) -> Result<usize, Stop> {
+    let len_bit = 1u64 << (key.len() % 64);
+    if frame.key_lens & len_bit == 0 {
+        frame.key_lens |= len_bit;
+        let index = frame.map.push_absent(key, Node::Null);
+        if schema == Schema::Resource {
+            key_lines.push(ctx.line(at));
+        }
+        return Ok(index);
+    }
     let (index, old) = frame.map.insert_full(key, Node::Null);
     if schema == Schema::Kustomization {
         return Ok(index);

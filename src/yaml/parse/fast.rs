@@ -18,14 +18,53 @@ use std::borrow::Cow;
 /// The scanner gave up (unsupported syntax), or the sink refused an event.
 pub(super) struct GiveUp;
 
-type Sink<'s, 'i> = &'s mut dyn FnMut(Event<'i>, Span) -> Result<(), ()>;
+/// What the scanner's events go to. The builder takes scalars and collections through
+/// their own methods (no [`Event`] is built for them, and the builder need not look at
+/// the source to learn what the scanner knows: a collection's style, the absence of
+/// anchors, tags and escapes); any `FnMut(Event, Span)` takes them all as saphyr-parser's
+/// events (the tests compare those). `Err(())` refuses an event: the scanner gives up.
+pub(super) trait Sink<'i> {
+    /// StreamStart, DocumentStart, DocumentEnd, StreamEnd.
+    fn event(&mut self, event: Event<'i>, span: Span) -> Result<(), ()>;
+    /// An untagged scalar without anchor (a double-quoted one has no escapes).
+    fn scalar(&mut self, text: Cow<'i, str>, style: ScalarStyle, span: Span) -> Result<(), ()> {
+        self.event(Event::Scalar(text, style, 0, None), span)
+    }
+    /// The start of a collection without anchor or tag; `flow` for `[`/`{`.
+    fn open(&mut self, map: bool, flow: bool, span: Span) -> Result<(), ()> {
+        let _ = flow;
+        let event = if map {
+            Event::MappingStart(0, None)
+        } else {
+            Event::SequenceStart(0, None)
+        };
+        self.event(event, span)
+    }
+    /// The end of the innermost collection.
+    fn close(&mut self, map: bool, span: Span) -> Result<(), ()> {
+        self.event(
+            if map {
+                Event::MappingEnd
+            } else {
+                Event::SequenceEnd
+            },
+            span,
+        )
+    }
+}
+
+impl<'i, F: FnMut(Event<'i>, Span) -> Result<(), ()>> Sink<'i> for F {
+    fn event(&mut self, event: Event<'i>, span: Span) -> Result<(), ()> {
+        self(event, span)
+    }
+}
 
 /// Nesting beyond this is left to saphyr-parser and the builder's own depth bound (the
 /// scanner recurses once per level).
 const MAX_NESTING: usize = 600;
 
 /// Scans `text` (one document), sending its events through StreamEnd to `sink`.
-pub(super) fn scan<'i>(text: &'i str, sink: Sink<'_, 'i>) -> Result<(), GiveUp> {
+pub(super) fn scan<'i, S: Sink<'i>>(text: &'i str, sink: &mut S) -> Result<(), GiveUp> {
     if !text.is_ascii() || memchr::memchr2(b'\t', b'\r', text.as_bytes()).is_some() {
         return Err(GiveUp);
     }
@@ -80,9 +119,9 @@ struct Line {
     indent: usize,
 }
 
-struct Scanner<'s, 'i> {
+struct Scanner<'s, 'i, S> {
     text: &'i str,
-    sink: Sink<'s, 'i>,
+    sink: &'s mut S,
     /// Where the line after the current one starts, and its number less one.
     next_start: usize,
     next_no: usize,
@@ -99,11 +138,24 @@ struct Key<'i> {
     value_col: usize,
 }
 
-impl<'i> Scanner<'_, 'i> {
+impl<'i, S: Sink<'i>> Scanner<'_, 'i, S> {
     fn emit(&mut self, event: Event<'i>, at: usize, col: usize) -> Result<(), GiveUp> {
+        let mark = self.mark(at, col);
+        self.sink.event(event, Span::new(mark, mark)).map_err(|()| GiveUp)
+    }
+
+    /// A position on the current line (or after the last one).
+    fn mark(&self, at: usize, col: usize) -> Marker {
         let line = self.line.map_or(self.next_no.max(1), |l| l.no);
-        let mark = Marker::new(at, line, col);
-        (self.sink)(event, Span::new(mark, mark)).map_err(|()| GiveUp)
+        Marker::new(at, line, col)
+    }
+
+    /// A block collection starts at `col` of line `l`.
+    fn open(&mut self, map: bool, l: Line, col: usize) -> Result<(), GiveUp> {
+        let mark = self.mark(l.start + col, col);
+        self.sink
+            .open(map, false, Span::new(mark, mark))
+            .map_err(|()| GiveUp)
     }
 
     fn scalar(
@@ -114,7 +166,9 @@ impl<'i> Scanner<'_, 'i> {
         col: usize,
     ) -> Result<(), GiveUp> {
         let mark = Marker::new(l.start + col, l.no, col);
-        (self.sink)(Event::Scalar(text, style, 0, None), Span::new(mark, mark)).map_err(|()| GiveUp)
+        self.sink
+            .scalar(text, style, Span::new(mark, mark))
+            .map_err(|()| GiveUp)
     }
 
     /// Moves to the next content line, skipping blank and comment-only lines.
@@ -158,7 +212,7 @@ impl<'i> Scanner<'_, 'i> {
         if is_seq_item(self.rest(l, l.indent)) {
             self.seq(l, l.indent)
         } else {
-            self.map(l, l.indent)
+            self.map(l, l.indent, None)
         }
     }
 
@@ -168,8 +222,8 @@ impl<'i> Scanner<'_, 'i> {
         if is_seq_item(rest) {
             return self.seq(l, col);
         }
-        if self.key(l, col)?.is_some() {
-            return self.map(l, col);
+        if let Some(key) = self.key(l, col)? {
+            return self.map(l, col, Some(key));
         }
         self.value(l, col, ind)?;
         self.advance();
@@ -179,7 +233,7 @@ impl<'i> Scanner<'_, 'i> {
     /// A block sequence whose items sit at column `ind`; the first is on line `l`.
     fn seq(&mut self, l: Line, ind: usize) -> Result<(), GiveUp> {
         self.enter()?;
-        self.emit(Event::SequenceStart(0, None), l.start + ind, ind)?;
+        self.open(false, l, ind)?;
         let mut l = l;
         let mut col = ind;
         loop {
@@ -210,17 +264,20 @@ impl<'i> Scanner<'_, 'i> {
                 _ => break,
             }
         }
-        self.leave(Event::SequenceEnd)
+        self.leave(false)
     }
 
-    /// A block mapping whose keys sit at column `ind`; the first is on line `l`.
-    fn map(&mut self, l: Line, ind: usize) -> Result<(), GiveUp> {
+    /// A block mapping whose keys sit at column `ind`; the first is on line `l` (and is
+    /// `first` when the caller has read it already).
+    fn map(&mut self, l: Line, ind: usize, first: Option<Key<'i>>) -> Result<(), GiveUp> {
         self.enter()?;
-        self.emit(Event::MappingStart(0, None), l.start + ind, ind)?;
+        self.open(true, l, ind)?;
         let mut l = l;
+        let mut first = first;
         loop {
-            let Some(key) = self.key(l, ind)? else {
-                return Err(GiveUp);
+            let key = match first.take() {
+                Some(key) => key,
+                None => self.key(l, ind)?.ok_or(GiveUp)?,
             };
             self.scalar(key.text, key.style, l, key.col)?;
             let after = self.rest(l, key.value_col);
@@ -249,16 +306,19 @@ impl<'i> Scanner<'_, 'i> {
                 _ => break,
             }
         }
-        self.leave(Event::MappingEnd)
+        self.leave(true)
     }
 
     /// Closes the innermost collection, at the next content line (or the end of the text).
-    fn leave(&mut self, end: Event<'i>) -> Result<(), GiveUp> {
+    fn leave(&mut self, map: bool) -> Result<(), GiveUp> {
         self.depth -= 1;
         let (at, col) = self
             .line
             .map_or((self.text.len(), 0), |l| (l.start + l.indent, l.indent));
-        self.emit(end, at, col)
+        let mark = self.mark(at, col);
+        self.sink
+            .close(map, Span::new(mark, mark))
+            .map_err(|()| GiveUp)
     }
 
     /// The key at column `col` of line `l`, or `None` when the text there is not a key.
@@ -282,7 +342,7 @@ impl<'i> Scanner<'_, 'i> {
                 let Some(colon) = plain_key_end(rest) else {
                     return Ok(None);
                 };
-                let text = rest[..colon].trim_end_matches(' ');
+                let text = trim_spaces_end(&rest[..colon]);
                 (Cow::Borrowed(text), ScalarStyle::Plain, colon)
             }
             None => return Ok(None),
@@ -431,7 +491,9 @@ impl<'i> Scanner<'_, 'i> {
         // saphyr-parser's start event spans from the bracket to the first entry.
         let start = Marker::new(l.start + col, l.no, col);
         let first = Marker::new(l.start + col + i, l.no, col + i);
-        (self.sink)(Event::SequenceStart(0, None), Span::new(start, first)).map_err(|()| GiveUp)?;
+        self.sink
+            .open(false, true, Span::new(start, first))
+            .map_err(|()| GiveUp)?;
         loop {
             let item = &rest[i..];
             let (text, style, len) = match b.get(i) {
@@ -446,7 +508,7 @@ impl<'i> Scanner<'_, 'i> {
                 Some(&c) if !is_indicator(c) => {
                     let n = flow_plain_len(item).ok_or(GiveUp)?;
                     (
-                        Cow::Borrowed(item[..n].trim_end_matches(' ')),
+                        Cow::Borrowed(trim_spaces_end(&item[..n])),
                         ScalarStyle::Plain,
                         n,
                     )
@@ -469,7 +531,10 @@ impl<'i> Scanner<'_, 'i> {
         if !only_comment(&rest[i + 1..]) {
             return Err(GiveUp);
         }
-        self.emit(Event::SequenceEnd, l.start + col + i, col + i)
+        let end = self.mark(l.start + col + i, col + i);
+        self.sink
+            .close(false, Span::new(end, end))
+            .map_err(|()| GiveUp)
     }
 
     /// `[]` or `{}` (spaces allowed inside), then the end of the line or a comment.
@@ -483,13 +548,14 @@ impl<'i> Scanner<'_, 'i> {
         // saphyr-parser's start event spans from the bracket to the next token.
         let start = Marker::new(l.start + col, l.no, col);
         let end = Marker::new(l.start + col + 1 + inner, l.no, col + 1 + inner);
-        let (open_ev, close_ev) = if open == b'[' {
-            (Event::SequenceStart(0, None), Event::SequenceEnd)
-        } else {
-            (Event::MappingStart(0, None), Event::MappingEnd)
-        };
-        (self.sink)(open_ev, Span::new(start, end)).map_err(|()| GiveUp)?;
-        self.emit(close_ev, l.start + col + 1 + inner, col + 1 + inner)
+        let map = open == b'{';
+        self.sink
+            .open(map, true, Span::new(start, end))
+            .map_err(|()| GiveUp)?;
+        let close = self.mark(l.start + col + 1 + inner, col + 1 + inner);
+        self.sink
+            .close(map, Span::new(close, close))
+            .map_err(|()| GiveUp)
     }
 }
 
@@ -536,15 +602,42 @@ fn is_indicator(c: u8) -> bool {
 fn plain_key_end(rest: &str) -> Option<usize> {
     let b = rest.as_bytes();
     let mut i = 0;
-    while i < b.len() {
-        match b[i] {
+    loop {
+        i = find2(b, i, b':', b'#');
+        match b.get(i)? {
             b':' if i + 1 == b.len() || b[i + 1] == b' ' => return Some(i),
             b'#' if i > 0 && b[i - 1] == b' ' => return None,
-            _ => {}
+            _ => i += 1,
+        }
+    }
+}
+
+/// The position of the first `x` or `y` in `b` from `from` on (`b.len()` if none),
+/// looking at eight bytes at a time: most keys and values are a word or two long, too
+/// short for a vectorised search to pay for its setup, and a byte loop costs several
+/// instructions a byte.
+fn find2(b: &[u8], from: usize, x: u8, y: u8) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // High bit of each zero byte of `w` (exact up to the first one, which is all we read).
+    let zeros = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS;
+    let (xs, ys) = (ONES * u64::from(x), ONES * u64::from(y));
+    let mut i = from;
+    while let Some(chunk) = b.get(i..i + 8) {
+        let w = chunk.try_into().map_or(0, u64::from_le_bytes);
+        let hit = zeros(w ^ xs) | zeros(w ^ ys);
+        if hit != 0 {
+            return i + (hit.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&c) = b.get(i) {
+        if c == x || c == y {
+            return i;
         }
         i += 1;
     }
-    None
+    b.len()
 }
 
 /// A plain scalar filling the rest of the line: up to a comment, trailing spaces trimmed.
@@ -552,17 +645,20 @@ fn plain_key_end(rest: &str) -> Option<usize> {
 fn plain_value(rest: &str) -> Result<(Cow<'_, str>, ScalarStyle, usize), GiveUp> {
     let b = rest.as_bytes();
     let mut end = b.len();
-    for i in 0..b.len() {
-        match b[i] {
-            b':' if i + 1 == b.len() || b[i + 1] == b' ' => return Err(GiveUp),
-            b'#' if i > 0 && b[i - 1] == b' ' => {
+    let mut i = 0;
+    loop {
+        i = find2(b, i, b':', b'#');
+        match b.get(i) {
+            None => break,
+            Some(b':') if i + 1 == b.len() || b[i + 1] == b' ' => return Err(GiveUp),
+            Some(b'#') if i > 0 && b[i - 1] == b' ' => {
                 end = i;
                 break;
             }
-            _ => {}
+            _ => i += 1,
         }
     }
-    let text = rest[..end].trim_end_matches(' ');
+    let text = trim_spaces_end(&rest[..end]);
     Ok((Cow::Borrowed(text), ScalarStyle::Plain, text.len()))
 }
 
@@ -585,8 +681,8 @@ fn flow_plain_len(item: &str) -> Option<usize> {
 /// A one-line double-quoted scalar without escapes: its text and the length with quotes.
 fn double_quoted(rest: &str) -> Option<(Cow<'_, str>, usize)> {
     let inner = &rest[1..];
-    let close = inner.find(['"', '\\'])?;
-    if inner.as_bytes()[close] == b'\\' {
+    let close = find2(inner.as_bytes(), 0, b'"', b'\\');
+    if inner.as_bytes().get(close) != Some(&b'"') {
         return None;
     }
     Some((Cow::Borrowed(&inner[..close]), close + 2))
@@ -622,6 +718,16 @@ fn single_quoted(rest: &str) -> Option<(Cow<'_, str>, usize)> {
     None
 }
 
+/// `s` without its trailing spaces (a byte loop: `trim_end_matches` decodes characters).
+fn trim_spaces_end(s: &str) -> &str {
+    let b = s.as_bytes();
+    let mut end = b.len();
+    while end > 0 && b[end - 1] == b' ' {
+        end -= 1;
+    }
+    s.get(..end).unwrap_or(s)
+}
+
 /// Nothing but spaces and perhaps a comment (which needs a space before its `#`).
 fn only_comment(tail: &str) -> bool {
     let t = tail.trim_start_matches(' ');
@@ -642,7 +748,7 @@ mod tests {
             slow.push(format!("{e:?}"));
         }
         let mut fast = Vec::new();
-        let ok = scan(text, &mut |e, _| {
+        let ok = scan(text, &mut |e: Event<'_>, _: Span| {
             fast.push(format!("{e:?}"));
             Ok(())
         })
@@ -680,6 +786,29 @@ mod tests {
         ];
         for c in cases {
             assert!(check(c), "fast scanner gave up on {c:?}");
+        }
+    }
+
+    #[test]
+    fn find2_finds_the_first_of_two_bytes() {
+        for text in ["", "a", "abc:def", "abcdefgh:", "abcdefghijklmnop#q:", "::", "x#"] {
+            for from in 0..=text.len() {
+                let want = text[from..]
+                    .find([':', '#'])
+                    .map_or(text.len(), |i| i + from);
+                assert_eq!(find2(text.as_bytes(), from, b':', b'#'), want, "{text:?} {from}");
+            }
+        }
+        // Bytes next to the ones sought (where the word trick borrows), at every position.
+        let near = [0x39u8, 0x3a, 0x3b, 0x22, 0x23, 0x24, 0x00, 0x01, 0xff, b'a'];
+        for len in 0..20 {
+            for seed in 0..200usize {
+                let b: Vec<u8> = (0..len)
+                    .map(|i| near[(seed * 7 + i * (seed % 5 + 1)) % near.len()])
+                    .collect();
+                let want = b.iter().position(|&c| c == b':' || c == b'#');
+                assert_eq!(find2(&b, 0, b':', b'#'), want.unwrap_or(len), "{b:?}");
+            }
         }
     }
 
@@ -775,7 +904,7 @@ mod tests {
     fn giveup_report() {
         for_each_document(extra_corpus(), |p, doc| {
             let mut last = 0;
-            let gave_up = scan(doc, &mut |_, sp| {
+            let gave_up = scan(doc, &mut |_: Event<'_>, sp: Span| {
                 last = sp.start.line();
                 Ok(())
             })
