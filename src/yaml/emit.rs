@@ -125,12 +125,27 @@ struct Scalar<'s> {
     text: Cow<'s, str>,
     style: Style,
     multiline: bool,
+    /// The text is ASCII: its width in columns is its length.
+    ascii: bool,
 }
 
 impl<'s> Scalar<'s> {
     /// go-yaml v2's `stringv` (which style to ask for) and libyaml's analysis and style
     /// selection (which style the text allows).
     fn new(s: &'s str, ctx: Context) -> Scalar<'s> {
+        if let Some(style) = quick_style(s) {
+            return Scalar {
+                text: Cow::Borrowed(s),
+                style,
+                multiline: false,
+                ascii: true,
+            };
+        }
+        Scalar::analyzed(s, ctx)
+    }
+
+    /// [`Scalar::new`] for any string: the JSON round trip and libyaml's full analysis.
+    fn analyzed(s: &'s str, ctx: Context) -> Scalar<'s> {
         let text = json_round_trip(s);
         let wanted = if text.as_bytes().contains(&b'\n') {
             Style::Literal
@@ -153,12 +168,83 @@ impl<'s> Scalar<'s> {
         if style == Style::Literal && (!a.block_allowed || ctx.simple_key) {
             style = Style::DoubleQuoted;
         }
+        let ascii = text.is_ascii();
         Scalar {
             text,
             style,
             multiline: a.multiline,
+            ascii,
         }
     }
+}
+
+/// Byte classes (bit flags) for the one-pass scans of [`quick_style`] and of mapping keys.
+/// Printable ASCII other than these has no flag.
+const SPACE: u8 = 1;
+const COLON: u8 = 2;
+const HASH: u8 = 4;
+const DIGIT: u8 = 8;
+/// Control characters (line breaks and tabs included), DEL and every non-ASCII byte: text
+/// holding one takes the full analysis (NEL folding, escapes, literal blocks).
+const SLOW: u8 = 16;
+
+static CLASS: [u8; 256] = {
+    let mut t = [SLOW; 256];
+    let mut c = b'!';
+    while c <= b'~' {
+        t[c as usize] = if c.is_ascii_digit() { DIGIT } else { 0 };
+        c += 1;
+    }
+    t[b' ' as usize] = SPACE;
+    t[b':' as usize] = COLON;
+    t[b'#' as usize] = HASH;
+    t
+};
+
+/// The union of the classes of `b`'s bytes.
+fn classes(b: &[u8]) -> u8 {
+    b.iter().fold(0, |seen, &c| seen | CLASS[c as usize])
+}
+
+/// The style of a non-empty string of printable ASCII (spaces allowed, no tab nor line break),
+/// decided in one pass; `None` for any other string, which [`Analysis`] handles. Such a string
+/// is never multi-line and its JSON round trip leaves it as it is, so only three of
+/// [`Analysis`]'s facts matter: blank edges and indicators rule out plain, and nothing rules
+/// out single quotes.
+fn quick_style(s: &str) -> Option<Style> {
+    let b = s.as_bytes();
+    let (&first, &last) = (b.first()?, b.last()?);
+    let seen = classes(b);
+    if seen & SLOW != 0 {
+        return None;
+    }
+    let quote = resolve::needs_quotes(s);
+    if quote {
+        return Some(Style::DoubleQuoted);
+    }
+    let mut plain_impossible = first == b' '
+        || last == b' '
+        || match first {
+            b'#' | b',' | b'[' | b']' | b'{' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\''
+            | b'"' | b'%' | b'@' | b'`' => true,
+            b'?' | b':' | b'-' => matches!(b.get(1), None | Some(b' ')),
+            _ => false,
+        }
+        || b.starts_with(b"---")
+        || b.starts_with(b"...");
+    // After the first byte: `: ` (or a final `:`) and ` #` are indicators.
+    if !plain_impossible && seen & COLON != 0 {
+        plain_impossible =
+            (1..b.len()).any(|i| b[i] == b':' && matches!(b.get(i + 1), None | Some(b' ')));
+    }
+    if !plain_impossible && seen & HASH != 0 {
+        plain_impossible = (1..b.len()).any(|i| b[i] == b'#' && b[i - 1] == b' ');
+    }
+    Some(if plain_impossible {
+        Style::SingleQuoted
+    } else {
+        Style::Plain
+    })
 }
 
 /// What go-yaml v2 changes in a string when it reads kustomize's JSON back: Go's JSON encoder
@@ -348,7 +434,25 @@ impl Emitter<'_> {
     fn block_mapping(&mut self, map: &Map) {
         let saved = self.indent;
         self.increase_indent(false, false);
-        let mut entries: Vec<(&str, &Node)> = Vec::with_capacity(map.len());
+        let n = map.len();
+        if n <= key_order::SMALL {
+            // Nearly every mapping: ordered on the stack, without allocating.
+            let mut keys = [""; key_order::SMALL];
+            for (slot, (key, _)) in keys.iter_mut().zip(map) {
+                *slot = key.as_str();
+            }
+            let mut order = [0u8; key_order::SMALL];
+            if key_order::small_order(&keys[..n], &mut order) {
+                for &i in &order[..n] {
+                    if let Some((_, value)) = map.get_index(usize::from(i)) {
+                        self.entry(keys[usize::from(i)], value);
+                    }
+                }
+                self.indent = saved;
+                return;
+            }
+        }
+        let mut entries: Vec<(&str, &Node)> = Vec::with_capacity(n);
         let mut owned_keys: Vec<(String, &Node)> = Vec::new();
         for (key, value) in map {
             match json_round_trip(key) {
@@ -359,23 +463,29 @@ impl Emitter<'_> {
         entries.extend(owned_keys.iter().map(|(k, v)| (k.as_str(), *v)));
         key_order::sort_keys(&mut entries);
         for (key, value) in entries {
-            self.write_indent();
-            let simple = Scalar::new(key, Context::SIMPLE_KEY);
-            if !simple.multiline && simple.text.len() <= MAX_SIMPLE_KEY_LEN {
-                self.scalar(&simple, Context::SIMPLE_KEY);
-                self.write_indicator(":", false, false, false);
-            } else {
-                self.write_indicator("?", true, false, true);
-                self.scalar(
-                    &Scalar::new(key, Context::MAPPING_VALUE),
-                    Context::MAPPING_VALUE,
-                );
-                self.write_indent();
-                self.write_indicator(":", true, false, true);
-            }
-            self.node(value, Context::MAPPING_VALUE);
+            self.entry(key, value);
         }
         self.indent = saved;
+    }
+
+    /// One `key: value` entry of a block mapping (`? key` and `: value` for a long or
+    /// multi-line key).
+    fn entry(&mut self, key: &str, value: &Node) {
+        self.write_indent();
+        let simple = Scalar::new(key, Context::SIMPLE_KEY);
+        if !simple.multiline && simple.text.len() <= MAX_SIMPLE_KEY_LEN {
+            self.scalar(&simple, Context::SIMPLE_KEY);
+            self.write_indicator(":", false, false, false);
+        } else {
+            self.write_indicator("?", true, false, true);
+            self.scalar(
+                &Scalar::new(key, Context::MAPPING_VALUE),
+                Context::MAPPING_VALUE,
+            );
+            self.write_indent();
+            self.write_indicator(":", true, false, true);
+        }
+        self.node(value, Context::MAPPING_VALUE);
     }
 
     /// A number, boolean or null: always plain, never folded.
@@ -395,20 +505,31 @@ impl Emitter<'_> {
         let allow_breaks = !ctx.simple_key;
         let text = scalar.text.as_ref();
         match scalar.style {
-            Style::Plain => self.write_plain(text, allow_breaks),
+            Style::Plain => self.write_plain(text, allow_breaks, scalar.ascii),
+            Style::SingleQuoted
+                if scalar.ascii && self.verbatim_quoted(text, b'\'', allow_breaks) =>
+            {
+                self.write_verbatim_quoted(text, "'");
+            }
             Style::SingleQuoted => self.write_single_quoted(text, allow_breaks),
+            Style::DoubleQuoted
+                if scalar.ascii && self.verbatim_quoted(text, b'"', allow_breaks) =>
+            {
+                self.write_verbatim_quoted(text, "\"");
+            }
             Style::DoubleQuoted => self.write_double_quoted(text, allow_breaks),
             Style::Literal => self.write_literal(text),
         }
         self.indent = saved;
     }
 
-    fn write_plain(&mut self, s: &str, allow_breaks: bool) {
+    fn write_plain(&mut self, s: &str, allow_breaks: bool, ascii: bool) {
         if !self.whitespace {
             self.put(' ');
         }
         if !allow_breaks || self.column + s.len() <= BEST_WIDTH {
-            self.write_str(s);
+            self.out.push_str(s);
+            self.column += if ascii { s.len() } else { char_count(s) };
         } else {
             // Fold at a single space once past the width: the line break reads back as
             // that space.
@@ -430,6 +551,26 @@ impl Emitter<'_> {
             }
             self.write_str(rest);
         }
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    /// Whether the ASCII text `s`, quoted with `quote`, is written as it is: no character
+    /// needs escaping or doubling and no space can fold (the quoted text ends before the
+    /// folding column).
+    fn verbatim_quoted(&self, s: &str, quote: u8, allow_breaks: bool) -> bool {
+        (!allow_breaks || self.column + 1 + s.len() <= BEST_WIDTH)
+            && !s
+                .bytes()
+                .any(|c| c == quote || c == b'\\' || c < b' ' || c == 0x7f)
+    }
+
+    /// A quoted scalar that [`Emitter::verbatim_quoted`] accepted.
+    fn write_verbatim_quoted(&mut self, s: &str, quote: &str) {
+        self.write_indicator(quote, true, false, false);
+        self.out.push_str(s);
+        self.column += s.len();
+        self.write_indicator(quote, false, false, false);
         self.whitespace = false;
         self.indention = false;
     }
@@ -606,8 +747,8 @@ impl Emitter<'_> {
         if !self.indention || self.column > indent || (self.column == indent && !self.whitespace) {
             self.put_break();
         }
-        while self.column < indent {
-            self.put(' ');
+        if self.column < indent {
+            self.write_spaces(indent - self.column);
         }
         self.whitespace = true;
         self.indention = true;
@@ -639,6 +780,18 @@ impl Emitter<'_> {
             self.column = 0;
         }
         self.indention = true;
+    }
+
+    /// `n` spaces on the current line.
+    fn write_spaces(&mut self, n: usize) {
+        const SPACES: &str = "                                                                ";
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(SPACES.len());
+            self.out.push_str(&SPACES[..k]);
+            left -= k;
+        }
+        self.column += n;
     }
 
     fn put(&mut self, c: char) {
@@ -725,6 +878,84 @@ mod tests {
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    /// Every string up to `max_len` characters over `alphabet`.
+    fn strings(alphabet: &[char], max_len: usize) -> Vec<String> {
+        let mut all = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..max_len {
+            let next: Vec<String> = last
+                .iter()
+                .flat_map(|s| alphabet.iter().map(move |c| format!("{s}{c}")))
+                .collect();
+            all.extend(next.iter().cloned());
+            last = next;
+        }
+        all
+    }
+
+    const ALPHABET: [char; 17] = [
+        'a', 'y', 'e', '0', '1', ' ', ':', '#', '-', '.', '?', '\'', '"', '!', '_', '+', '\\',
+    ];
+
+    #[test]
+    fn quick_style_agrees_with_the_full_analysis() {
+        for s in strings(&ALPHABET, 4) {
+            let quick = quick_style(&s);
+            assert_eq!(quick.is_some(), !s.is_empty(), "{s:?}");
+            for ctx in [Context::SIMPLE_KEY, Context::MAPPING_VALUE, Context::ROOT] {
+                let full = Scalar::analyzed(&s, ctx);
+                if let Some(style) = quick {
+                    assert_eq!(style, full.style, "{s:?}");
+                    assert!(!full.multiline && full.ascii && full.text == s, "{s:?}");
+                }
+            }
+        }
+        for s in ["a\tb", "a\nb", "caf\u{e9}", "x\u{85}", "\u{7f}", "\r"] {
+            assert_eq!(quick_style(s), None, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn verbatim_quoted_writes_what_the_general_writers_write() {
+        let mut texts = strings(&ALPHABET, 3);
+        texts.push("word ".repeat(20));
+        texts.push(" x".repeat(45));
+        for s in texts.iter().filter(|s| s.is_ascii()) {
+            for column in [0, 1, 40, 76, 77, 78, 79, 80, 81, 90] {
+                for whitespace in [false, true] {
+                    for allow_breaks in [false, true] {
+                        for quote in [b'\'', b'"'] {
+                            let run = |verbatim: bool| {
+                                let mut out = String::new();
+                                let mut e = Emitter {
+                                    out: &mut out,
+                                    column,
+                                    indent: 2,
+                                    whitespace,
+                                    indention: false,
+                                };
+                                let accepted = e.verbatim_quoted(s, quote, allow_breaks);
+                                match (verbatim, quote) {
+                                    (true, b'\'') => e.write_verbatim_quoted(s, "'"),
+                                    (true, _) => e.write_verbatim_quoted(s, "\""),
+                                    (false, b'\'') => e.write_single_quoted(s, allow_breaks),
+                                    (false, _) => e.write_double_quoted(s, allow_breaks),
+                                }
+                                let state = (e.column, e.whitespace, e.indention);
+                                (accepted, out, state)
+                            };
+                            let (accepted, fast, fast_state) = run(true);
+                            if accepted {
+                                let (_, slow, slow_state) = run(false);
+                                assert_eq!((fast, fast_state), (slow, slow_state), "{s:?}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
