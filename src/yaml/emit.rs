@@ -133,7 +133,12 @@ impl<'s> Scalar<'s> {
     /// go-yaml v2's `stringv` (which style to ask for) and libyaml's analysis and style
     /// selection (which style the text allows).
     fn new(s: &'s str, ctx: Context) -> Scalar<'s> {
-        if let Some(style) = quick_style(s) {
+        Scalar::with_classes(s, classes(s.as_bytes()), ctx)
+    }
+
+    /// [`Scalar::new`] when the union of the classes of `s`'s bytes is known.
+    fn with_classes(s: &'s str, seen: u8, ctx: Context) -> Scalar<'s> {
+        if let Some(style) = quick_style(s, seen) {
             return Scalar {
                 text: Cow::Borrowed(s),
                 style,
@@ -145,6 +150,7 @@ impl<'s> Scalar<'s> {
     }
 
     /// [`Scalar::new`] for any string: the JSON round trip and libyaml's full analysis.
+    #[inline(never)]
     fn analyzed(s: &'s str, ctx: Context) -> Scalar<'s> {
         let text = json_round_trip(s);
         let wanted = if text.as_bytes().contains(&b'\n') {
@@ -206,15 +212,14 @@ fn classes(b: &[u8]) -> u8 {
     b.iter().fold(0, |seen, &c| seen | CLASS[c as usize])
 }
 
-/// The style of a non-empty string of printable ASCII (spaces allowed, no tab nor line break),
+/// The style of a non-empty string of printable ASCII (`seen`: the union of its bytes' classes) (spaces allowed, no tab nor line break),
 /// decided in one pass; `None` for any other string, which [`Analysis`] handles. Such a string
 /// is never multi-line and its JSON round trip leaves it as it is, so only three of
 /// [`Analysis`]'s facts matter: blank edges and indicators rule out plain, and nothing rules
 /// out single quotes.
-fn quick_style(s: &str) -> Option<Style> {
+fn quick_style(s: &str, seen: u8) -> Option<Style> {
     let b = s.as_bytes();
     let (&first, &last) = (b.first()?, b.last()?);
-    let seen = classes(b);
     if seen & SLOW != 0 {
         return None;
     }
@@ -227,11 +232,11 @@ fn quick_style(s: &str) -> Option<Style> {
         || match first {
             b'#' | b',' | b'[' | b']' | b'{' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\''
             | b'"' | b'%' | b'@' | b'`' => true,
-            b'?' | b':' | b'-' => matches!(b.get(1), None | Some(b' ')),
+            b'?' | b':' => matches!(b.get(1), None | Some(b' ')),
+            b'-' => matches!(b.get(1), None | Some(b' ')) || b.starts_with(b"---"),
+            b'.' => b.starts_with(b"..."),
             _ => false,
-        }
-        || b.starts_with(b"---")
-        || b.starts_with(b"...");
+        };
     // After the first byte: `: ` (or a final `:`) and ` #` are indicators.
     if !plain_impossible && seen & COLON != 0 {
         plain_impossible =
@@ -317,10 +322,13 @@ impl Analysis {
         let mut preceded_by_whitespace = true;
         let mut i = 0;
         while i < b.len() {
-            if matches!(b[i], b'!'..=b'~') && b[i] != b':' && b[i] != b'#' {
-                // The common case: a printable ASCII character with nothing to note.
-                (previous_space, previous_break, preceded_by_whitespace) = (false, false, false);
+            if CLASS[usize::from(b[i])] & !DIGIT == 0 {
+                // The common case: a run of printable ASCII characters with nothing to note.
                 i += 1;
+                while i < b.len() && CLASS[usize::from(b[i])] & !DIGIT == 0 {
+                    i += 1;
+                }
+                (previous_space, previous_break, preceded_by_whitespace) = (false, false, false);
                 continue;
             }
             let Some(c) = s[i..].chars().next() else {
@@ -435,6 +443,14 @@ impl Emitter<'_> {
         let saved = self.indent;
         self.increase_indent(false, false);
         let n = map.len();
+        if n == 1 {
+            // One key: nothing to order.
+            if let Some((key, value)) = map.get_index(0) {
+                self.entry(&json_round_trip(key), None, value);
+            }
+            self.indent = saved;
+            return;
+        }
         if n <= key_order::SMALL {
             // Nearly every mapping: ordered on the stack, without allocating.
             let mut keys = [""; key_order::SMALL];
@@ -442,10 +458,12 @@ impl Emitter<'_> {
                 *slot = key.as_str();
             }
             let mut order = [0u8; key_order::SMALL];
-            if key_order::small_order(&keys[..n], &mut order) {
+            let mut key_classes = [0u8; key_order::SMALL];
+            if key_order::small_order(&keys[..n], &mut order, &mut key_classes) {
                 for &i in &order[..n] {
-                    if let Some((_, value)) = map.get_index(usize::from(i)) {
-                        self.entry(keys[usize::from(i)], value);
+                    let i = usize::from(i);
+                    if let Some((_, value)) = map.get_index(i) {
+                        self.entry(keys[i], Some(key_classes[i]), value);
                     }
                 }
                 self.indent = saved;
@@ -463,16 +481,20 @@ impl Emitter<'_> {
         entries.extend(owned_keys.iter().map(|(k, v)| (k.as_str(), *v)));
         key_order::sort_keys(&mut entries);
         for (key, value) in entries {
-            self.entry(key, value);
+            self.entry(key, None, value);
         }
         self.indent = saved;
     }
 
     /// One `key: value` entry of a block mapping (`? key` and `: value` for a long or
     /// multi-line key).
-    fn entry(&mut self, key: &str, value: &Node) {
+    /// `classes`: the union of the key's bytes' classes when known.
+    fn entry(&mut self, key: &str, classes: Option<u8>, value: &Node) {
         self.write_indent();
-        let simple = Scalar::new(key, Context::SIMPLE_KEY);
+        let simple = match classes {
+            Some(seen) => Scalar::with_classes(key, seen, Context::SIMPLE_KEY),
+            None => Scalar::new(key, Context::SIMPLE_KEY),
+        };
         if !simple.multiline && simple.text.len() <= MAX_SIMPLE_KEY_LEN {
             self.scalar(&simple, Context::SIMPLE_KEY);
             self.write_indicator(":", false, false, false);
@@ -531,6 +553,16 @@ impl Emitter<'_> {
             self.out.push_str(s);
             self.column += if ascii { s.len() } else { char_count(s) };
         } else {
+            self.write_plain_folded(s);
+        }
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    /// A plain scalar that reaches past the width.
+    #[inline(never)]
+    fn write_plain_folded(&mut self, s: &str) {
+        {
             // Fold at a single space once past the width: the line break reads back as
             // that space.
             let mut spaces = false;
@@ -551,8 +583,6 @@ impl Emitter<'_> {
             }
             self.write_str(rest);
         }
-        self.whitespace = false;
-        self.indention = false;
     }
 
     /// Whether the ASCII text `s`, quoted with `quote`, is written as it is: no character
@@ -575,6 +605,7 @@ impl Emitter<'_> {
         self.indention = false;
     }
 
+    #[inline(never)]
     fn write_single_quoted(&mut self, s: &str, allow_breaks: bool) {
         self.write_indicator("'", true, false, false);
         let (mut spaces, mut breaks) = (false, false);
@@ -614,6 +645,7 @@ impl Emitter<'_> {
         self.indention = false;
     }
 
+    #[inline(never)]
     fn write_double_quoted(&mut self, s: &str, allow_breaks: bool) {
         self.write_indicator("\"", true, false, false);
         // libyaml's `is_bom` looks at the start of the string whatever the position, so a
@@ -683,6 +715,7 @@ impl Emitter<'_> {
         }
     }
 
+    #[inline(never)]
     fn write_literal(&mut self, s: &str) {
         self.write_indicator("|", true, false, false);
         let mut chars = s.chars();
@@ -703,9 +736,11 @@ impl Emitter<'_> {
         self.indention = true;
         self.whitespace = true;
         let mut breaks = true;
+        // Only `\r` and non-ASCII characters can be the other line breaks.
+        let other_breaks = s.bytes().any(|c| c == b'\r' || c >= 0x80);
         let mut lines = s.split('\n').peekable();
         while let Some(line) = lines.next() {
-            if line.contains(['\r', '\u{85}', '\u{2028}', '\u{2029}']) {
+            if other_breaks && line.contains(['\r', '\u{85}', '\u{2028}', '\u{2029}']) {
                 for c in line.chars() {
                     if is_break(c) {
                         self.write_break(c);
@@ -902,7 +937,7 @@ mod tests {
     #[test]
     fn quick_style_agrees_with_the_full_analysis() {
         for s in strings(&ALPHABET, 4) {
-            let quick = quick_style(&s);
+            let quick = quick_style(&s, classes(s.as_bytes()));
             assert_eq!(quick.is_some(), !s.is_empty(), "{s:?}");
             for ctx in [Context::SIMPLE_KEY, Context::MAPPING_VALUE, Context::ROOT] {
                 let full = Scalar::analyzed(&s, ctx);
@@ -913,7 +948,7 @@ mod tests {
             }
         }
         for s in ["a\tb", "a\nb", "caf\u{e9}", "x\u{85}", "\u{7f}", "\r"] {
-            assert_eq!(quick_style(s), None, "{s:?}");
+            assert_eq!(quick_style(s, classes(s.as_bytes())), None, "{s:?}");
         }
     }
 

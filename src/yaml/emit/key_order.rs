@@ -23,18 +23,24 @@ pub(super) fn sort_keys<T>(items: &mut Vec<(&str, T)>) {
 pub(super) const SMALL: usize = 32;
 
 /// Puts in `order[..keys.len()]` the positions of `keys` in the order [`sort_keys`] gives
-/// them, without allocating. Returns false, leaving `order` unspecified, for what it does
+/// them, without allocating, and in `classes[i]` the union of key `i`'s byte classes. Returns false, leaving `order` unspecified, for what it does
 /// not handle: more than [`SMALL`] keys, a key with a control character or a non-ASCII one
 /// (whose JSON round trip may change it), or two equal keys (whose order after `sort_keys`'s
 /// unstable first pass is not specified).
-pub(super) fn small_order(keys: &[&str], order: &mut [u8; SMALL]) -> bool {
+pub(super) fn small_order(
+    keys: &[&str],
+    order: &mut [u8; SMALL],
+    classes: &mut [u8; SMALL],
+) -> bool {
     let n = keys.len();
     if n > SMALL {
         return false;
     }
-    let seen = keys
-        .iter()
-        .fold(0, |seen, k| seen | super::classes(k.as_bytes()));
+    let mut seen = 0;
+    for (k, slot) in keys.iter().zip(classes.iter_mut()) {
+        *slot = super::classes(k.as_bytes());
+        seen |= *slot;
+    }
     if seen & super::SLOW != 0 {
         return false;
     }
@@ -60,11 +66,27 @@ pub(super) fn small_order(keys: &[&str], order: &mut [u8; SMALL]) -> bool {
 
 /// `go_key_less` for ASCII keys without digits, as a total order.
 fn letter_last_cmp(a: &[u8], b: &[u8]) -> Ordering {
-    let rank = |c: u8| if c.is_ascii_alphabetic() { c | 0x80 } else { c };
-    match a.iter().zip(b).find(|(x, y)| x != y) {
-        Some((&x, &y)) => rank(x).cmp(&rank(y)),
-        None => a.len().cmp(&b.len()),
+    // A byte's rank: letters after every other byte, each class in byte order.
+    static RANK: [u8; 256] = {
+        let mut t = [0u8; 256];
+        let mut c = 0;
+        while c < 256 {
+            let b = c as u8;
+            t[c] = if b.is_ascii_alphabetic() { b | 0x80 } else { b };
+            c += 1;
+        }
+        t
+    };
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i < n {
+        let (x, y) = (a[i], b[i]);
+        if x != y {
+            return RANK[usize::from(x)].cmp(&RANK[usize::from(y)]);
+        }
+        i += 1;
     }
+    a.len().cmp(&b.len())
 }
 
 /// Sorts `items` by `cmp`; false when two items compare equal (the order then is a valid
@@ -299,7 +321,7 @@ mod tests {
     /// `small_order`'s result, as keys, or None when it declines.
     fn small_sorted(keys: &[&'static str]) -> Option<Vec<&'static str>> {
         let mut order = [0u8; SMALL];
-        small_order(keys, &mut order).then(|| {
+        small_order(keys, &mut order, &mut [0; SMALL]).then(|| {
             order[..keys.len()]
                 .iter()
                 .map(|&i| keys[usize::from(i)])

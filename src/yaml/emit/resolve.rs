@@ -10,8 +10,31 @@
 use std::borrow::Cow;
 
 /// True when go-yaml v2 must quote `s` because a plain `s` would not read back as this string.
+#[inline]
 pub(super) fn needs_quotes(s: &str) -> bool {
-    resolves_to_non_string(s) || is_base60_float(s)
+    // Only these first bytes lead v2's resolver anywhere but `!!str` (and a base-60 float
+    // starts with a sign or a digit); most strings are settled here.
+    match s.as_bytes().first() {
+        None => true,
+        Some(
+            b'y'
+            | b'Y'
+            | b'n'
+            | b'N'
+            | b't'
+            | b'T'
+            | b'f'
+            | b'F'
+            | b'o'
+            | b'O'
+            | b'~'
+            | b'.'
+            | b'+'
+            | b'-'
+            | b'0'..=b'9',
+        ) => resolves_to_non_string(s) || is_base60_float(s),
+        Some(_) => false,
+    }
 }
 
 /// go-yaml v2 `resolve("", s)` returns a tag other than `!!str`.
