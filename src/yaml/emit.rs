@@ -27,6 +27,8 @@ const BEST_INDENT: isize = 2;
 const MAX_SIMPLE_KEY_LEN: usize = 128;
 
 /// Appends one document (without the `---` separator) to `out`; it ends with a newline.
+// Kept out of line so that profiles show the emitter's cost under one name.
+#[inline(never)]
 pub fn emit_document(node: &Node, out: &mut String) {
     let mut emitter = Emitter {
         out,
@@ -389,6 +391,9 @@ fn is_break(c: char) -> bool {
     matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
 }
 
+/// A line break and the indentation of the lines that follow it.
+const NEWLINE_SPACES: &str = "\n                                                                ";
+
 /// go-yaml v2's emitter state, written straight into the output.
 struct Emitter<'o> {
     out: &'o mut String,
@@ -410,8 +415,17 @@ impl Emitter<'_> {
             Node::Seq(items) if items.is_empty() => self.empty_flow("[", "]"),
             Node::Seq(items) => self.block_sequence(items, ctx),
             Node::Str(s) => {
-                let scalar = Scalar::new(s, ctx);
-                self.scalar(&scalar, ctx);
+                let seen = classes(s.as_bytes());
+                if quick_style(s, seen) == Some(Style::Plain) {
+                    // The common case, without building a `Scalar`.
+                    let saved = self.indent;
+                    self.increase_indent(true, false);
+                    self.write_plain(s, !ctx.simple_key, true);
+                    self.indent = saved;
+                } else {
+                    let scalar = Scalar::with_classes(s, seen, ctx);
+                    self.scalar(&scalar, ctx);
+                }
             }
             Node::Null => self.plain_token("null"),
             Node::Bool(b) => self.plain_token(if *b { "true" } else { "false" }),
@@ -488,13 +502,22 @@ impl Emitter<'_> {
 
     /// One `key: value` entry of a block mapping (`? key` and `: value` for a long or
     /// multi-line key).
-    /// `classes`: the union of the key's bytes' classes when known.
-    fn entry(&mut self, key: &str, classes: Option<u8>, value: &Node) {
+    /// `key_classes`: the union of the key's bytes' classes when known.
+    fn entry(&mut self, key: &str, key_classes: Option<u8>, value: &Node) {
         self.write_indent();
-        let simple = match classes {
-            Some(seen) => Scalar::with_classes(key, seen, Context::SIMPLE_KEY),
-            None => Scalar::new(key, Context::SIMPLE_KEY),
-        };
+        let seen = key_classes.unwrap_or_else(|| classes(key.as_bytes()));
+        if key.len() <= MAX_SIMPLE_KEY_LEN && quick_style(key, seen) == Some(Style::Plain) {
+            // The common case: a plain key right after the indentation (so no separating
+            // space), never folded.
+            self.out.push_str(key);
+            self.out.push(':');
+            self.column += key.len() + 1;
+            self.whitespace = false;
+            self.indention = false;
+            self.node(value, Context::MAPPING_VALUE);
+            return;
+        }
+        let simple = Scalar::with_classes(key, seen, Context::SIMPLE_KEY);
         if !simple.multiline && simple.text.len() <= MAX_SIMPLE_KEY_LEN {
             self.scalar(&simple, Context::SIMPLE_KEY);
             self.write_indicator(":", false, false, false);
@@ -780,7 +803,13 @@ impl Emitter<'_> {
     fn write_indent(&mut self) {
         let indent = self.indent.max(0) as usize;
         if !self.indention || self.column > indent || (self.column == indent && !self.whitespace) {
-            self.put_break();
+            // A line break and the indentation in one copy when it is short.
+            if let Some(line_start) = NEWLINE_SPACES.get(..=indent) {
+                self.out.push_str(line_start);
+                self.column = indent;
+            } else {
+                self.put_break();
+            }
         }
         if self.column < indent {
             self.write_spaces(indent - self.column);
@@ -819,7 +848,7 @@ impl Emitter<'_> {
 
     /// `n` spaces on the current line.
     fn write_spaces(&mut self, n: usize) {
-        const SPACES: &str = "                                                                ";
+        const SPACES: &str = NEWLINE_SPACES.split_at(1).1;
         let mut left = n;
         while left > 0 {
             let k = left.min(SPACES.len());
@@ -991,6 +1020,30 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn deep_nesting_indents_past_the_spaces_table() {
+        let depth = 50;
+        let mut doc = Node::Int(1);
+        let mut want = String::new();
+        for level in 0..depth {
+            let mut m = Map::new();
+            m.insert("a", doc);
+            doc = Node::Map(m);
+            want.push_str(&"  ".repeat(level));
+            want.push_str(if level + 1 == depth { "a: 1\n" } else { "a:\n" });
+        }
+        let mut seq = Node::Seq(vec![doc]);
+        for _ in 0..3 {
+            seq = Node::Seq(vec![seq]);
+        }
+        let mut out = String::new();
+        emit_document(&seq, &mut out);
+        let want = want
+            .replacen("a:", "- - - - a:", 1)
+            .replace("\n  ", "\n          ");
+        assert_eq!(out, want);
     }
 
     #[test]

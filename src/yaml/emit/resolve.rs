@@ -32,9 +32,15 @@ pub(super) fn needs_quotes(s: &str) -> bool {
             | b'+'
             | b'-'
             | b'0'..=b'9',
-        ) => resolves_to_non_string(s) || is_base60_float(s),
+        ) => resolves_to_non_string_or_base60(s),
         Some(_) => false,
     }
+}
+
+/// The rest of [`needs_quotes`], out of line: the gate above is the hot part.
+#[inline(never)]
+fn resolves_to_non_string_or_base60(s: &str) -> bool {
+    resolves_to_non_string(s) || is_base60_float(s)
 }
 
 /// go-yaml v2 `resolve("", s)` returns a tag other than `!!str`.
