@@ -219,6 +219,7 @@ fn classes(b: &[u8]) -> u8 {
 /// is never multi-line and its JSON round trip leaves it as it is, so only three of
 /// [`Analysis`]'s facts matter: blank edges and indicators rule out plain, and nothing rules
 /// out single quotes.
+#[inline]
 fn quick_style(s: &str, seen: u8) -> Option<Style> {
     let b = s.as_bytes();
     let (&first, &last) = (b.first()?, b.last()?);

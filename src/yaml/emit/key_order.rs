@@ -79,6 +79,17 @@ fn letter_last_cmp(a: &[u8], b: &[u8]) -> Ordering {
     };
     let n = a.len().min(b.len());
     let mut i = 0;
+    // Eight bytes at a time past common prefixes (`app.kubernetes.io/...`): the lowest
+    // differing bit of the little-endian words is in the first differing byte.
+    while i + 8 <= n {
+        let word = |s: &[u8]| u64::from_le_bytes(s[i..i + 8].try_into().unwrap_or([0; 8]));
+        let diff = word(a) ^ word(b);
+        if diff != 0 {
+            i += (diff.trailing_zeros() / 8) as usize;
+            return RANK[usize::from(a[i])].cmp(&RANK[usize::from(b[i])]);
+        }
+        i += 8;
+    }
     while i < n {
         let (x, y) = (a[i], b[i]);
         if x != y {
@@ -365,6 +376,47 @@ mod tests {
                 // Digit-free keys take the total-order path.
                 keys.retain(|k| !k.bytes().any(|c| c.is_ascii_digit()));
             }
+            assert_eq!(small_sorted(&keys), Some(sorted(&keys)), "{keys:?}");
+        }
+    }
+
+    #[test]
+    fn small_order_compares_long_common_prefixes() {
+        // Keys sharing 8+ byte prefixes, differing at every position of a word.
+        let mut pool: Vec<&'static str> = Vec::new();
+        for prefix in [
+            "",
+            "app.kubernetes.io/",
+            "abcdefg",
+            "abcdefgh",
+            "abcdefghijklmnop",
+        ] {
+            for suffix in [
+                "",
+                "a",
+                "A",
+                "-",
+                "_x",
+                "name",
+                "Name",
+                "part-of",
+                "version.z",
+            ] {
+                pool.push(Box::leak(format!("{prefix}{suffix}").into_boxed_str()));
+            }
+        }
+        pool.sort_unstable();
+        pool.dedup();
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..5_000 {
+            let mut keys = pool.clone();
+            for i in (1..keys.len()).rev() {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                keys.swap(i, (state % (i as u64 + 1)) as usize);
+            }
+            keys.truncate((state % 33) as usize);
             assert_eq!(small_sorted(&keys), Some(sorted(&keys)), "{keys:?}");
         }
     }
