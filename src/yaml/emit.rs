@@ -214,11 +214,11 @@ fn classes(b: &[u8]) -> u8 {
     b.iter().fold(0, |seen, &c| seen | CLASS[c as usize])
 }
 
-/// The style of a non-empty string of printable ASCII (`seen`: the union of its bytes' classes) (spaces allowed, no tab nor line break),
-/// decided in one pass; `None` for any other string, which [`Analysis`] handles. Such a string
-/// is never multi-line and its JSON round trip leaves it as it is, so only three of
-/// [`Analysis`]'s facts matter: blank edges and indicators rule out plain, and nothing rules
-/// out single quotes.
+/// The style of a non-empty string of printable ASCII (spaces allowed, no tab nor line
+/// break), given `seen`, the union of its bytes' classes; `None` for any other string, which
+/// [`Analysis`] handles. Such a string is never multi-line and its JSON round trip leaves it
+/// as it is, so only three of [`Analysis`]'s facts matter: blank edges and indicators rule
+/// out plain, and nothing rules out single quotes.
 #[inline]
 fn quick_style(s: &str, seen: u8) -> Option<Style> {
     let b = s.as_bytes();
@@ -586,32 +586,30 @@ impl Emitter<'_> {
     /// A plain scalar that reaches past the width.
     #[inline(never)]
     fn write_plain_folded(&mut self, s: &str) {
-        {
-            // Fold at a single space once past the width: the line break reads back as
-            // that space.
-            let mut spaces = false;
-            let mut rest = s;
-            while let Some(pos) = rest.bytes().position(|b| b == b' ') {
-                if pos > 0 {
-                    self.write_str(&rest[..pos]);
-                    spaces = false;
-                }
-                let next_is_space = rest.as_bytes().get(pos + 1) == Some(&b' ');
-                if !spaces && self.column > BEST_WIDTH && !next_is_space {
-                    self.write_indent();
-                } else {
-                    self.put(' ');
-                }
-                spaces = true;
-                rest = &rest[pos + 1..];
+        // Fold at a single space once past the width: the line break reads back as
+        // that space.
+        let mut spaces = false;
+        let mut rest = s;
+        while let Some(pos) = rest.bytes().position(|b| b == b' ') {
+            if pos > 0 {
+                self.write_str(&rest[..pos]);
+                spaces = false;
             }
-            self.write_str(rest);
+            let next_is_space = rest.as_bytes().get(pos + 1) == Some(&b' ');
+            if !spaces && self.column > BEST_WIDTH && !next_is_space {
+                self.write_indent();
+            } else {
+                self.put(' ');
+            }
+            spaces = true;
+            rest = &rest[pos + 1..];
         }
+        self.write_str(rest);
     }
 
     /// Whether the ASCII text `s`, quoted with `quote`, is written as it is: no character
-    /// needs escaping or doubling and no space can fold (the quoted text ends before the
-    /// folding column).
+    /// needs escaping or doubling (a backslash is left to the general writers in both
+    /// styles) and no space can fold (the quoted text ends before the folding column).
     fn verbatim_quoted(&self, s: &str, quote: u8, allow_breaks: bool) -> bool {
         (!allow_breaks || self.column + 1 + s.len() <= BEST_WIDTH)
             && !s
