@@ -27,6 +27,8 @@ const BEST_INDENT: isize = 2;
 const MAX_SIMPLE_KEY_LEN: usize = 128;
 
 /// Appends one document (without the `---` separator) to `out`; it ends with a newline.
+// Kept out of line so that profiles show the emitter's cost under one name.
+#[inline(never)]
 pub fn emit_document(node: &Node, out: &mut String) {
     let mut emitter = Emitter {
         out,
@@ -125,12 +127,33 @@ struct Scalar<'s> {
     text: Cow<'s, str>,
     style: Style,
     multiline: bool,
+    /// The text is ASCII: its width in columns is its length.
+    ascii: bool,
 }
 
 impl<'s> Scalar<'s> {
     /// go-yaml v2's `stringv` (which style to ask for) and libyaml's analysis and style
     /// selection (which style the text allows).
     fn new(s: &'s str, ctx: Context) -> Scalar<'s> {
+        Scalar::with_classes(s, classes(s.as_bytes()), ctx)
+    }
+
+    /// [`Scalar::new`] when the union of the classes of `s`'s bytes is known.
+    fn with_classes(s: &'s str, seen: u8, ctx: Context) -> Scalar<'s> {
+        if let Some(style) = quick_style(s, seen) {
+            return Scalar {
+                text: Cow::Borrowed(s),
+                style,
+                multiline: false,
+                ascii: true,
+            };
+        }
+        Scalar::analyzed(s, ctx)
+    }
+
+    /// [`Scalar::new`] for any string: the JSON round trip and libyaml's full analysis.
+    #[inline(never)]
+    fn analyzed(s: &'s str, ctx: Context) -> Scalar<'s> {
         let text = json_round_trip(s);
         let wanted = if text.as_bytes().contains(&b'\n') {
             Style::Literal
@@ -153,12 +176,83 @@ impl<'s> Scalar<'s> {
         if style == Style::Literal && (!a.block_allowed || ctx.simple_key) {
             style = Style::DoubleQuoted;
         }
+        let ascii = text.is_ascii();
         Scalar {
             text,
             style,
             multiline: a.multiline,
+            ascii,
         }
     }
+}
+
+/// Byte classes (bit flags) for the one-pass scans of [`quick_style`] and of mapping keys.
+/// Printable ASCII other than these has no flag.
+const SPACE: u8 = 1;
+const COLON: u8 = 2;
+const HASH: u8 = 4;
+const DIGIT: u8 = 8;
+/// Control characters (line breaks and tabs included), DEL and every non-ASCII byte: text
+/// holding one takes the full analysis (NEL folding, escapes, literal blocks).
+const SLOW: u8 = 16;
+
+static CLASS: [u8; 256] = {
+    let mut t = [SLOW; 256];
+    let mut c = b'!';
+    while c <= b'~' {
+        t[c as usize] = if c.is_ascii_digit() { DIGIT } else { 0 };
+        c += 1;
+    }
+    t[b' ' as usize] = SPACE;
+    t[b':' as usize] = COLON;
+    t[b'#' as usize] = HASH;
+    t
+};
+
+/// The union of the classes of `b`'s bytes.
+fn classes(b: &[u8]) -> u8 {
+    b.iter().fold(0, |seen, &c| seen | CLASS[c as usize])
+}
+
+/// The style of a non-empty string of printable ASCII (spaces allowed, no tab nor line
+/// break), given `seen`, the union of its bytes' classes; `None` for any other string, which
+/// [`Analysis`] handles. Such a string is never multi-line and its JSON round trip leaves it
+/// as it is, so only three of [`Analysis`]'s facts matter: blank edges and indicators rule
+/// out plain, and nothing rules out single quotes.
+#[inline]
+fn quick_style(s: &str, seen: u8) -> Option<Style> {
+    let b = s.as_bytes();
+    let (&first, &last) = (b.first()?, b.last()?);
+    if seen & SLOW != 0 {
+        return None;
+    }
+    let quote = resolve::needs_quotes(s);
+    if quote {
+        return Some(Style::DoubleQuoted);
+    }
+    let mut plain_impossible = first == b' '
+        || last == b' '
+        || match first {
+            b'#' | b',' | b'[' | b']' | b'{' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\''
+            | b'"' | b'%' | b'@' | b'`' => true,
+            b'?' | b':' => matches!(b.get(1), None | Some(b' ')),
+            b'-' => matches!(b.get(1), None | Some(b' ')) || b.starts_with(b"---"),
+            b'.' => b.starts_with(b"..."),
+            _ => false,
+        };
+    // After the first byte: `: ` (or a final `:`) and ` #` are indicators.
+    if !plain_impossible && seen & COLON != 0 {
+        plain_impossible =
+            (1..b.len()).any(|i| b[i] == b':' && matches!(b.get(i + 1), None | Some(b' ')));
+    }
+    if !plain_impossible && seen & HASH != 0 {
+        plain_impossible = (1..b.len()).any(|i| b[i] == b'#' && b[i - 1] == b' ');
+    }
+    Some(if plain_impossible {
+        Style::SingleQuoted
+    } else {
+        Style::Plain
+    })
 }
 
 /// What go-yaml v2 changes in a string when it reads kustomize's JSON back: Go's JSON encoder
@@ -231,10 +325,13 @@ impl Analysis {
         let mut preceded_by_whitespace = true;
         let mut i = 0;
         while i < b.len() {
-            if matches!(b[i], b'!'..=b'~') && b[i] != b':' && b[i] != b'#' {
-                // The common case: a printable ASCII character with nothing to note.
-                (previous_space, previous_break, preceded_by_whitespace) = (false, false, false);
+            if CLASS[usize::from(b[i])] & !DIGIT == 0 {
+                // The common case: a run of printable ASCII characters with nothing to note.
                 i += 1;
+                while i < b.len() && CLASS[usize::from(b[i])] & !DIGIT == 0 {
+                    i += 1;
+                }
+                (previous_space, previous_break, preceded_by_whitespace) = (false, false, false);
                 continue;
             }
             let Some(c) = s[i..].chars().next() else {
@@ -295,6 +392,9 @@ fn is_break(c: char) -> bool {
     matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
 }
 
+/// A line break and the indentation of the lines that follow it.
+const NEWLINE_SPACES: &str = "\n                                                                ";
+
 /// go-yaml v2's emitter state, written straight into the output.
 struct Emitter<'o> {
     out: &'o mut String,
@@ -316,8 +416,17 @@ impl Emitter<'_> {
             Node::Seq(items) if items.is_empty() => self.empty_flow("[", "]"),
             Node::Seq(items) => self.block_sequence(items, ctx),
             Node::Str(s) => {
-                let scalar = Scalar::new(s, ctx);
-                self.scalar(&scalar, ctx);
+                let seen = classes(s.as_bytes());
+                if quick_style(s, seen) == Some(Style::Plain) {
+                    // The common case, without building a `Scalar`.
+                    let saved = self.indent;
+                    self.increase_indent(true, false);
+                    self.write_plain(s, !ctx.simple_key, true);
+                    self.indent = saved;
+                } else {
+                    let scalar = Scalar::with_classes(s, seen, ctx);
+                    self.scalar(&scalar, ctx);
+                }
             }
             Node::Null => self.plain_token("null"),
             Node::Bool(b) => self.plain_token(if *b { "true" } else { "false" }),
@@ -348,7 +457,35 @@ impl Emitter<'_> {
     fn block_mapping(&mut self, map: &Map) {
         let saved = self.indent;
         self.increase_indent(false, false);
-        let mut entries: Vec<(&str, &Node)> = Vec::with_capacity(map.len());
+        let n = map.len();
+        if n == 1 {
+            // One key: nothing to order.
+            if let Some((key, value)) = map.get_index(0) {
+                self.entry(&json_round_trip(key), None, value);
+            }
+            self.indent = saved;
+            return;
+        }
+        if n <= key_order::SMALL {
+            // Nearly every mapping: ordered on the stack, without allocating.
+            let mut keys = [""; key_order::SMALL];
+            for (slot, (key, _)) in keys.iter_mut().zip(map) {
+                *slot = key.as_str();
+            }
+            let mut order = [0u8; key_order::SMALL];
+            let mut key_classes = [0u8; key_order::SMALL];
+            if key_order::small_order(&keys[..n], &mut order, &mut key_classes) {
+                for &i in &order[..n] {
+                    let i = usize::from(i);
+                    if let Some((_, value)) = map.get_index(i) {
+                        self.entry(keys[i], Some(key_classes[i]), value);
+                    }
+                }
+                self.indent = saved;
+                return;
+            }
+        }
+        let mut entries: Vec<(&str, &Node)> = Vec::with_capacity(n);
         let mut owned_keys: Vec<(String, &Node)> = Vec::new();
         for (key, value) in map {
             match json_round_trip(key) {
@@ -359,23 +496,42 @@ impl Emitter<'_> {
         entries.extend(owned_keys.iter().map(|(k, v)| (k.as_str(), *v)));
         key_order::sort_keys(&mut entries);
         for (key, value) in entries {
-            self.write_indent();
-            let simple = Scalar::new(key, Context::SIMPLE_KEY);
-            if !simple.multiline && simple.text.len() <= MAX_SIMPLE_KEY_LEN {
-                self.scalar(&simple, Context::SIMPLE_KEY);
-                self.write_indicator(":", false, false, false);
-            } else {
-                self.write_indicator("?", true, false, true);
-                self.scalar(
-                    &Scalar::new(key, Context::MAPPING_VALUE),
-                    Context::MAPPING_VALUE,
-                );
-                self.write_indent();
-                self.write_indicator(":", true, false, true);
-            }
-            self.node(value, Context::MAPPING_VALUE);
+            self.entry(key, None, value);
         }
         self.indent = saved;
+    }
+
+    /// One `key: value` entry of a block mapping (`? key` and `: value` for a long or
+    /// multi-line key).
+    /// `key_classes`: the union of the key's bytes' classes when known.
+    fn entry(&mut self, key: &str, key_classes: Option<u8>, value: &Node) {
+        self.write_indent();
+        let seen = key_classes.unwrap_or_else(|| classes(key.as_bytes()));
+        if key.len() <= MAX_SIMPLE_KEY_LEN && quick_style(key, seen) == Some(Style::Plain) {
+            // The common case: a plain key right after the indentation (so no separating
+            // space), never folded.
+            self.out.push_str(key);
+            self.out.push(':');
+            self.column += key.len() + 1;
+            self.whitespace = false;
+            self.indention = false;
+            self.node(value, Context::MAPPING_VALUE);
+            return;
+        }
+        let simple = Scalar::with_classes(key, seen, Context::SIMPLE_KEY);
+        if !simple.multiline && simple.text.len() <= MAX_SIMPLE_KEY_LEN {
+            self.scalar(&simple, Context::SIMPLE_KEY);
+            self.write_indicator(":", false, false, false);
+        } else {
+            self.write_indicator("?", true, false, true);
+            self.scalar(
+                &Scalar::new(key, Context::MAPPING_VALUE),
+                Context::MAPPING_VALUE,
+            );
+            self.write_indent();
+            self.write_indicator(":", true, false, true);
+        }
+        self.node(value, Context::MAPPING_VALUE);
     }
 
     /// A number, boolean or null: always plain, never folded.
@@ -395,45 +551,83 @@ impl Emitter<'_> {
         let allow_breaks = !ctx.simple_key;
         let text = scalar.text.as_ref();
         match scalar.style {
-            Style::Plain => self.write_plain(text, allow_breaks),
+            Style::Plain => self.write_plain(text, allow_breaks, scalar.ascii),
+            Style::SingleQuoted
+                if scalar.ascii && self.verbatim_quoted(text, b'\'', allow_breaks) =>
+            {
+                self.write_verbatim_quoted(text, "'");
+            }
             Style::SingleQuoted => self.write_single_quoted(text, allow_breaks),
+            Style::DoubleQuoted
+                if scalar.ascii && self.verbatim_quoted(text, b'"', allow_breaks) =>
+            {
+                self.write_verbatim_quoted(text, "\"");
+            }
             Style::DoubleQuoted => self.write_double_quoted(text, allow_breaks),
             Style::Literal => self.write_literal(text),
         }
         self.indent = saved;
     }
 
-    fn write_plain(&mut self, s: &str, allow_breaks: bool) {
+    fn write_plain(&mut self, s: &str, allow_breaks: bool, ascii: bool) {
         if !self.whitespace {
             self.put(' ');
         }
         if !allow_breaks || self.column + s.len() <= BEST_WIDTH {
-            self.write_str(s);
+            self.out.push_str(s);
+            self.column += if ascii { s.len() } else { char_count(s) };
         } else {
-            // Fold at a single space once past the width: the line break reads back as
-            // that space.
-            let mut spaces = false;
-            let mut rest = s;
-            while let Some(pos) = rest.bytes().position(|b| b == b' ') {
-                if pos > 0 {
-                    self.write_str(&rest[..pos]);
-                    spaces = false;
-                }
-                let next_is_space = rest.as_bytes().get(pos + 1) == Some(&b' ');
-                if !spaces && self.column > BEST_WIDTH && !next_is_space {
-                    self.write_indent();
-                } else {
-                    self.put(' ');
-                }
-                spaces = true;
-                rest = &rest[pos + 1..];
-            }
-            self.write_str(rest);
+            self.write_plain_folded(s);
         }
         self.whitespace = false;
         self.indention = false;
     }
 
+    /// A plain scalar that reaches past the width.
+    #[inline(never)]
+    fn write_plain_folded(&mut self, s: &str) {
+        // Fold at a single space once past the width: the line break reads back as
+        // that space.
+        let mut spaces = false;
+        let mut rest = s;
+        while let Some(pos) = rest.bytes().position(|b| b == b' ') {
+            if pos > 0 {
+                self.write_str(&rest[..pos]);
+                spaces = false;
+            }
+            let next_is_space = rest.as_bytes().get(pos + 1) == Some(&b' ');
+            if !spaces && self.column > BEST_WIDTH && !next_is_space {
+                self.write_indent();
+            } else {
+                self.put(' ');
+            }
+            spaces = true;
+            rest = &rest[pos + 1..];
+        }
+        self.write_str(rest);
+    }
+
+    /// Whether the ASCII text `s`, quoted with `quote`, is written as it is: no character
+    /// needs escaping or doubling (a backslash is left to the general writers in both
+    /// styles) and no space can fold (the quoted text ends before the folding column).
+    fn verbatim_quoted(&self, s: &str, quote: u8, allow_breaks: bool) -> bool {
+        (!allow_breaks || self.column + 1 + s.len() <= BEST_WIDTH)
+            && !s
+                .bytes()
+                .any(|c| c == quote || c == b'\\' || c < b' ' || c == 0x7f)
+    }
+
+    /// A quoted scalar that [`Emitter::verbatim_quoted`] accepted.
+    fn write_verbatim_quoted(&mut self, s: &str, quote: &str) {
+        self.write_indicator(quote, true, false, false);
+        self.out.push_str(s);
+        self.column += s.len();
+        self.write_indicator(quote, false, false, false);
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    #[inline(never)]
     fn write_single_quoted(&mut self, s: &str, allow_breaks: bool) {
         self.write_indicator("'", true, false, false);
         let (mut spaces, mut breaks) = (false, false);
@@ -473,6 +667,7 @@ impl Emitter<'_> {
         self.indention = false;
     }
 
+    #[inline(never)]
     fn write_double_quoted(&mut self, s: &str, allow_breaks: bool) {
         self.write_indicator("\"", true, false, false);
         // libyaml's `is_bom` looks at the start of the string whatever the position, so a
@@ -542,6 +737,7 @@ impl Emitter<'_> {
         }
     }
 
+    #[inline(never)]
     fn write_literal(&mut self, s: &str) {
         self.write_indicator("|", true, false, false);
         let mut chars = s.chars();
@@ -562,9 +758,11 @@ impl Emitter<'_> {
         self.indention = true;
         self.whitespace = true;
         let mut breaks = true;
+        // Only `\r` and non-ASCII characters can be the other line breaks.
+        let other_breaks = s.bytes().any(|c| c == b'\r' || c >= 0x80);
         let mut lines = s.split('\n').peekable();
         while let Some(line) = lines.next() {
-            if line.contains(['\r', '\u{85}', '\u{2028}', '\u{2029}']) {
+            if other_breaks && line.contains(['\r', '\u{85}', '\u{2028}', '\u{2029}']) {
                 for c in line.chars() {
                     if is_break(c) {
                         self.write_break(c);
@@ -604,10 +802,16 @@ impl Emitter<'_> {
     fn write_indent(&mut self) {
         let indent = self.indent.max(0) as usize;
         if !self.indention || self.column > indent || (self.column == indent && !self.whitespace) {
-            self.put_break();
+            // A line break and the indentation in one copy when it is short.
+            if let Some(line_start) = NEWLINE_SPACES.get(..=indent) {
+                self.out.push_str(line_start);
+                self.column = indent;
+            } else {
+                self.put_break();
+            }
         }
-        while self.column < indent {
-            self.put(' ');
+        if self.column < indent {
+            self.write_spaces(indent - self.column);
         }
         self.whitespace = true;
         self.indention = true;
@@ -639,6 +843,18 @@ impl Emitter<'_> {
             self.column = 0;
         }
         self.indention = true;
+    }
+
+    /// `n` spaces on the current line.
+    fn write_spaces(&mut self, n: usize) {
+        const SPACES: &str = NEWLINE_SPACES.split_at(1).1;
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(SPACES.len());
+            self.out.push_str(&SPACES[..k]);
+            left -= k;
+        }
+        self.column += n;
     }
 
     fn put(&mut self, c: char) {
@@ -725,6 +941,108 @@ mod tests {
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    /// Every string up to `max_len` characters over `alphabet`.
+    fn strings(alphabet: &[char], max_len: usize) -> Vec<String> {
+        let mut all = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..max_len {
+            let next: Vec<String> = last
+                .iter()
+                .flat_map(|s| alphabet.iter().map(move |c| format!("{s}{c}")))
+                .collect();
+            all.extend(next.iter().cloned());
+            last = next;
+        }
+        all
+    }
+
+    const ALPHABET: [char; 17] = [
+        'a', 'y', 'e', '0', '1', ' ', ':', '#', '-', '.', '?', '\'', '"', '!', '_', '+', '\\',
+    ];
+
+    #[test]
+    fn quick_style_agrees_with_the_full_analysis() {
+        for s in strings(&ALPHABET, 4) {
+            let quick = quick_style(&s, classes(s.as_bytes()));
+            assert_eq!(quick.is_some(), !s.is_empty(), "{s:?}");
+            for ctx in [Context::SIMPLE_KEY, Context::MAPPING_VALUE, Context::ROOT] {
+                let full = Scalar::analyzed(&s, ctx);
+                if let Some(style) = quick {
+                    assert_eq!(style, full.style, "{s:?}");
+                    assert!(!full.multiline && full.ascii && full.text == s, "{s:?}");
+                }
+            }
+        }
+        for s in ["a\tb", "a\nb", "caf\u{e9}", "x\u{85}", "\u{7f}", "\r"] {
+            assert_eq!(quick_style(s, classes(s.as_bytes())), None, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn verbatim_quoted_writes_what_the_general_writers_write() {
+        let mut texts = strings(&ALPHABET, 3);
+        texts.push("word ".repeat(20));
+        texts.push(" x".repeat(45));
+        for s in texts.iter().filter(|s| s.is_ascii()) {
+            for column in [0, 1, 40, 76, 77, 78, 79, 80, 81, 90] {
+                for whitespace in [false, true] {
+                    for allow_breaks in [false, true] {
+                        for quote in [b'\'', b'"'] {
+                            let run = |verbatim: bool| {
+                                let mut out = String::new();
+                                let mut e = Emitter {
+                                    out: &mut out,
+                                    column,
+                                    indent: 2,
+                                    whitespace,
+                                    indention: false,
+                                };
+                                let accepted = e.verbatim_quoted(s, quote, allow_breaks);
+                                match (verbatim, quote) {
+                                    (true, b'\'') => e.write_verbatim_quoted(s, "'"),
+                                    (true, _) => e.write_verbatim_quoted(s, "\""),
+                                    (false, b'\'') => e.write_single_quoted(s, allow_breaks),
+                                    (false, _) => e.write_double_quoted(s, allow_breaks),
+                                }
+                                let state = (e.column, e.whitespace, e.indention);
+                                (accepted, out, state)
+                            };
+                            let (accepted, fast, fast_state) = run(true);
+                            if accepted {
+                                let (_, slow, slow_state) = run(false);
+                                assert_eq!((fast, fast_state), (slow, slow_state), "{s:?}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn deep_nesting_indents_past_the_spaces_table() {
+        let depth = 50;
+        let mut doc = Node::Int(1);
+        let mut want = String::new();
+        for level in 0..depth {
+            let mut m = Map::new();
+            m.insert("a", doc);
+            doc = Node::Map(m);
+            want.push_str(&"  ".repeat(level));
+            want.push_str(if level + 1 == depth { "a: 1\n" } else { "a:\n" });
+        }
+        let mut seq = Node::Seq(vec![doc]);
+        for _ in 0..3 {
+            seq = Node::Seq(vec![seq]);
+        }
+        let mut out = String::new();
+        emit_document(&seq, &mut out);
+        let want = want
+            .replacen("a:", "- - - - a:", 1)
+            .replace("\n  ", "\n          ");
+        assert_eq!(out, want);
     }
 
     #[test]

@@ -7,8 +7,39 @@
 //! exact edges (`08` is a float, `0x` followed by 17 digits is a string, `2024-02-30` is a string)
 //! show in kustomize's output.
 
+use std::borrow::Cow;
+
 /// True when go-yaml v2 must quote `s` because a plain `s` would not read back as this string.
+#[inline]
 pub(super) fn needs_quotes(s: &str) -> bool {
+    // Only these first bytes lead v2's resolver anywhere but `!!str` (and a base-60 float
+    // starts with a sign or a digit); most strings are settled here.
+    match s.as_bytes().first() {
+        None => true,
+        Some(
+            b'y'
+            | b'Y'
+            | b'n'
+            | b'N'
+            | b't'
+            | b'T'
+            | b'f'
+            | b'F'
+            | b'o'
+            | b'O'
+            | b'~'
+            | b'.'
+            | b'+'
+            | b'-'
+            | b'0'..=b'9',
+        ) => resolves_to_non_string_or_base60(s),
+        Some(_) => false,
+    }
+}
+
+/// The rest of [`needs_quotes`], out of line: the gate above is the hot part.
+#[inline(never)]
+fn resolves_to_non_string_or_base60(s: &str) -> bool {
     resolves_to_non_string(s) || is_base60_float(s)
 }
 
@@ -20,8 +51,9 @@ fn resolves_to_non_string(s: &str) -> bool {
     };
     match first {
         // v2 resolves by the first byte's "hint"; only these hints lead anywhere but `!!str`.
+        // The table's words are at most five bytes long.
         b'y' | b'Y' | b'n' | b'N' | b't' | b'T' | b'f' | b'F' | b'o' | b'O' | b'~' => {
-            in_resolve_map(s)
+            b.len() <= 5 && in_resolve_map(s)
         }
         b'.' => in_resolve_map(s) || go_parse_float_dotted(b),
         b'+' | b'-' | b'0'..=b'9' => in_resolve_map(s) || resolves_to_number_or_time(s),
@@ -80,7 +112,11 @@ fn resolves_to_number_or_time(s: &str) -> bool {
     if is_timestamp(s.as_bytes()) {
         return true;
     }
-    let plain: Vec<u8> = s.bytes().filter(|&c| c != b'_').collect();
+    let plain: Cow<'_, [u8]> = if s.contains('_') {
+        Cow::Owned(s.bytes().filter(|&c| c != b'_').collect())
+    } else {
+        Cow::Borrowed(s.as_bytes())
+    };
     go_parses_as_int(&plain) || (is_yaml_style_float(&plain) && go_float_in_range(&plain))
 }
 
