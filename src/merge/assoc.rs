@@ -230,6 +230,30 @@ pub(super) fn merge<'s>(
     schema: Option<TypeRef<'s>>,
 ) -> Result<(), Error> {
     let primitive = keys == [""];
+    if let PatchList::Missing = patch {
+        if primitive && distinct_strings(dest) {
+            // Nothing to merge and nothing to collapse: the list stays as it is.
+            return Ok(());
+        }
+        if let Some(first_key) = untouched_is_identity(dest, keys) {
+            #[cfg(test)]
+            let general = FORCE_GENERAL.with(|f| f.get());
+            #[cfg(not(test))]
+            let general = false;
+            if !general {
+                // Every element pairs with itself alone and keeps its place (both of
+                // kyaml's list walks come to that here); only the elements are walked.
+                for element in dest.iter_mut() {
+                    let value = element.get(first_key).map(scalar_text).unwrap_or_default();
+                    walker.push_element(first_key, &value);
+                    let result = walker.untouched(element, schema);
+                    walker.pop();
+                    result?;
+                }
+                return Ok(());
+            }
+        }
+    }
     let fast = {
         let patch_nodes = match &patch {
             PatchList::Separate(p) => Some(p.as_slice()),
@@ -249,6 +273,72 @@ pub(super) fn merge<'s>(
         (true, true) => merge_scalars(walker, dest, patch, schema),
         (true, false) => merge_keyed(walker, dest, patch, keys[0], schema),
         (false, _) => General::new(walker, dest, patch, keys, schema).run(),
+    }
+}
+
+/// Whether a list holds only strings, all different.
+fn distinct_strings(list: &[Node]) -> bool {
+    let mut texts = Vec::with_capacity(list.len());
+    for node in list {
+        let Node::Str(s) = node else { return false };
+        texts.push(s.as_str());
+    }
+    all_distinct(&mut texts)
+}
+
+/// Whether no two entries are equal (sorts them).
+fn all_distinct<T: Ord>(items: &mut [T]) -> bool {
+    items.sort_unstable();
+    items.windows(2).all(|w| w[0] != w[1])
+}
+
+/// For a destination list the patch does not reach: whether kyaml's list merge leaves it as
+/// it is (apart from walking each element), and if so the merge key it names elements by
+/// in error paths. That holds when the keys that have a value somewhere (kyaml's "valid
+/// keys") have a non-empty scalar value in every element, every element is a mapping, and
+/// no two elements have the same values: then each value pairs with exactly its own
+/// element, no values unify, and nothing is deleted, collapsed or moved.
+fn untouched_is_identity<'k>(list: &[Node], keys: &[&'k str]) -> Option<&'k str> {
+    if keys.is_empty() || keys.iter().any(|k| k.is_empty()) {
+        return None;
+    }
+    let mut maps = Vec::with_capacity(list.len());
+    for node in list {
+        maps.push(node.as_map()?);
+    }
+    let has_value = |v: &Node| !key_value_of(v).is_empty();
+    let valid: Vec<&'k str> = keys
+        .iter()
+        .copied()
+        .filter(|k| maps.iter().any(|m| m.get(k).is_some_and(has_value)))
+        .collect();
+    let first = *valid.first()?;
+    let mut tuples: Vec<Vec<Cow<'_, str>>> = Vec::with_capacity(maps.len());
+    for m in &maps {
+        let mut tuple = Vec::with_capacity(valid.len());
+        for k in &valid {
+            let v = m.get(k)?;
+            if matches!(v, Node::Map(_) | Node::Seq(_) | Node::Null) {
+                return None;
+            }
+            let text = scalar_text(v);
+            if text.is_empty() {
+                return None;
+            }
+            tuple.push(text);
+        }
+        tuples.push(tuple);
+    }
+    all_distinct(&mut tuples).then_some(first)
+}
+
+/// [`key_value`] of a field's value.
+fn key_value_of(value: &Node) -> Cow<'_, str> {
+    match value {
+        Node::Null => Cow::Borrowed(""),
+        Node::Map(m) if m.is_empty() => Cow::Borrowed(""),
+        Node::Seq(s) if s.is_empty() => Cow::Borrowed(""),
+        v => scalar_text(v),
     }
 }
 

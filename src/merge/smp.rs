@@ -97,7 +97,16 @@ pub fn apply_with<'s>(
     options: &MergeOptions<'s>,
 ) -> Result<(), Error> {
     // kyaml edits the patch as it goes (directives are removed once read); work on a copy.
-    let mut work = patch.clone();
+    apply_owned(target, patch.clone(), schema, options)
+}
+
+/// [`apply_with`] for a patch the caller no longer needs (it is edited as the merge goes).
+pub fn apply_owned<'s>(
+    target: &mut Node,
+    mut work: Node,
+    schema: Option<TypeRef<'s>>,
+    options: &MergeOptions<'s>,
+) -> Result<(), Error> {
     let mut walker = Walker {
         options,
         path: Vec::new(),
@@ -192,9 +201,18 @@ impl<'o, 's> Walker<'o, 's> {
     /// The schema of a node kyaml finds from its own `apiVersion` and `kind` when the schema
     /// in use says nothing about it.
     fn schema_of(&self, node: Option<&Node>) -> Option<TypeRef<'s>> {
-        let node = node?;
-        let api_version = node.get_str(&["apiVersion"]).filter(|s| !s.is_empty())?;
-        let kind = node.get_str(&["kind"]).filter(|s| !s.is_empty())?;
+        self.schema_of_map(node?.as_map()?)
+    }
+
+    fn schema_of_map(&self, map: &Map) -> Option<TypeRef<'s>> {
+        let api_version = map
+            .get("apiVersion")
+            .and_then(Node::as_str)
+            .filter(|s| !s.is_empty())?;
+        let kind = map
+            .get("kind")
+            .and_then(Node::as_str)
+            .filter(|s| !s.is_empty())?;
         self.options.schemas.lookup_api_version(api_version, kind)
     }
 
@@ -206,6 +224,17 @@ impl<'o, 's> Walker<'o, 's> {
         patch: Option<&mut Node>,
         schema: Option<TypeRef<'s>>,
     ) -> Result<Outcome, Error> {
+        if patch.is_none() {
+            // Where the patch says nothing the destination stays, normalised (and a field
+            // neither side has is dropped, as kyaml's walk of two missing nodes says).
+            return match dest {
+                Some(dest) => {
+                    self.untouched(dest, schema)?;
+                    Ok(Outcome::Keep)
+                }
+                None => Ok(Outcome::Clear),
+            };
+        }
         let dest_kind = dest.as_deref().map_or(Kind::Empty, kind);
         let patch_kind = patch.as_deref().map_or(Kind::Empty, kind);
         let kind = if dest_kind != Kind::Empty {
@@ -294,22 +323,42 @@ impl<'o, 's> Walker<'o, 's> {
 
     /// Merges the fields of two mappings; the destination keeps its field order and gains the
     /// patch's new fields at the end, sorted (kyaml visits fields in sorted order).
+    ///
+    /// kyaml visits the union of the keys in sorted order. Fields are independent of each
+    /// other, so only two things show that order: where new fields go (sorted, at the end)
+    /// and which error comes out first. Fields the patch does not mention are walked first,
+    /// in the destination's order and without sorting; only when one fails are the fields
+    /// that sort before it walked too, in order, to find the error kyaml reports.
     fn merge_fields(
         &mut self,
         dest: &mut Map,
-        mut patch: Option<&mut Map>,
+        patch: Option<&mut Map>,
         schema: Option<TypeRef<'s>>,
     ) -> Result<(), Error> {
-        // Keys are short: cloning them copies inline bytes, without allocating.
-        let mut keys: Vec<Key> = dest.keys().cloned().collect();
-        if let Some(p) = patch.as_deref() {
-            keys.extend(p.keys().filter(|k| !dest.contains_key(k)).cloned());
+        let Some(patch) = patch else {
+            return self.untouched_fields(dest, schema);
+        };
+        for i in 0..dest.len() {
+            let Some((key, value)) = dest.get_index_mut(i) else {
+                break;
+            };
+            if !is_collection(value) || patch.contains_key(key) {
+                continue;
+            }
+            self.path.push(key.clone());
+            let result = self.untouched(value, schema.and_then(|s| s.field(key)));
+            self.path.pop();
+            if let Err(err) = result {
+                return Err(self.first_error(dest, Some(patch), schema, i, err));
+            }
         }
+        // Keys are short: cloning them copies inline bytes, without allocating.
+        let mut keys: Vec<Key> = patch.keys().cloned().collect();
         keys.sort_unstable();
         for key in keys {
             let child = schema.and_then(|s| s.field(&key));
             self.path.push(key.clone());
-            let patch_value = patch.as_deref_mut().and_then(|p| p.get_mut(&key));
+            let patch_value = patch.get_mut(&key);
             let outcome = self.walk(dest.get_mut(&key), patch_value, child);
             self.path.pop();
             match outcome? {
@@ -317,7 +366,7 @@ impl<'o, 's> Walker<'o, 's> {
                 Outcome::Clear => {
                     dest.shift_remove(&key);
                 }
-                Outcome::UsePatch => match patch.as_deref().and_then(|p| p.get(&key)) {
+                Outcome::UsePatch => match patch.get(&key) {
                     Some(value) if !value.is_null() => {
                         dest.insert(key, value.clone());
                     }
@@ -331,6 +380,102 @@ impl<'o, 's> Walker<'o, 's> {
             }
         }
         Ok(())
+    }
+
+    /// kyaml's walk of a destination node the patch does not reach (`walk(dest, None)`):
+    /// scalars and nulls stay as they are, mappings are walked field by field and
+    /// associative lists are normalised (see `assoc`). Nothing is ever removed here.
+    pub(super) fn untouched(
+        &mut self,
+        dest: &mut Node,
+        schema: Option<TypeRef<'s>>,
+    ) -> Result<(), Error> {
+        match dest {
+            Node::Map(map) => {
+                // Only fields holding a mapping or a list have anything to do; the schema
+                // of a mapping without one (looked up from its own apiVersion and kind) is
+                // not needed for the others.
+                if !map.values().any(is_collection) {
+                    return Ok(());
+                }
+                let schema = schema.or_else(|| self.schema_of_map(map));
+                self.untouched_fields(map, schema)
+            }
+            Node::Seq(list) => {
+                if !self.is_associative_list(schema, list) {
+                    return Ok(());
+                }
+                self.merge_list(list, PatchList::Missing, schema)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The fields of a mapping the patch does not reach, `schema` being the mapping's
+    /// (already resolved). See [`Walker::merge_fields`] on the order.
+    fn untouched_fields(&mut self, map: &mut Map, schema: Option<TypeRef<'s>>) -> Result<(), Error> {
+        for i in 0..map.len() {
+            let Some((key, value)) = map.get_index_mut(i) else {
+                break;
+            };
+            if !is_collection(value) {
+                continue;
+            }
+            self.path.push(key.clone());
+            let result = self.untouched(value, schema.and_then(|s| s.field(key)));
+            self.path.pop();
+            if let Err(err) = result {
+                return Err(self.first_error(map, None, schema, i, err));
+            }
+        }
+        Ok(())
+    }
+
+    /// The error kyaml's sorted walk of the fields of `dest` (and `patch`) reports, given
+    /// that the walk in the destination's order of the fields the patch does not mention
+    /// failed at position `failed` with `err`, all those before it having passed: the fields
+    /// that sort before the failed one and have not been walked yet are walked in order, and
+    /// the first error among them wins.
+    fn first_error(
+        &mut self,
+        dest: &mut Map,
+        mut patch: Option<&mut Map>,
+        schema: Option<TypeRef<'s>>,
+        failed: usize,
+        err: Error,
+    ) -> Error {
+        let Some((failed_key, _)) = dest.get_index(failed) else {
+            return err;
+        };
+        let failed_key = failed_key.clone();
+        let in_patch = |patch: &Option<&mut Map>, key: &str| {
+            patch.as_deref().is_some_and(|p| p.contains_key(key))
+        };
+        let mut before: Vec<Key> = dest
+            .keys()
+            .enumerate()
+            .filter(|&(i, k)| *k < failed_key && (i > failed || in_patch(&patch, k)))
+            .map(|(_, k)| k.clone())
+            .collect();
+        if let Some(p) = patch.as_deref() {
+            before.extend(
+                p.keys()
+                    .filter(|k| **k < failed_key && !dest.contains_key(k))
+                    .cloned(),
+            );
+        }
+        before.sort_unstable();
+        for key in before {
+            let child = schema.and_then(|s| s.field(&key));
+            self.path.push(key.clone());
+            let patch_value = patch.as_deref_mut().and_then(|p| p.get_mut(&key));
+            let result = self.walk(dest.get_mut(&key), patch_value, child);
+            self.path.pop();
+            if let Err(first) = result {
+                return first;
+            }
+        }
+        err
     }
 
     /// Merges a patch mapping with itself: directives and nulls below it take effect.
@@ -478,6 +623,14 @@ impl<'o, 's> Walker<'o, 's> {
         assoc::merge(self, dest, patch, &keys, items)
     }
 
+    /// [`Walker::is_associative`] for a destination list the patch does not reach.
+    fn is_associative_list(&self, schema: Option<TypeRef<'s>>, list: &[Node]) -> bool {
+        match schema {
+            Some(s) => s.patch_strategy().merges(),
+            None => self.options.infer_associative_lists && all_named(list),
+        }
+    }
+
     /// kyaml's inferred merge key: `name`, when every non-empty list has it on all elements.
     fn inferred_key(&self, dest: &[Node], patch: Option<&[Node]>) -> Result<&'static str, Error> {
         let mut key = "";
@@ -497,6 +650,11 @@ impl<'o, 's> Walker<'o, 's> {
         }
         Ok(key)
     }
+}
+
+/// A mapping or a list: the only nodes a walk without a patch can change.
+fn is_collection(node: &Node) -> bool {
+    matches!(node, Node::Map(_) | Node::Seq(_))
 }
 
 /// Whether every element is a mapping with a `name` field (true for an empty list).

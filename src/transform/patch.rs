@@ -34,10 +34,11 @@ pub fn classify(text: &str, source: &str) -> Result<Loaded> {
 }
 
 /// Applies one strategic-merge patch to one resource, keeping its name, kind
-/// and namespace unless the patch may change them.
+/// and namespace unless the patch may change them. The patch is a copy the
+/// merge may edit.
 pub fn apply_smp(
     res: &mut Resource,
-    patch: &Node,
+    patch: Node,
     opts: &MergeOptions,
     allow_name: bool,
     allow_kind: bool,
@@ -53,7 +54,7 @@ pub fn apply_smp(
     let gvk = res.gvk();
     let schema = opts.schemas.lookup(&gvk.group, &gvk.version, &gvk.kind);
     res.drop_empty_nulls(schema);
-    smp::apply_with(&mut res.node, patch, schema, opts)?;
+    smp::apply_owned(&mut res.node, patch, schema, opts)?;
     if res.node.is_null() || res.node.as_map().is_some_and(|m| m.is_empty()) {
         return Ok(());
     }
@@ -208,7 +209,7 @@ pub fn apply_strategic(
                     // namespace.
                     let mut p = p.clone();
                     retarget(&mut p, &res.node, allow_name, allow_kind);
-                    apply_smp(res, &p, opts, allow_name, allow_kind)
+                    apply_smp(res, p, opts, allow_name, allow_kind)
                         .map_err(|e| e.context(format!("patching {}", res.id())))?;
                 }
             }
@@ -227,7 +228,7 @@ pub fn apply_strategic(
                 let i = find_unique(resmap, p)?;
                 let res = &mut resmap.resources[i];
                 changes.will_change(i, res);
-                apply_smp(res, p, opts, allow_name, allow_kind)
+                apply_smp(res, p.clone(), opts, allow_name, allow_kind)
                     .map_err(|e| e.context(format!("patching {}", res.id())))?;
             }
         }
