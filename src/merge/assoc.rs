@@ -299,46 +299,75 @@ fn all_distinct<T: Ord>(items: &mut [T]) -> bool {
 /// no two elements have the same values: then each value pairs with exactly its own
 /// element, no values unify, and nothing is deleted, collapsed or moved.
 fn untouched_is_identity<'k>(list: &[Node], keys: &[&'k str]) -> Option<&'k str> {
-    if keys.is_empty() || keys.iter().any(|k| k.is_empty()) {
+    if keys.is_empty() || keys.len() > 64 || keys.iter().any(|k| k.is_empty()) {
         return None;
     }
-    let mut maps = Vec::with_capacity(list.len());
+    // The valid keys, as a bit set over `keys`.
+    let mut valid = 0u64;
     for node in list {
-        maps.push(node.as_map()?);
+        let m = node.as_map()?;
+        for (i, k) in keys.iter().enumerate() {
+            if valid & (1 << i) == 0 && m.get(k).is_some_and(is_key_scalar) {
+                valid |= 1 << i;
+            }
+        }
     }
-    let has_value = |v: &Node| !key_value_of(v).is_empty();
+    if valid == 0 {
+        return None;
+    }
     let valid: Vec<&'k str> = keys
         .iter()
-        .copied()
-        .filter(|k| maps.iter().any(|m| m.get(k).is_some_and(has_value)))
+        .enumerate()
+        .filter(|(i, _)| valid & (1 << i) != 0)
+        .map(|(_, k)| *k)
         .collect();
-    let first = *valid.first()?;
-    let mut tuples: Vec<Vec<Cow<'_, str>>> = Vec::with_capacity(maps.len());
-    for m in &maps {
-        let mut tuple = Vec::with_capacity(valid.len());
-        for k in &valid {
-            let v = m.get(k)?;
-            if matches!(v, Node::Map(_) | Node::Seq(_) | Node::Null) {
-                return None;
-            }
-            let text = scalar_text(v);
-            if text.is_empty() {
-                return None;
-            }
-            tuple.push(text);
+    let mut rows: Vec<&crate::yaml::Map> = Vec::with_capacity(list.len());
+    for node in list {
+        let m = node.as_map()?;
+        if !valid.iter().all(|k| m.get(k).is_some_and(is_key_scalar)) {
+            return None;
         }
-        tuples.push(tuple);
+        rows.push(m);
     }
-    all_distinct(&mut tuples).then_some(first)
+    let same = |a: &crate::yaml::Map, b: &crate::yaml::Map| {
+        valid.iter().all(|k| match (a.get(k), b.get(k)) {
+            (Some(x), Some(y)) => same_text(x, y),
+            _ => false,
+        })
+    };
+    let distinct = if rows.len() <= 16 {
+        (1..rows.len()).all(|j| (0..j).all(|i| !same(rows[i], rows[j])))
+    } else {
+        let mut tuples: Vec<Vec<Cow<'_, str>>> = rows
+            .iter()
+            .map(|m| {
+                valid
+                    .iter()
+                    .map(|k| m.get(k).map(scalar_text).unwrap_or_default())
+                    .collect()
+            })
+            .collect();
+        all_distinct(&mut tuples)
+    };
+    distinct.then(|| valid[0])
 }
 
-/// [`key_value`] of a field's value.
-fn key_value_of(value: &Node) -> Cow<'_, str> {
+/// A merge key value that names an element: a scalar with a non-empty text (what
+/// [`key_value`] reads as non-empty).
+fn is_key_scalar(value: &Node) -> bool {
     match value {
-        Node::Null => Cow::Borrowed(""),
-        Node::Map(m) if m.is_empty() => Cow::Borrowed(""),
-        Node::Seq(s) if s.is_empty() => Cow::Borrowed(""),
-        v => scalar_text(v),
+        Node::Str(s) => !s.is_empty(),
+        Node::Int(_) | Node::Uint(_) | Node::Float(_) | Node::Bool(_) => true,
+        Node::Null | Node::Map(_) | Node::Seq(_) => false,
+    }
+}
+
+/// Whether two scalars have the same text as kyaml compares them.
+fn same_text(a: &Node, b: &Node) -> bool {
+    match (a, b) {
+        (Node::Str(x), Node::Str(y)) => x == y,
+        (Node::Int(x), Node::Int(y)) => x == y,
+        _ => scalar_text(a) == scalar_text(b),
     }
 }
 

@@ -120,6 +120,12 @@ pub fn apply_owned<'s>(
     Ok(())
 }
 
+/// One step of the walk's position: a field, or a list element by merge key and value.
+enum PathPart {
+    Field(Key),
+    Element(Key, Key),
+}
+
 /// What a walk leaves in the destination's place.
 pub(super) enum Outcome {
     /// The destination node, merged in place.
@@ -163,7 +169,7 @@ fn kind_name(k: Kind) -> &'static str {
 pub(super) struct Walker<'o, 's> {
     options: &'o MergeOptions<'s>,
     /// Where the walk is, for error messages.
-    path: Vec<Key>,
+    path: Vec<PathPart>,
 }
 
 impl<'o, 's> Walker<'o, 's> {
@@ -172,24 +178,33 @@ impl<'o, 's> Walker<'o, 's> {
     }
 
     pub(super) fn push_element(&mut self, key: &str, value: &str) {
-        self.path.push(if key.is_empty() {
-            compact_str::format_compact!("[{value}]")
-        } else {
-            compact_str::format_compact!("[{key}={value}]")
-        });
+        // Written out only for an error message: this runs for every list element walked.
+        self.path.push(PathPart::Element(Key::new(key), Key::new(value)));
     }
 
     pub(super) fn pop(&mut self) {
         self.path.pop();
     }
 
+    fn push_field(&mut self, key: &Key) {
+        self.path.push(PathPart::Field(key.clone()));
+    }
+
     fn error(&self, msg: impl std::fmt::Display) -> Error {
         let mut at = String::new();
         for part in &self.path {
-            if !at.is_empty() && !part.starts_with('[') {
-                at.push('.');
+            match part {
+                PathPart::Field(key) => {
+                    if !at.is_empty() && !key.starts_with('[') {
+                        at.push('.');
+                    }
+                    at.push_str(key);
+                }
+                PathPart::Element(key, value) if key.is_empty() => {
+                    at.push_str(&format!("[{value}]"));
+                }
+                PathPart::Element(key, value) => at.push_str(&format!("[{key}={value}]")),
             }
-            at.push_str(part);
         }
         if at.is_empty() {
             Error::msg(format!("strategic merge patch: {msg}"))
@@ -345,7 +360,7 @@ impl<'o, 's> Walker<'o, 's> {
             if !is_collection(value) || patch.contains_key(key) {
                 continue;
             }
-            self.path.push(key.clone());
+            self.push_field(&key);
             let result = self.untouched(value, schema.and_then(|s| s.field(key)));
             self.path.pop();
             if let Err(err) = result {
@@ -357,7 +372,7 @@ impl<'o, 's> Walker<'o, 's> {
         keys.sort_unstable();
         for key in keys {
             let child = schema.and_then(|s| s.field(&key));
-            self.path.push(key.clone());
+            self.push_field(&key);
             let patch_value = patch.get_mut(&key);
             let outcome = self.walk(dest.get_mut(&key), patch_value, child);
             self.path.pop();
@@ -421,7 +436,7 @@ impl<'o, 's> Walker<'o, 's> {
             if !is_collection(value) {
                 continue;
             }
-            self.path.push(key.clone());
+            self.push_field(&key);
             let result = self.untouched(value, schema.and_then(|s| s.field(key)));
             self.path.pop();
             if let Err(err) = result {
@@ -467,7 +482,7 @@ impl<'o, 's> Walker<'o, 's> {
         before.sort_unstable();
         for key in before {
             let child = schema.and_then(|s| s.field(&key));
-            self.path.push(key.clone());
+            self.push_field(&key);
             let patch_value = patch.as_deref_mut().and_then(|p| p.get_mut(&key));
             let result = self.walk(dest.get_mut(&key), patch_value, child);
             self.path.pop();
@@ -492,9 +507,9 @@ impl<'o, 's> Walker<'o, 's> {
             let Some(value) = map.get_mut(&key) else {
                 continue;
             };
-            self.path.push(key);
+            self.push_field(&key);
             let outcome = self.normalize(value, child);
-            let key = self.path.pop().unwrap_or_default();
+            self.path.pop();
             if let Outcome::Clear = outcome? {
                 map.shift_remove(&key);
             }
