@@ -367,31 +367,45 @@ impl<'o, 's> Walker<'o, 's> {
                 return Err(self.first_error(dest, Some(patch), schema, i, err));
             }
         }
-        // Keys are short: cloning them copies inline bytes, without allocating.
-        let mut keys: Vec<Key> = patch.keys().cloned().collect();
-        keys.sort_unstable();
-        for key in keys {
-            let child = schema.and_then(|s| s.field(&key));
-            self.push_field(&key);
-            let patch_value = patch.get_mut(&key);
-            let outcome = self.walk(dest.get_mut(&key), patch_value, child);
+        // The patch's fields in sorted order (the walks below change values, not keys).
+        let mut order: Vec<usize> = (0..patch.len()).collect();
+        order.sort_unstable_by(|&a, &b| {
+            let key = |i| patch.get_index(i).map(|(k, _)| k);
+            key(a).cmp(&key(b))
+        });
+        for i in order {
+            let Some((key, patch_value)) = patch.get_index_mut(i) else {
+                continue;
+            };
+            let child = schema.and_then(|s| s.field(key));
+            self.push_field(key);
+            let at = dest.get_index_of(key);
+            let dest_value = at.and_then(|d| dest.get_index_mut(d)).map(|(_, v)| v);
+            let outcome = self.walk(dest_value, Some(patch_value), child);
             self.path.pop();
-            match outcome? {
-                Outcome::Keep => {}
-                Outcome::Clear => {
-                    dest.shift_remove(&key);
-                }
-                Outcome::UsePatch => match patch.get(&key) {
-                    Some(value) if !value.is_null() => {
-                        dest.insert(key, value.clone());
+            let replacement = match outcome? {
+                Outcome::Keep => continue,
+                Outcome::Clear => None,
+                Outcome::UsePatch => patch
+                    .get_index(i)
+                    .map(|(_, v)| v)
+                    .filter(|v| !v.is_null())
+                    .cloned(),
+                Outcome::Set(node) => Some(node),
+            };
+            match (replacement, at.and_then(|d| dest.get_index_mut(d))) {
+                (Some(node), Some((_, slot))) => *slot = node,
+                (Some(node), None) => {
+                    if let Some((key, _)) = patch.get_index(i) {
+                        dest.insert(key.clone(), node);
                     }
-                    _ => {
-                        dest.shift_remove(&key);
-                    }
-                },
-                Outcome::Set(node) => {
-                    dest.insert(key, node);
                 }
+                (None, Some(_)) => {
+                    if let Some((key, _)) = patch.get_index(i) {
+                        dest.shift_remove(key);
+                    }
+                }
+                (None, None) => {}
             }
         }
         Ok(())
