@@ -132,7 +132,10 @@ pub fn apply_json(
 /// The one resource a target-less strategic-merge patch applies to: any
 /// resource whose current or previous id equals the patch's id.
 fn find_unique(resmap: &ResMap, patch: &Node) -> Result<usize> {
-    let pres = Resource::new(patch.clone())
+    // The id needs only the identity fields: copy those, not the whole patch (the whole
+    // patch only to word the error when they are missing).
+    let pres = Resource::new(identity_of(patch))
+        .or_else(|_| Resource::new(patch.clone()))
         .map_err(|e| e.context("a patch without a target must name its resource"))?;
     let id = pres.id();
     let hits = resmap.find_by_any_id(&id);
@@ -154,6 +157,27 @@ fn find_unique(resmap: &ResMap, patch: &Node) -> Result<usize> {
                 .join(", ")
         ))),
     }
+}
+
+/// The fields of a patch its id is made of (`apiVersion`, `kind`, `metadata.name` and
+/// `metadata.namespace`), as a mapping.
+fn identity_of(patch: &Node) -> Node {
+    let mut out = crate::yaml::Map::new();
+    for key in ["apiVersion", "kind"] {
+        if let Some(v) = patch.get(key) {
+            out.insert(key, v.clone());
+        }
+    }
+    if let Some(meta) = patch.get("metadata").and_then(Node::as_map) {
+        let mut m = crate::yaml::Map::new();
+        for key in ["name", "namespace"] {
+            if let Some(v) = meta.get(key) {
+                m.insert(key, v.clone());
+            }
+        }
+        out.insert("metadata", Node::Map(m));
+    }
+    Node::Map(out)
 }
 
 /// " (closest: ...)" listing resources of the same kind, or nearest names.
