@@ -244,7 +244,7 @@ pub(super) fn merge<'s>(
             if !general {
                 // Every element pairs with itself alone and keeps its place (both of
                 // kyaml's list walks come to that here); only the elements are walked.
-                for element in dest.iter_mut() {
+                for element in dest.iter_mut().filter(|e| super::smp::needs_walk(e)) {
                     let value = element.get(first_key).map(scalar_text).unwrap_or_default();
                     walker.push_element(first_key, &value);
                     let result = walker.untouched(element, schema);
@@ -315,8 +315,12 @@ fn untouched_is_identity<'k>(list: &[Node], keys: &[&'k str]) -> Option<&'k str>
         .filter(|&i| values.iter().skip(i).step_by(width).any(Option::is_some))
         .collect();
     let first = keys[*valid.first()?];
-    let rows: Vec<&[Option<&Node>]> = values.chunks(width).collect();
-    if !rows.iter().all(|row| valid.iter().all(|&i| row[i].is_some())) {
+    let row = |j: usize| &values[j * width..(j + 1) * width];
+    let rows = list.len();
+    if !values
+        .chunks(width)
+        .all(|row| valid.iter().all(|&i| row[i].is_some()))
+    {
         return None;
     }
     let same = |a: &[Option<&Node>], b: &[Option<&Node>]| {
@@ -325,11 +329,11 @@ fn untouched_is_identity<'k>(list: &[Node], keys: &[&'k str]) -> Option<&'k str>
             _ => false,
         })
     };
-    let distinct = if rows.len() <= 16 {
-        (1..rows.len()).all(|j| (0..j).all(|i| !same(rows[i], rows[j])))
+    let distinct = if rows <= 16 {
+        (1..rows).all(|j| (0..j).all(|i| !same(row(i), row(j))))
     } else {
-        let mut tuples: Vec<Vec<Cow<'_, str>>> = rows
-            .iter()
+        let mut tuples: Vec<Vec<Cow<'_, str>>> = values
+            .chunks(width)
             .map(|row| {
                 valid
                     .iter()

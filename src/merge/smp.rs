@@ -357,10 +357,10 @@ impl<'o, 's> Walker<'o, 's> {
             let Some((key, value)) = dest.get_index_mut(i) else {
                 break;
             };
-            if !is_collection(value) || patch.contains_key(key) {
+            if !needs_walk(value) || patch.contains_key(key) {
                 continue;
             }
-            self.push_field(&key);
+            self.push_field(key);
             let result = self.untouched(value, schema.and_then(|s| s.field(key)));
             self.path.pop();
             if let Err(err) = result {
@@ -447,10 +447,10 @@ impl<'o, 's> Walker<'o, 's> {
             let Some((key, value)) = map.get_index_mut(i) else {
                 break;
             };
-            if !is_collection(value) {
+            if !needs_walk(value) {
                 continue;
             }
-            self.push_field(&key);
+            self.push_field(key);
             let result = self.untouched(value, schema.and_then(|s| s.field(key)));
             self.path.pop();
             if let Err(err) = result {
@@ -684,6 +684,17 @@ impl<'o, 's> Walker<'o, 's> {
 /// A mapping or a list: the only nodes a walk without a patch can change.
 fn is_collection(node: &Node) -> bool {
     matches!(node, Node::Map(_) | Node::Seq(_))
+}
+
+/// Whether a walk without a patch may change `node` (or fail): a list, or a mapping with a
+/// list or mapping in it. Scalars, nulls and mappings of scalars stay as they are whatever
+/// their schema, so they are passed over without looking the schema up.
+pub(super) fn needs_walk(node: &Node) -> bool {
+    match node {
+        Node::Map(m) => m.values().any(is_collection),
+        Node::Seq(_) => true,
+        _ => false,
+    }
 }
 
 /// Whether every element is a mapping with a `name` field (true for an empty list).
