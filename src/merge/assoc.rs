@@ -27,8 +27,8 @@
 //! handles the usual lists (one key, every element a mapping with a distinct, non-empty key;
 //! or scalars) in linear time with hash indexes; both give the same results (tested).
 
-use std::borrow::Cow;
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use std::borrow::Cow;
 
 use crate::error::Error;
 use crate::openapi::TypeRef;
@@ -272,7 +272,14 @@ pub(super) fn merge<'s>(
         if let Some(dest_keys) = key_texts(dest)
             && let Some(patch_keys) = patch_nodes.map_or(Some(Vec::new()), key_texts)
         {
-            return merge_keyed(walker, dest, patch, keys[0], (&dest_keys, &patch_keys), schema);
+            return merge_keyed(
+                walker,
+                dest,
+                patch,
+                keys[0],
+                (&dest_keys, &patch_keys),
+                schema,
+            );
         }
     }
     General::new(walker, dest, patch, keys, schema).run()
@@ -529,7 +536,8 @@ fn merge_keyed<'s>(
     schema: Option<TypeRef<'s>>,
 ) -> Result<(), Error> {
     let (dest_keys, patch_keys) = texts;
-    let (Some(dest_index), Some(patch_index)) = (KeyIndex::new(dest_keys), KeyIndex::new(patch_keys))
+    let (Some(dest_index), Some(patch_index)) =
+        (KeyIndex::new(dest_keys), KeyIndex::new(patch_keys))
     else {
         return Ok(());
     };

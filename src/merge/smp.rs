@@ -179,7 +179,8 @@ impl<'o, 's> Walker<'o, 's> {
 
     pub(super) fn push_element(&mut self, key: &str, value: &str) {
         // Written out only for an error message: this runs for every list element walked.
-        self.path.push(PathPart::Element(Key::new(key), Key::new(value)));
+        self.path
+            .push(PathPart::Element(Key::new(key), Key::new(value)));
     }
 
     pub(super) fn pop(&mut self) {
@@ -442,7 +443,11 @@ impl<'o, 's> Walker<'o, 's> {
 
     /// The fields of a mapping the patch does not reach, `schema` being the mapping's
     /// (already resolved). See [`Walker::merge_fields`] on the order.
-    fn untouched_fields(&mut self, map: &mut Map, schema: Option<TypeRef<'s>>) -> Result<(), Error> {
+    fn untouched_fields(
+        &mut self,
+        map: &mut Map,
+        schema: Option<TypeRef<'s>>,
+    ) -> Result<(), Error> {
         for i in 0..map.len() {
             let Some((key, value)) = map.get_index_mut(i) else {
                 break;
