@@ -268,18 +268,20 @@ pub(super) fn merge<'s>(
             return merge_scalars(walker, dest, patch, schema);
         }
     } else if keys.len() == 1 && !general {
-        let key_texts = |list| distinct_keys(list, keys[0]);
+        let key_texts = |list| key_texts(list, keys[0]);
         if let Some(dest_keys) = key_texts(dest)
             && let Some(patch_keys) = patch_nodes.map_or(Some(Vec::new()), key_texts)
+            && let Some(dest_index) = KeyIndex::new(&dest_keys)
+            && let Some(patch_index) = KeyIndex::new(&patch_keys)
         {
-            return merge_keyed(
-                walker,
-                dest,
-                patch,
-                keys[0],
-                (&dest_keys, &patch_keys),
-                schema,
-            );
+            let keyed = Keyed {
+                key: keys[0],
+                dest: &dest_keys,
+                patch: &patch_keys,
+                dest_index,
+                patch_index,
+            };
+            return merge_keyed(walker, dest, patch, keyed, schema);
         }
     }
     General::new(walker, dest, patch, keys, schema).run()
@@ -381,9 +383,9 @@ fn all_scalars(list: &[Node]) -> bool {
     })
 }
 
-/// The key texts of a list whose elements are all mappings with a distinct, non-empty
-/// scalar key; `None` for any other list.
-fn distinct_keys(list: &[Node], key: &str) -> Option<Vec<Key>> {
+/// The key texts of a list whose elements are all mappings with a non-empty scalar key;
+/// `None` for any other list.
+fn key_texts(list: &[Node], key: &str) -> Option<Vec<Key>> {
     let mut texts: Vec<Key> = Vec::with_capacity(list.len());
     for element in list {
         let value = element.get(key)?;
@@ -397,7 +399,7 @@ fn distinct_keys(list: &[Node], key: &str) -> Option<Vec<Key>> {
         }
         texts.push(text);
     }
-    KeyIndex::new(&texts).is_some().then_some(texts)
+    Some(texts)
 }
 
 /// Finds a key text among distinct ones: by scanning when there are few, else hashed.
@@ -525,22 +527,31 @@ fn materialize(sources: Vec<Source>, dest: &mut [Node], patch: &PatchList<'_>) -
     out
 }
 
-/// The fast path for lists of mappings with one key, distinct and set in every element
-/// (`texts` holds the key values of the destination's and the patch's elements).
+/// The key texts of both lists of a keyed merge, distinct within each list, and their
+/// indexes.
+struct Keyed<'k> {
+    key: &'k str,
+    dest: &'k [Key],
+    patch: &'k [Key],
+    dest_index: KeyIndex<'k>,
+    patch_index: KeyIndex<'k>,
+}
+
+/// The fast path for lists of mappings with one key, distinct and set in every element.
 fn merge_keyed<'s>(
     walker: &mut Walker<'_, 's>,
     dest: &mut Vec<Node>,
     mut patch: PatchList<'_>,
-    key: &str,
-    texts: (&[Key], &[Key]),
+    keyed: Keyed<'_>,
     schema: Option<TypeRef<'s>>,
 ) -> Result<(), Error> {
-    let (dest_keys, patch_keys) = texts;
-    let (Some(dest_index), Some(patch_index)) =
-        (KeyIndex::new(dest_keys), KeyIndex::new(patch_keys))
-    else {
-        return Ok(());
-    };
+    let Keyed {
+        key,
+        dest: dest_keys,
+        patch: patch_keys,
+        dest_index,
+        patch_index,
+    } = keyed;
     // The values to visit, in kyaml's order: patch first when prepending. Keys are distinct
     // within each list, so only the other list's repeats are skipped.
     let mut order: Vec<&str> = Vec::with_capacity(dest_keys.len() + patch_keys.len());
