@@ -27,12 +27,13 @@
 //! handles the usual lists (one key, every element a mapping with a distinct, non-empty key;
 //! or scalars) in linear time with hash indexes; both give the same results (tested).
 
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
 
 use crate::error::Error;
 use crate::openapi::TypeRef;
 use crate::yaml::Node;
+use crate::yaml::map::Key;
 
 use super::smp::{ListIncrease, Outcome, Walker};
 
@@ -230,25 +231,146 @@ pub(super) fn merge<'s>(
     schema: Option<TypeRef<'s>>,
 ) -> Result<(), Error> {
     let primitive = keys == [""];
-    let fast = {
-        let patch_nodes = match &patch {
-            PatchList::Separate(p) => Some(p.as_slice()),
-            _ => None,
-        };
-        if primitive {
-            all_scalars(dest) && patch_nodes.is_none_or(all_scalars)
-        } else {
-            keys.len() == 1
-                && distinct_keys(dest, keys[0]).is_some()
-                && patch_nodes.is_none_or(|p| distinct_keys(p, keys[0]).is_some())
+    if let PatchList::Missing = patch {
+        if primitive && distinct_strings(dest) {
+            // Nothing to merge and nothing to collapse: the list stays as it is.
+            return Ok(());
         }
+        if let Some(first_key) = untouched_is_identity(dest, keys) {
+            #[cfg(test)]
+            let general = FORCE_GENERAL.with(|f| f.get());
+            #[cfg(not(test))]
+            let general = false;
+            if !general {
+                // Every element pairs with itself alone and keeps its place (both of
+                // kyaml's list walks come to that here); only the elements are walked.
+                for element in dest.iter_mut().filter(|e| super::smp::needs_walk(e)) {
+                    let value = element.get(first_key).map(scalar_text).unwrap_or_default();
+                    walker.push_element(first_key, &value);
+                    let result = walker.untouched(element, schema);
+                    walker.pop();
+                    result?;
+                }
+                return Ok(());
+            }
+        }
+    }
+    let patch_nodes = match &patch {
+        PatchList::Separate(p) => Some(p.as_slice()),
+        _ => None,
     };
     #[cfg(test)]
-    let fast = fast && !FORCE_GENERAL.with(|f| f.get());
-    match (fast, primitive) {
-        (true, true) => merge_scalars(walker, dest, patch, schema),
-        (true, false) => merge_keyed(walker, dest, patch, keys[0], schema),
-        (false, _) => General::new(walker, dest, patch, keys, schema).run(),
+    let general = FORCE_GENERAL.with(|f| f.get());
+    #[cfg(not(test))]
+    let general = false;
+    if primitive {
+        if !general && all_scalars(dest) && patch_nodes.is_none_or(all_scalars) {
+            return merge_scalars(walker, dest, patch, schema);
+        }
+    } else if keys.len() == 1 && !general {
+        let key_texts = |list| key_texts(list, keys[0]);
+        if let Some(dest_keys) = key_texts(dest)
+            && let Some(patch_keys) = patch_nodes.map_or(Some(Vec::new()), key_texts)
+            && let Some(dest_index) = KeyIndex::new(&dest_keys)
+            && let Some(patch_index) = KeyIndex::new(&patch_keys)
+        {
+            let keyed = Keyed {
+                key: keys[0],
+                dest: &dest_keys,
+                patch: &patch_keys,
+                dest_index,
+                patch_index,
+            };
+            return merge_keyed(walker, dest, patch, keyed, schema);
+        }
+    }
+    General::new(walker, dest, patch, keys, schema).run()
+}
+
+/// Whether a list holds only strings, all different.
+fn distinct_strings(list: &[Node]) -> bool {
+    let mut texts = Vec::with_capacity(list.len());
+    for node in list {
+        let Node::Str(s) = node else { return false };
+        texts.push(s.as_str());
+    }
+    all_distinct(&mut texts)
+}
+
+/// Whether no two entries are equal (sorts them).
+fn all_distinct<T: Ord>(items: &mut [T]) -> bool {
+    items.sort_unstable();
+    items.windows(2).all(|w| w[0] != w[1])
+}
+
+/// For a destination list the patch does not reach: whether kyaml's list merge leaves it as
+/// it is (apart from walking each element), and if so the merge key it names elements by
+/// in error paths. That holds when the keys that have a value somewhere (kyaml's "valid
+/// keys") have a non-empty scalar value in every element, every element is a mapping, and
+/// no two elements have the same values: then each value pairs with exactly its own
+/// element, no values unify, and nothing is deleted, collapsed or moved.
+fn untouched_is_identity<'k>(list: &[Node], keys: &[&'k str]) -> Option<&'k str> {
+    if keys.is_empty() || keys.iter().any(|k| k.is_empty()) {
+        return None;
+    }
+    // Each element's values of the keys, row by row, looked up once.
+    let width = keys.len();
+    let mut values: Vec<Option<&Node>> = Vec::with_capacity(list.len() * width);
+    for node in list {
+        let m = node.as_map()?;
+        values.extend(keys.iter().map(|k| m.get(k).filter(|v| is_key_scalar(v))));
+    }
+    let valid: Vec<usize> = (0..width)
+        .filter(|&i| values.iter().skip(i).step_by(width).any(Option::is_some))
+        .collect();
+    let first = keys[*valid.first()?];
+    let row = |j: usize| &values[j * width..(j + 1) * width];
+    let rows = list.len();
+    if !values
+        .chunks(width)
+        .all(|row| valid.iter().all(|&i| row[i].is_some()))
+    {
+        return None;
+    }
+    let same = |a: &[Option<&Node>], b: &[Option<&Node>]| {
+        valid.iter().all(|&i| match (a[i], b[i]) {
+            (Some(x), Some(y)) => same_text(x, y),
+            _ => false,
+        })
+    };
+    let distinct = if rows <= 16 {
+        (1..rows).all(|j| (0..j).all(|i| !same(row(i), row(j))))
+    } else {
+        let mut tuples: Vec<Vec<Cow<'_, str>>> = values
+            .chunks(width)
+            .map(|row| {
+                valid
+                    .iter()
+                    .map(|&i| row[i].map(scalar_text).unwrap_or_default())
+                    .collect()
+            })
+            .collect();
+        all_distinct(&mut tuples)
+    };
+    distinct.then_some(first)
+}
+
+/// A merge key value that names an element: a scalar with a non-empty text (what
+/// [`key_value`] reads as non-empty).
+fn is_key_scalar(value: &Node) -> bool {
+    match value {
+        Node::Str(s) => !s.is_empty(),
+        Node::Int(_) | Node::Uint(_) | Node::Float(_) | Node::Bool(_) => true,
+        Node::Null | Node::Map(_) | Node::Seq(_) => false,
+    }
+}
+
+/// Whether two scalars have the same text as kyaml compares them.
+fn same_text(a: &Node, b: &Node) -> bool {
+    match (a, b) {
+        (Node::Str(x), Node::Str(y)) => x == y,
+        (Node::Int(x), Node::Int(y)) => x == y,
+        _ => scalar_text(a) == scalar_text(b),
     }
 }
 
@@ -261,23 +383,56 @@ fn all_scalars(list: &[Node]) -> bool {
     })
 }
 
-/// The key texts of a list whose elements are all mappings with a distinct, non-empty
-/// scalar key; `None` for any other list.
-fn distinct_keys<'n>(list: &'n [Node], key: &str) -> Option<Vec<Cow<'n, str>>> {
-    let mut seen = HashSet::with_capacity(list.len());
-    let mut texts = Vec::with_capacity(list.len());
+/// The key texts of a list whose elements are all mappings with a non-empty scalar key;
+/// `None` for any other list.
+fn key_texts(list: &[Node], key: &str) -> Option<Vec<Key>> {
+    let mut texts: Vec<Key> = Vec::with_capacity(list.len());
     for element in list {
         let value = element.get(key)?;
-        if matches!(value, Node::Map(_) | Node::Seq(_) | Node::Null) {
-            return None;
-        }
-        let text = scalar_text(value);
-        if text.is_empty() || !seen.insert(text.clone()) {
+        let text = match value {
+            Node::Map(_) | Node::Seq(_) | Node::Null => return None,
+            Node::Str(s) => s.clone(),
+            v => Key::from(scalar_text(v).as_ref()),
+        };
+        if text.is_empty() {
             return None;
         }
         texts.push(text);
     }
     Some(texts)
+}
+
+/// Finds a key text among distinct ones: by scanning when there are few, else hashed.
+struct KeyIndex<'k> {
+    keys: &'k [Key],
+    hashed: Option<HashMap<&'k str, usize>>,
+}
+
+impl<'k> KeyIndex<'k> {
+    /// `None` when two keys are equal.
+    fn new(keys: &'k [Key]) -> Option<KeyIndex<'k>> {
+        if keys.len() <= 16 {
+            let distinct = (1..keys.len()).all(|j| !keys[..j].contains(&keys[j]));
+            return distinct.then_some(KeyIndex { keys, hashed: None });
+        }
+        let mut map = HashMap::with_capacity(keys.len());
+        for (i, k) in keys.iter().enumerate() {
+            if map.insert(k.as_str(), i).is_some() {
+                return None;
+            }
+        }
+        Some(KeyIndex {
+            keys,
+            hashed: Some(map),
+        })
+    }
+
+    fn get(&self, value: &str) -> Option<usize> {
+        match &self.hashed {
+            Some(map) => map.get(value).copied(),
+            None => self.keys.iter().position(|k| k == value),
+        }
+    }
 }
 
 /// Where a merged element comes from.
@@ -372,45 +527,60 @@ fn materialize(sources: Vec<Source>, dest: &mut [Node], patch: &PatchList<'_>) -
     out
 }
 
+/// The key texts of both lists of a keyed merge, distinct within each list, and their
+/// indexes.
+struct Keyed<'k> {
+    key: &'k str,
+    dest: &'k [Key],
+    patch: &'k [Key],
+    dest_index: KeyIndex<'k>,
+    patch_index: KeyIndex<'k>,
+}
+
 /// The fast path for lists of mappings with one key, distinct and set in every element.
 fn merge_keyed<'s>(
     walker: &mut Walker<'_, 's>,
     dest: &mut Vec<Node>,
     mut patch: PatchList<'_>,
-    key: &str,
+    keyed: Keyed<'_>,
     schema: Option<TypeRef<'s>>,
 ) -> Result<(), Error> {
-    let owned_keys = |list: &[Node]| -> Vec<String> {
-        distinct_keys(list, key)
-            .unwrap_or_default()
-            .into_iter()
-            .map(Cow::into_owned)
-            .collect()
-    };
-    let dest_keys = owned_keys(dest);
-    let patch_keys = match &patch {
-        PatchList::Separate(p) => owned_keys(p),
-        _ => Vec::new(),
-    };
-    let dest_index: HashMap<&str, usize> = dest_keys
-        .iter()
-        .enumerate()
-        .map(|(i, k)| (k.as_str(), i))
-        .collect();
-    let patch_index: HashMap<&str, usize> = patch_keys
-        .iter()
-        .enumerate()
-        .map(|(i, k)| (k.as_str(), i))
-        .collect();
-    let (dest_cows, patch_cows) = (borrowed(&dest_keys), borrowed(&patch_keys));
-    let order = visit_order(walker.list_increase(), &dest_cows, &patch_cows);
+    let Keyed {
+        key,
+        dest: dest_keys,
+        patch: patch_keys,
+        dest_index,
+        patch_index,
+    } = keyed;
+    // The values to visit, in kyaml's order: patch first when prepending. Keys are distinct
+    // within each list, so only the other list's repeats are skipped.
+    let mut order: Vec<&str> = Vec::with_capacity(dest_keys.len() + patch_keys.len());
+    match walker.list_increase() {
+        ListIncrease::Prepend => {
+            order.extend(patch_keys.iter().map(Key::as_str));
+            order.extend(
+                dest_keys
+                    .iter()
+                    .map(Key::as_str)
+                    .filter(|k| patch_index.get(k).is_none()),
+            );
+        }
+        ListIncrease::Append => {
+            order.extend(dest_keys.iter().map(Key::as_str));
+            order.extend(
+                patch_keys
+                    .iter()
+                    .map(Key::as_str)
+                    .filter(|k| dest_index.get(k).is_none()),
+            );
+        }
+    }
 
     let mut alive = vec![true; dest.len()];
     let mut merged: Vec<(&str, Source)> = Vec::with_capacity(order.len());
-    for value in &order {
-        let value: &str = value;
-        let d = dest_index.get(value).copied();
-        let p = patch_index.get(value).copied();
+    for &value in &order {
+        let d = dest_index.get(value);
+        let p = patch_index.get(value);
         walker.push_element(key, value);
         let result = walk_pair(walker, dest, &mut patch, d, p, schema);
         walker.pop();
@@ -430,7 +600,7 @@ fn merge_keyed<'s>(
         ListIncrease::Prepend => merged
             .into_iter()
             .map(|(k, source)| match dest_index.get(k) {
-                Some(&i) if alive[i] => Source::Dest(i),
+                Some(i) if alive[i] => Source::Dest(i),
                 _ => source,
             })
             .collect(),
@@ -449,7 +619,7 @@ fn merge_keyed<'s>(
             out.extend(
                 merged
                     .into_iter()
-                    .filter(|(k, _)| !dest_index.get(k).is_some_and(|&i| alive[i]))
+                    .filter(|(k, _)| !dest_index.get(k).is_some_and(|i| alive[i]))
                     .map(|(_, s)| s),
             );
             out

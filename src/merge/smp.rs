@@ -97,7 +97,16 @@ pub fn apply_with<'s>(
     options: &MergeOptions<'s>,
 ) -> Result<(), Error> {
     // kyaml edits the patch as it goes (directives are removed once read); work on a copy.
-    let mut work = patch.clone();
+    apply_owned(target, patch.clone(), schema, options)
+}
+
+/// [`apply_with`] for a patch the caller no longer needs (it is edited as the merge goes).
+pub fn apply_owned<'s>(
+    target: &mut Node,
+    mut work: Node,
+    schema: Option<TypeRef<'s>>,
+    options: &MergeOptions<'s>,
+) -> Result<(), Error> {
     let mut walker = Walker {
         options,
         path: Vec::new(),
@@ -109,6 +118,12 @@ pub fn apply_with<'s>(
         Outcome::Set(node) => *target = node,
     }
     Ok(())
+}
+
+/// One step of the walk's position: a field, or a list element by merge key and value.
+enum PathPart {
+    Field(Key),
+    Element(Key, Key),
 }
 
 /// What a walk leaves in the destination's place.
@@ -154,7 +169,7 @@ fn kind_name(k: Kind) -> &'static str {
 pub(super) struct Walker<'o, 's> {
     options: &'o MergeOptions<'s>,
     /// Where the walk is, for error messages.
-    path: Vec<Key>,
+    path: Vec<PathPart>,
 }
 
 impl<'o, 's> Walker<'o, 's> {
@@ -163,24 +178,34 @@ impl<'o, 's> Walker<'o, 's> {
     }
 
     pub(super) fn push_element(&mut self, key: &str, value: &str) {
-        self.path.push(if key.is_empty() {
-            compact_str::format_compact!("[{value}]")
-        } else {
-            compact_str::format_compact!("[{key}={value}]")
-        });
+        // Written out only for an error message: this runs for every list element walked.
+        self.path
+            .push(PathPart::Element(Key::new(key), Key::new(value)));
     }
 
     pub(super) fn pop(&mut self) {
         self.path.pop();
     }
 
+    fn push_field(&mut self, key: &Key) {
+        self.path.push(PathPart::Field(key.clone()));
+    }
+
     fn error(&self, msg: impl std::fmt::Display) -> Error {
         let mut at = String::new();
         for part in &self.path {
-            if !at.is_empty() && !part.starts_with('[') {
-                at.push('.');
+            match part {
+                PathPart::Field(key) => {
+                    if !at.is_empty() && !key.starts_with('[') {
+                        at.push('.');
+                    }
+                    at.push_str(key);
+                }
+                PathPart::Element(key, value) if key.is_empty() => {
+                    at.push_str(&format!("[{value}]"));
+                }
+                PathPart::Element(key, value) => at.push_str(&format!("[{key}={value}]")),
             }
-            at.push_str(part);
         }
         if at.is_empty() {
             Error::msg(format!("strategic merge patch: {msg}"))
@@ -192,9 +217,18 @@ impl<'o, 's> Walker<'o, 's> {
     /// The schema of a node kyaml finds from its own `apiVersion` and `kind` when the schema
     /// in use says nothing about it.
     fn schema_of(&self, node: Option<&Node>) -> Option<TypeRef<'s>> {
-        let node = node?;
-        let api_version = node.get_str(&["apiVersion"]).filter(|s| !s.is_empty())?;
-        let kind = node.get_str(&["kind"]).filter(|s| !s.is_empty())?;
+        self.schema_of_map(node?.as_map()?)
+    }
+
+    fn schema_of_map(&self, map: &Map) -> Option<TypeRef<'s>> {
+        let api_version = map
+            .get("apiVersion")
+            .and_then(Node::as_str)
+            .filter(|s| !s.is_empty())?;
+        let kind = map
+            .get("kind")
+            .and_then(Node::as_str)
+            .filter(|s| !s.is_empty())?;
         self.options.schemas.lookup_api_version(api_version, kind)
     }
 
@@ -206,6 +240,17 @@ impl<'o, 's> Walker<'o, 's> {
         patch: Option<&mut Node>,
         schema: Option<TypeRef<'s>>,
     ) -> Result<Outcome, Error> {
+        if patch.is_none() {
+            // Where the patch says nothing the destination stays, normalised (and a field
+            // neither side has is dropped, as kyaml's walk of two missing nodes says).
+            return match dest {
+                Some(dest) => {
+                    self.untouched(dest, schema)?;
+                    Ok(Outcome::Keep)
+                }
+                None => Ok(Outcome::Clear),
+            };
+        }
         let dest_kind = dest.as_deref().map_or(Kind::Empty, kind);
         let patch_kind = patch.as_deref().map_or(Kind::Empty, kind);
         let kind = if dest_kind != Kind::Empty {
@@ -294,43 +339,177 @@ impl<'o, 's> Walker<'o, 's> {
 
     /// Merges the fields of two mappings; the destination keeps its field order and gains the
     /// patch's new fields at the end, sorted (kyaml visits fields in sorted order).
+    ///
+    /// kyaml visits the union of the keys in sorted order. Fields are independent of each
+    /// other, so only two things show that order: where new fields go (sorted, at the end)
+    /// and which error comes out first. Fields the patch does not mention are walked first,
+    /// in the destination's order and without sorting; only when one fails are the fields
+    /// that sort before it walked too, in order, to find the error kyaml reports.
     fn merge_fields(
+        &mut self,
+        dest: &mut Map,
+        patch: Option<&mut Map>,
+        schema: Option<TypeRef<'s>>,
+    ) -> Result<(), Error> {
+        let Some(patch) = patch else {
+            return self.untouched_fields(dest, schema);
+        };
+        for i in 0..dest.len() {
+            let Some((key, value)) = dest.get_index_mut(i) else {
+                break;
+            };
+            if !needs_walk(value) || patch.contains_key(key) {
+                continue;
+            }
+            self.push_field(key);
+            let result = self.untouched(value, schema.and_then(|s| s.field(key)));
+            self.path.pop();
+            if let Err(err) = result {
+                return Err(self.first_error(dest, Some(patch), schema, i, err));
+            }
+        }
+        // The patch's fields in sorted order (the walks below change values, not keys).
+        let mut order: Vec<usize> = (0..patch.len()).collect();
+        order.sort_unstable_by(|&a, &b| {
+            let key = |i| patch.get_index(i).map(|(k, _)| k);
+            key(a).cmp(&key(b))
+        });
+        for i in order {
+            let Some((key, patch_value)) = patch.get_index_mut(i) else {
+                continue;
+            };
+            let child = schema.and_then(|s| s.field(key));
+            self.push_field(key);
+            let at = dest.get_index_of(key);
+            let dest_value = at.and_then(|d| dest.get_index_mut(d)).map(|(_, v)| v);
+            let outcome = self.walk(dest_value, Some(patch_value), child);
+            self.path.pop();
+            let replacement = match outcome? {
+                Outcome::Keep => continue,
+                Outcome::Clear => None,
+                Outcome::UsePatch => patch
+                    .get_index(i)
+                    .map(|(_, v)| v)
+                    .filter(|v| !v.is_null())
+                    .cloned(),
+                Outcome::Set(node) => Some(node),
+            };
+            match (replacement, at.and_then(|d| dest.get_index_mut(d))) {
+                (Some(node), Some((_, slot))) => *slot = node,
+                (Some(node), None) => {
+                    if let Some((key, _)) = patch.get_index(i) {
+                        dest.insert(key.clone(), node);
+                    }
+                }
+                (None, Some(_)) => {
+                    if let Some((key, _)) = patch.get_index(i) {
+                        dest.shift_remove(key);
+                    }
+                }
+                (None, None) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// kyaml's walk of a destination node the patch does not reach (`walk(dest, None)`):
+    /// scalars and nulls stay as they are, mappings are walked field by field and
+    /// associative lists are normalised (see `assoc`). Nothing is ever removed here.
+    pub(super) fn untouched(
+        &mut self,
+        dest: &mut Node,
+        schema: Option<TypeRef<'s>>,
+    ) -> Result<(), Error> {
+        match dest {
+            Node::Map(map) => {
+                // Only fields holding a mapping or a list have anything to do; the schema
+                // of a mapping without one (looked up from its own apiVersion and kind) is
+                // not needed for the others.
+                if !map.values().any(is_collection) {
+                    return Ok(());
+                }
+                let schema = schema.or_else(|| self.schema_of_map(map));
+                self.untouched_fields(map, schema)
+            }
+            Node::Seq(list) => {
+                if !self.is_associative_list(schema, list) {
+                    return Ok(());
+                }
+                self.merge_list(list, PatchList::Missing, schema)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The fields of a mapping the patch does not reach, `schema` being the mapping's
+    /// (already resolved). See [`Walker::merge_fields`] on the order.
+    fn untouched_fields(
+        &mut self,
+        map: &mut Map,
+        schema: Option<TypeRef<'s>>,
+    ) -> Result<(), Error> {
+        for i in 0..map.len() {
+            let Some((key, value)) = map.get_index_mut(i) else {
+                break;
+            };
+            if !needs_walk(value) {
+                continue;
+            }
+            self.push_field(key);
+            let result = self.untouched(value, schema.and_then(|s| s.field(key)));
+            self.path.pop();
+            if let Err(err) = result {
+                return Err(self.first_error(map, None, schema, i, err));
+            }
+        }
+        Ok(())
+    }
+
+    /// The error kyaml's sorted walk of the fields of `dest` (and `patch`) reports, given
+    /// that the walk in the destination's order of the fields the patch does not mention
+    /// failed at position `failed` with `err`, all those before it having passed: the fields
+    /// that sort before the failed one and have not been walked yet are walked in order, and
+    /// the first error among them wins.
+    fn first_error(
         &mut self,
         dest: &mut Map,
         mut patch: Option<&mut Map>,
         schema: Option<TypeRef<'s>>,
-    ) -> Result<(), Error> {
-        // Keys are short: cloning them copies inline bytes, without allocating.
-        let mut keys: Vec<Key> = dest.keys().cloned().collect();
+        failed: usize,
+        err: Error,
+    ) -> Error {
+        let Some((failed_key, _)) = dest.get_index(failed) else {
+            return err;
+        };
+        let failed_key = failed_key.clone();
+        let in_patch = |patch: &Option<&mut Map>, key: &str| {
+            patch.as_deref().is_some_and(|p| p.contains_key(key))
+        };
+        let mut before: Vec<Key> = dest
+            .keys()
+            .enumerate()
+            .filter(|&(i, k)| *k < failed_key && (i > failed || in_patch(&patch, k)))
+            .map(|(_, k)| k.clone())
+            .collect();
         if let Some(p) = patch.as_deref() {
-            keys.extend(p.keys().filter(|k| !dest.contains_key(k)).cloned());
+            before.extend(
+                p.keys()
+                    .filter(|k| **k < failed_key && !dest.contains_key(k))
+                    .cloned(),
+            );
         }
-        keys.sort_unstable();
-        for key in keys {
+        before.sort_unstable();
+        for key in before {
             let child = schema.and_then(|s| s.field(&key));
-            self.path.push(key.clone());
+            self.push_field(&key);
             let patch_value = patch.as_deref_mut().and_then(|p| p.get_mut(&key));
-            let outcome = self.walk(dest.get_mut(&key), patch_value, child);
+            let result = self.walk(dest.get_mut(&key), patch_value, child);
             self.path.pop();
-            match outcome? {
-                Outcome::Keep => {}
-                Outcome::Clear => {
-                    dest.shift_remove(&key);
-                }
-                Outcome::UsePatch => match patch.as_deref().and_then(|p| p.get(&key)) {
-                    Some(value) if !value.is_null() => {
-                        dest.insert(key, value.clone());
-                    }
-                    _ => {
-                        dest.shift_remove(&key);
-                    }
-                },
-                Outcome::Set(node) => {
-                    dest.insert(key, node);
-                }
+            if let Err(first) = result {
+                return first;
             }
         }
-        Ok(())
+        err
     }
 
     /// Merges a patch mapping with itself: directives and nulls below it take effect.
@@ -347,9 +526,9 @@ impl<'o, 's> Walker<'o, 's> {
             let Some(value) = map.get_mut(&key) else {
                 continue;
             };
-            self.path.push(key);
+            self.push_field(&key);
             let outcome = self.normalize(value, child);
-            let key = self.path.pop().unwrap_or_default();
+            self.path.pop();
             if let Outcome::Clear = outcome? {
                 map.shift_remove(&key);
             }
@@ -478,6 +657,14 @@ impl<'o, 's> Walker<'o, 's> {
         assoc::merge(self, dest, patch, &keys, items)
     }
 
+    /// [`Walker::is_associative`] for a destination list the patch does not reach.
+    fn is_associative_list(&self, schema: Option<TypeRef<'s>>, list: &[Node]) -> bool {
+        match schema {
+            Some(s) => s.patch_strategy().merges(),
+            None => self.options.infer_associative_lists && all_named(list),
+        }
+    }
+
     /// kyaml's inferred merge key: `name`, when every non-empty list has it on all elements.
     fn inferred_key(&self, dest: &[Node], patch: Option<&[Node]>) -> Result<&'static str, Error> {
         let mut key = "";
@@ -496,6 +683,22 @@ impl<'o, 's> Walker<'o, 's> {
             return Err(self.error("no merge key found"));
         }
         Ok(key)
+    }
+}
+
+/// A mapping or a list: the only nodes a walk without a patch can change.
+fn is_collection(node: &Node) -> bool {
+    matches!(node, Node::Map(_) | Node::Seq(_))
+}
+
+/// Whether a walk without a patch may change `node` (or fail): a list, or a mapping with a
+/// list or mapping in it. Scalars, nulls and mappings of scalars stay as they are whatever
+/// their schema, so they are passed over without looking the schema up.
+pub(super) fn needs_walk(node: &Node) -> bool {
+    match node {
+        Node::Map(m) => m.values().any(is_collection),
+        Node::Seq(_) => true,
+        _ => false,
     }
 }
 

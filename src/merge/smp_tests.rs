@@ -420,3 +420,53 @@ fn long_lists_merge_in_linear_time() {
     assert_eq!(env.len(), 20_000);
     assert_eq!(env[19_999].get_str(&["value"]), Some("new"));
 }
+
+/// kyaml visits a mapping's fields in sorted order, so when several fields fail the error is
+/// the one of the field that sorts first. kbuild walks the fields the patch does not mention
+/// first, in the destination's order, and then looks for an earlier failure in sorted order
+/// (`Walker::first_error`); these are the cases where that matters. The failures come from
+/// kyaml's inferred merge keys (an empty list without a schema has none).
+#[test]
+fn first_error_in_sorted_field_order() {
+    let options = MergeOptions {
+        infer_associative_lists: true,
+        ..MergeOptions::kustomize()
+    };
+    let err = |dest: Value, patch: Value| {
+        let mut target = Node::from(&dest);
+        apply_with(&mut target, &Node::from(&patch), None, &options)
+            .unwrap_err()
+            .to_string()
+    };
+    // Two fields the patch does not mention fail; the later one sorts first.
+    assert_eq!(
+        err(json!({"b": {"x": []}, "a": {"y": []}}), json!({"c": 1})),
+        "strategic merge patch at a.y: no merge key found"
+    );
+    // A field the patch mentions fails and sorts before one it does not mention...
+    assert_eq!(
+        err(json!({"z": {"l": []}, "b": 1}), json!({"b": {"k": 1}})),
+        "strategic merge patch at b: wrong node kind: the resource has a scalar where the patch has a mapping"
+    );
+    // ... or after it.
+    assert_eq!(
+        err(json!({"a": {"l": []}, "b": 1}), json!({"b": {"k": 1}})),
+        "strategic merge patch at a.l: no merge key found"
+    );
+}
+
+/// Lists the patch does not reach are still normalised (the resource is walked in full);
+/// lists that normalisation keeps as they are (the usual case) are left in place.
+#[test]
+fn untouched_lists_normalised_or_kept() {
+    check(
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {"template": {"spec": {"containers": [{"name": "a", "image": "1"}, {"name": "b", "image": "2"}, {"name": "a", "image": "3"}, {}]}}}}),
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "labels": {"x": "y"}}}),
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"labels": {"x": "y"}, "name": "d"}, "spec": {"template": {"spec": {"containers": [{"image": "1", "name": "a"}, {"image": "2", "name": "b"}]}}}}),
+    );
+    check(
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "x", "ports": [{"containerPort": 80}, {"containerPort": 80, "protocol": "UDP"}, {"containerPort": 81, "protocol": "TCP"}]}]}}),
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"x": "y"}}}),
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"labels": {"x": "y"}, "name": "p"}, "spec": {"containers": [{"name": "x", "ports": [{"containerPort": 80}, {"containerPort": 80, "protocol": "UDP"}, {"containerPort": 81, "protocol": "TCP"}]}]}}),
+    );
+}

@@ -34,10 +34,11 @@ pub fn classify(text: &str, source: &str) -> Result<Loaded> {
 }
 
 /// Applies one strategic-merge patch to one resource, keeping its name, kind
-/// and namespace unless the patch may change them.
+/// and namespace unless the patch may change them. The patch is a copy the
+/// merge may edit.
 pub fn apply_smp(
     res: &mut Resource,
-    patch: &Node,
+    patch: Node,
     opts: &MergeOptions,
     allow_name: bool,
     allow_kind: bool,
@@ -53,7 +54,7 @@ pub fn apply_smp(
     let gvk = res.gvk();
     let schema = opts.schemas.lookup(&gvk.group, &gvk.version, &gvk.kind);
     res.drop_empty_nulls(schema);
-    smp::apply_with(&mut res.node, patch, schema, opts)?;
+    smp::apply_owned(&mut res.node, patch, schema, opts)?;
     if res.node.is_null() || res.node.as_map().is_some_and(|m| m.is_empty()) {
         return Ok(());
     }
@@ -131,7 +132,10 @@ pub fn apply_json(
 /// The one resource a target-less strategic-merge patch applies to: any
 /// resource whose current or previous id equals the patch's id.
 fn find_unique(resmap: &ResMap, patch: &Node) -> Result<usize> {
-    let pres = Resource::new(patch.clone())
+    // The id needs only the identity fields: copy those, not the whole patch (the whole
+    // patch only to word the error when they are missing).
+    let pres = Resource::new(identity_of(patch))
+        .or_else(|_| Resource::new(patch.clone()))
         .map_err(|e| e.context("a patch without a target must name its resource"))?;
     let id = pres.id();
     let hits = resmap.find_by_any_id(&id);
@@ -153,6 +157,27 @@ fn find_unique(resmap: &ResMap, patch: &Node) -> Result<usize> {
                 .join(", ")
         ))),
     }
+}
+
+/// The fields of a patch its id is made of (`apiVersion`, `kind`, `metadata.name` and
+/// `metadata.namespace`), as a mapping.
+fn identity_of(patch: &Node) -> Node {
+    let mut out = crate::yaml::Map::new();
+    for key in ["apiVersion", "kind"] {
+        if let Some(v) = patch.get(key) {
+            out.insert(key, v.clone());
+        }
+    }
+    if let Some(meta) = patch.get("metadata").and_then(Node::as_map) {
+        let mut m = crate::yaml::Map::new();
+        for key in ["name", "namespace"] {
+            if let Some(v) = meta.get(key) {
+                m.insert(key, v.clone());
+            }
+        }
+        out.insert("metadata", Node::Map(m));
+    }
+    Node::Map(out)
 }
 
 /// " (closest: ...)" listing resources of the same kind, or nearest names.
@@ -208,7 +233,7 @@ pub fn apply_strategic(
                     // namespace.
                     let mut p = p.clone();
                     retarget(&mut p, &res.node, allow_name, allow_kind);
-                    apply_smp(res, &p, opts, allow_name, allow_kind)
+                    apply_smp(res, p, opts, allow_name, allow_kind)
                         .map_err(|e| e.context(format!("patching {}", res.id())))?;
                 }
             }
@@ -227,7 +252,7 @@ pub fn apply_strategic(
                 let i = find_unique(resmap, p)?;
                 let res = &mut resmap.resources[i];
                 changes.will_change(i, res);
-                apply_smp(res, p, opts, allow_name, allow_kind)
+                apply_smp(res, p.clone(), opts, allow_name, allow_kind)
                     .map_err(|e| e.context(format!("patching {}", res.id())))?;
             }
         }

@@ -85,13 +85,16 @@ fn pod_spec_path(group: &str, kind: &str) -> Option<&'static [&'static str]> {
 /// The union conflicts of one resource, each described with its field path.
 pub fn union_conflicts(res: &Resource) -> Vec<String> {
     let mut out = Vec::new();
-    let gvk = res.gvk();
-    if let Some(path) = pod_spec_path(&gvk.group, &gvk.kind)
+    // The group and kind as borrowed text: this runs around every patch.
+    let api_version = text_at(&res.node, "apiVersion");
+    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+    let kind = text_at(&res.node, "kind");
+    if let Some(path) = pod_spec_path(group, &kind)
         && let Some(spec) = res.node.get_path(path).and_then(Node::as_map)
     {
-        pod_spec(spec, &path.join("."), &mut out);
+        pod_spec(spec, path, &mut out);
     }
-    let strategy = match (gvk.group.as_str(), gvk.kind.as_str()) {
+    let strategy = match (group, kind.as_ref()) {
         ("apps" | "extensions", "Deployment") => Some(("strategy", "Recreate")),
         ("apps" | "extensions", "DaemonSet" | "StatefulSet") => {
             Some(("updateStrategy", "OnDelete"))
@@ -113,28 +116,43 @@ pub fn union_conflicts(res: &Resource) -> Vec<String> {
     out
 }
 
-fn pod_spec(spec: &Map, at: &str, out: &mut Vec<String>) {
+fn pod_spec(spec: &Map, path: &[&str], out: &mut Vec<String>) {
+    // Where the pod spec is, written out only for a conflict.
+    let at = || path.join(".");
+    let name_of = |n: &'_ Node| n.get_str(&["name"]).unwrap_or("?").to_string();
     for (i, v) in items(spec.get("volumes")).enumerate() {
-        let name = v.get_str(&["name"]).unwrap_or("?");
         members(
             v,
             &VOLUME_SOURCES,
-            &|| format!("volume '{name}' ({at}.volumes[{i}])"),
+            &|| format!("volume '{}' ({}.volumes[{i}])", name_of(v), at()),
             out,
         );
     }
+    const PROBES: [&str; 3] = ["livenessProbe", "readinessProbe", "startupProbe"];
     for list in ["initContainers", "containers", "ephemeralContainers"] {
         for (i, c) in items(spec.get(list)).enumerate() {
-            let name = c.get_str(&["name"]).unwrap_or("?");
+            let Some(fields) = c.as_map() else { continue };
             // Descriptions are only written for conflicts: this runs around every patch.
-            let here = || format!("container '{name}' ({at}.{list}[{i}])");
-            for probe in ["livenessProbe", "readinessProbe", "startupProbe"] {
-                if let Some(p) = c.get(probe) {
+            let here = || format!("container '{}' ({}.{list}[{i}])", name_of(c), at());
+            // The fields looked at, found in one pass over the container.
+            let (mut probes, mut lifecycle, mut env) = ([None; 3], None, None);
+            for (key, value) in fields {
+                match key.as_str() {
+                    "livenessProbe" => probes[0] = Some(value),
+                    "readinessProbe" => probes[1] = Some(value),
+                    "startupProbe" => probes[2] = Some(value),
+                    "lifecycle" => lifecycle = Some(value),
+                    "env" => env = Some(value),
+                    _ => {}
+                }
+            }
+            for (probe, p) in PROBES.iter().zip(probes) {
+                if let Some(p) = p {
                     members(p, &PROBE_HANDLERS, &|| format!("{} {probe}", here()), out);
                 }
             }
             for hook in ["postStart", "preStop"] {
-                if let Some(h) = c.get_path(&["lifecycle", hook]) {
+                if let Some(h) = lifecycle.and_then(|l| l.get(hook)) {
                     members(
                         h,
                         &LIFECYCLE_HANDLERS,
@@ -143,7 +161,7 @@ fn pod_spec(spec: &Map, at: &str, out: &mut Vec<String>) {
                     );
                 }
             }
-            for (j, e) in items(c.get("env")).enumerate() {
+            for (j, e) in items(env).enumerate() {
                 if let Some(from) = e.get("valueFrom") {
                     let var = e.get_str(&["name"]).unwrap_or("?");
                     members(
@@ -155,6 +173,15 @@ fn pod_spec(spec: &Map, at: &str, out: &mut Vec<String>) {
                 }
             }
         }
+    }
+}
+
+/// A top-level scalar of the resource as text (empty when missing), as its id reads it.
+fn text_at<'n>(node: &'n Node, key: &str) -> std::borrow::Cow<'n, str> {
+    match node.get(key) {
+        Some(Node::Str(s)) => std::borrow::Cow::Borrowed(s),
+        Some(n) => std::borrow::Cow::Owned(n.scalar_string().unwrap_or_default()),
+        None => std::borrow::Cow::Borrowed(""),
     }
 }
 
