@@ -246,7 +246,10 @@ fn words(b: &[u8]) -> (u64, u64) {
         (u64::from(word4(b, 0)), u64::from(word4(b, n - 4)))
     } else {
         let byte = |i: usize| b.get(i).map_or(0, |&c| u64::from(c));
-        (byte(0) | byte(n / 2) << 8 | byte(n.wrapping_sub(1)) << 16, 0)
+        (
+            byte(0) | byte(n / 2) << 8 | byte(n.wrapping_sub(1)) << 16,
+            0,
+        )
     }
 }
 
@@ -453,9 +456,15 @@ mod tests {
             }
             let mut other = base.clone();
             other.push(b'!');
-            assert_eq!(m.get_index_of(std::str::from_utf8(&other).unwrap_or("!")), None);
+            assert_eq!(
+                m.get_index_of(std::str::from_utf8(&other).unwrap_or("!")),
+                None
+            );
             if n > 0 {
-                assert_eq!(m.get_index_of(std::str::from_utf8(&base[1..]).unwrap_or("!")), None);
+                assert_eq!(
+                    m.get_index_of(std::str::from_utf8(&base[1..]).unwrap_or("!")),
+                    None
+                );
             }
         }
     }

@@ -141,7 +141,9 @@ struct Key<'i> {
 impl<'i, S: Sink<'i>> Scanner<'_, 'i, S> {
     fn emit(&mut self, event: Event<'i>, at: usize, col: usize) -> Result<(), GiveUp> {
         let mark = self.mark(at, col);
-        self.sink.event(event, Span::new(mark, mark)).map_err(|()| GiveUp)
+        self.sink
+            .event(event, Span::new(mark, mark))
+            .map_err(|()| GiveUp)
     }
 
     /// A position on the current line (or after the last one).
@@ -791,12 +793,24 @@ mod tests {
 
     #[test]
     fn find2_finds_the_first_of_two_bytes() {
-        for text in ["", "a", "abc:def", "abcdefgh:", "abcdefghijklmnop#q:", "::", "x#"] {
+        for text in [
+            "",
+            "a",
+            "abc:def",
+            "abcdefgh:",
+            "abcdefghijklmnop#q:",
+            "::",
+            "x#",
+        ] {
             for from in 0..=text.len() {
                 let want = text[from..]
                     .find([':', '#'])
                     .map_or(text.len(), |i| i + from);
-                assert_eq!(find2(text.as_bytes(), from, b':', b'#'), want, "{text:?} {from}");
+                assert_eq!(
+                    find2(text.as_bytes(), from, b':', b'#'),
+                    want,
+                    "{text:?} {from}"
+                );
             }
         }
         // Bytes next to the ones sought (where the word trick borrows), at every position.
