@@ -71,9 +71,31 @@ pub fn write_node(node: &Node, numbers: Numbers, out: &mut String) -> Result<(),
     Ok(())
 }
 
+/// Appends one character as Go's encoder writes it inside a string.
+fn escape_char(c: char, out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    match c {
+        '"' => out.push_str("\\\""),
+        '\\' => out.push_str("\\\\"),
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        '\u{8}' => out.push_str("\\b"),
+        '\u{c}' => out.push_str("\\f"),
+        '<' | '>' | '&' | '\u{0}'..='\u{1f}' => {
+            let b = c as u8;
+            out.push_str("\\u00");
+            out.push(HEX[usize::from(b >> 4)] as char);
+            out.push(HEX[usize::from(b & 0xf)] as char);
+        }
+        '\u{2028}' => out.push_str("\\u2028"),
+        '\u{2029}' => out.push_str("\\u2029"),
+        _ => out.push(c),
+    }
+}
+
 /// Appends a quoted, escaped string.
 pub fn write_str(s: &str, out: &mut String) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     /// Whether a byte needs escaping (or starts a character that may): quotes,
     /// backslashes, control characters, `<`, `>`, `&`, and the first byte of
     /// U+2028/U+2029 (0xE2).
@@ -94,24 +116,7 @@ pub fn write_str(s: &str, out: &mut String) {
         let Some(c) = s[run..].chars().next() else {
             break;
         };
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '<' | '>' | '&' | '\u{0}'..='\u{1f}' => {
-                let b = c as u8;
-                out.push_str("\\u00");
-                out.push(HEX[usize::from(b >> 4)] as char);
-                out.push(HEX[usize::from(b & 0xf)] as char);
-            }
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            _ => out.push(c),
-        }
+        escape_char(c, out);
         start = run + c.len_utf8();
     }
     out.push('"');
@@ -151,21 +156,7 @@ mod tests {
     fn by_chars(s: &str) -> String {
         let mut out = String::from('"');
         for c in s.chars() {
-            match c {
-                '"' => out.push_str("\\\""),
-                '\\' => out.push_str("\\\\"),
-                '\n' => out.push_str("\\n"),
-                '\r' => out.push_str("\\r"),
-                '\t' => out.push_str("\\t"),
-                '\u{8}' => out.push_str("\\b"),
-                '\u{c}' => out.push_str("\\f"),
-                '<' | '>' | '&' | '\u{0}'..='\u{1f}' => {
-                    out.push_str(&format!("\\u{:04x}", c as u32));
-                }
-                '\u{2028}' => out.push_str("\\u2028"),
-                '\u{2029}' => out.push_str("\\u2029"),
-                _ => out.push(c),
-            }
+            escape_char(c, &mut out);
         }
         out.push('"');
         out
