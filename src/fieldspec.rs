@@ -170,13 +170,7 @@ pub fn apply_specs(
     last: CreateKind,
     f: &mut dyn FnMut(&mut Node) -> Result<()>,
 ) -> Result<()> {
-    let mut segments = Vec::new();
-    for fs in specs.iter().filter(|fs| fs.selects(gvk)) {
-        split_path_into(&fs.path, &mut segments);
-        walk(node, &segments, fs.create, last, f)
-            .map_err(|e| e.context(format!("considering field '{}'", fs.path)))?;
-    }
-    Ok(())
+    SplitSpecs::new(specs).apply(node, gvk, last, f)
 }
 
 /// Field specs with their paths split on first use, for a transformer that
@@ -196,7 +190,7 @@ impl<'a> SplitSpecs<'a> {
         }
     }
 
-    /// [`apply_specs`] with these specs.
+    /// Applies `f` at every spec that selects `gvk`.
     pub fn apply(
         &self,
         node: &mut Node,

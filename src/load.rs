@@ -41,23 +41,25 @@ fn join_clean_components(base: &Path, rel: &str) -> PathBuf {
     out
 }
 
+/// Whether `path` is absolute and clean, read as text: `/` first, no empty,
+/// `.` or `..` name, no trailing `/` (the root alone excepted).
+pub fn is_clean_absolute_text(path: &str) -> bool {
+    path.starts_with('/')
+        && (path.len() == 1
+            || path[1..]
+                .split('/')
+                .all(|name| !matches!(name, "" | "." | "..")))
+}
+
 /// [`join_clean`] on text, for the usual case: `base` absolute and clean
-/// (`/` first, no empty, `.` or `..` name, no trailing `/`) and `rel` relative;
-/// `None` otherwise (or when `..` would go above the root), and the general
-/// version answers.
+/// ([`is_clean_absolute_text`]) and `rel` relative; `None` otherwise (or when
+/// `..` would go above the root), and the general version answers.
 fn join_clean_str(base: &Path, rel: &str) -> Option<String> {
     let base = base.to_str()?;
-    if !base.starts_with('/') || rel.starts_with('/') {
+    if !is_clean_absolute_text(base) || rel.starts_with('/') {
         return None;
     }
     let root_only = base.len() == 1;
-    if !root_only
-        && base[1..]
-            .split('/')
-            .any(|name| matches!(name, "" | "." | ".."))
-    {
-        return None;
-    }
     let mut out = String::with_capacity(base.len() + rel.len() + 1);
     out.push_str(if root_only { "" } else { base });
     for name in rel.split('/') {

@@ -35,24 +35,6 @@ impl Gvk {
         }
     }
 
-    /// kustomize's string form of a GVK (`group_version_kind`, `~G`/`~V`/`~K`
-    /// for empty parts): the legacy sort compares these strings.
-    pub fn sort_string(&self) -> String {
-        let or = |s: &str, d: &str| {
-            if s.is_empty() {
-                d.to_string()
-            } else {
-                s.to_string()
-            }
-        };
-        format!(
-            "{}_{}_{}",
-            or(&self.group, "~G"),
-            or(&self.version, "~V"),
-            or(&self.kind, "~K")
-        )
-    }
-
     /// Whether a selector GVK (empty parts match anything) selects this one.
     pub fn selected_by(&self, sel_group: &str, sel_version: &str, sel_kind: &str) -> bool {
         (sel_group.is_empty() || sel_group == self.group)
@@ -84,17 +66,6 @@ impl ResId {
         self.gvk == other.gvk
             && self.name == other.name
             && self.effective_namespace() == other.effective_namespace()
-    }
-
-    /// kustomize's string form (`gvk|namespace|name`, `~X` for no namespace),
-    /// the secondary key of the legacy sort.
-    pub fn sort_string(&self) -> String {
-        let ns = if self.namespace.is_empty() {
-            "~X"
-        } else {
-            &self.namespace
-        };
-        format!("{}|{}|{}", self.gvk.sort_string(), ns, self.name)
     }
 }
 

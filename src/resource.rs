@@ -64,11 +64,7 @@ fn scalar_at(node: &Node, path: &[&str]) -> String {
 /// A scalar of the object as text, borrowed when it is a string (ids are
 /// computed often: this saves most of their allocations).
 fn scalar_cow<'a>(node: &'a Node, path: &[&str]) -> Cow<'a, str> {
-    match node.get_path(path) {
-        Some(Node::Str(s)) => Cow::Borrowed(s),
-        Some(n) => Cow::Owned(n.scalar_string().unwrap_or_default()),
-        None => Cow::Borrowed(""),
-    }
+    text_of(node.get_path(path))
 }
 
 /// A resource's current id as borrowed text: group, version, kind, effective
@@ -112,7 +108,7 @@ impl<'a> IdFields<'a> {
     }
 }
 
-/// A field's text as [`scalar_cow`] reads it.
+/// A field's text: borrowed when it is a string, "" when it is missing.
 fn text_of(node: Option<&Node>) -> Cow<'_, str> {
     match node {
         Some(Node::Str(s)) => Cow::Borrowed(s),
@@ -298,15 +294,7 @@ impl Resource {
             .insert("namespace".to_string(), Node::text(ns.to_string()));
     }
 
-    /// Labels (`metadata.labels`) as string pairs.
-    pub fn labels(&self) -> Vec<(String, String)> {
-        string_pairs(self.node.get_path(&["metadata", "labels"]))
-    }
-
-    pub fn annotations(&self) -> Vec<(String, String)> {
-        string_pairs(self.node.get_path(&["metadata", "annotations"]))
-    }
-
+    /// One annotation's value as text.
     pub fn annotation(&self, key: &str) -> Option<String> {
         self.node
             .get_path(&["metadata", "annotations", key])
@@ -338,16 +326,6 @@ impl Resource {
             }
         }
     }
-}
-
-fn string_pairs(n: Option<&Node>) -> Vec<(String, String)> {
-    n.and_then(Node::as_map)
-        .map(|m| {
-            m.iter()
-                .map(|(k, v)| (k.to_string(), v.scalar_string().unwrap_or_default()))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// A one-line description of an object for error messages.

@@ -74,13 +74,8 @@ pub(super) struct CanonicalCache {
 /// `load::join_clean` makes paths under an absolute directory.
 fn is_clean_absolute(path: &Path) -> bool {
     if let Some(s) = path.to_str() {
-        // The usual case, on bytes: `/` first, no empty, `.` or `..` name, no
-        // trailing `/` (the root alone excepted).
-        return s.starts_with('/')
-            && (s.len() == 1
-                || s[1..]
-                    .split('/')
-                    .all(|name| !matches!(name, "" | "." | "..")));
+        // The usual case, on text.
+        return load::is_clean_absolute_text(s);
     }
     path.is_absolute()
         && path

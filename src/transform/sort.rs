@@ -61,15 +61,16 @@ pub fn legacy(resmap: &mut ResMap, first: &[&str], last: &[&str]) {
     resmap.resources = order.iter().filter_map(|&i| slots[i].take()).collect();
 }
 
+/// `s`, or `default` when `s` is empty.
+fn or<'a>(s: &'a str, default: &'static str) -> &'a str {
+    if s.is_empty() { default } else { s }
+}
+
 /// A resource's legacy sort key: its kind's rank, kustomize's GVK string
 /// (`group_version_kind`, `~G`/`~V`/`~K` for empty parts) and what its id
 /// string (`<gvk string>|namespace|name`, `~X` for no namespace) adds to the
 /// GVK string. Two ids' strings compare as these tails do when their GVK
 /// strings are equal, and are not compared otherwise.
-fn or<'a>(s: &'a str, default: &'static str) -> &'a str {
-    if s.is_empty() { default } else { s }
-}
-
 fn sort_key(r: &Resource, rank: &HashMap<&str, i64>) -> (i64, String, String) {
     let [group, version, kind, _, name] = r.id_key();
     let rk = rank.get(kind.as_ref()).copied().unwrap_or(0);

@@ -249,12 +249,11 @@ pub fn resolve(rm: &mut ResMap, set: &VarSet, specs: &[FieldSpec]) -> Result<()>
     let specs = SplitSpecs::new(&specs);
     for r in rm.iter_mut() {
         let gvk = r.gvk();
-        let id = r.id();
         specs
             .apply(&mut r.node, &gvk, CreateKind::Scalar, &mut |n| {
                 substitute(n, &values)
             })
-            .map_err(|e| e.context(format!("substituting vars in {id}")))?;
+            .map_err(|e| e.context(format!("substituting vars in {}", r.id())))?;
     }
     Ok(())
 }
