@@ -4,10 +4,10 @@
 //! Used by `kbuild deps` and by `kbuild render --affected`, which renders only
 //! the kustomizations whose inputs include a changed file.
 
-use crate::build::load_kustomization;
 use crate::error::{Error, Result};
 use crate::kustomization::{GeneratorArgs, Kustomization};
 use crate::load;
+use crate::load::read_kustomization as load_kustomization;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 

@@ -8,32 +8,21 @@
 // Input must never make the library panic: no unwrap/expect outside tests.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
-pub mod apply;
 pub mod build;
-pub mod build_metadata;
-pub mod builtin_specs;
 pub mod config;
-pub mod config_merge;
 pub mod deps;
 pub mod diff;
 pub mod error;
-pub mod fieldpath;
-pub mod fieldspec;
 pub mod generate;
-pub mod inputs;
+pub mod kubectl_apply;
 pub mod kustomization;
 pub mod load;
 pub mod merge;
 pub mod openapi;
 pub mod output;
-pub mod pattern;
 pub mod plugins;
-pub mod regex_cache;
 pub mod render;
-pub mod resid;
-pub mod resmap;
 pub mod resource;
-pub mod selector;
 pub mod transform;
 pub mod yaml;
 

@@ -16,6 +16,7 @@ use std::process::ExitCode;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+#[path = "cli/merge.rs"]
 mod merge_cli;
 
 /// Renders Kubernetes configuration the way `kustomize build` does.
@@ -105,7 +106,10 @@ fn run_build(args: &BuildArgs) -> Result<(), kbuild::Error> {
     result
 }
 
-fn write_output(args: &BuildArgs, resmap: &kbuild::resmap::ResMap) -> Result<(), kbuild::Error> {
+fn write_output(
+    args: &BuildArgs,
+    resmap: &kbuild::resource::resmap::ResMap,
+) -> Result<(), kbuild::Error> {
     match &args.output {
         Some(path) if path.is_dir() => output::write_dir(resmap, path),
         Some(path) => output::write_file_atomic(path, output::render(resmap).as_bytes()),

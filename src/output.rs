@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::openapi;
-use crate::resmap::ResMap;
+use crate::resource::resmap::ResMap;
 use crate::yaml::emit;
 use std::collections::BTreeMap;
 use std::io::Write;

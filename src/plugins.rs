@@ -7,7 +7,7 @@
 use crate::error::{Error, Result};
 use crate::kustomization::{FieldSpec, GeneratorArgs, Image, Patch, Replica, Selector, StringMap};
 use crate::merge::smp::MergeOptions;
-use crate::resmap::ResMap;
+use crate::resource::resmap::ResMap;
 use crate::transform::union_check::Changes;
 use crate::transform::{self, patch};
 use crate::yaml::Node;

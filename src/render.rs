@@ -8,8 +8,9 @@
 //! every requested directory has been found and the output directory is
 //! known to be writable.
 
-use crate::build::{BuildOptions, build, load_kustomization};
+use crate::build::{BuildOptions, build};
 use crate::error::{Error, Result};
+use crate::load::read_kustomization as load_kustomization;
 use crate::{deps, load, output};
 use rayon::prelude::*;
 use std::collections::BTreeSet;

@@ -7,7 +7,6 @@
 
 #[rustfmt::skip]
 mod builtin;
-pub mod crd;
 mod schemas;
 mod table;
 

@@ -6,7 +6,7 @@
 //! disappears. The parser already keeps annotation values of input files as their text
 //! (`yaml::parse`); this pass covers what later steps added.
 
-use crate::resmap::ResMap;
+use crate::resource::resmap::ResMap;
 use crate::yaml::Node;
 
 /// Rewrites every resource's `metadata.annotations` as strings, dropping it when empty.

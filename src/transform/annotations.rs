@@ -2,7 +2,7 @@
 
 use crate::error::Result;
 use crate::kustomization::{FieldSpec, StringMap};
-use crate::resmap::ResMap;
+use crate::resource::resmap::ResMap;
 
 /// Adds the annotations at every selected field spec.
 pub fn add(resmap: &mut ResMap, annotations: &StringMap, specs: &[FieldSpec]) -> Result<()> {

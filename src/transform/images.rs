@@ -1,10 +1,10 @@
 //! `images`: change image names, tags and digests in containers.
 
+use crate::config::fieldspec::{CreateKind, SplitSpecs};
 use crate::error::{Error, Result};
-use crate::fieldspec::{CreateKind, SplitSpecs};
 use crate::kustomization::{FieldSpec, Image};
-use crate::pattern::Plain;
-use crate::resmap::ResMap;
+use crate::resource::pattern::Plain;
+use crate::resource::resmap::ResMap;
 use crate::yaml::Node;
 use regex::Regex;
 
@@ -84,7 +84,7 @@ impl<'a> Rule<'a> {
                 pattern: NamePattern::Plain(plain),
             });
         }
-        let pattern = crate::regex_cache::compile(&format!("^{}{TAIL}", image.name)).map_err(|e| {
+        let pattern = crate::resource::regex_cache::compile(&format!("^{}{TAIL}", image.name)).map_err(|e| {
             Error::msg(format!(
                 "images: name {:?} is matched as a regular expression and is not a valid one: {e}",
                 image.name
@@ -184,7 +184,7 @@ fn walk_containers(n: &mut Node, rule: &Rule, depth: usize) -> Result<()> {
 /// Applies the `images` entries in order.
 pub fn apply(resmap: &mut ResMap, images: &[Image], specs: &[FieldSpec]) -> Result<()> {
     // Only existing values are rewritten: the image fields are never created.
-    let specs = crate::fieldspec::without_create(specs);
+    let specs = crate::config::fieldspec::without_create(specs);
     let specs = SplitSpecs::new(&specs);
     for image in images {
         let rule = Rule::new(image)?;
@@ -256,7 +256,7 @@ mod tests {
             ":".to_string() + &"t".repeat(128),
             ":".to_string() + &"t".repeat(129),
         ];
-        let mut rng = crate::pattern::TestRng(0x5851_f42d_4c95_7f2d);
+        let mut rng = crate::resource::pattern::TestRng(0x5851_f42d_4c95_7f2d);
         let (mut checked, mut matched) = (0, 0);
         for name in names {
             let image = Image {

@@ -1,9 +1,9 @@
 //! `commonLabels` and `labels`: set label pairs at the field specs' paths.
 
+use crate::config::fieldspec::{CreateKind, SplitSpecs};
 use crate::error::Result;
-use crate::fieldspec::{CreateKind, SplitSpecs};
 use crate::kustomization::{FieldSpec, StringMap};
-use crate::resmap::ResMap;
+use crate::resource::resmap::ResMap;
 use crate::yaml::Node;
 
 /// Writes every pair into the mapping at each selected field spec (kustomize's

@@ -7,7 +7,7 @@
 //! Any value but `"false"` marks a resource local (`"true"`, `""`, `"yes"`, `"True"` all do;
 //! checked with `kubectl kustomize`).
 
-use crate::resmap::ResMap;
+use crate::resource::resmap::ResMap;
 
 /// The annotation that marks a resource as local configuration.
 pub const LOCAL_CONFIG_ANNOTATION: &str = "config.kubernetes.io/local-config";

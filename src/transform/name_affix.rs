@@ -1,9 +1,9 @@
 //! `namePrefix` and `nameSuffix`.
 
+use crate::config::fieldspec::{CreateKind, SplitSpecs};
 use crate::error::Result;
-use crate::fieldspec::{CreateKind, SplitSpecs};
 use crate::kustomization::FieldSpec;
-use crate::resmap::ResMap;
+use crate::resource::resmap::ResMap;
 use crate::yaml::Node;
 
 /// Kinds kustomize never renames with a prefix or suffix (group, kind).

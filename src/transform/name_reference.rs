@@ -30,44 +30,18 @@
 //! empty. kustomize ignores a reference's own `kind` (a `User` subject named
 //! like a renamed ServiceAccount follows it too); so does kbuild.
 
-use super::name_reference_specs;
+use crate::config::fieldspec::{CreateKind, walk};
+use crate::config::name_reference_specs::NameRefSpec;
 use crate::error::{Error, Result};
-use crate::fieldspec::{CreateKind, walk};
 use crate::kustomization::FieldSpec;
 use crate::openapi;
-use crate::resid::{Gvk, ResId};
-use crate::resmap::ResMap;
 use crate::resource::Resource;
+use crate::resource::id::{Gvk, ResId};
+use crate::resource::resmap::ResMap;
 use crate::yaml::{Map, Node};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
-use serde::Deserialize;
 use std::borrow::Cow;
 use std::cell::OnceCell;
-use std::sync::OnceLock;
-
-/// One entry of the name reference table: resources of this kind (empty
-/// group or version match any) may be referred to by name from the fields
-/// of `field_specs`. Also the shape of a `configurations:` file's
-/// `nameReference` entries.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq, Hash)]
-#[serde(rename_all = "camelCase")]
-pub struct NameRefSpec {
-    #[serde(default)]
-    pub group: String,
-    #[serde(default)]
-    pub version: String,
-    #[serde(default)]
-    pub kind: String,
-    #[serde(default)]
-    pub field_specs: Vec<FieldSpec>,
-}
-
-/// kustomize's built-in name reference table.
-pub fn builtin() -> Vec<NameRefSpec> {
-    // Every kustomization of a build starts from it: build it once.
-    static TABLE: OnceLock<Vec<NameRefSpec>> = OnceLock::new();
-    TABLE.get_or_init(name_reference_specs::table).clone()
-}
 
 /// Updates every name reference in `resmap` to renamed resources.
 pub fn apply(resmap: &mut ResMap, specs: &[NameRefSpec]) -> Result<()> {

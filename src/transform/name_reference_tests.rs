@@ -4,8 +4,9 @@
 //! `kubectl kustomize` (v5.5.0); the expectations quote what it printed.
 
 use super::*;
-use crate::builtin_specs;
-use crate::fieldspec::from_table;
+use crate::config::name_reference_specs::builtin;
+use crate::config::builtin_specs;
+use crate::config::fieldspec::from_table;
 use crate::transform::{name_affix, namespace};
 use serde_json::{Value, json};
 
@@ -663,7 +664,7 @@ fn user_configuration_extends_the_table() {
         },
     ];
     let before = specs.len();
-    crate::config_merge::merge_name_references(&mut specs, &extra).unwrap();
+    crate::config::merge::merge_name_references(&mut specs, &extra).unwrap();
     assert_eq!(specs.len(), before + 1);
     let config_map = specs
         .iter()

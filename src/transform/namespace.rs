@@ -1,11 +1,11 @@
 //! `namespace`: moves namespaced resources into one namespace.
 
-use crate::builtin_specs;
+use crate::config::builtin_specs;
+use crate::config::fieldspec::{CreateKind, SplitSpecs, from_table, merge_specs};
 use crate::error::{Error, Result};
-use crate::fieldspec::{CreateKind, SplitSpecs, from_table, merge_specs};
 use crate::kustomization::FieldSpec;
 use crate::openapi;
-use crate::resmap::ResMap;
+use crate::resource::resmap::ResMap;
 use crate::yaml::Node;
 
 /// Which role-binding subjects follow the namespace
@@ -106,7 +106,7 @@ pub fn apply(resmap: &mut ResMap, ns: &str, specs: &[FieldSpec], opts: Options) 
             a.orig_id(),
             b.id(),
             b.orig_id(),
-            crate::resmap::id_text(&a.id())
+            crate::resource::resmap::id_text(&a.id())
         )));
     }
     Ok(())

@@ -4,9 +4,9 @@
 use crate::error::{Error, Result};
 use crate::kustomization::{Patch, Selector};
 use crate::merge::{json6902, smp, smp::MergeOptions};
-use crate::resmap::{ResMap, id_text};
 use crate::resource::Resource;
-use crate::selector::Matcher;
+use crate::resource::resmap::{ResMap, id_text};
+use crate::resource::selector::Matcher;
 use crate::transform::union_check::Changes;
 use crate::yaml::Node;
 
@@ -181,7 +181,7 @@ fn identity_of(patch: &Node) -> Node {
 }
 
 /// " (closest: ...)" listing resources of the same kind, or nearest names.
-fn closest_hint(resmap: &ResMap, id: &crate::resid::ResId) -> String {
+fn closest_hint(resmap: &ResMap, id: &crate::resource::id::ResId) -> String {
     let mut cands: Vec<(usize, String)> = resmap
         .iter()
         .map(|r| {

@@ -12,7 +12,7 @@
 //!   reject by id matches any of the resource's ids too (so rejecting a
 //!   base's name still rejects it after a suffix), a reject by labels or
 //!   annotations matches on those alone.
-//! - Field paths use kustomize's dotted syntax (see [`crate::fieldpath`]).
+//! - Field paths use kustomize's dotted syntax (see [`crate::transform::field_path`]).
 //! - When the target field is a scalar, only its text is replaced and its
 //!   type is kept: a string target gets the source's text (`8080` becomes
 //!   `"8080"`), a number target must receive a number, and so on. A field
@@ -24,12 +24,12 @@
 //!   prepends, one past the last appends).
 
 use crate::error::{Error, Result};
-use crate::fieldpath::{FieldPath, NewLeaf};
 use crate::kustomization::{ReplacementField, Selector};
-use crate::resid::ResId;
-use crate::resmap::ResMap;
 use crate::resource::Resource;
-use crate::selector::LabelSelector;
+use crate::resource::id::ResId;
+use crate::resource::resmap::ResMap;
+use crate::resource::selector::LabelSelector;
+use crate::transform::field_path::{FieldPath, NewLeaf};
 use crate::yaml::Node;
 use crate::yaml::de::{DeError, from_node, from_node_lenient};
 use serde::Deserialize;
@@ -761,7 +761,7 @@ mod tests {
     #[test]
     fn namespaces_compare_like_kustomize() {
         let id = |kind: &str, ns: &str| ResId {
-            gvk: crate::resid::Gvk::from_api_version("v1", kind),
+            gvk: crate::resource::id::Gvk::from_api_version("v1", kind),
             namespace: ns.into(),
             name: "x".into(),
         };

@@ -1,9 +1,9 @@
 //! `replicas`: set replica counts by resource name.
 
+use crate::config::fieldspec::{CreateKind, apply_specs};
 use crate::error::{Error, Result};
-use crate::fieldspec::{CreateKind, apply_specs};
 use crate::kustomization::{FieldSpec, Replica};
-use crate::resmap::ResMap;
+use crate::resource::resmap::ResMap;
 use crate::yaml::Node;
 
 /// Sets `count` on the resources named `name` (current or any previous

@@ -1,42 +1,11 @@
 //! Output order: kustomize's legacy order (the default) or `fifo`.
 
+use crate::config::legacy_order::{LEGACY_ORDER_FIRST, LEGACY_ORDER_LAST};
 use crate::error::{Error, Result};
 use crate::kustomization::SortOptions;
-use crate::resmap::ResMap;
 use crate::resource::Resource;
+use crate::resource::resmap::ResMap;
 use std::collections::HashMap;
-
-/// Kinds printed first, in this order, by the legacy sort.
-pub const LEGACY_ORDER_FIRST: &[&str] = &[
-    "Namespace",
-    "ResourceQuota",
-    "StorageClass",
-    "CustomResourceDefinition",
-    "ServiceAccount",
-    "PodSecurityPolicy",
-    "Role",
-    "ClusterRole",
-    "RoleBinding",
-    "ClusterRoleBinding",
-    "ConfigMap",
-    "Secret",
-    "Endpoints",
-    "Service",
-    "LimitRange",
-    "PriorityClass",
-    "PersistentVolume",
-    "PersistentVolumeClaim",
-    "Deployment",
-    "StatefulSet",
-    "CronJob",
-    "PodDisruptionBudget",
-];
-
-/// Kinds printed last by the legacy sort.
-pub const LEGACY_ORDER_LAST: &[&str] = &[
-    "MutatingWebhookConfiguration",
-    "ValidatingWebhookConfiguration",
-];
 
 /// Sorts in legacy order: by kind rank (listed-first kinds, then others, then
 /// listed-last kinds), then by kustomize's GVK string, then by its id string.

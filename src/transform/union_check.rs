@@ -16,8 +16,8 @@
 //! Only conflicts a patch introduces are reported: one already in the input is left alone.
 
 use crate::error::Result;
-use crate::resmap::ResMap;
 use crate::resource::Resource;
+use crate::resource::resmap::ResMap;
 use crate::yaml::{Map, Node};
 use std::collections::{BTreeSet, HashSet};
 

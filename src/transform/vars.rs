@@ -11,12 +11,12 @@
 //!   value is read from its bound resource and `$(NAME)` is expanded in the
 //!   `varReference` fields of every resource ([`resolve`]).
 
+use crate::config::fieldspec::{CreateKind, SplitSpecs};
 use crate::error::{Error, Result};
-use crate::fieldspec::{CreateKind, SplitSpecs};
 use crate::kustomization::{FieldSpec, Var};
-use crate::resid::{Gvk, ResId};
-use crate::resmap::ResMap;
 use crate::resource::Resource;
+use crate::resource::id::{Gvk, ResId};
+use crate::resource::resmap::ResMap;
 use crate::yaml::Node;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -245,7 +245,7 @@ pub fn resolve(rm: &mut ResMap, set: &VarSet, specs: &[FieldSpec]) -> Result<()>
         values.insert(v.name.clone(), value_of(rm, v)?);
     }
     // kustomize never creates a missing field here, whatever `create` says.
-    let specs = crate::fieldspec::without_create(specs);
+    let specs = crate::config::fieldspec::without_create(specs);
     let specs = SplitSpecs::new(&specs);
     for r in rm.iter_mut() {
         let gvk = r.gvk();
@@ -708,7 +708,7 @@ mod tests {
         ];
         declare(&mut rm, &mut set, &vars, Path::new("k.yaml")).expect("declare");
         let specs =
-            crate::fieldspec::from_table(crate::transform::var_reference_specs::VAR_REFERENCE);
+            crate::config::fieldspec::from_table(crate::config::var_reference_specs::VAR_REFERENCE);
         resolve(&mut rm, &set, &specs).expect("resolve");
         let args = rm.resources[1]
             .node

@@ -8,3 +8,18 @@ pub mod parse;
 
 pub use map::Map;
 pub use node::Node;
+
+/// Decodes file bytes as UTF-8 text (a leading BOM is dropped).
+pub fn utf8(bytes: Vec<u8>, path: &std::path::Path) -> crate::error::Result<String> {
+    let mut s = String::from_utf8(bytes).map_err(|e| {
+        crate::error::Error::msg(format!(
+            "{}: not valid UTF-8 (at byte {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    if s.starts_with('\u{feff}') {
+        s.drain(..3);
+    }
+    Ok(s)
+}

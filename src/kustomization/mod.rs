@@ -5,6 +5,8 @@
 //! kustomize does: field names match case-insensitively, unknown fields are
 //! errors, and string fields refuse numbers and booleans.
 
+pub mod decode;
+
 use crate::yaml::Node;
 use indexmap::IndexMap;
 use schemars::JsonSchema;

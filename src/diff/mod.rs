@@ -13,10 +13,13 @@
 //! argument: deciding whether the output is a terminal is the binary's job)
 //! or JSON.
 
-use crate::build::{BuildOptions, build, parse_resources};
+pub mod inputs;
+
+use crate::build::{BuildOptions, build};
 use crate::error::{Error, Result};
-use crate::resid::ResId;
 use crate::resource::Resource;
+use crate::resource::id::ResId;
+use crate::resource::parse::parse_resources;
 use crate::yaml::{Node, emit};
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;

@@ -8,7 +8,7 @@
 
 use crate::error::{Error, Result};
 use crate::kustomization::FieldSpec;
-use crate::resid::Gvk;
+use crate::resource::id::Gvk;
 use crate::yaml::Node;
 use std::borrow::Cow;
 

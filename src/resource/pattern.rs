@@ -78,7 +78,8 @@ impl Anchored {
     pub fn new(pattern: &str) -> Result<Anchored, regex::Error> {
         match Plain::parse(pattern) {
             Some(plain) => Ok(Anchored::Plain(plain)),
-            None => crate::regex_cache::compile(&format!("^(?:{pattern})$")).map(Anchored::Regex),
+            None => crate::resource::regex_cache::compile(&format!("^(?:{pattern})$"))
+                .map(Anchored::Regex),
         }
     }
 

@@ -4,12 +4,19 @@
 //! As in kustomize, a kustomization's configuration is the built-in one plus
 //! its own `configurations` plus those of every base and component below it.
 
-use crate::builtin_specs;
-use crate::config_merge::{merge_field_specs, merge_name_references};
+pub mod builtin_specs;
+pub mod crd;
+pub mod fieldspec;
+pub mod legacy_order;
+pub mod merge;
+pub mod name_reference_specs;
+pub mod var_reference_specs;
+
+use crate::config::fieldspec::{from_table, merge_specs};
+use crate::config::merge::{merge_field_specs, merge_name_references};
+use crate::config::name_reference_specs::{self as name_reference, NameRefSpec};
 use crate::error::{Error, Result};
-use crate::fieldspec::{from_table, merge_specs};
 use crate::kustomization::FieldSpec;
-use crate::transform::name_reference::{self, NameRefSpec};
 use crate::yaml::Node;
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -128,7 +135,7 @@ impl TransformerSpecs {
             common_annotations: from_table(builtin_specs::ANNOTATIONS),
             images: from_table(builtin_specs::IMAGES),
             replicas: from_table(builtin_specs::REPLICAS),
-            var_reference: from_table(crate::transform::var_reference_specs::VAR_REFERENCE),
+            var_reference: from_table(crate::config::var_reference_specs::VAR_REFERENCE),
             name_reference: name_reference::builtin(),
         }
     }
@@ -201,7 +208,7 @@ impl TransformerConfig {
     }
 
     /// Adds everything `other` has that this one lacks, the way kustomize merges
-    /// configurations (see [`crate::config_merge`]); fails on conflicting field specs.
+    /// configurations (see [`crate::config::merge`]); fails on conflicting field specs.
     pub fn merge(&mut self, other: &TransformerConfig) -> Result<()> {
         if Arc::ptr_eq(&self.specs, &other.specs) {
             // Merging a configuration into itself changes nothing.

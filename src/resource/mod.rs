@@ -1,7 +1,14 @@
 //! A resource: one Kubernetes object plus what kustomize remembers about it.
 
+pub mod id;
+pub mod parse;
+pub mod pattern;
+pub mod regex_cache;
+pub mod resmap;
+pub mod selector;
+
 use crate::error::{Error, Result};
-use crate::resid::{Gvk, ResId};
+use crate::resource::id::{Gvk, ResId};
 use crate::yaml::{Map, Node};
 use std::borrow::Cow;
 

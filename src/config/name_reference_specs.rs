@@ -12,10 +12,35 @@
 //!   for in ReplicationControllers.
 //! - HTTPRoute backends are not in v5.5.0's table.
 
-use super::name_reference::NameRefSpec;
 use crate::kustomization::FieldSpec;
+use serde::Deserialize;
+use std::sync::OnceLock;
 
 /// Pod-spec fields (relative to the pod spec) that name a ConfigMap.
+/// One entry of the name reference table: resources of this kind (empty
+/// group or version match any) may be referred to by name from the fields
+/// of `field_specs`. Also the shape of a `configurations:` file's
+/// `nameReference` entries.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Hash)]
+#[serde(rename_all = "camelCase")]
+pub struct NameRefSpec {
+    #[serde(default)]
+    pub group: String,
+    #[serde(default)]
+    pub version: String,
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default)]
+    pub field_specs: Vec<FieldSpec>,
+}
+
+/// kustomize's built-in name reference table.
+pub fn builtin() -> Vec<NameRefSpec> {
+    // Every kustomization of a build starts from it: build it once.
+    static TABLE: OnceLock<Vec<NameRefSpec>> = OnceLock::new();
+    TABLE.get_or_init(table).clone()
+}
+
 const CONFIG_MAP_IN_POD_SPEC: [&str; 6] = [
     "volumes/configMap/name",
     "containers/env/valueFrom/configMapKeyRef/name",

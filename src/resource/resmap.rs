@@ -1,7 +1,7 @@
 //! The resource map: resources in accumulation order, with id lookups.
 
 use crate::error::{Error, Result};
-use crate::resid::ResId;
+use crate::resource::id::ResId;
 use crate::resource::{IdKey, Resource};
 use std::collections::{HashMap, HashSet};
 

@@ -1,8 +1,10 @@
 //! Finding and reading files: kustomization files, resources, and the load
 //! restrictor that keeps a kustomization's file reads inside its own root.
 
+pub mod canonical;
+
 use crate::error::{Error, Result};
-use crate::kustomization::FILE_NAMES;
+use crate::kustomization::{FILE_NAMES, Kustomization};
 use std::path::{Component, Path, PathBuf};
 
 /// kustomize's `--load-restrictor`.
@@ -180,6 +182,22 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).map_err(io)
 }
 
+/// Reads and decodes the kustomization file in `dir`.
+pub fn read_kustomization(dir: &Path) -> Result<(PathBuf, Kustomization)> {
+    let file = find_kustomization_file(dir)?;
+    let bytes = read_file(&file)?;
+    crate::kustomization::decode::decode(file, bytes)
+}
+
+/// Reads and decodes the kustomization file `file` (a real path) of type `kind`.
+pub(crate) fn read_kustomization_file(
+    file: &Path,
+    kind: canonical::EntryType,
+) -> Result<Kustomization> {
+    let bytes = canonical::read(file, kind)?;
+    crate::kustomization::decode::decode(file.to_path_buf(), bytes).map(|(_, k)| k)
+}
+
 /// Whether a resource entry looks like a remote URL (git or http).
 pub fn is_remote(entry: &str) -> bool {
     entry.contains("://")
@@ -187,21 +205,6 @@ pub fn is_remote(entry: &str) -> bool {
         || entry.starts_with("github.com/")
         || entry.starts_with("gitlab.com/")
         || entry.starts_with("bitbucket.org/")
-}
-
-/// Decodes file bytes as UTF-8 text (a leading BOM is dropped).
-pub fn utf8(bytes: Vec<u8>, path: &Path) -> Result<String> {
-    let mut s = String::from_utf8(bytes).map_err(|e| {
-        Error::msg(format!(
-            "{}: not valid UTF-8 (at byte {})",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        ))
-    })?;
-    if s.starts_with('\u{feff}') {
-        s.drain(..3);
-    }
-    Ok(s)
 }
 
 #[cfg(test)]

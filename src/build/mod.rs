@@ -5,16 +5,16 @@
 //! generators, components, transformers, validators; then, once, at the top:
 //! name hashes, name references, vars and the output sort.
 
-use crate::build_metadata::BuildMeta;
 use crate::config::TransformerConfig;
+use crate::config::fieldspec::{from_table, merge_specs};
 use crate::error::{Error, Result};
-use crate::fieldspec::{from_table, merge_specs};
 use crate::kustomization::Kustomization;
 use crate::load::{self, LoadRestrictor};
 use crate::merge::smp::MergeOptions;
 use crate::openapi::Schemas;
-use crate::resmap::ResMap;
+use crate::resource::resmap::ResMap;
 use crate::resource::{Configured, Origin, Resource};
+use crate::transform::build_metadata::BuildMeta;
 use crate::transform::union_check::{Changes, check_changes};
 use crate::transform::{self, patch};
 use crate::yaml::{self, Node};
@@ -104,7 +104,7 @@ fn build_with_files(
 
 /// Steps done once, at the top of the build.
 fn finish(acc: &mut Accumulator, top: &Kustomization, meta: BuildMeta, root: &Path) -> Result<()> {
-    crate::build_metadata::annotate(&mut acc.resmap, meta, root);
+    crate::transform::build_metadata::annotate(&mut acc.resmap, meta, root);
     add_name_hashes(&mut acc.resmap)?;
     transform::name_reference::apply(&mut acc.resmap, &acc.config.name_reference)?;
     transform::vars::resolve(&mut acc.resmap, &acc.vars, &acc.config.var_reference)?;
@@ -146,8 +146,9 @@ enum Prepared {
     Built(Box<parallel::Built>),
 }
 
-mod canonical;
-mod files;
+use crate::load::canonical;
+mod cache;
+use cache as files;
 mod parallel;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -176,36 +177,6 @@ struct Builder<'o> {
     files: &'o files::FileCache,
 }
 
-/// Reads and decodes the kustomization file in `dir`.
-pub fn load_kustomization(dir: &Path) -> Result<(PathBuf, Kustomization)> {
-    let file = load::find_kustomization_file(dir)?;
-    let bytes = load::read_file(&file)?;
-    decode_kustomization(file, bytes)
-}
-
-/// Decodes the kustomization file `file` holding `bytes`.
-fn decode_kustomization(file: PathBuf, bytes: Vec<u8>) -> Result<(PathBuf, Kustomization)> {
-    let text = load::utf8(bytes, &file)?;
-    let node = yaml::parse::parse_document(&text, &file.display().to_string())?;
-    if !matches!(node, Node::Map(_) | Node::Null) {
-        return Err(Error::msg(format!(
-            "{}: a kustomization must be a mapping, found a {}",
-            file.display(),
-            node.type_name()
-        )));
-    }
-    let mut k: Kustomization = yaml::de::from_node(&node)
-        .map_err(|e| Error::msg(format!("{}: invalid kustomization: {e}", file.display())))?;
-    k.fix_deprecated();
-    Ok((file, k))
-}
-
-/// Reads and decodes the kustomization file `file` (a real path) of type `kind`.
-fn decode_file(file: &Path, kind: canonical::EntryType) -> Result<Kustomization> {
-    let bytes = canonical::read(file, kind)?;
-    decode_kustomization(file.to_path_buf(), bytes).map(|(_, k)| k)
-}
-
 impl Builder<'_> {
     /// Builds `dir` into `acc` (a fresh accumulator for a kustomization, the
     /// including one's for a component) and returns its kustomization.
@@ -218,9 +189,10 @@ impl Builder<'_> {
         let (file, kind) = self.canonical.kustomization_file(dir)?;
         let k = self
             .files
-            .kustomization(&file, || decode_file(&file, kind))?;
+            .kustomization(&file, || load::read_kustomization_file(&file, kind))?;
         let ctx = |e: Error| e.context(format!("in {}", file.display()));
-        check_type_meta(&k).map_err(|e| e.context(file.display().to_string()))?;
+        crate::kustomization::decode::check_type_meta(&k)
+            .map_err(|e| e.context(file.display().to_string()))?;
         match (expect, k.is_component()) {
             (Expect::Kustomization, true) if !self.chain.is_empty() => {
                 return Err(Error::msg(format!(
@@ -237,7 +209,7 @@ impl Builder<'_> {
             }
             _ => {}
         }
-        check_supported(&k).map_err(ctx)?;
+        crate::kustomization::decode::check_supported(&k).map_err(ctx)?;
         if self.meta.is_none() {
             self.meta = Some(BuildMeta::parse(&k.build_metadata).map_err(ctx)?);
         }
@@ -301,9 +273,8 @@ impl Builder<'_> {
                 self.options.load_restrictor,
                 "crds file",
             )?;
-            let specs = crate::openapi::crd::crd_field_specs_from_text(&text, entry)?;
-            acc.config
-                .merge(&crate::openapi::crd::crd_config(&specs)?)?;
+            let specs = crate::config::crd::crd_field_specs_from_text(&text, entry)?;
+            acc.config.merge(&crate::config::crd::crd_config(&specs)?)?;
         }
         self.run_generators(dir, file, k, acc)?;
         for (config, source) in self.load_plugin_configs(dir, file, &k.generators)? {
@@ -510,7 +481,7 @@ impl Builder<'_> {
         // Per reference: another kustomization may have read the file already.
         load::check_restrictor(dir, &real, entry, self.options.load_restrictor)?;
         let mut resources = self.files.resources(&real, || {
-            parse_resources(canonical::read(&real, kind)?, &real)
+            crate::resource::parse::parse_resources(canonical::read(&real, kind)?, &real)
         })?;
         if self.meta.unwrap_or_default().origin {
             for r in &mut resources {
@@ -704,86 +675,6 @@ fn add_name_hashes(resmap: &mut ResMap) -> Result<()> {
         let name = format!("{}-{hash}", res.name());
         res.set_name(&name);
         res.needs_hash = false;
-    }
-    Ok(())
-}
-
-/// Parses a resource file into resources: empty documents are skipped and
-/// lists (`kind: List`, `FooList` with an `items` field) are flattened, their items queued after the
-/// file's remaining documents as kustomize does.
-pub fn parse_resources(bytes: Vec<u8>, path: &Path) -> Result<Vec<Resource>> {
-    let text = load::utf8(bytes, path)?;
-    let docs = yaml::parse::parse_resource_stream(&text, &path.display().to_string())?;
-    let mut queue: std::collections::VecDeque<(Node, yaml::parse::EmptyNulls)> = docs.into();
-    let mut out = Vec::new();
-    while let Some((doc, empty_nulls)) = queue.pop_front() {
-        if doc.is_null() {
-            continue;
-        }
-        let kind = doc.get_str(&["kind"]).unwrap_or_default();
-        // A `FooList` without an `items` field is an ordinary resource (kustomize
-        // issues 5042, 5485); `items: null` is an empty list.
-        if kind.ends_with("List") && doc.get("items").is_some() {
-            match doc.get("items") {
-                None | Some(Node::Null) => {}
-                Some(Node::Seq(items)) => {
-                    queue.extend(items.iter().map(|i| (i.clone(), Vec::new())))
-                }
-                Some(other) => {
-                    return Err(Error::msg(format!(
-                        "{}: expected a list in {kind}.items, found a {}",
-                        path.display(),
-                        other.type_name()
-                    )));
-                }
-            }
-            continue;
-        }
-        let mut res = Resource::new(doc).map_err(|e| e.context(path.display().to_string()))?;
-        res.empty_nulls = empty_nulls;
-        out.push(res);
-    }
-    Ok(out)
-}
-
-/// `apiVersion`/`kind` must be those of a Kustomization or a Component.
-fn check_type_meta(k: &Kustomization) -> Result<()> {
-    let (kind, want) = match k.kind.as_deref().unwrap_or("") {
-        "" | "Kustomization" => ("Kustomization", "kustomize.config.k8s.io/v1beta1"),
-        "Component" => ("Component", "kustomize.config.k8s.io/v1alpha1"),
-        other => {
-            return Err(Error::msg(format!(
-                "kind should be Kustomization or Component, found {other:?}"
-            )));
-        }
-    };
-    match k.api_version.as_deref().unwrap_or("") {
-        "" => Ok(()),
-        v if v == want => Ok(()),
-        v => Err(Error::msg(format!(
-            "apiVersion for {kind} should be {want}, found {v:?}"
-        ))),
-    }
-}
-
-/// Fields kbuild cannot honour: refused loudly rather than skipped.
-fn check_supported(k: &Kustomization) -> Result<()> {
-    let helm = k.helm_charts.is_some()
-        || k.helm_chart_inflation_generator.is_some()
-        || k.helm_globals.is_some();
-    if helm {
-        return Err(Error::msg(
-            "helm charts (helmCharts, helmGlobals, helmChartInflationGenerator) are not supported: \
-             kbuild does not run helm; render the chart to YAML and list that under 'resources'",
-        ));
-    }
-    if !k.validators.is_empty() {
-        // kustomize has no builtin validators: every entry is an external (exec,
-        // container or KRM function) plugin, which kustomize v5.5.0 fails on as well.
-        return Err(Error::msg(
-            "validators are external plugins (exec or container KRM functions), which kbuild \
-             does not run; run the validator on kbuild's output instead",
-        ));
     }
     Ok(())
 }
@@ -1073,7 +964,7 @@ fn load_openapi(
         (Some(v), None) => Schemas::builtin_version(v),
         (None, Some(p)) => {
             let (real, bytes) = load::read_restricted(dir, p, restrictor, "openapi schema")?;
-            let text = load::utf8(bytes, &real)?;
+            let text = crate::yaml::utf8(bytes, &real)?;
             let schemas = Schemas::from_openapi_text_layered(
                 &text,
                 &real.display().to_string(),

@@ -2,7 +2,7 @@
 //!
 //! Tuples are (group, version, kind, path, create); empty parts match any.
 
-use crate::fieldspec::BuiltinSpec;
+use crate::config::fieldspec::BuiltinSpec;
 
 /// Label fields kustomize writes with `labels` and `includeTemplates`:
 /// object metadata and pod/job templates.

@@ -18,9 +18,9 @@
 //! version (kustomize's "TODO: Get Group and Version for CRD").
 
 use crate::config::TransformerConfig;
+use crate::config::name_reference_specs::NameRefSpec;
 use crate::error::Error;
 use crate::kustomization::FieldSpec;
-use crate::transform::name_reference::NameRefSpec;
 use crate::yaml::{Map, Node};
 
 /// What a field of a custom resource is, for kustomize's transformers.

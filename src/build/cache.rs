@@ -29,9 +29,9 @@
 //! wait for one load instead of each doing it (but a thread already loading
 //! another entry never waits: it loads without the cache, see `lock_slot`).
 
-use super::canonical::{self, CanonicalCache};
 use crate::error::Result;
 use crate::kustomization::Kustomization;
+use crate::load::canonical::{self, CanonicalCache};
 use crate::load::{self, LoadRestrictor};
 use crate::resource::Resource;
 use crate::transform::patch;
@@ -233,7 +233,7 @@ struct Shared {
 /// from resource files, and the text of other files (patches, replacements,
 /// configurations), by real path.
 #[derive(Default)]
-pub(super) struct FileCache {
+pub(crate) struct FileCache {
     kustomizations: Slots<Kustomization>,
     /// Resource files referenced more than once (see `plan`).
     shared: Mutex<HashMap<OsString, Arc<Mutex<Shared>>>>,
@@ -253,7 +253,7 @@ pub(super) struct FileCache {
 impl FileCache {
     /// The decoded kustomization file `file` (a real path), decoded by
     /// `load` on first use. It is immutable afterwards (`fix_deprecated` ran).
-    pub(super) fn kustomization(
+    pub(crate) fn kustomization(
         &self,
         file: &Path,
         load: impl FnOnce() -> Result<Kustomization>,
@@ -264,7 +264,7 @@ impl FileCache {
     /// Counts the references to resource files in the kustomization tree
     /// under `root` (see the module comment). Best effort and silent: what it
     /// cannot read, the build reports.
-    pub(super) fn plan(&self, paths: &CanonicalCache, root: &Path) {
+    pub(crate) fn plan(&self, paths: &CanonicalCache, root: &Path) {
         let counts = Mutex::new(HashMap::new());
         self.count_refs(paths, root, &[], &counts);
         let counts = counts.into_inner().unwrap_or_else(PoisonError::into_inner);
@@ -293,7 +293,8 @@ impl FileCache {
         let Ok((file, kind)) = paths.kustomization_file(dir) else {
             return;
         };
-        let Ok(k) = self.kustomization(&file, || super::decode_file(&file, kind)) else {
+        let Ok(k) = self.kustomization(&file, || crate::load::read_kustomization_file(&file, kind))
+        else {
             return;
         };
         let mut chain = chain.to_vec();
@@ -328,7 +329,7 @@ impl FileCache {
 
     /// The resources of the resource file `real`, parsed by `load` unless an
     /// earlier reference to a file referenced several times parsed them.
-    pub(super) fn resources(
+    pub(crate) fn resources(
         &self,
         real: &Path,
         load: impl FnOnce() -> Result<Vec<Resource>>,
@@ -380,7 +381,7 @@ impl FileCache {
     }
 
     /// The text of the file `real`, read by `load` on first use.
-    pub(super) fn text(
+    pub(crate) fn text(
         &self,
         real: &Path,
         load: impl FnOnce() -> Result<String>,
@@ -391,7 +392,7 @@ impl FileCache {
     /// `CanonicalCache::read_restricted` as text: `rel` (relative to the
     /// kustomization directory `root`) resolved and checked against the load
     /// restrictor for this reference, its text read once per build.
-    pub(super) fn read_text_restricted(
+    pub(crate) fn read_text_restricted(
         &self,
         paths: &CanonicalCache,
         root: &Path,
@@ -400,24 +401,26 @@ impl FileCache {
         what: &str,
     ) -> Result<(PathBuf, Arc<String>)> {
         let (real, kind) = paths.resolve_restricted(root, rel, restrictor, what)?;
-        let text = self.text(&real, || load::utf8(canonical::read(&real, kind)?, &real))?;
+        let text = self.text(&real, || {
+            crate::yaml::utf8(canonical::read(&real, kind)?, &real)
+        })?;
         Ok((real, text))
     }
 
     /// `patch::classify(text, source)`, parsed at most twice per text.
-    pub(super) fn patch(&self, text: &str, source: &str) -> Result<Arc<patch::Loaded>> {
+    pub(crate) fn patch(&self, text: &str, source: &str) -> Result<Arc<patch::Loaded>> {
         self.patches.get(text, || patch::classify(text, source))
     }
 
     /// `json6902::parse_ops(text, source)`, parsed at most twice per text.
-    pub(super) fn json_ops(&self, text: &str, source: &str) -> Result<Arc<Node>> {
+    pub(crate) fn json_ops(&self, text: &str, source: &str) -> Result<Arc<Node>> {
         self.json_ops
             .get(text, || crate::merge::json6902::parse_ops(text, source))
     }
 
     /// How many times `real` was loaded, whatever it holds.
     #[cfg(test)]
-    pub(super) fn loads(&self, real: &Path) -> usize {
+    pub(crate) fn loads(&self, real: &Path) -> usize {
         let resources = self
             .resource_loads
             .lock()

@@ -6,7 +6,7 @@
 //! the top kustomization's directory.
 
 use crate::error::{Error, Result};
-use crate::resmap::ResMap;
+use crate::resource::resmap::ResMap;
 use crate::resource::{Configured, Origin};
 use crate::yaml::Node;
 use std::path::{Component, Path, PathBuf};

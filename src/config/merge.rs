@@ -17,11 +17,13 @@
 //! the prefix), and with a base it is added to it (`Foo` objects get it twice) — both checked
 //! with `kubectl kustomize`.
 
+use crate::config::name_reference_specs::NameRefSpec;
 use crate::error::{Error, Result};
 use crate::kustomization::FieldSpec;
-use crate::transform::name_reference::NameRefSpec;
 // kustomize ranks GVKs by the same kind lists as its legacy output order.
-use crate::transform::sort::{LEGACY_ORDER_FIRST as ORDER_FIRST, LEGACY_ORDER_LAST as ORDER_LAST};
+use crate::config::legacy_order::{
+    LEGACY_ORDER_FIRST as ORDER_FIRST, LEGACY_ORDER_LAST as ORDER_LAST,
+};
 use std::cmp::Ordering;
 use std::collections::HashMap;
 

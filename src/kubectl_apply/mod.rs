@@ -25,7 +25,7 @@ use std::collections::HashMap;
 use crate::error::Error;
 use crate::merge::strategic::{apply_patch, create_three_way_patch, three_way_conflicts};
 use crate::openapi::{Schemas, TypeRef, split_api_version};
-use crate::selector::LabelSelector;
+use crate::resource::selector::LabelSelector;
 use crate::yaml::{Map, Node};
 
 /// The annotation `kubectl apply` records the applied configuration in.
@@ -394,5 +394,4 @@ pub fn with_last_applied(config: &Node) -> Result<Node, Error> {
 }
 
 #[cfg(test)]
-#[path = "apply_tests.rs"]
 mod tests;

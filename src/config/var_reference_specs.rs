@@ -2,7 +2,7 @@
 //! `$(VAR)` references are substituted (a fact of its default configuration,
 //! read from kustomize v5.5.0). `configurations:` files may add more.
 
-use crate::fieldspec::BuiltinSpec;
+use crate::config::fieldspec::BuiltinSpec;
 
 /// Fields where vars are substituted: (group, version, kind, path, create).
 /// Lists along a path are walked element by element, so

@@ -3,8 +3,8 @@
 
 use crate::error::{Error, Result};
 use crate::kustomization::Selector;
-use crate::pattern::Anchored;
 use crate::resource::Resource;
+use crate::resource::pattern::Anchored;
 
 /// A compiled `target`.
 pub struct Matcher {

@@ -1,15 +1,15 @@
 //! The `merge3` and `apply` subcommands: argument parsing, reading inputs, printing results
-//! and summaries. The merging itself is `kbuild::merge::merge3` and `kbuild::apply`.
+//! and summaries. The merging itself is `kbuild::merge::merge3` and `kbuild::kubectl_apply`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::ValueEnum;
 use kbuild::Error;
-use kbuild::apply::{Action, ApplyOptions, dry_run, expand_lists};
-use kbuild::inputs::{self, Loaded, Origin};
+use kbuild::diff::inputs::{self, Loaded, Origin};
+use kbuild::kubectl_apply::{Action, ApplyOptions, dry_run, expand_lists};
 use kbuild::merge::merge3::{Change, Merge3Options, Merged, merge3_resources};
-use kbuild::selector::LabelSelector;
+use kbuild::resource::selector::LabelSelector;
 use kbuild::yaml::{Node, emit};
 
 /// Arguments of `kbuild merge3`.
@@ -288,7 +288,7 @@ pub fn run_apply(args: &ApplyArgs) -> Result<(), Error> {
 
 /// One YAML document per object, headed by a comment naming it: the patch for configured
 /// and unchanged objects, the object for created ones, nothing for pruned ones.
-fn render_patches(objects: &[kbuild::apply::Applied]) -> String {
+fn render_patches(objects: &[kbuild::kubectl_apply::Applied]) -> String {
     let mut out = String::new();
     for (i, o) in objects.iter().enumerate() {
         if i > 0 {

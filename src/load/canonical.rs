@@ -29,7 +29,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 /// What a resolved path is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum EntryType {
+pub(crate) enum EntryType {
     Dir,
     /// A regular file.
     File,
@@ -60,7 +60,7 @@ type ListingSlot = Arc<OnceLock<Option<Arc<Listing>>>>;
 /// Real paths of the directories seen so far in one build, and the listings
 /// of kustomization directories.
 #[derive(Default)]
-pub(super) struct CanonicalCache {
+pub(crate) struct CanonicalCache {
     /// Directory path as written (absolute, clean) -> its real path. Keyed by
     /// the path's bytes: paths here are clean, so equal bytes are equal paths,
     /// and hashing bytes is cheaper than hashing a `Path` (component by component).
@@ -86,7 +86,7 @@ fn is_clean_absolute(path: &Path) -> bool {
 impl CanonicalCache {
     /// Notes `root`, a real directory path (from `canonicalize`): it and each
     /// of its ancestors are their own real paths.
-    pub(super) fn seed(&self, root: &Path) {
+    pub(crate) fn seed(&self, root: &Path) {
         if let Ok(mut dirs) = self.dirs.lock() {
             for dir in root.ancestors() {
                 dirs.insert(dir.as_os_str().to_owned(), dir.to_path_buf());
@@ -96,7 +96,7 @@ impl CanonicalCache {
 
     /// The real path of `path` and what it is: `load::canonical(path, what)`
     /// (same result, same errors) with the real path's type.
-    pub(super) fn resolve(&self, path: &Path, what: &str) -> Result<(PathBuf, EntryType)> {
+    pub(crate) fn resolve(&self, path: &Path, what: &str) -> Result<(PathBuf, EntryType)> {
         if let Some(found) = self.lookup(path) {
             return Ok(found);
         }
@@ -199,7 +199,7 @@ impl CanonicalCache {
 
     /// The kustomization file in `dir` (a real directory path), as
     /// `load::find_kustomization_file` finds it, and what it is.
-    pub(super) fn kustomization_file(&self, dir: &Path) -> Result<(PathBuf, EntryType)> {
+    pub(crate) fn kustomization_file(&self, dir: &Path) -> Result<(PathBuf, EntryType)> {
         // A name that differs from an accepted one only in case may be the same
         // file on a case-insensitive file system: probing answers then.
         let unsure = |listing: &Listing| {
@@ -235,7 +235,7 @@ impl CanonicalCache {
     /// `load::read_restricted`: reads `rel` (relative to the kustomization
     /// directory `root`) under the load restrictor, with the same checks and
     /// errors in the same order.
-    pub(super) fn read_restricted(
+    pub(crate) fn read_restricted(
         &self,
         root: &Path,
         rel: &str,
@@ -249,7 +249,7 @@ impl CanonicalCache {
 
     /// The checks of [`Self::read_restricted`] without the read: the real
     /// path of `rel` and what it is, when this kustomization may read it.
-    pub(super) fn resolve_restricted(
+    pub(crate) fn resolve_restricted(
         &self,
         root: &Path,
         rel: &str,
@@ -270,7 +270,7 @@ impl CanonicalCache {
 
 /// `load::read_file` for a resolved path: a regular file is read without
 /// asking its type again; anything else gets `read_file`'s checks and errors.
-pub(super) fn read(real: &Path, kind: EntryType) -> Result<Vec<u8>> {
+pub(crate) fn read(real: &Path, kind: EntryType) -> Result<Vec<u8>> {
     if kind != EntryType::File {
         return load::read_file(real);
     }
