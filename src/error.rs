@@ -1,24 +1,100 @@
 //! The library's error type.
+//!
+//! Each kind of failure is its own variant, so a library user can match on it
+//! (`Error::kind`) instead of reading message text; where it is known, the
+//! variant carries the file and position it is about. Advice for the user
+//! ("use --load-restrictor LoadRestrictionsNone to allow it", "did you mean
+//! …") is data (`Error::hint`), not part of the message. The chain of
+//! kustomizations and entries that led to an error is kept as `Context`
+//! layers, outermost first; `Error::report` renders all of it for a terminal.
 
+use std::fmt;
 use std::path::PathBuf;
 
 /// Everything that can go wrong while building.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// A file could not be read or written.
     #[error("{}: {source}", path.display())]
     Io {
+        /// The file.
         path: PathBuf,
+        /// What the operating system said.
         #[source]
         source: std::io::Error,
     },
     /// Malformed YAML, with the position of the problem (1-based).
     #[error("{source_name}:{line}:{col}: {msg}")]
     Yaml {
+        /// The file (or a name for text that is not a file).
         source_name: String,
+        /// 1-based line.
         line: usize,
+        /// 1-based column.
         col: usize,
+        /// What is wrong.
         msg: String,
+    },
+    /// A field of a kustomization file with an unknown name, a wrong type or a
+    /// bad value.
+    #[error("{}", field_message(file, *pos, path, msg))]
+    Field {
+        /// The kustomization file.
+        file: PathBuf,
+        /// Line and column (1-based) of the field, when they are known.
+        pos: Option<(usize, usize)>,
+        /// The dotted path of the field (`patches[0].target.kind`); empty for
+        /// the whole file.
+        path: String,
+        /// What is wrong with it.
+        msg: String,
+        /// What to do about it ("did you mean 'namePrefix'?").
+        hint: Option<String>,
+    },
+    /// A file or directory an entry names does not exist.
+    #[error("{what} '{}' does not exist", path.display())]
+    NotFound {
+        /// What the entry is ("resource", "patch file", …).
+        what: String,
+        /// The path as joined from the entry.
+        path: PathBuf,
+    },
+    /// The load restrictor refused a file outside the kustomization's root.
+    #[error(
+        "security: file '{entry}' (resolved to '{}') is not in or below the kustomization root '{}'",
+        real.display(),
+        root.display()
+    )]
+    Restricted {
+        /// The entry as written.
+        entry: String,
+        /// The file it resolves to.
+        real: PathBuf,
+        /// The root of the kustomization that names it.
+        root: PathBuf,
+    },
+    /// A base or component that contains a kustomization already being built.
+    #[error(
+        "cycle detected: '{entry}' ({}) contains a kustomization that is already being built: {}",
+        dir.display(),
+        join_paths(chain)
+    )]
+    Cycle {
+        /// The entry as written.
+        entry: String,
+        /// The directory it resolves to.
+        dir: PathBuf,
+        /// The directories being built, outermost first, then `dir` again.
+        chain: Vec<PathBuf>,
+    },
+    /// Input kbuild recognises but does not handle (helm charts, external plugins).
+    #[error("{what}")]
+    Unsupported {
+        /// What is not supported, and why.
+        what: String,
+        /// What to do instead.
+        hint: Option<String>,
     },
     /// Any other problem, already phrased for the user.
     #[error("{0}")]
@@ -26,13 +102,63 @@ pub enum Error {
     /// An error with the context it happened in ("in kustomization X").
     #[error("{context}: {source}")]
     Context {
+        /// Where or while doing what.
         context: String,
+        /// The error itself.
         #[source]
         source: Box<Error>,
     },
 }
 
+/// The kind of an [`Error`], for matching without its data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// [`Error::Io`].
+    Io,
+    /// [`Error::Yaml`].
+    Yaml,
+    /// [`Error::Field`].
+    Field,
+    /// [`Error::NotFound`].
+    NotFound,
+    /// [`Error::Restricted`].
+    Restricted,
+    /// [`Error::Cycle`].
+    Cycle,
+    /// [`Error::Unsupported`].
+    Unsupported,
+    /// [`Error::Msg`].
+    Other,
+}
+
+fn field_message(
+    file: &std::path::Path,
+    pos: Option<(usize, usize)>,
+    path: &str,
+    msg: &str,
+) -> String {
+    let at = match pos {
+        Some((line, col)) => format!("{}:{line}:{col}", file.display()),
+        None => file.display().to_string(),
+    };
+    if path.is_empty() {
+        format!("{at}: invalid kustomization: {msg}")
+    } else {
+        format!("{at}: invalid kustomization: field {path}: {msg}")
+    }
+}
+
+fn join_paths(chain: &[PathBuf]) -> String {
+    chain
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" -> ")
+}
+
 impl Error {
+    /// An error of kind [`ErrorKind::Other`] with this message.
     pub fn msg(s: impl Into<String>) -> Error {
         Error::Msg(s.into())
     }
@@ -44,6 +170,98 @@ impl Error {
             source: Box::new(self),
         }
     }
+
+    /// The error without its context layers.
+    pub fn root(&self) -> &Error {
+        match self {
+            Error::Context { source, .. } => source.root(),
+            other => other,
+        }
+    }
+
+    /// The context lines that led to the error, outermost first.
+    pub fn contexts(&self) -> Vec<&str> {
+        let mut out = Vec::new();
+        let mut e = self;
+        while let Error::Context { context, source } = e {
+            out.push(context.as_str());
+            e = source;
+        }
+        out
+    }
+
+    /// What kind of error this is (context layers looked through).
+    pub fn kind(&self) -> ErrorKind {
+        match self.root() {
+            Error::Io { .. } => ErrorKind::Io,
+            Error::Yaml { .. } => ErrorKind::Yaml,
+            Error::Field { .. } => ErrorKind::Field,
+            Error::NotFound { .. } => ErrorKind::NotFound,
+            Error::Restricted { .. } => ErrorKind::Restricted,
+            Error::Cycle { .. } => ErrorKind::Cycle,
+            Error::Unsupported { .. } => ErrorKind::Unsupported,
+            Error::Msg(_) | Error::Context { .. } => ErrorKind::Other,
+        }
+    }
+
+    /// What the user can do about the error, when kbuild knows.
+    pub fn hint(&self) -> Option<&str> {
+        match self.root() {
+            Error::Restricted { .. } => {
+                Some("use --load-restrictor LoadRestrictionsNone to allow it")
+            }
+            Error::Field { hint, .. } | Error::Unsupported { hint, .. } => hint.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The whole error for a terminal: the problem first, then the chain of
+    /// contexts that led to it (innermost first, one indented line each), then
+    /// the hint.
+    pub fn report(&self) -> Report<'_> {
+        Report(self)
+    }
 }
 
+/// See [`Error::report`].
+pub struct Report<'a>(&'a Error);
+
+impl fmt::Display for Report<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0.root())?;
+        for context in self.0.contexts().iter().rev() {
+            write!(f, "\n  {context}")?;
+        }
+        if let Some(hint) = self.0.hint() {
+            write!(f, "\nhint: {hint}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The library's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_puts_the_problem_first_and_the_chain_after() {
+        let e = Error::Restricted {
+            entry: "../x.yaml".into(),
+            real: "/r/x.yaml".into(),
+            root: "/r/app".into(),
+        }
+        .context("accumulating resources from '../x.yaml'")
+        .context("in /r/app/kustomization.yaml");
+        assert_eq!(e.kind(), ErrorKind::Restricted);
+        assert_eq!(
+            e.report().to_string(),
+            "security: file '../x.yaml' (resolved to '/r/x.yaml') is not in or below the \
+             kustomization root '/r/app'\n  accumulating resources from '../x.yaml'\n  in \
+             /r/app/kustomization.yaml\nhint: use --load-restrictor LoadRestrictionsNone to \
+             allow it"
+        );
+    }
+}

@@ -86,7 +86,7 @@ fn main() -> ExitCode {
     match run_build(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("Error: {e}");
+            eprintln!("Error: {}", e.report());
             ExitCode::FAILURE
         }
     }
@@ -216,7 +216,7 @@ fn run_diff(args: &DiffArgs) -> ExitCode {
         Ok(false) => ExitCode::SUCCESS,
         Ok(true) => ExitCode::from(1),
         Err(e) => {
-            eprintln!("Error: {e}");
+            eprintln!("Error: {}", e.report());
             ExitCode::from(2)
         }
     }
@@ -285,7 +285,7 @@ fn run_render(args: &RenderArgs) -> ExitCode {
     let job = match job {
         Ok(j) => j,
         Err(e) => {
-            eprintln!("Error: {e}");
+            eprintln!("Error: {}", e.report());
             return ExitCode::from(2);
         }
     };
@@ -315,7 +315,7 @@ fn run_render(args: &RenderArgs) -> ExitCode {
             }
             Outcome::Failed(e) => {
                 failed += 1;
-                eprintln!("Error: {e}");
+                eprintln!("Error: {}", e.report());
             }
         }
     }
@@ -340,12 +340,12 @@ fn run_render(args: &RenderArgs) -> ExitCode {
             }
             Err(e) => {
                 failed += 1;
-                eprintln!("Error: {e}");
+                eprintln!("Error: {}", e.report());
             }
         }
     }
     if let Err(e) = print_stdout(&report) {
-        eprintln!("Error: {e}");
+        eprintln!("Error: {}", e.report());
         return ExitCode::from(2);
     }
     let n = results.len();
@@ -405,7 +405,7 @@ fn run_deps(args: &DepsArgs) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("Error: {e}");
+            eprintln!("Error: {}", e.report());
             ExitCode::from(2)
         }
     }

@@ -151,9 +151,12 @@ pub fn identity(node: &Node) -> Result<(String, Meta)> {
         .transpose()?
         .unwrap_or_default();
     if api != "builtin" && !api.is_empty() {
-        return Err(Error::msg(format!(
-            "{kind} ({api}) is not a builtin plugin: kbuild does not run external plugins (exec, Go or KRM functions); only apiVersion: builtin configs are supported"
-        )));
+        return Err(Error::Unsupported {
+            what: format!(
+                "{kind} ({api}) is not a builtin plugin: kbuild does not run external plugins (exec, Go or KRM functions)"
+            ),
+            hint: Some("only apiVersion: builtin configs are supported".into()),
+        });
     }
     Ok((kind, meta))
 }

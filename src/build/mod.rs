@@ -192,7 +192,7 @@ impl Builder<'_> {
             .kustomization(&file, || load::read_kustomization_file(&file, kind))?;
         let ctx = |e: Error| e.context(format!("in {}", file.display()));
         crate::kustomization::decode::check_type_meta(&k)
-            .map_err(|e| e.context(file.display().to_string()))?;
+            .map_err(|e| e.context(format!("in {}", file.display())))?;
         match (expect, k.is_component()) {
             (Expect::Kustomization, true) if !self.chain.is_empty() => {
                 return Err(Error::msg(format!(
@@ -470,9 +470,10 @@ impl Builder<'_> {
     fn prepare_resource(&self, dir: &Path, entry: &str) -> Result<Prepared> {
         let path = load::join_clean(dir, entry);
         if load::is_remote(entry) && !path.exists() {
-            return Err(Error::msg(
-                "remote resources (git or http URLs) are not supported: kbuild builds only local files",
-            ));
+            return Err(Error::Unsupported {
+                what: "remote resources (git or http URLs) are not supported: kbuild builds only local files".into(),
+                hint: Some("clone the repository and list the local path under 'resources'".into()),
+            });
         }
         let (real, kind) = self.canonical.resolve(&path, "resource")?;
         if kind == canonical::EntryType::Dir {
@@ -609,16 +610,13 @@ impl Builder<'_> {
     /// A base may not be, or contain, a directory already being built.
     fn check_cycle(&self, candidate: &Path, entry: &str) -> Result<()> {
         if let Some(pos) = self.chain.iter().position(|d| d.starts_with(candidate)) {
-            let cycle: Vec<String> = self.chain[pos..]
-                .iter()
-                .map(|d| d.display().to_string())
-                .chain(std::iter::once(candidate.display().to_string()))
-                .collect();
-            return Err(Error::msg(format!(
-                "cycle detected: '{entry}' ({}) contains a kustomization that is already being built: {}",
-                candidate.display(),
-                cycle.join(" -> ")
-            )));
+            let mut chain = self.chain[pos..].to_vec();
+            chain.push(candidate.to_path_buf());
+            return Err(Error::Cycle {
+                entry: entry.to_string(),
+                dir: candidate.to_path_buf(),
+                chain,
+            });
         }
         Ok(())
     }

@@ -83,7 +83,7 @@ pub fn finish(result: Result<(), Error>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("Error: {e}");
+            eprintln!("Error: {}", e.report());
             ExitCode::FAILURE
         }
     }

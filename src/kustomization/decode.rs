@@ -18,8 +18,13 @@ pub fn decode(file: PathBuf, bytes: Vec<u8>) -> Result<(PathBuf, Kustomization)>
             node.type_name()
         )));
     }
-    let mut k: Kustomization = yaml::de::from_node(&node)
-        .map_err(|e| Error::msg(format!("{}: invalid kustomization: {e}", file.display())))?;
+    let mut k: Kustomization = yaml::de::from_node(&node).map_err(|e| Error::Field {
+        file: file.clone(),
+        pos: None,
+        path: e.path,
+        msg: e.msg,
+        hint: None,
+    })?;
     k.fix_deprecated();
     Ok((file, k))
 }
@@ -50,18 +55,22 @@ pub fn check_supported(k: &Kustomization) -> Result<()> {
         || k.helm_chart_inflation_generator.is_some()
         || k.helm_globals.is_some();
     if helm {
-        return Err(Error::msg(
-            "helm charts (helmCharts, helmGlobals, helmChartInflationGenerator) are not supported: \
-             kbuild does not run helm; render the chart to YAML and list that under 'resources'",
-        ));
+        return Err(Error::Unsupported {
+            what: "helm charts (helmCharts, helmGlobals, helmChartInflationGenerator) are not \
+                   supported: kbuild does not run helm"
+                .into(),
+            hint: Some("render the chart to YAML and list that under 'resources'".into()),
+        });
     }
     if !k.validators.is_empty() {
         // kustomize has no builtin validators: every entry is an external (exec,
         // container or KRM function) plugin, which kustomize v5.5.0 fails on as well.
-        return Err(Error::msg(
-            "validators are external plugins (exec or container KRM functions), which kbuild \
-             does not run; run the validator on kbuild's output instead",
-        ));
+        return Err(Error::Unsupported {
+            what: "validators are external plugins (exec or container KRM functions), which \
+                   kbuild does not run"
+                .into(),
+            hint: Some("run the validator on kbuild's output instead".into()),
+        });
     }
     Ok(())
 }

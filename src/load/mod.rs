@@ -119,12 +119,14 @@ pub fn one_kustomization_file(dir: &Path, found: Vec<PathBuf>) -> Result<PathBuf
 /// Resolves symlinks; the error names the path the user wrote.
 pub fn canonical(path: &Path, what: &str) -> Result<PathBuf> {
     std::fs::canonicalize(path).map_err(|e| {
-        let msg = if e.kind() == std::io::ErrorKind::NotFound {
-            format!("{what} '{}' does not exist", path.display())
+        if e.kind() == std::io::ErrorKind::NotFound {
+            Error::NotFound {
+                what: what.to_string(),
+                path: path.to_path_buf(),
+            }
         } else {
-            format!("{what} '{}': {e}", path.display())
-        };
-        Error::msg(msg)
+            Error::msg(format!("{what} '{}': {e}", path.display()))
+        }
     })
 }
 
@@ -156,12 +158,11 @@ pub fn check_restrictor(
     restrictor: LoadRestrictor,
 ) -> Result<()> {
     if restrictor == LoadRestrictor::RootOnly && !real.starts_with(root) {
-        return Err(Error::msg(format!(
-            "security: file '{rel}' (resolved to '{}') is not in or below the kustomization root '{}'; \
-             use --load-restrictor LoadRestrictionsNone to allow it",
-            real.display(),
-            root.display()
-        )));
+        return Err(Error::Restricted {
+            entry: rel.to_string(),
+            real: real.to_path_buf(),
+            root: root.to_path_buf(),
+        });
     }
     Ok(())
 }

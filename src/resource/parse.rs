@@ -36,7 +36,8 @@ pub fn parse_resources(bytes: Vec<u8>, path: &Path) -> Result<Vec<Resource>> {
             }
             continue;
         }
-        let mut res = Resource::new(doc).map_err(|e| e.context(path.display().to_string()))?;
+        let mut res =
+            Resource::new(doc).map_err(|e| e.context(format!("in {}", path.display())))?;
         res.empty_nulls = empty_nulls;
         out.push(res);
     }
