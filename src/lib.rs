@@ -20,7 +20,6 @@ pub mod load;
 pub mod merge;
 pub mod openapi;
 pub mod output;
-pub mod plugins;
 pub mod render;
 pub mod resource;
 pub mod transform;

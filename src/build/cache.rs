@@ -34,6 +34,7 @@ use crate::kustomization::Kustomization;
 use crate::load::canonical::{self, CanonicalCache};
 use crate::load::{self, LoadRestrictor};
 use crate::resource::Resource;
+use crate::transform::builtin::env::PatchParser;
 use crate::transform::patch;
 use crate::yaml::Node;
 use foldhash::{HashMap, HashMapExt, HashSet};
@@ -407,17 +408,6 @@ impl FileCache {
         Ok((real, text))
     }
 
-    /// `patch::classify(text, source)`, parsed at most twice per text.
-    pub(crate) fn patch(&self, text: &str, source: &str) -> Result<Arc<patch::Loaded>> {
-        self.patches.get(text, || patch::classify(text, source))
-    }
-
-    /// `json6902::parse_ops(text, source)`, parsed at most twice per text.
-    pub(crate) fn json_ops(&self, text: &str, source: &str) -> Result<Arc<Node>> {
-        self.json_ops
-            .get(text, || crate::merge::json6902::parse_ops(text, source))
-    }
-
     /// How many times `real` was loaded, whatever it holds.
     #[cfg(test)]
     pub(crate) fn loads(&self, real: &Path) -> usize {
@@ -429,6 +419,19 @@ impl FileCache {
             .copied()
             .unwrap_or(0);
         self.kustomizations.loads(real.as_os_str()) + resources + self.texts.loads(real.as_os_str())
+    }
+}
+
+impl PatchParser for FileCache {
+    /// `patch::classify(text, source)`, parsed at most twice per text.
+    fn patch(&self, text: &str, source: &str) -> Result<Arc<patch::Loaded>> {
+        self.patches.get(text, || patch::classify(text, source))
+    }
+
+    /// `json6902::parse_ops(text, source)`, parsed at most twice per text.
+    fn json_ops(&self, text: &str, source: &str) -> Result<Arc<Node>> {
+        self.json_ops
+            .get(text, || crate::merge::json6902::parse_ops(text, source))
     }
 }
 

@@ -6,7 +6,6 @@
 //! name hashes, name references, vars and the output sort.
 
 use crate::config::TransformerConfig;
-use crate::config::fieldspec::{from_table, merge_specs};
 use crate::error::{Error, Result};
 use crate::kustomization::Kustomization;
 use crate::load::{self, LoadRestrictor};
@@ -15,11 +14,37 @@ use crate::openapi::Schemas;
 use crate::resource::resmap::ResMap;
 use crate::resource::{Configured, Origin, Resource};
 use crate::transform::build_metadata::BuildMeta;
-use crate::transform::union_check::{Changes, check_changes};
-use crate::transform::{self, patch};
+use crate::transform::builtin::env::Env;
+use crate::transform::builtin::{Step, configs, fields};
+use crate::transform::{self};
 use crate::yaml::{self, Node};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// Runs one built-in transformer step and, when `buildMetadata` asks for
+/// transformer annotations, notes it on every resource.
+fn run_step(
+    step: &Step,
+    rm: &mut ResMap,
+    env: &mut Env,
+    warnings: &mut Vec<String>,
+    record: bool,
+    configured_in: &Path,
+) -> Result<()> {
+    step.run(rm, env, warnings)?;
+    if record && step.record {
+        let kind = step.builtin.kind();
+        for r in rm.iter_mut() {
+            r.transformations.push(Configured {
+                configured_in: configured_in.to_path_buf(),
+                kind,
+                name: step.config_name.clone(),
+                namespace: step.config_namespace.clone(),
+            });
+        }
+    }
+    Ok(())
+}
 
 /// Options of a build.
 #[derive(Clone, Debug, Default)]
@@ -105,37 +130,12 @@ fn build_with_files(
 /// Steps done once, at the top of the build.
 fn finish(acc: &mut Accumulator, top: &Kustomization, meta: BuildMeta, root: &Path) -> Result<()> {
     crate::transform::build_metadata::annotate(&mut acc.resmap, meta, root);
-    add_name_hashes(&mut acc.resmap)?;
+    transform::name_hash::apply(&mut acc.resmap, true)?;
     transform::name_reference::apply(&mut acc.resmap, &acc.config.name_reference)?;
     transform::vars::resolve(&mut acc.resmap, &acc.vars, &acc.config.var_reference)?;
     transform::annotation_strings::normalize_annotations(&mut acc.resmap);
     transform::local_config::drop_local_config(&mut acc.resmap);
     transform::sort::apply(&mut acc.resmap, top.sort_options.as_ref())
-}
-
-/// The static name of a builtin plugin kind (for annotations).
-fn builtin_kind(kind: &str) -> &'static str {
-    const KINDS: [&str; 14] = [
-        "AnnotationsTransformer",
-        "ImageTagTransformer",
-        "LabelTransformer",
-        "NamespaceTransformer",
-        "PatchJson6902Transformer",
-        "PatchStrategicMergeTransformer",
-        "PatchTransformer",
-        "PrefixSuffixTransformer",
-        "PrefixTransformer",
-        "ReplicaCountTransformer",
-        "SuffixTransformer",
-        "ReplacementTransformer",
-        "ConfigMapGenerator",
-        "SecretGenerator",
-    ];
-    KINDS
-        .iter()
-        .find(|k| **k == kind)
-        .copied()
-        .unwrap_or("UnknownPlugin")
 }
 
 /// A `resources` entry after reading.
@@ -288,76 +288,42 @@ impl Builder<'_> {
         let record = self.meta.unwrap_or_default().transformers;
         let restrictor = self.options.load_restrictor;
         let (paths, files) = (self.canonical, self.files);
-        let mut read = |p: &str| {
-            let (_, text) = files.read_text_restricted(paths, dir, p, restrictor, "patch file")?;
+        let mut read = |p: &str, what: &str| {
+            let (_, text) = files.read_text_restricted(paths, dir, p, restrictor, what)?;
             Ok(String::clone(&text))
         };
         let opts = MergeOptions {
             schemas: self.schemas.unwrap_or_else(|| Schemas::builtin()),
             ..MergeOptions::kustomize()
         };
-        let env = TransformEnv {
+        let mut env = Env {
             read: &mut read,
             parsed: files,
             merge: &opts,
-            file,
-            warnings: &mut self.warnings,
         };
-        let mut record_builtin = |rm: &mut ResMap, kind: &'static str| {
-            if record {
-                for r in rm.iter_mut() {
-                    r.transformations.push(Configured {
-                        configured_in: file.to_path_buf(),
-                        kind,
-                        name: None,
-                        namespace: None,
-                    });
-                }
-            }
-        };
-        apply_transformers(k, acc, env, &mut record_builtin)?;
-        // Replacements run last among the kustomization's own transformers.
-        if !k.replacements.is_empty() {
-            let mut read_replacements = |p: &str| {
-                let (_, text) =
-                    files.read_text_restricted(paths, dir, p, restrictor, "replacements file")?;
-                Ok(String::clone(&text))
-            };
-            use transform::replacements::{Decode, apply_entries};
-            apply_entries(
+        // The kustomization's own fields, then its `transformers:` configs: one
+        // path for both, as in kustomize.
+        for step in fields::steps(k, &acc.config, file) {
+            run_step(
+                &step,
                 &mut acc.resmap,
-                &k.replacements,
-                Decode::Strict,
-                &mut read_replacements,
+                &mut env,
+                &mut self.warnings,
+                record,
+                file,
             )?;
-            record_builtin(&mut acc.resmap, "ReplacementTransformer");
         }
         for (config, source) in self.load_plugin_configs(dir, file, &k.transformers)? {
-            let mut kind = String::new();
-            let name = || {
-                format!(
-                    "transformer {} from {}",
-                    config.get_str(&["kind"]).unwrap_or("?"),
-                    source.display()
-                )
-            };
-            check_changes(&mut acc.resmap, &mut self.warnings, &name, |rm, changes| {
-                kind = crate::plugins::run_transformer(rm, &config, &mut read, &opts, changes)?;
-                Ok(())
-            })
-            .map_err(|e| e.context(format!("running transformer from {}", source.display())))?;
-            if record {
-                let (_, meta) = crate::plugins::identity(&config)?;
-                let kind: &'static str = builtin_kind(&kind);
-                for r in acc.resmap.iter_mut() {
-                    r.transformations.push(Configured {
-                        configured_in: source.clone(),
-                        kind,
-                        name: Some(meta.name.clone()).filter(|n| !n.is_empty()),
-                        namespace: Some(meta.namespace.clone()).filter(|n| !n.is_empty()),
-                    });
-                }
-            }
+            let step = configs::step(&config, &source)
+                .map_err(|e| e.context(format!("running transformer from {}", source.display())))?;
+            run_step(
+                &step,
+                &mut acc.resmap,
+                &mut env,
+                &mut self.warnings,
+                record,
+                &source,
+            )?;
         }
         transform::vars::declare(&mut acc.resmap, &mut acc.vars, &k.vars, file)
     }
@@ -424,37 +390,38 @@ impl Builder<'_> {
         k: &Kustomization,
         acc: &mut Accumulator,
     ) -> Result<()> {
+        use crate::generate::configs::GeneratorConfigKind;
         use crate::generate::{Behavior, GeneratorKind};
-        use crate::plugins::GeneratorConfigKind;
-        let (mut res, behavior, meta, builtin) = match crate::plugins::generator_config(config)? {
-            GeneratorConfigKind::Data(kind, args, meta) => {
-                let restrictor = self.options.load_restrictor;
-                let mut read = |p: &str| {
-                    self.canonical
-                        .read_restricted(dir, p, restrictor, "generator file")
-                        .map(|(_, b)| b)
-                };
-                let g = crate::generate::generate(
-                    kind,
-                    &args,
-                    k.generator_options.as_ref(),
-                    &mut read,
-                )?;
-                let mut res = Resource::new(g.node)?;
-                res.needs_hash = g.hash_suffix;
-                let builtin = match kind {
-                    GeneratorKind::ConfigMap => "ConfigMapGenerator",
-                    GeneratorKind::Secret => "SecretGenerator",
-                };
-                (res, g.behavior, meta, builtin)
-            }
-            GeneratorConfigKind::Resource(node, meta) => (
-                Resource::new(node)?,
-                Behavior::Unspecified,
-                meta,
-                "IAMPolicyGenerator",
-            ),
-        };
+        let (mut res, behavior, meta, builtin) =
+            match crate::generate::configs::generator_config(config)? {
+                GeneratorConfigKind::Data(kind, args, meta) => {
+                    let restrictor = self.options.load_restrictor;
+                    let mut read = |p: &str| {
+                        self.canonical
+                            .read_restricted(dir, p, restrictor, "generator file")
+                            .map(|(_, b)| b)
+                    };
+                    let g = crate::generate::generate(
+                        kind,
+                        &args,
+                        k.generator_options.as_ref(),
+                        &mut read,
+                    )?;
+                    let mut res = Resource::new(g.node)?;
+                    res.needs_hash = g.hash_suffix;
+                    let builtin = match kind {
+                        GeneratorKind::ConfigMap => "ConfigMapGenerator",
+                        GeneratorKind::Secret => "SecretGenerator",
+                    };
+                    (res, g.behavior, meta, builtin)
+                }
+                GeneratorConfigKind::Resource(node, meta) => (
+                    Resource::new(node)?,
+                    Behavior::Unspecified,
+                    meta,
+                    "IAMPolicyGenerator",
+                ),
+            };
         if self.meta.unwrap_or_default().origin {
             res.origin = Some(Origin::Generated(Configured {
                 configured_in: source.to_path_buf(),
@@ -463,7 +430,7 @@ impl Builder<'_> {
                 namespace: Some(meta.namespace).filter(|n| !n.is_empty()),
             }));
         }
-        absorb(&mut acc.resmap, res, behavior)
+        crate::generate::behavior::absorb(&mut acc.resmap, res, behavior)
     }
 
     /// Resolves a `resources` entry: a directory to build, or a file's resources.
@@ -600,7 +567,7 @@ impl Builder<'_> {
                         namespace: None,
                     }));
                 }
-                absorb(&mut acc.resmap, res, g.behavior)
+                crate::generate::behavior::absorb(&mut acc.resmap, res, g.behavior)
                     .map_err(|e| e.context(format!("{} {:?}", kind.field(), args.name)))?;
             }
         }
@@ -620,325 +587,6 @@ impl Builder<'_> {
         }
         Ok(())
     }
-}
-
-/// Adds a generated resource, or folds it into the existing resource with
-/// the same id (current or previous) when its behavior is merge or replace.
-fn absorb(resmap: &mut ResMap, res: Resource, behavior: crate::generate::Behavior) -> Result<()> {
-    use crate::generate::{Behavior as B, merge};
-    let id = res.id();
-    let hits = resmap.find_by_any_id(&id);
-    match hits.as_slice() {
-        [] => match behavior {
-            B::Merge | B::Replace => Err(Error::msg(format!(
-                "behavior {} needs an existing {} to act on, but there is none (the generator must have the same name and namespace as a resource from a base)",
-                if behavior == B::Merge {
-                    "merge"
-                } else {
-                    "replace"
-                },
-                id
-            ))),
-            _ => {
-                // No resource has this id (current or previous): nothing to conflict with.
-                resmap.resources.push(res);
-                Ok(())
-            }
-        },
-        [i] => {
-            let old = &mut resmap.resources[*i];
-            merge::merge_into(&mut old.node, &res.node, behavior)?;
-            old.needs_hash = merge::merged_hash_suffix(old.needs_hash, res.needs_hash);
-            if behavior == B::Replace && res.origin.is_some() {
-                old.origin = res.origin;
-            }
-            Ok(())
-        }
-        _ => Err(Error::msg(format!(
-            "several resources could take the generated {}: {}",
-            id,
-            hits.iter()
-                .map(|i| resmap.resources[*i].id().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
-    }
-}
-
-/// Appends the generator hash to the names of generated resources.
-fn add_name_hashes(resmap: &mut ResMap) -> Result<()> {
-    for res in resmap.iter_mut().filter(|r| r.needs_hash) {
-        let hash = crate::generate::hash::name_hash(&res.node)?;
-        res.store_prev_id();
-        let name = format!("{}-{hash}", res.name());
-        res.set_name(&name);
-        res.needs_hash = false;
-    }
-    Ok(())
-}
-
-/// Called after each builtin transformer with its kind (for transformer
-/// annotations).
-type Record<'a> = &'a mut dyn FnMut(&mut ResMap, &'static str);
-
-/// What transformers need from the kustomization's surroundings.
-struct TransformEnv<'a> {
-    /// Reads a file relative to the kustomization, under the load restrictor.
-    read: &'a mut dyn FnMut(&str) -> Result<String>,
-    /// Patches parsed so far (see build/files.rs).
-    parsed: &'a files::FileCache,
-    merge: &'a MergeOptions<'a>,
-    /// The kustomization file (names patches in warnings).
-    file: &'a Path,
-    warnings: &'a mut Vec<String>,
-}
-
-/// The built-in transformers of one kustomization, in kustomize's order.
-fn apply_transformers(
-    k: &Kustomization,
-    acc: &mut Accumulator,
-    env: TransformEnv,
-    record: Record,
-) -> Result<()> {
-    let cfg = &acc.config;
-    let rm = &mut acc.resmap;
-    let TransformEnv {
-        read,
-        parsed,
-        merge,
-        file,
-        warnings,
-    } = env;
-    let kfile = file.display();
-    if !k.patches_strategic_merge.is_empty() {
-        for (i, entry) in k.patches_strategic_merge.iter().enumerate() {
-            let name = || patch_name(&kfile, "patchesStrategicMerge", i, entry);
-            check_changes(rm, warnings, &name, |rm, changes| {
-                strategic_merge_entry_with(rm, entry, (read, Some(parsed)), merge, changes)
-            })?;
-        }
-        record(rm, "PatchStrategicMergeTransformer");
-    }
-    for (i, p) in k.patches.iter().enumerate() {
-        let name = || patch_name(&kfile, "patches", i, &p.path);
-        check_changes(rm, warnings, &name, |rm, changes| {
-            patch_entry_with(rm, p, (read, Some(parsed)), merge, changes)
-        })
-        .map_err(|e| e.context(patch_context("patches", p)))?;
-        record(rm, "PatchTransformer");
-    }
-    if let Some(ns) = k.namespace.as_ref().filter(|s| !s.is_empty()) {
-        let specs = transform::namespace::kustomization_specs(&cfg.namespace);
-        transform::namespace::apply(rm, ns, &specs, Default::default())?;
-        record(rm, "NamespaceTransformer");
-    }
-    if let Some(prefix) = k.name_prefix.as_ref().filter(|s| !s.is_empty()) {
-        transform::name_affix::apply(rm, prefix, "", &cfg.name_prefix)?;
-        record(rm, "PrefixTransformer");
-    }
-    if let Some(suffix) = k.name_suffix.as_ref().filter(|s| !s.is_empty()) {
-        transform::name_affix::apply(rm, "", suffix, &cfg.name_suffix)?;
-        record(rm, "SuffixTransformer");
-    }
-    for label in &k.labels {
-        let mut specs = label.fields.clone();
-        if label.include_selectors {
-            merge_specs(&mut specs, &cfg.common_labels);
-        } else {
-            if label.include_templates {
-                merge_specs(&mut specs, &cfg.template_labels);
-            }
-            merge_specs(
-                &mut specs,
-                &from_table(&[("", "", "", "metadata/labels", true)]),
-            );
-        }
-        // The `labels` section of configuration files, for every `labels:` entry.
-        merge_specs(&mut specs, &cfg.labels);
-        transform::labels::set_pairs(rm, &label.pairs, &specs)?;
-        record(rm, "LabelTransformer");
-    }
-    if let Some(labels) = &k.common_labels {
-        transform::labels::set_pairs(rm, labels, &cfg.common_labels)?;
-        record(rm, "LabelTransformer");
-    }
-    if let Some(ann) = &k.common_annotations {
-        transform::annotations::add(rm, ann, &cfg.common_annotations)?;
-        record(rm, "AnnotationsTransformer");
-    }
-    for (i, p) in k.patches_json6902.iter().enumerate() {
-        let name = || patch_name(&kfile, "patchesJson6902", i, &p.path);
-        check_changes(rm, warnings, &name, |rm, changes| {
-            apply_json6902_entry(rm, p, read, parsed, changes)
-        })
-        .map_err(|e| e.context(patch_context("patchesJson6902", p)))?;
-        record(rm, "PatchJson6902Transformer");
-    }
-    for r in &k.replicas {
-        transform::replicas::apply(rm, std::slice::from_ref(r), &cfg.replicas)?;
-        record(rm, "ReplicaCountTransformer");
-    }
-    for i in &k.images {
-        transform::images::apply(rm, std::slice::from_ref(i), &cfg.images)?;
-        record(rm, "ImageTagTransformer");
-    }
-    Ok(())
-}
-
-/// Names a patch in warnings: "patches[1] 'patch.yaml' of /dir/kustomization.yaml".
-fn patch_name(kfile: &dyn std::fmt::Display, field: &str, index: usize, path: &str) -> String {
-    let inline = path.is_empty() || path.contains('\n');
-    let what = if inline {
-        "(inline)".to_string()
-    } else {
-        format!("'{path}'")
-    };
-    format!("{field}[{index}] {what} of {kfile}")
-}
-
-/// "patches entry 'file.yaml'" / "patches entry with an inline patch".
-fn patch_context(field: &str, p: &crate::kustomization::Patch) -> String {
-    if p.path.is_empty() {
-        format!("applying {field} entry with an inline patch")
-    } else {
-        format!("applying {field} entry '{}'", p.path)
-    }
-}
-
-/// A `patchesStrategicMerge` entry is a file path or an inline patch.
-fn strategic_merge_entry(
-    entry: &str,
-    read: &mut dyn FnMut(&str) -> Result<String>,
-) -> Result<(String, String)> {
-    let looks_inline = entry.contains('\n') || entry.trim_start().starts_with('{');
-    if looks_inline {
-        return Ok((entry.to_string(), "(inline patch)".to_string()));
-    }
-    match read(entry) {
-        Ok(text) => Ok((text, format!("'{entry}'"))),
-        Err(e) => {
-            // Not a readable file: kustomize then tries the text as a patch.
-            match crate::yaml::parse::parse_stream(entry, "inline patch") {
-                Ok(docs) if docs.iter().any(|d| matches!(d, Node::Map(_))) => {
-                    Ok((entry.to_string(), "(inline patch)".to_string()))
-                }
-                _ => Err(e),
-            }
-        }
-    }
-}
-
-/// Reads a patch file; parses patches once per build when there is a cache.
-type PatchFiles<'a, 'b> = (
-    &'a mut dyn FnMut(&str) -> Result<String>,
-    Option<&'b files::FileCache>,
-);
-
-/// `patch::classify`, through the build's cache when there is one.
-fn parse_patch(
-    parsed: Option<&files::FileCache>,
-    text: &str,
-    source: &str,
-) -> Result<Arc<patch::Loaded>> {
-    match parsed {
-        Some(files) => files.patch(text, source),
-        None => patch::classify(text, source).map(Arc::new),
-    }
-}
-
-/// One `patchesStrategicMerge` entry (a file or an inline patch).
-pub(crate) fn apply_strategic_merge_entry(
-    rm: &mut ResMap,
-    entry: &str,
-    read: &mut dyn FnMut(&str) -> Result<String>,
-    merge: &MergeOptions,
-    changes: &mut Changes,
-) -> Result<()> {
-    strategic_merge_entry_with(rm, entry, (read, None), merge, changes)
-}
-
-/// [`apply_strategic_merge_entry`] with the build's files.
-fn strategic_merge_entry_with(
-    rm: &mut ResMap,
-    entry: &str,
-    (read, parsed): PatchFiles,
-    merge: &MergeOptions,
-    changes: &mut Changes,
-) -> Result<()> {
-    let (text, source) = strategic_merge_entry(entry, read)?;
-    let docs = parse_patch(parsed, &text, &source)?;
-    let patch::Loaded::Strategic(docs) = &*docs else {
-        return Err(Error::msg(format!(
-            "patchesStrategicMerge entry {source} is a JSON 6902 patch; list it under 'patches' with a target"
-        )));
-    };
-    patch::apply_strategic(rm, docs, None, merge, (false, false), changes)
-        .map_err(|e| e.context(format!("applying patchesStrategicMerge entry {source}")))
-}
-
-/// One `patches` entry: strategic merge or JSON 6902, told apart by content.
-pub(crate) fn apply_patch_entry(
-    rm: &mut ResMap,
-    p: &crate::kustomization::Patch,
-    read: &mut dyn FnMut(&str) -> Result<String>,
-    merge: &MergeOptions,
-    changes: &mut Changes,
-) -> Result<()> {
-    patch_entry_with(rm, p, (read, None), merge, changes)
-}
-
-/// [`apply_patch_entry`] with the build's files.
-fn patch_entry_with(
-    rm: &mut ResMap,
-    p: &crate::kustomization::Patch,
-    (read, parsed): PatchFiles,
-    merge: &MergeOptions,
-    changes: &mut Changes,
-) -> Result<()> {
-    let (mut text, source) = patch::entry_text(p, read)?;
-    if p.path.is_empty() {
-        // kustomize trims an inline `patches` string (not a patch file, not
-        // patchesJson6902), so a block scalar ending the patch loses its
-        // final newline: `x: |\n  a: b\n` sets `x` to "a: b".
-        text = text.trim().to_string();
-    }
-    let allow_name = p.options.get("allowNameChange").copied().unwrap_or(false);
-    let allow_kind = p.options.get("allowKindChange").copied().unwrap_or(false);
-    match &*parse_patch(parsed, &text, &source)? {
-        patch::Loaded::Strategic(docs) => patch::apply_strategic(
-            rm,
-            docs,
-            p.target.as_ref(),
-            merge,
-            (allow_name, allow_kind),
-            changes,
-        ),
-        patch::Loaded::Json(ops) => {
-            let target = p.target.as_ref().ok_or_else(|| {
-                Error::msg(
-                    "a JSON 6902 patch needs a 'target' to say which resources it applies to",
-                )
-            })?;
-            patch::apply_json(rm, ops, target, changes)
-        }
-    }
-}
-
-/// One `patchesJson6902` entry (always with a target).
-fn apply_json6902_entry(
-    rm: &mut ResMap,
-    p: &crate::kustomization::Patch,
-    read: &mut dyn FnMut(&str) -> Result<String>,
-    parsed: &files::FileCache,
-    changes: &mut Changes,
-) -> Result<()> {
-    let (text, source) = patch::entry_text(p, read)?;
-    let ops = parsed.json_ops(&text, &source)?;
-    let target = p
-        .target
-        .as_ref()
-        .ok_or_else(|| Error::msg("a patchesJson6902 entry needs a 'target'"))?;
-    patch::apply_json(rm, &ops, target, changes)
 }
 
 /// The schema an `openapi:` field selects.

@@ -6,6 +6,8 @@
 //! only records that it is wanted. A generator with `behavior: merge` or
 //! `replace` is folded into an existing resource with [`merge::merge_into`].
 
+pub mod behavior;
+pub mod configs;
 mod envfile;
 pub(crate) mod gojson;
 pub mod hash;

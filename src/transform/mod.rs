@@ -3,11 +3,13 @@
 pub mod annotation_strings;
 pub mod annotations;
 pub mod build_metadata;
+pub mod builtin;
 pub mod field_path;
 pub mod images;
 pub mod labels;
 pub mod local_config;
 pub mod name_affix;
+pub mod name_hash;
 pub mod name_reference;
 pub mod namespace;
 pub mod patch;

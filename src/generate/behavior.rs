@@ -1,0 +1,50 @@
+//! Generator `behavior`: a generated resource is new (`create`), or folds into
+//! the resource of the same id from a base (`merge`, `replace`).
+
+use super::{Behavior, merge};
+use crate::error::{Error, Result};
+use crate::resource::Resource;
+use crate::resource::resmap::ResMap;
+
+/// Adds a generated resource, or folds it into the existing resource with
+/// the same id (current or previous) when its behavior is merge or replace.
+pub fn absorb(resmap: &mut ResMap, res: Resource, behavior: Behavior) -> Result<()> {
+    use Behavior as B;
+    let id = res.id();
+    let hits = resmap.find_by_any_id(&id);
+    match hits.as_slice() {
+        [] => match behavior {
+            B::Merge | B::Replace => Err(Error::msg(format!(
+                "behavior {} needs an existing {} to act on, but there is none (the generator must have the same name and namespace as a resource from a base)",
+                if behavior == B::Merge {
+                    "merge"
+                } else {
+                    "replace"
+                },
+                id
+            ))),
+            _ => {
+                // No resource has this id (current or previous): nothing to conflict with.
+                resmap.resources.push(res);
+                Ok(())
+            }
+        },
+        [i] => {
+            let old = &mut resmap.resources[*i];
+            merge::merge_into(&mut old.node, &res.node, behavior)?;
+            old.needs_hash = merge::merged_hash_suffix(old.needs_hash, res.needs_hash);
+            if behavior == B::Replace && res.origin.is_some() {
+                old.origin = res.origin;
+            }
+            Ok(())
+        }
+        _ => Err(Error::msg(format!(
+            "several resources could take the generated {}: {}",
+            id,
+            hits.iter()
+                .map(|i| resmap.resources[*i].id().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}

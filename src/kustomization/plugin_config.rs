@@ -1,0 +1,63 @@
+//! Plugin config documents, as `generators:` and `transformers:` list them:
+//! their identity (`apiVersion`, `kind`, `metadata`) and lenient decoding.
+//!
+//! kustomize reads built-in configs leniently (unknown fields are ignored);
+//! only `apiVersion: builtin` (or none) configs are built-in.
+
+use crate::error::{Error, Result};
+use crate::yaml::Node;
+use crate::yaml::de::from_node_lenient;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+/// Metadata of a config (`metadata.name`, `metadata.namespace`).
+#[derive(Debug, Default, Deserialize)]
+pub struct Meta {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub namespace: String,
+}
+
+/// Decodes a config of kind `kind` leniently.
+pub fn decode<T: DeserializeOwned>(node: &Node, kind: &str) -> Result<T> {
+    from_node_lenient(node).map_err(|e| Error::msg(format!("invalid {kind} config: {e}")))
+}
+
+/// kind, metadata.name and metadata.namespace of a config document.
+pub fn identity(node: &Node) -> Result<(String, Meta)> {
+    let api = node.get_str(&["apiVersion"]).unwrap_or_default();
+    let kind = node.get_str(&["kind"]).unwrap_or_default().to_string();
+    let meta: Meta = node
+        .get("metadata")
+        .map(|m| decode(m, "metadata"))
+        .transpose()?
+        .unwrap_or_default();
+    if api != "builtin" && !api.is_empty() {
+        return Err(Error::Unsupported {
+            what: format!(
+                "{kind} ({api}) is not a builtin plugin: kbuild does not run external plugins (exec, Go or KRM functions)"
+            ),
+            hint: Some("only apiVersion: builtin configs are supported".into()),
+        });
+    }
+    Ok((kind, meta))
+}
+
+/// The built-in transformer kinds kbuild runs from `transformers:`.
+pub const TRANSFORMER_KINDS: &str = "AnnotationsTransformer, HashTransformer, ImageTagTransformer, \
+    LabelTransformer, NamespaceTransformer, PatchJson6902Transformer, \
+    PatchStrategicMergeTransformer, PatchTransformer, PrefixSuffixTransformer, PrefixTransformer, \
+    ReplacementTransformer, ReplicaCountTransformer, SuffixTransformer";
+
+/// The error for a config whose kind is no built-in `what` ("transformer", "generator").
+pub fn unknown(kind: &str, what: &str) -> Error {
+    Error::msg(format!(
+        "unable to load builtin {kind}: not a builtin {what} kbuild knows (builtin {what}s: {})",
+        if what == "transformer" {
+            TRANSFORMER_KINDS
+        } else {
+            "ConfigMapGenerator, SecretGenerator, IAMPolicyGenerator"
+        }
+    ))
+}

@@ -1,0 +1,48 @@
+//! What built-in transformers need from the kustomization that runs them:
+//! a way to read files named in their config (under the load restrictor), the
+//! merge options (schemas), and, within a build, a cache of parsed patches.
+
+use crate::error::Result;
+use crate::merge::smp::MergeOptions;
+use crate::transform::patch;
+use crate::yaml::Node;
+use std::sync::Arc;
+
+/// Parses patch texts; a build's implementation parses each text once.
+pub trait PatchParser: Sync {
+    /// `patch::classify(text, source)`.
+    fn patch(&self, text: &str, source: &str) -> Result<Arc<patch::Loaded>>;
+    /// `json6902::parse_ops(text, source)`.
+    fn json_ops(&self, text: &str, source: &str) -> Result<Arc<Node>>;
+}
+
+/// Parses every time: for transformers run outside a build.
+pub struct NoCache;
+
+impl Env<'_> {
+    /// A reader of files of one kind (`what`), as the transformer functions take it.
+    pub fn reader<'s>(&'s mut self, what: &'s str) -> impl FnMut(&str) -> Result<String> + 's {
+        move |path| (self.read)(path, what)
+    }
+}
+
+impl PatchParser for NoCache {
+    fn patch(&self, text: &str, source: &str) -> Result<Arc<patch::Loaded>> {
+        patch::classify(text, source).map(Arc::new)
+    }
+
+    fn json_ops(&self, text: &str, source: &str) -> Result<Arc<Node>> {
+        crate::merge::json6902::parse_ops(text, source).map(Arc::new)
+    }
+}
+
+/// The surroundings of one transformer run.
+pub struct Env<'a> {
+    /// Reads a file relative to the kustomization, under the load restrictor;
+    /// the second argument says what the file is, for errors ("patch file").
+    pub read: &'a mut dyn FnMut(&str, &str) -> Result<String>,
+    /// Parses patch texts.
+    pub parsed: &'a dyn PatchParser,
+    /// Merge keys and strategies for strategic merges.
+    pub merge: &'a MergeOptions<'a>,
+}

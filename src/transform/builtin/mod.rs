@@ -1,0 +1,209 @@
+//! kustomize's built-in transformers as one enum, applied by one function.
+//!
+//! kustomize has one path for built-in transformers: each kustomization field
+//! (`namespace`, `patches`, `images`, …) becomes the same built-in config a
+//! `transformers:` entry would give, and both are run alike. kbuild does the
+//! same: [`fields`] turns a kustomization's fields into [`Step`]s in kustomize's
+//! order, [`configs`] turns `transformers:` config documents into steps, and
+//! [`Step::run`] applies any of them. The two front ends differ only where
+//! kustomize's do (a config's `fieldSpecs` replace the defaults; a config is
+//! decoded leniently), and in how kbuild names the step in warnings and errors.
+
+pub mod configs;
+pub mod env;
+pub mod fields;
+pub mod patch_entry;
+
+use crate::error::Result;
+use crate::kustomization::{FieldSpec, Image, Patch, ReplacementField, Replica, StringMap};
+use crate::resource::resmap::ResMap;
+use crate::transform::union_check::{Changes, check_changes};
+use crate::transform::{self, namespace, replacements};
+use env::Env;
+use std::borrow::Cow;
+
+/// Field specs, borrowed from the transformer configuration when a
+/// kustomization field uses them as they are.
+pub type Specs<'a> = Cow<'a, [FieldSpec]>;
+
+/// One built-in transformer with its typed configuration.
+#[derive(Debug)]
+pub enum Builtin<'a> {
+    /// `PatchStrategicMergeTransformer`: file paths or inline patches.
+    PatchStrategicMerge(Cow<'a, [String]>),
+    /// `PatchTransformer`: one patch, strategic merge or JSON 6902.
+    Patch(Cow<'a, Patch>),
+    /// `PatchJson6902Transformer`: one JSON 6902 patch with a target.
+    PatchJson6902(Cow<'a, Patch>),
+    /// `NamespaceTransformer`.
+    Namespace {
+        /// The namespace to set.
+        namespace: Cow<'a, str>,
+        /// Where namespaces are set.
+        specs: Specs<'a>,
+        /// `unsetOnly`, `setRoleBindingSubjects`.
+        options: namespace::Options,
+    },
+    /// `PrefixTransformer`, `SuffixTransformer`, `PrefixSuffixTransformer`.
+    PrefixSuffix {
+        /// Which of the three (for transformer annotations).
+        kind: &'static str,
+        /// Prepended to names.
+        prefix: Cow<'a, str>,
+        /// Appended to names.
+        suffix: Cow<'a, str>,
+        /// The name fields.
+        specs: Specs<'a>,
+    },
+    /// `LabelTransformer`.
+    Labels {
+        /// The labels.
+        labels: Cow<'a, StringMap>,
+        /// Where they go.
+        specs: Specs<'a>,
+    },
+    /// `AnnotationsTransformer`.
+    Annotations {
+        /// The annotations.
+        annotations: Cow<'a, StringMap>,
+        /// Where they go.
+        specs: Specs<'a>,
+    },
+    /// `ReplicaCountTransformer`.
+    ReplicaCount {
+        /// The resource name and count.
+        replica: Cow<'a, Replica>,
+        /// The replica fields.
+        specs: Specs<'a>,
+    },
+    /// `ImageTagTransformer`.
+    ImageTag {
+        /// The image and its new name, tag or digest.
+        image: Cow<'a, Image>,
+        /// The image fields.
+        specs: Specs<'a>,
+    },
+    /// `ReplacementTransformer`.
+    Replacement {
+        /// Inline replacements or `path:` entries.
+        entries: Cow<'a, [ReplacementField]>,
+        /// Strict for the kustomization field, lenient for configs (as kustomize).
+        decode: replacements::Decode,
+    },
+    /// `HashTransformer`: content hashes appended to generated names now.
+    Hash,
+}
+
+impl Builtin<'_> {
+    /// kustomize's kind name, as transformer annotations and errors show it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Builtin::PatchStrategicMerge(_) => "PatchStrategicMergeTransformer",
+            Builtin::Patch(_) => "PatchTransformer",
+            Builtin::PatchJson6902(_) => "PatchJson6902Transformer",
+            Builtin::Namespace { .. } => "NamespaceTransformer",
+            Builtin::PrefixSuffix { kind, .. } => kind,
+            Builtin::Labels { .. } => "LabelTransformer",
+            Builtin::Annotations { .. } => "AnnotationsTransformer",
+            Builtin::ReplicaCount { .. } => "ReplicaCountTransformer",
+            Builtin::ImageTag { .. } => "ImageTagTransformer",
+            Builtin::Replacement { .. } => "ReplacementTransformer",
+            Builtin::Hash => "HashTransformer",
+        }
+    }
+
+    /// Whether the transformer says which resources it changes (patches do,
+    /// through `changes`); any other may change any resource.
+    fn notes_changes(&self) -> bool {
+        matches!(
+            self,
+            Builtin::PatchStrategicMerge(_) | Builtin::Patch(_) | Builtin::PatchJson6902(_)
+        )
+    }
+
+    /// Applies the transformer to `rm`.
+    /// Patches note the resources they change in `changes`.
+    pub fn apply(&self, rm: &mut ResMap, env: &mut Env, changes: &mut Changes) -> Result<()> {
+        match self {
+            Builtin::PatchStrategicMerge(entries) => {
+                for entry in entries.iter() {
+                    patch_entry::apply_strategic_merge_entry(rm, entry, env, changes)?;
+                }
+                Ok(())
+            }
+            Builtin::Patch(p) => patch_entry::apply_patch_entry(rm, p, env, changes),
+            Builtin::PatchJson6902(p) => {
+                patch_entry::apply_json6902_entry(rm, p, "a JSON 6902 patch", env, changes)
+            }
+            Builtin::Namespace {
+                namespace,
+                specs,
+                options,
+            } => namespace::apply(rm, namespace, specs, *options),
+            Builtin::PrefixSuffix {
+                prefix,
+                suffix,
+                specs,
+                ..
+            } => transform::name_affix::apply(rm, prefix, suffix, specs),
+            Builtin::Labels { labels, specs } => transform::labels::set_pairs(rm, labels, specs),
+            Builtin::Annotations { annotations, specs } => {
+                transform::annotations::add(rm, annotations, specs)
+            }
+            Builtin::ReplicaCount { replica, specs } => {
+                transform::replicas::apply(rm, std::slice::from_ref(replica.as_ref()), specs)
+            }
+            Builtin::ImageTag { image, specs } => {
+                transform::images::apply(rm, std::slice::from_ref(image.as_ref()), specs)
+            }
+            Builtin::Replacement { entries, decode } => replacements::apply_entries(
+                rm,
+                entries,
+                *decode,
+                &mut env.reader("replacements file"),
+            ),
+            Builtin::Hash => transform::name_hash::apply(rm, false),
+        }
+    }
+}
+
+/// A built-in transformer as a kustomization runs it: how to name it in
+/// warnings and errors, and whether to check what it changes.
+pub struct Step<'a> {
+    /// The transformer.
+    pub builtin: Builtin<'a>,
+    /// Names the step in warnings about union fields it leaves with two members set;
+    /// `None`: the step is not checked (kustomization fields other than patches,
+    /// as kbuild has always done).
+    pub warn_as: Option<String>,
+    /// Context for its errors.
+    pub context: Option<String>,
+    /// Whether a transformer annotation is recorded after it (`buildMetadata:
+    /// [transformerAnnotations]`): false for all but the last of a
+    /// `patchesStrategicMerge` list, which kustomize runs as one transformer.
+    pub record: bool,
+    /// The config's `metadata.name` and `metadata.namespace`, for transformer
+    /// annotations (none for kustomization fields).
+    pub config_name: Option<String>,
+    /// See `config_name`.
+    pub config_namespace: Option<String>,
+}
+
+impl Step<'_> {
+    /// Runs the step over `rm`, adding union-field warnings to `warnings`.
+    pub fn run(&self, rm: &mut ResMap, env: &mut Env, warnings: &mut Vec<String>) -> Result<()> {
+        let result = match &self.warn_as {
+            Some(name) => check_changes(rm, warnings, &|| name.clone(), |rm, changes| {
+                if !self.builtin.notes_changes() {
+                    changes.will_change_all(rm);
+                }
+                self.builtin.apply(rm, env, changes)
+            }),
+            None => self.builtin.apply(rm, env, &mut Changes::default()),
+        };
+        match &self.context {
+            Some(context) => result.map_err(|e| e.context(context.clone())),
+            None => result,
+        }
+    }
+}

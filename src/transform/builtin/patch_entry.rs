@@ -1,0 +1,126 @@
+//! Patch entries (`patches`, `patchesStrategicMerge`, `patchesJson6902` and
+//! the Patch*Transformer configs): finding the patch text (a file or inline),
+//! telling strategic merge from JSON 6902, and applying it to its targets.
+
+use super::env::Env;
+use crate::error::{Error, Result};
+use crate::kustomization::Patch;
+use crate::resource::resmap::ResMap;
+use crate::transform::patch;
+use crate::transform::union_check::Changes;
+use crate::yaml::Node;
+
+/// Names a patch in warnings: "patches[1] 'patch.yaml' of /dir/kustomization.yaml".
+pub fn patch_name(kfile: &dyn std::fmt::Display, field: &str, index: usize, path: &str) -> String {
+    let inline = path.is_empty() || path.contains('\n');
+    let what = if inline {
+        "(inline)".to_string()
+    } else {
+        format!("'{path}'")
+    };
+    format!("{field}[{index}] {what} of {kfile}")
+}
+
+/// "patches entry 'file.yaml'" / "patches entry with an inline patch".
+pub fn patch_context(field: &str, p: &Patch) -> String {
+    if p.path.is_empty() {
+        format!("applying {field} entry with an inline patch")
+    } else {
+        format!("applying {field} entry '{}'", p.path)
+    }
+}
+
+/// A `patchesStrategicMerge` entry is a file path or an inline patch.
+fn strategic_merge_text(
+    entry: &str,
+    read: &mut dyn FnMut(&str) -> Result<String>,
+) -> Result<(String, String)> {
+    let looks_inline = entry.contains('\n') || entry.trim_start().starts_with('{');
+    if looks_inline {
+        return Ok((entry.to_string(), "(inline patch)".to_string()));
+    }
+    match read(entry) {
+        Ok(text) => Ok((text, format!("'{entry}'"))),
+        Err(e) => {
+            // Not a readable file: kustomize then tries the text as a patch.
+            match crate::yaml::parse::parse_stream(entry, "inline patch") {
+                Ok(docs) if docs.iter().any(|d| matches!(d, Node::Map(_))) => {
+                    Ok((entry.to_string(), "(inline patch)".to_string()))
+                }
+                _ => Err(e),
+            }
+        }
+    }
+}
+
+/// One `patchesStrategicMerge` entry (a file or an inline patch).
+pub fn apply_strategic_merge_entry(
+    rm: &mut ResMap,
+    entry: &str,
+    env: &mut Env,
+    changes: &mut Changes,
+) -> Result<()> {
+    let (text, source) = strategic_merge_text(entry, &mut env.reader("patch file"))?;
+    let docs = env.parsed.patch(&text, &source)?;
+    let patch::Loaded::Strategic(docs) = &*docs else {
+        return Err(Error::msg(format!(
+            "patchesStrategicMerge entry {source} is a JSON 6902 patch; list it under 'patches' with a target"
+        )));
+    };
+    patch::apply_strategic(rm, docs, None, env.merge, (false, false), changes)
+        .map_err(|e| e.context(format!("applying patchesStrategicMerge entry {source}")))
+}
+
+/// One `patches` entry: strategic merge or JSON 6902, told apart by content.
+pub fn apply_patch_entry(
+    rm: &mut ResMap,
+    p: &Patch,
+    env: &mut Env,
+    changes: &mut Changes,
+) -> Result<()> {
+    let (mut text, source) = patch::entry_text(p, &mut env.reader("patch file"))?;
+    if p.path.is_empty() {
+        // kustomize trims an inline `patches` string (not a patch file, not
+        // patchesJson6902), so a block scalar ending the patch loses its
+        // final newline: `x: |\n  a: b\n` sets `x` to "a: b".
+        text = text.trim().to_string();
+    }
+    let allow_name = p.options.get("allowNameChange").copied().unwrap_or(false);
+    let allow_kind = p.options.get("allowKindChange").copied().unwrap_or(false);
+    match &*env.parsed.patch(&text, &source)? {
+        patch::Loaded::Strategic(docs) => patch::apply_strategic(
+            rm,
+            docs,
+            p.target.as_ref(),
+            env.merge,
+            (allow_name, allow_kind),
+            changes,
+        ),
+        patch::Loaded::Json(ops) => {
+            let target = p.target.as_ref().ok_or_else(|| {
+                Error::msg(
+                    "a JSON 6902 patch needs a 'target' to say which resources it applies to",
+                )
+            })?;
+            patch::apply_json(rm, ops, target, changes)
+        }
+    }
+}
+
+/// One `patchesJson6902` entry or PatchJson6902Transformer config (always
+/// JSON 6902, with a target; `what` names it in the missing-target error).
+pub fn apply_json6902_entry(
+    rm: &mut ResMap,
+    p: &Patch,
+    what: &str,
+    env: &mut Env,
+    changes: &mut Changes,
+) -> Result<()> {
+    let (text, source) = patch::entry_text(p, &mut env.reader("patch file"))?;
+    let ops = env.parsed.json_ops(&text, &source)?;
+    let target = p
+        .target
+        .as_ref()
+        .ok_or_else(|| Error::msg(format!("{what} needs a 'target'")))?;
+    patch::apply_json(rm, &ops, target, changes)
+}
