@@ -5,7 +5,7 @@
 //! the kustomizations whose inputs include a changed file.
 
 use crate::error::{Error, Result};
-use crate::kustomization::{GeneratorArgs, Kustomization};
+use crate::kustomization::{Kustomization, files};
 use crate::load;
 use crate::load::read_kustomization as load_kustomization;
 use std::collections::BTreeSet;
@@ -45,62 +45,14 @@ impl Walk {
     }
 
     fn body(&mut self, dir: &Path, k: &Kustomization) -> Result<()> {
-        // Entries that may name a directory holding a kustomization.
-        for entry in k.resources.iter().chain(&k.bases).chain(&k.components) {
-            self.file_or_dir(dir, entry)?;
-        }
-        for entry in k
-            .generators
-            .iter()
-            .chain(&k.transformers)
-            .chain(&k.validators)
-        {
-            // Plugin entries are config files, directories of them, or
-            // inline YAML (which contains a newline).
-            if !entry.contains('\n') {
-                self.file_or_dir(dir, entry)?;
+        for named in files::named(k) {
+            if named.may_be_dir() {
+                self.file_or_dir(dir, named.path)?;
+            } else {
+                self.file(dir, named.path);
             }
-        }
-        for entry in &k.patches_strategic_merge {
-            // kustomize takes an entry that is not an existing file as an
-            // inline patch: only a single line can be a path.
-            if !entry.contains('\n') {
-                self.file(dir, entry);
-            }
-        }
-        for patch in k.patches.iter().chain(&k.patches_json6902) {
-            if !patch.path.is_empty() {
-                self.file(dir, &patch.path);
-            }
-        }
-        for r in &k.replacements {
-            if !r.path.is_empty() {
-                self.file(dir, &r.path);
-            }
-        }
-        for entry in k.crds.iter().chain(&k.configurations) {
-            self.file(dir, entry);
-        }
-        if let Some(path) = k.openapi.as_ref().and_then(|o| o.get("path")) {
-            self.file(dir, path);
-        }
-        for g in k.config_map_generator.iter().chain(&k.secret_generator) {
-            self.generator(dir, g);
         }
         Ok(())
-    }
-
-    fn generator(&mut self, dir: &Path, g: &GeneratorArgs) {
-        for entry in &g.files {
-            // `key=path` or `path`.
-            let path = entry.split_once('=').map_or(entry.as_str(), |(_, p)| p);
-            self.file(dir, path);
-        }
-        for env in g.envs.iter().chain(std::iter::once(&g.env)) {
-            if !env.is_empty() {
-                self.file(dir, env);
-            }
-        }
     }
 
     /// A resource-like entry: a file, or a directory that is walked in turn.
