@@ -579,11 +579,11 @@ impl Builder<'_> {
         if let Some(pos) = self.chain.iter().position(|d| d.starts_with(candidate)) {
             let mut chain = self.chain[pos..].to_vec();
             chain.push(candidate.to_path_buf());
-            return Err(Error::Cycle {
+            return Err(Error::Cycle(Box::new(crate::error::Cycle {
                 entry: entry.to_string(),
                 dir: candidate.to_path_buf(),
                 chain,
-            });
+            })));
         }
         Ok(())
     }

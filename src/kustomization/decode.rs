@@ -18,12 +18,14 @@ pub fn decode(file: PathBuf, bytes: Vec<u8>) -> Result<(PathBuf, Kustomization)>
             node.type_name()
         )));
     }
-    let mut k: Kustomization = yaml::de::from_node(&node).map_err(|e| Error::Field {
-        file: file.clone(),
-        pos: None,
-        path: e.path,
-        msg: e.msg,
-        hint: None,
+    let mut k: Kustomization = yaml::de::from_node(&node).map_err(|e| {
+        Error::Field(Box::new(crate::error::FieldError {
+            file: file.clone(),
+            pos: None,
+            path: e.path,
+            msg: e.msg,
+            hint: None,
+        }))
     })?;
     k.fix_deprecated();
     Ok((file, k))

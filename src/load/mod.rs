@@ -158,11 +158,11 @@ pub fn check_restrictor(
     restrictor: LoadRestrictor,
 ) -> Result<()> {
     if restrictor == LoadRestrictor::RootOnly && !real.starts_with(root) {
-        return Err(Error::Restricted {
+        return Err(Error::Restricted(Box::new(crate::error::Restricted {
             entry: rel.to_string(),
             real: real.to_path_buf(),
             root: root.to_path_buf(),
-        });
+        })));
     }
     Ok(())
 }

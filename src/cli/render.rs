@@ -1,0 +1,164 @@
+//! `kbuild render`: arguments, reports and exit status.
+
+use super::{Restrictor, build_options, print_stdout};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct RenderArgs {
+    /// Kustomization directories; with --all, directories to search for
+    /// kustomizations; with --affected, changed files.
+    paths: Vec<PathBuf>,
+    /// Write one file per kustomization here (OUTDIR/<dir>.yaml). Without
+    /// it, the kustomizations are only built.
+    #[arg(long, value_name = "OUTDIR")]
+    out: Option<PathBuf>,
+    /// Render every kustomization found under the given directories
+    /// (default: the current directory). Components are skipped.
+    #[arg(long, conflicts_with = "affected")]
+    all: bool,
+    /// Take the paths as changed files and render only the kustomizations
+    /// (found under --root) that read one of them, or whose render it is.
+    #[arg(long)]
+    affected: bool,
+    /// With --affected: where to look for kustomizations (repeatable).
+    #[arg(long, value_name = "DIR", requires = "affected", default_value = ".")]
+    root: Vec<PathBuf>,
+    /// Write nothing; compare with the files in OUTDIR and exit 1 if any is
+    /// missing or stale (with --all, or left by a kustomization that is gone).
+    #[arg(long, requires = "out")]
+    check: bool,
+    /// Whether files outside a kustomization's directory may be read.
+    #[arg(long, value_enum, default_value = "LoadRestrictionsRootOnly")]
+    load_restrictor: Restrictor,
+}
+
+/// `kbuild render`: exit 0 when all rendered (or current), 1 when --check
+/// found stale renders, 2 on any error.
+pub(crate) fn run_render(args: &RenderArgs) -> ExitCode {
+    use kbuild::render::{self, Outcome, RenderJob};
+    let job = (|| {
+        let out = args.out.as_deref();
+        let dirs = if args.all {
+            let roots = if args.paths.is_empty() {
+                vec![PathBuf::from(".")]
+            } else {
+                args.paths.clone()
+            };
+            render::discover(&roots, out)?
+        } else if args.affected {
+            render::affected(&render::discover(&args.root, out)?, &args.paths, out)?
+        } else if args.paths.is_empty() {
+            return Err(kbuild::Error::msg(
+                "no kustomization directories given; name them, or use --all or --affected",
+            ));
+        } else {
+            args.paths.clone()
+        };
+        let job = RenderJob {
+            dirs,
+            out_dir: args.out.clone(),
+            check: args.check,
+            build_options: build_options(args.load_restrictor),
+        };
+        render::validate(&job)?;
+        Ok(job)
+    })();
+    let job = match job {
+        Ok(j) => j,
+        Err(e) => {
+            eprintln!("Error: {}", e.report());
+            return ExitCode::from(2);
+        }
+    };
+    let results = render::run(&job);
+    let (mut written, mut failed, mut stale) = (0, 0, 0);
+    let mut report = String::new();
+    for r in &results {
+        let file = r
+            .file
+            .as_ref()
+            .map(|f| f.display().to_string())
+            .unwrap_or_default();
+        match &r.outcome {
+            Outcome::Written { changed } => written += usize::from(*changed),
+            Outcome::Built | Outcome::Current => {}
+            Outcome::Stale { diff } => {
+                stale += 1;
+                report.push_str(&format!("stale: {file} (render of {})\n", r.dir.display()));
+                // A short diff: enough to see what changed, not the whole file.
+                let lines: Vec<&str> = diff.lines().collect();
+                for line in lines.iter().take(30) {
+                    report.push_str(&format!("  {line}\n"));
+                }
+                if lines.len() > 30 {
+                    report.push_str(&format!("  ... ({} more lines)\n", lines.len() - 30));
+                }
+            }
+            Outcome::Failed(e) => {
+                failed += 1;
+                eprintln!("Error: {}", e.report());
+            }
+        }
+    }
+    // With --all --check, a render left behind by a deleted or moved
+    // kustomization is stale too.
+    if let (true, true, Some(out)) = (args.all, job.check, &job.out_dir) {
+        let roots = if args.paths.is_empty() {
+            vec![PathBuf::from(".")]
+        } else {
+            args.paths.clone()
+        };
+        let expected: Vec<PathBuf> = results.iter().filter_map(|r| r.file.clone()).collect();
+        match render::orphans(out, &roots, &expected) {
+            Ok(files) => {
+                for f in files {
+                    stale += 1;
+                    report.push_str(&format!(
+                        "stale: {} (no kustomization renders to it any more)\n",
+                        f.display()
+                    ));
+                }
+            }
+            Err(e) => {
+                failed += 1;
+                eprintln!("Error: {}", e.report());
+            }
+        }
+    }
+    if let Err(e) = print_stdout(&report) {
+        eprintln!("Error: {}", e.report());
+        return ExitCode::from(2);
+    }
+    let n = results.len();
+    let done = n.saturating_sub(failed);
+    let summary = match (&job.out_dir, job.check) {
+        (Some(out), true) => format!(
+            "checked {done} of {n} kustomizations against {}: {stale} stale",
+            out.display()
+        ),
+        (Some(out), false) => format!(
+            "rendered {done} of {n} kustomizations into {} ({written} files updated)",
+            out.display()
+        ),
+        (None, _) => format!("built {done} of {n} kustomizations"),
+    };
+    eprintln!(
+        "{summary}{}",
+        if failed > 0 {
+            format!(", {failed} failed")
+        } else {
+            String::new()
+        }
+    );
+    if stale > 0 && job.check {
+        eprintln!("run the same command without --check to update the renders");
+    }
+    if failed > 0 {
+        ExitCode::from(2)
+    } else if stale > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
