@@ -4,9 +4,9 @@
 //! `kubectl kustomize` (v5.5.0); the expectations quote what it printed.
 
 use super::*;
-use crate::config::name_reference_specs::builtin;
 use crate::config::builtin_specs;
 use crate::config::fieldspec::from_table;
+use crate::config::name_reference_specs::builtin;
 use crate::transform::{name_affix, namespace};
 use serde_json::{Value, json};
 
