@@ -165,6 +165,7 @@ pub fn run_transformer(
     read: &mut dyn FnMut(&str) -> Result<String>,
     merge: &MergeOptions,
     changes: &mut Changes,
+    root: &std::path::Path,
 ) -> Result<String> {
     let (kind, _) = identity(node)?;
     // Patches note the resources they change; other transformers may change any.
@@ -234,6 +235,10 @@ pub fn run_transformer(
             let c: ReplacementConfig = decode(node, &kind)?;
             use transform::replacements::{Decode, apply_entries};
             apply_entries(rm, &c.replacements, Decode::Lenient, read)?;
+        }
+        "ValueAddTransformer" => {
+            let c: transform::value_add::Config = decode(node, &kind)?;
+            transform::value_add::apply(rm, &c.resolve(root, read)?)?;
         }
         other => return Err(unknown(other, "transformer")),
     }
@@ -352,7 +357,7 @@ fn unknown(kind: &str, what: &str) -> Error {
     Error::msg(format!(
         "unable to load builtin {kind}: not a builtin {what} kbuild knows (builtin {what}s: {})",
         if what == "transformer" {
-            "AnnotationsTransformer, ImageTagTransformer, LabelTransformer, NamespaceTransformer, PatchJson6902Transformer, PatchStrategicMergeTransformer, PatchTransformer, PrefixSuffixTransformer, PrefixTransformer, ReplacementTransformer, ReplicaCountTransformer, SuffixTransformer"
+            "AnnotationsTransformer, ImageTagTransformer, LabelTransformer, NamespaceTransformer, PatchJson6902Transformer, PatchStrategicMergeTransformer, PatchTransformer, PrefixSuffixTransformer, PrefixTransformer, ReplacementTransformer, ReplicaCountTransformer, SuffixTransformer, ValueAddTransformer"
         } else {
             "ConfigMapGenerator, SecretGenerator, IAMPolicyGenerator"
         }

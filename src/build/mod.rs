@@ -115,7 +115,7 @@ fn finish(acc: &mut Accumulator, top: &Kustomization, meta: BuildMeta, root: &Pa
 
 /// The static name of a builtin plugin kind (for annotations).
 fn builtin_kind(kind: &str) -> &'static str {
-    const KINDS: [&str; 14] = [
+    const KINDS: [&str; 15] = [
         "AnnotationsTransformer",
         "ImageTagTransformer",
         "LabelTransformer",
@@ -128,6 +128,7 @@ fn builtin_kind(kind: &str) -> &'static str {
         "ReplicaCountTransformer",
         "SuffixTransformer",
         "ReplacementTransformer",
+        "ValueAddTransformer",
         "ConfigMapGenerator",
         "SecretGenerator",
     ];
@@ -342,7 +343,8 @@ impl Builder<'_> {
                 )
             };
             check_changes(&mut acc.resmap, &mut self.warnings, &name, |rm, changes| {
-                kind = crate::plugins::run_transformer(rm, &config, &mut read, &opts, changes)?;
+                kind =
+                    crate::plugins::run_transformer(rm, &config, &mut read, &opts, changes, dir)?;
                 Ok(())
             })
             .map_err(|e| e.context(format!("running transformer from {}", source.display())))?;
