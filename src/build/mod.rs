@@ -297,6 +297,7 @@ impl Builder<'_> {
             ..MergeOptions::kustomize()
         };
         let mut env = Env {
+            dir,
             read: &mut read,
             parsed: files,
             merge: &opts,

@@ -48,7 +48,7 @@ pub fn identity(node: &Node) -> Result<(String, Meta)> {
 pub const TRANSFORMER_KINDS: &str = "AnnotationsTransformer, HashTransformer, ImageTagTransformer, \
     LabelTransformer, NamespaceTransformer, PatchJson6902Transformer, \
     PatchStrategicMergeTransformer, PatchTransformer, PrefixSuffixTransformer, PrefixTransformer, \
-    ReplacementTransformer, ReplicaCountTransformer, SuffixTransformer";
+    ReplacementTransformer, ReplicaCountTransformer, SuffixTransformer, ValueAddTransformer";
 
 /// The error for a config whose kind is no built-in `what` ("transformer", "generator").
 pub fn unknown(kind: &str, what: &str) -> Error {

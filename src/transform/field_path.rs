@@ -143,7 +143,7 @@ fn smart_split(path: &str) -> Vec<String> {
 }
 
 /// Splits on `delim`, a backslash right before it escaping it.
-fn split_escaped(path: &str, delim: char) -> Vec<String> {
+pub(crate) fn split_escaped(path: &str, delim: char) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for piece in path.split(delim) {
         match out.last_mut() {
@@ -194,7 +194,7 @@ fn lookup_part(part: &str) -> LookupPart<'_> {
 const NO_EQUALS: &str = "a list entry selector must look like [fieldName=fieldValue] (or [=value] for a list of scalars)";
 
 /// Go's `strconv.Atoi`: optional sign and decimal digits, within 64 bits.
-fn go_atoi(s: &str) -> Option<i64> {
+pub(crate) fn go_atoi(s: &str) -> Option<i64> {
     let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;

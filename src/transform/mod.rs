@@ -17,4 +17,5 @@ pub mod replacements;
 pub mod replicas;
 pub mod sort;
 pub mod union_check;
+pub mod value_add;
 pub mod vars;

@@ -130,6 +130,12 @@ pub(crate) fn resolve_resource_scalar(text: &str, tag: Option<&str>) -> Result<N
     resolve::resolve(Cow::Borrowed(text), true, tag, Schema::Resource).map(|r| r.node)
 }
 
+/// Go's `strconv.FormatFloat(f, 'g', -1, 32)`: how sigs.k8s.io/yaml turns a number into
+/// the text of a string field (a plugin config's `value: 1.5`, a kustomization's float key).
+pub(crate) fn format_float_32(f: f64) -> String {
+    resolve::format_float_key(f)
+}
+
 /// kustomize's resource factory drops these documents without a word.
 fn is_empty_document(node: &Node) -> bool {
     match node {

@@ -200,6 +200,7 @@ fn builtin(node: &Node, kind: &str) -> Result<Builtin<'static>> {
             }
         }
         "HashTransformer" => Builtin::Hash,
+        "ValueAddTransformer" => Builtin::ValueAdd(Box::new(decode(node, kind)?)),
         other => return Err(plugin_config::unknown(other, "transformer")),
     })
 }

@@ -38,6 +38,8 @@ impl PatchParser for NoCache {
 
 /// The surroundings of one transformer run.
 pub struct Env<'a> {
+    /// The kustomization's directory (ValueAddTransformer's default value is its name).
+    pub dir: &'a std::path::Path,
     /// Reads a file relative to the kustomization, under the load restrictor;
     /// the second argument says what the file is, for errors ("patch file").
     pub read: &'a mut dyn FnMut(&str, &str) -> Result<String>,

@@ -92,6 +92,8 @@ pub enum Builtin<'a> {
     },
     /// `HashTransformer`: content hashes appended to generated names now.
     Hash,
+    /// `ValueAddTransformer`: a value written into fields of selected resources.
+    ValueAdd(Box<transform::value_add::Config>),
 }
 
 impl Builtin<'_> {
@@ -109,6 +111,7 @@ impl Builtin<'_> {
             Builtin::ImageTag { .. } => "ImageTagTransformer",
             Builtin::Replacement { .. } => "ReplacementTransformer",
             Builtin::Hash => "HashTransformer",
+            Builtin::ValueAdd(_) => "ValueAddTransformer",
         }
     }
 
@@ -163,6 +166,14 @@ impl Builtin<'_> {
                 &mut env.reader("replacements file"),
             ),
             Builtin::Hash => transform::name_hash::apply(rm, false),
+            Builtin::ValueAdd(config) => {
+                let dir = env.dir;
+                let value_add = config
+                    .as_ref()
+                    .clone()
+                    .resolve(dir, &mut env.reader("targetFilePath file"))?;
+                transform::value_add::apply(rm, &value_add)
+            }
         }
     }
 }
