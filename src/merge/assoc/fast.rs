@@ -83,7 +83,7 @@ pub(super) fn untouched_is_identity<'k>(list: &[Node], keys: &[&'k str]) -> Opti
 }
 
 /// A merge key value that names an element: a scalar with a non-empty text (what
-/// [`key_value`] reads as non-empty).
+/// [`key_value`](super::element::key_value) reads as non-empty).
 fn is_key_scalar(value: &Node) -> bool {
     match value {
         Node::Str(s) => !s.is_empty(),
