@@ -51,6 +51,7 @@ pub(super) enum Anchor<'i> {
         size: Size,
     },
 }
+
 impl<'i, 's> Builder<'i, 's> {
     pub(super) fn set_anchor(&mut self, id: usize, anchor: Anchor<'i>) {
         if self.anchors.len() <= id {
@@ -58,6 +59,7 @@ impl<'i, 's> Builder<'i, 's> {
         }
         self.anchors[id] = anchor;
     }
+
     pub(super) fn alias(&mut self, id: usize, span: Span) -> Result<(), Stop> {
         let at = span.start;
         match self.anchors.get(id) {
@@ -88,6 +90,7 @@ impl<'i, 's> Builder<'i, 's> {
         }
     }
 }
+
 /// Nodes and bytes a document has gained from expanding aliases.
 #[derive(Default)]
 pub(super) struct AliasBudget {

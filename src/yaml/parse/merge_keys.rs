@@ -7,6 +7,7 @@ use super::builder::{Builder, MapFrame};
 use super::position::Stop;
 
 pub(super) const MERGE_WANTS_MAP: &str = "map merge requires map or sequence of maps as the value";
+
 impl<'i, 's> Builder<'i, 's> {
     /// Applies a resource mapping's merge key like kyaml's `DeAnchor`: the mapping's own
     /// keys win, then the merged mappings in the order listed.
@@ -23,6 +24,7 @@ impl<'i, 's> Builder<'i, 's> {
         Ok(map)
     }
 }
+
 /// The mappings a merge key's value names, in priority order, with kyaml's messages.
 fn merge_sources(value: Node, from_alias: bool) -> Result<Vec<Map>, &'static str> {
     match value {
