@@ -38,10 +38,10 @@ pub(super) fn small_order(
     }
     let mut seen = 0;
     for (k, slot) in keys.iter().zip(classes.iter_mut()) {
-        *slot = super::classes(k.as_bytes());
+        *slot = super::style::classes(k.as_bytes());
         seen |= *slot;
     }
-    if seen & super::SLOW != 0 {
+    if seen & super::style::SLOW != 0 {
         return false;
     }
     let order = &mut order[..n];
@@ -49,7 +49,7 @@ pub(super) fn small_order(
         *slot = i as u8;
     }
     let key = |i: u8| keys[usize::from(i)].as_bytes();
-    if seen & super::DIGIT == 0 {
+    if seen & super::style::DIGIT == 0 {
         // Without digits `go_key_less` is a total order (byte by byte, non-letters before
         // letters, a prefix first), so the merge sort's result is the one sorted order.
         insertion_sort(order, |a, b| letter_last_cmp(key(a), key(b)))

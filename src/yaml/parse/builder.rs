@@ -1,0 +1,454 @@
+//! Event handling: the [`Builder`] that builds saphyr-parser's events (or the fast
+//! scanner's, through [`FastSink`]) into the node tree with an explicit stack of open
+//! collections, resolving scalars as they arrive.
+
+use crate::yaml::{Map, Node};
+use saphyr_parser::{Event, Marker, Parser, ScalarStyle, ScanError, Span, Tag};
+use std::borrow::Cow;
+
+use super::anchors::{AliasBudget, Anchor, Size};
+use super::keys::COMPLEX_KEY;
+use super::merge_keys::merge_in_place;
+use super::position::{Ctx, Source, Stop};
+use super::resolve::{Kind, Resolved, Schema, TagRef};
+use super::stream::TAB_AFTER_COLON;
+use super::{EmptyNulls, MAX_DEPTH, PathStep, fast, folded, resolve};
+
+/// An open collection.
+pub(super) struct Frame {
+    anchor: usize,
+    start: Marker,
+    /// Written `[...]` or `{...}`.
+    flow: bool,
+    /// Everything inside so far.
+    size: Size,
+    pub(super) body: Body,
+}
+
+pub(super) enum Body {
+    Seq(Vec<Node>),
+    Map(MapFrame),
+}
+
+pub(super) struct MapFrame {
+    pub(super) map: Map,
+    pub(super) next: Slot,
+    /// Where this mapping's key lines start in [`Builder::key_lines`].
+    pub(super) lines_from: usize,
+    /// The value of the `<<` key of a resource mapping, merged when the mapping ends.
+    pub(super) merge: Option<(Node, Marker, bool)>,
+    pub(super) has_merge_key: bool,
+    /// Whether a key spelled `<<` (merge or quoted) was seen.
+    pub(super) seen_merge_text: bool,
+    /// Bit `len % 64` is set for the length of every key in `map`: a key whose bit is
+    /// clear cannot be there, and most keys of a mapping differ in length, so the
+    /// duplicate check rarely searches.
+    pub(super) key_lens: u64,
+}
+
+/// What the next node completed in a mapping is.
+pub(super) enum Slot {
+    Key,
+    Value(usize),
+    Merge,
+    /// A value that kustomize drops (the first quoted `"<<"` key's).
+    Discard,
+}
+
+pub(super) struct Builder<'i, 's> {
+    pub(super) ctx: Ctx<'s>,
+    pub(super) schema: Schema,
+    pub(super) stack: Vec<Frame>,
+    root: Option<Node>,
+    pub(super) anchors: Vec<Anchor<'i>>,
+    pub(super) budget: AliasBudget,
+    /// Line of each own key of the open resource mappings, innermost last (for
+    /// duplicate-key messages); one stack shared by all frames.
+    pub(super) key_lines: Vec<usize>,
+    empty_nulls: EmptyNulls,
+}
+
+impl<'i, 's> Builder<'i, 's> {
+    pub(super) fn new(ctx: Ctx<'s>, schema: Schema) -> Self {
+        Builder {
+            ctx,
+            schema,
+            // Sized for typical manifests, so that neither grows while building.
+            stack: Vec::with_capacity(16),
+            root: None,
+            anchors: Vec::new(),
+            budget: AliasBudget::default(),
+            key_lines: Vec::with_capacity(64),
+            empty_nulls: Vec::new(),
+        }
+    }
+
+    /// Builds the first document of `text`; `None` when the text holds no document.
+    pub(super) fn run(mut self, text: &'i str) -> Result<Option<(Node, EmptyNulls)>, Stop> {
+        let mut source = Source::new(text);
+        let mut parser = Parser::new_from_str(text);
+        while let Some(next) = parser.next_event() {
+            let (event, span) = next.map_err(|e| self.scan_error(&e))?;
+            if let Some(done) = self.event(event, span, &mut source)? {
+                return Ok(done);
+            }
+        }
+        Ok(None)
+    }
+
+    /// Builds the first document of `text` from [`fast`]'s scan; `None` when the text
+    /// is outside what that scanner reads, or building stopped (the caller then parses
+    /// with saphyr-parser, which gives the authoritative result or error).
+    pub(super) fn run_fast(self, text: &'i str) -> Option<Option<(Node, EmptyNulls)>> {
+        let mut sink = FastSink {
+            builder: self,
+            done: None,
+        };
+        fast::scan(text, &mut sink).ok()?;
+        Some(sink.done.unwrap_or(None))
+    }
+
+    /// Takes one event; `Some` when the document is complete (`Some(None)`: the stream
+    /// held no document).
+    fn event(
+        &mut self,
+        event: Event<'i>,
+        span: Span,
+        source: &mut Source<'i>,
+    ) -> Result<Option<Option<(Node, EmptyNulls)>>, Stop> {
+        match event {
+            Event::DocumentEnd => {
+                let root = self.root.take().unwrap_or_default();
+                return Ok(Some(Some((root, std::mem::take(&mut self.empty_nulls)))));
+            }
+            Event::StreamEnd => return Ok(Some(None)),
+            Event::Scalar(text, style, anchor, tag) => {
+                if style == ScalarStyle::DoubleQuoted && source.has_slash_escape(span) {
+                    // YAML 1.2 added `\/`; go-yaml's YAML 1.1 scanner rejects it.
+                    let msg = "found unknown escape character `\\/` (write `/`)";
+                    return Err(self.ctx.error(span.start, msg));
+                }
+                if anchor != 0 {
+                    let (text, tag) = (text.clone(), tag.clone());
+                    self.set_anchor(anchor, Anchor::Scalar { text, style, tag });
+                }
+                let text = if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded)
+                    && text.ends_with('\n')
+                    && source.ends_unterminated_at(span)
+                {
+                    // A block scalar's last line is at the end of the text with no line
+                    // break: go-yaml (and so kustomize) keeps no final newline
+                    // (`v: |\n  a` is "a"); saphyr-parser adds one.
+                    let mut owned = text.into_owned();
+                    owned.pop();
+                    Cow::Owned(owned)
+                } else {
+                    text
+                };
+                self.scalar(text, style, tag.as_deref(), span.start)?;
+            }
+            Event::SequenceStart(anchor, _) => {
+                let flow = source.starts_flow(span);
+                self.open(Body::Seq(Vec::new()), anchor, span, flow)?;
+            }
+            Event::MappingStart(anchor, _) => {
+                let map = self.map_frame(0);
+                let flow = source.starts_flow(span);
+                self.open(Body::Map(map), anchor, span, flow)?;
+            }
+            Event::SequenceEnd | Event::MappingEnd => self.close()?,
+            Event::Alias(id) => self.alias(id, span)?,
+            Event::StreamStart | Event::DocumentStart(_) | Event::Nothing => {}
+        }
+        Ok(None)
+    }
+
+    /// A new mapping's frame; `capacity` entries are allocated up front.
+    fn map_frame(&self, capacity: usize) -> MapFrame {
+        MapFrame {
+            map: Map::with_capacity(capacity),
+            next: Slot::Key,
+            lines_from: self.key_lines.len(),
+            merge: None,
+            has_merge_key: false,
+            seen_merge_text: false,
+            key_lens: 0,
+        }
+    }
+
+    fn scan_error(&self, e: &ScanError) -> Stop {
+        let at = *e.marker();
+        match self.ctx.error(at, e.info()) {
+            Stop::Error(error) if e.info() == TAB_AFTER_COLON => Stop::TabAfterColon {
+                index: at.index(),
+                error,
+            },
+            stop => stop,
+        }
+    }
+
+    pub(super) fn expects_key(&self) -> bool {
+        matches!(
+            self.stack.last(),
+            Some(Frame {
+                body: Body::Map(MapFrame {
+                    next: Slot::Key,
+                    ..
+                }),
+                ..
+            })
+        )
+    }
+
+    /// Whether the next completed node is the value of a resource's annotation
+    /// (`metadata.annotations.<key>` of the document's top mapping).
+    ///
+    /// kustomize reads annotations as a string map and writes them back, so every value
+    /// comes out as a string holding the scalar's text as written (`port: 8080` -> "8080",
+    /// `f: 1.50` -> "1.50", `n: ~` -> "~") and a sequence or mapping as "" (checked with
+    /// `kubectl kustomize`).
+    fn at_annotation_value(&self) -> bool {
+        fn value_key(frame: &Frame) -> Option<&str> {
+            match &frame.body {
+                Body::Map(MapFrame {
+                    map,
+                    next: Slot::Value(i),
+                    ..
+                }) => map.get_index(*i).map(|(k, _)| k.as_str()),
+                _ => None,
+            }
+        }
+        self.schema == Schema::Resource
+            && self.stack.len() == 3
+            && value_key(&self.stack[0]) == Some("metadata")
+            && value_key(&self.stack[1]) == Some("annotations")
+            && value_key(&self.stack[2]).is_some()
+    }
+
+    pub(super) fn scalar(
+        &mut self,
+        text: Cow<'i, str>,
+        style: ScalarStyle,
+        tag: Option<&Tag>,
+        at: Marker,
+    ) -> Result<(), Stop> {
+        let plain = style == ScalarStyle::Plain;
+        let tag = tag.map_or(TagRef::None, |t| TagRef::new(&t.handle, &t.suffix));
+        if self.expects_key() {
+            return self.key(text, plain, tag, at);
+        }
+        let size = Size::scalar(text.len());
+        if self.schema == Schema::Resource
+            && plain
+            && tag == TagRef::None
+            && text.is_empty()
+            && self.stack.last().is_some_and(|f| f.flow)
+        {
+            // go-yaml writes an empty value in a flow collection as '' when kustomize
+            // writes the resource back, so it reads "" again (kubectl: `{a: }` -> a: "").
+            return self.attach(Node::text(""), size, at, false);
+        }
+        if self.at_annotation_value() && !matches!(style, ScalarStyle::Folded) {
+            // In a patch, a null annotation (`a: null`, `a: ~`, `a:`) deletes it.
+            let null = self.ctx.patch
+                && resolve::resolve(text.clone(), plain, tag, self.schema)
+                    .is_ok_and(|r| matches!(r.node, Node::Null));
+            let node = if null { Node::Null } else { Node::text(text) };
+            return self.attach(node, size, at, false);
+        }
+        let empty = text.is_empty();
+        let Resolved { mut node, kind } =
+            resolve::resolve(text, plain, tag, self.schema).map_err(|m| self.ctx.error(at, m))?;
+        if empty && node.is_null() && self.schema == Schema::Resource {
+            self.note_empty_null();
+        }
+        match &node {
+            Node::Float(f) if !f.is_finite() => {
+                let go = if f.is_nan() {
+                    "NaN"
+                } else if *f > 0.0 {
+                    "+Inf"
+                } else {
+                    "-Inf"
+                };
+                let msg = format!(
+                    "kustomize cannot convert {go} to JSON (json: unsupported value: {go}); \
+                     quote the value to keep it a string"
+                );
+                return Err(self.ctx.error(at, msg));
+            }
+            Node::Str(s)
+                if style == ScalarStyle::Folded
+                    && self.schema == Schema::Resource
+                    && matches!(kind, Kind::Str | Kind::Custom) =>
+            {
+                if let Some(value) = folded::round_trip(s) {
+                    node = Node::text(value);
+                }
+            }
+            _ => {}
+        }
+        self.attach(node, size, at, false)
+    }
+
+    /// Records the path of an empty null about to be attached as a mapping value
+    /// (open collections all block ones, no merge key on the way).
+    fn note_empty_null(&mut self) {
+        let mut path = Vec::with_capacity(self.stack.len());
+        for frame in &self.stack {
+            if frame.flow {
+                return;
+            }
+            match &frame.body {
+                Body::Map(MapFrame {
+                    map,
+                    next: Slot::Value(i),
+                    ..
+                }) => match map.get_index(*i) {
+                    Some((k, _)) => path.push(PathStep::Key(String::from(k.as_str()))),
+                    None => return,
+                },
+                Body::Seq(items) => path.push(PathStep::Index(items.len())),
+                Body::Map(_) => return,
+            }
+        }
+        if matches!(path.last(), Some(PathStep::Key(_))) {
+            self.empty_nulls.push(path);
+        }
+    }
+
+    fn open(&mut self, body: Body, anchor: usize, span: Span, flow: bool) -> Result<(), Stop> {
+        if self.expects_key() {
+            return Err(self.ctx.error(span.start, COMPLEX_KEY));
+        }
+        if self.stack.len() >= MAX_DEPTH {
+            let msg = format!("YAML nested deeper than {MAX_DEPTH} levels");
+            return Err(self.ctx.error(span.start, msg));
+        }
+        if anchor != 0 {
+            self.set_anchor(anchor, Anchor::Open);
+        }
+        self.stack.push(Frame {
+            anchor,
+            start: span.start,
+            flow,
+            size: Size::default(),
+            body,
+        });
+        Ok(())
+    }
+
+    fn close(&mut self) -> Result<(), Stop> {
+        let Some(frame) = self.stack.pop() else {
+            return Ok(());
+        };
+        let node = match frame.body {
+            Body::Seq(items) => Node::Seq(items),
+            Body::Map(m) => {
+                self.key_lines.truncate(m.lines_from);
+                Node::Map(self.finish_map(m)?)
+            }
+        };
+        let size = Size {
+            nodes: frame.size.nodes + 1,
+            bytes: frame.size.bytes,
+            height: frame.size.height + 1,
+        };
+        if frame.anchor != 0 {
+            let node = node.clone();
+            self.set_anchor(frame.anchor, Anchor::Node { node, size });
+        }
+        self.attach(node, size, frame.start, false)
+    }
+
+    /// Adds a completed node to the open collection, or makes it the document.
+    pub(super) fn attach(
+        &mut self,
+        node: Node,
+        size: Size,
+        at: Marker,
+        from_alias: bool,
+    ) -> Result<(), Stop> {
+        let node = match node {
+            Node::Seq(_) | Node::Map(_) if self.at_annotation_value() => Node::text(""),
+            node => node,
+        };
+        let (ctx, schema) = (self.ctx, self.schema);
+        let Some(top) = self.stack.last_mut() else {
+            self.root = Some(node);
+            return Ok(());
+        };
+        top.size.add(size);
+        let map = match &mut top.body {
+            Body::Seq(items) => {
+                items.push(node);
+                return Ok(());
+            }
+            Body::Map(map) => map,
+        };
+        match std::mem::replace(&mut map.next, Slot::Key) {
+            Slot::Value(index) => {
+                if let Some((_, value)) = map.map.get_index_mut(index) {
+                    *value = node;
+                }
+            }
+            Slot::Merge if schema == Schema::Resource => map.merge = Some((node, at, from_alias)),
+            Slot::Merge => {
+                merge_in_place(&mut map.map, node).map_err(|e| ctx.error(at, e))?;
+                // Merged keys are not in `key_lens`: search for every later key.
+                map.key_lens = u64::MAX;
+            }
+            // A collection is never a key here: `open` and `alias` reject those.
+            Slot::Discard | Slot::Key => {}
+        }
+        Ok(())
+    }
+}
+
+/// Takes [`fast`]'s scan straight into a [`Builder`]: scalars and collections skip the
+/// general event path (the scanner has no anchors, tags, escapes or unterminated block
+/// scalars, and says which collections are flow ones). Any error of the builder makes the
+/// scanner give up, and saphyr-parser's run reports it.
+struct FastSink<'i, 's> {
+    builder: Builder<'i, 's>,
+    /// The document, once complete (`Some(None)`: the text held none).
+    done: Option<Option<(Node, EmptyNulls)>>,
+}
+
+impl<'i> fast::Sink<'i> for FastSink<'i, '_> {
+    fn event(&mut self, event: Event<'i>, _: Span) -> Result<(), ()> {
+        if self.done.is_none() {
+            match event {
+                Event::DocumentEnd => {
+                    let root = self.builder.root.take().unwrap_or_default();
+                    let nulls = std::mem::take(&mut self.builder.empty_nulls);
+                    self.done = Some(Some((root, nulls)));
+                }
+                Event::StreamEnd => self.done = Some(None),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn scalar(&mut self, text: Cow<'i, str>, style: ScalarStyle, span: Span) -> Result<(), ()> {
+        self.builder
+            .scalar(text, style, None, span.start)
+            .map_err(drop)
+    }
+
+    fn open(&mut self, map: bool, flow: bool, span: Span) -> Result<(), ()> {
+        let body = if map {
+            // Most block mappings of a manifest hold up to 8 keys: one allocation (the
+            // default growth, 4 then 8, reallocates for every mapping of 5 or more keys).
+            Body::Map(self.builder.map_frame(if flow { 0 } else { 8 }))
+        } else {
+            Body::Seq(Vec::new())
+        };
+        self.builder.open(body, 0, span, flow).map_err(drop)
+    }
+
+    fn close(&mut self, _: bool, _: Span) -> Result<(), ()> {
+        self.builder.close().map_err(drop)
+    }
+}
