@@ -5,6 +5,11 @@ pub mod emit;
 pub mod locate;
 pub mod map;
 pub mod node;
+// `parse::Stop` holds an `Error` by value, and `Error` grew to 128 bytes with
+// `Error::Field`: clippy 1.95 finds parse's `Result<_, Stop>` too large. Scoped
+// here because parse.rs is being split into submodules elsewhere; boxing the error
+// in `Stop` there is the real fix, after which this can go.
+#[allow(clippy::result_large_err)]
 pub mod parse;
 
 pub use map::Map;
