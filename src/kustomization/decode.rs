@@ -2,12 +2,15 @@
 //! checks of `apiVersion`/`kind` and of fields kbuild refuses.
 
 use super::Kustomization;
-use crate::error::{Error, Result};
+use crate::error::{Error, FieldError, Result};
+use crate::yaml::parse::PathStep;
 use crate::yaml::{self, Node};
 use std::path::PathBuf;
 
 /// Decodes the kustomization file `file` holding `bytes` (kustomize's field-name rules: see
-/// `yaml::de`); deprecated fields are folded into their replacements.
+/// `yaml::de`) and checks its `apiVersion` and `kind` (see [`check_type_meta`]), as
+/// kustomize does when it loads one; deprecated fields are folded into their replacements.
+/// A field's error ([`Error::Field`]) gives the line and column where the field is written.
 pub fn decode(file: PathBuf, bytes: Vec<u8>) -> Result<(PathBuf, Kustomization)> {
     let text = yaml::utf8(bytes, &file)?;
     let node = yaml::parse::parse_document(&text, &file.display().to_string())?;
@@ -19,35 +22,63 @@ pub fn decode(file: PathBuf, bytes: Vec<u8>) -> Result<(PathBuf, Kustomization)>
         )));
     }
     let mut k: Kustomization = yaml::de::from_node(&node).map_err(|e| {
-        Error::Field(Box::new(crate::error::FieldError {
+        Error::Field(Box::new(FieldError {
             file: file.clone(),
-            pos: None,
+            pos: field_position(&text, &e.steps),
             path: e.path,
             msg: e.msg,
-            hint: None,
+            hint: e.hint,
         }))
     })?;
+    if let Some((field, msg)) = type_meta_problem(&k) {
+        return Err(Error::Field(Box::new(FieldError {
+            pos: field_position(&text, &[PathStep::Key(field.into())]),
+            file,
+            path: field.into(),
+            msg,
+            hint: None,
+        })));
+    }
     k.fix_deprecated();
     Ok((file, k))
 }
 
+/// Where the field at `steps` is written; `None` for the whole file.
+fn field_position(text: &str, steps: &[PathStep]) -> Option<(usize, usize)> {
+    if steps.is_empty() {
+        return None;
+    }
+    yaml::locate::locate(text, steps)
+}
+
 /// `apiVersion`/`kind` must be those of a Kustomization or a Component.
+///
+/// [`decode`] already applies this check (its error points at the field); this is the
+/// same check for a kustomization at hand, without the file or position.
 pub fn check_type_meta(k: &Kustomization) -> Result<()> {
+    match type_meta_problem(k) {
+        Some((field, msg)) => Err(Error::msg(format!("{field} {msg}"))),
+        None => Ok(()),
+    }
+}
+
+/// The field that makes `apiVersion`/`kind` wrong, and what is wrong with it.
+fn type_meta_problem(k: &Kustomization) -> Option<(&'static str, String)> {
     let (kind, want) = match k.kind.as_deref().unwrap_or("") {
         "" | "Kustomization" => ("Kustomization", "kustomize.config.k8s.io/v1beta1"),
         "Component" => ("Component", "kustomize.config.k8s.io/v1alpha1"),
         other => {
-            return Err(Error::msg(format!(
-                "kind should be Kustomization or Component, found {other:?}"
-            )));
+            let msg = format!("should be Kustomization or Component, found {other:?}");
+            return Some(("kind", msg));
         }
     };
     match k.api_version.as_deref().unwrap_or("") {
-        "" => Ok(()),
-        v if v == want => Ok(()),
-        v => Err(Error::msg(format!(
-            "apiVersion for {kind} should be {want}, found {v:?}"
-        ))),
+        "" => None,
+        v if v == want => None,
+        v => Some((
+            "apiVersion",
+            format!("should be {want} for a {kind}, found {v:?}"),
+        )),
     }
 }
 

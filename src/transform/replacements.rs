@@ -183,7 +183,10 @@ fn decode<T: DeserializeOwned>(node: &Node, how: Decode, field: &str) -> Result<
         } else {
             format!("{field}.{}", e.path)
         };
-        Error::msg(format!("field {path}: {}", e.msg))
+        match e.hint {
+            Some(hint) => Error::msg(format!("field {path}: {} ({hint})", e.msg)),
+            None => Error::msg(format!("field {path}: {}", e.msg)),
+        }
     })
 }
 

@@ -5,10 +5,11 @@
 //! struct field names case-insensitively (`nameprefix` works like
 //! `namePrefix`) and refuse unknown fields. We reproduce both: struct fields are
 //! matched exactly first, then ignoring case, and an unknown field is an error
-//! with a "did you mean" hint. Errors carry the dotted path of the offending
-//! field.
+//! with a "did you mean" hint. Errors carry the path of the offending field,
+//! as steps (for [`super::locate`]) and as dotted text.
 
 use super::Node;
+use super::parse::PathStep;
 use serde::Deserialize as _;
 use serde::de::{
     self, DeserializeOwned, DeserializeSeed, EnumAccess, IntoDeserializer, MapAccess, SeqAccess,
@@ -19,17 +20,59 @@ use std::fmt;
 /// A deserialization error with the path of the field that caused it.
 #[derive(Debug)]
 pub struct DeError {
+    /// The path as dotted text, with `[i]` for indexes (`patches[0].target.kind`);
+    /// empty for the whole value.
     pub path: String,
+    /// The same path as steps; keys are spelled as in the document.
+    pub steps: Vec<PathStep>,
+    /// What is wrong.
     pub msg: String,
+    /// What the user may have meant (`did you mean "resources"?`), for an unknown field.
+    pub hint: Option<String>,
+}
+
+impl DeError {
+    fn at(steps: Vec<PathStep>, msg: String) -> DeError {
+        DeError {
+            path: render_path(&steps),
+            steps,
+            msg,
+            hint: None,
+        }
+    }
+}
+
+/// A path as dotted text: keys joined with `.`, indexes as `[i]`.
+fn render_path(steps: &[PathStep]) -> String {
+    let mut s = String::new();
+    for step in steps {
+        match step {
+            PathStep::Key(k) => {
+                if !s.is_empty() {
+                    s.push('.');
+                }
+                s.push_str(k);
+            }
+            PathStep::Index(i) => {
+                s.push('[');
+                s.push_str(&i.to_string());
+                s.push(']');
+            }
+        }
+    }
+    s
 }
 
 impl fmt::Display for DeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_empty() {
-            write!(f, "{}", self.msg)
-        } else {
-            write!(f, "field {}: {}", self.path, self.msg)
+        if !self.path.is_empty() {
+            write!(f, "field {}: ", self.path)?;
         }
+        write!(f, "{}", self.msg)?;
+        if let Some(hint) = &self.hint {
+            write!(f, " ({hint})")?;
+        }
+        Ok(())
     }
 }
 
@@ -37,10 +80,7 @@ impl std::error::Error for DeError {}
 
 impl de::Error for DeError {
     fn custom<T: fmt::Display>(msg: T) -> Self {
-        DeError {
-            path: String::new(),
-            msg: msg.to_string(),
-        }
+        DeError::at(Vec::new(), msg.to_string())
     }
 }
 
@@ -74,19 +114,24 @@ enum Path<'a> {
 }
 
 impl Path<'_> {
-    fn render(&self) -> String {
-        match self {
-            Path::Root => String::new(),
-            Path::Key(p, k) => {
-                let s = p.render();
-                if s.is_empty() {
-                    k.to_string()
-                } else {
-                    format!("{s}.{k}")
+    fn steps(&self) -> Vec<PathStep> {
+        let mut steps = Vec::new();
+        let mut p = self;
+        loop {
+            match p {
+                Path::Root => break,
+                Path::Key(parent, k) => {
+                    steps.push(PathStep::Key(k.to_string()));
+                    p = parent;
+                }
+                Path::Index(parent, i) => {
+                    steps.push(PathStep::Index(*i));
+                    p = parent;
                 }
             }
-            Path::Index(p, i) => format!("{}[{i}]", p.render()),
         }
+        steps.reverse();
+        steps
     }
 }
 
@@ -97,10 +142,7 @@ struct NodeDe<'a, 'p> {
 
 impl NodeDe<'_, '_> {
     fn err(&self, msg: impl fmt::Display) -> DeError {
-        DeError {
-            path: self.path.render(),
-            msg: msg.to_string(),
-        }
+        DeError::at(self.path.steps(), msg.to_string())
     }
 
     fn type_err(&self, expected: &str) -> DeError {
@@ -111,12 +153,18 @@ impl NodeDe<'_, '_> {
     }
 
     /// Adds the path to an error raised deeper without one.
-    fn with_path(&self, mut e: DeError) -> DeError {
-        if e.path.is_empty() {
-            e.path = self.path.render();
-        }
-        e
+    fn with_path(&self, e: DeError) -> DeError {
+        with_path(e, self.path)
     }
+}
+
+/// Adds `path` to an error raised without one.
+fn with_path(mut e: DeError, path: &Path) -> DeError {
+    if e.steps.is_empty() {
+        e.steps = path.steps();
+        e.path = render_path(&e.steps);
+    }
+    e
 }
 
 fn describe(n: &Node) -> String {
@@ -319,14 +367,9 @@ fn check_fields(m: &super::Map, fields: &[&str], path: &Path) -> Result<(), DeEr
         if fields.contains(&k.as_str()) || fields.iter().any(|f| f.eq_ignore_ascii_case(k)) {
             continue;
         }
-        let p = Path::Key(path, k);
-        let hint = did_you_mean(k, fields)
-            .map(|c| format!(" (did you mean {c:?}?)"))
-            .unwrap_or_default();
-        return Err(DeError {
-            path: p.render(),
-            msg: format!("unknown field{hint}"),
-        });
+        let mut e = DeError::at(Path::Key(path, k).steps(), "unknown field".into());
+        e.hint = did_you_mean(k, fields).map(|c| format!("did you mean {c:?}?"));
+        return Err(e);
     }
     Ok(())
 }
@@ -350,13 +393,9 @@ impl<'de> SeqAccess<'de> for SeqDe<'_, '_> {
         let path = Path::Index(self.path, self.index);
         self.index += 1;
         let de = NodeDe { node, path: &path };
-        let path_str = || path.render();
-        seed.deserialize(de).map(Some).map_err(|mut e| {
-            if e.path.is_empty() {
-                e.path = path_str();
-            }
-            e
-        })
+        seed.deserialize(de)
+            .map(Some)
+            .map_err(|e| with_path(e, &path))
     }
 }
 
@@ -567,10 +606,22 @@ mod tests {
     fn unknown_field_hint() {
         let n = map(&[("resourcs", Node::Seq(vec![]))]);
         let e = from_node::<K>(&n).expect_err("unknown field");
+        assert_eq!(e.msg, "unknown field");
+        assert_eq!(e.hint.as_deref(), Some("did you mean \"resources\"?"));
+        assert_eq!(e.steps, [PathStep::Key("resourcs".into())]);
+        // Display keeps the hint, for callers that print the error whole.
         assert_eq!(
             e.to_string(),
             "field resourcs: unknown field (did you mean \"resources\"?)"
         );
+    }
+
+    #[test]
+    fn unknown_field_without_a_close_name_has_no_hint() {
+        let n = map(&[("zzzzzzzzzz", Node::Null)]);
+        let e = from_node::<K>(&n).expect_err("unknown field");
+        assert_eq!(e.hint, None);
+        assert_eq!(e.to_string(), "field zzzzzzzzzz: unknown field");
     }
 
     #[test]
@@ -580,6 +631,30 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "field resources[0]: expected a string, found number 1"
+        );
+        assert_eq!(
+            e.steps,
+            [PathStep::Key("resources".into()), PathStep::Index(0)]
+        );
+        assert_eq!(e.hint, None);
+    }
+
+    #[test]
+    fn keys_with_dots_stay_one_step() {
+        #[derive(Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct M {
+            labels: std::collections::BTreeMap<String, String>,
+        }
+        let n = map(&[("labels", map(&[("app.kubernetes.io/name", Node::Int(1))]))]);
+        let e = from_node::<M>(&n).expect_err("type");
+        assert_eq!(e.path, "labels.app.kubernetes.io/name");
+        assert_eq!(
+            e.steps,
+            [
+                PathStep::Key("labels".into()),
+                PathStep::Key("app.kubernetes.io/name".into())
+            ]
         );
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod de;
 pub mod emit;
+pub mod locate;
 pub mod map;
 pub mod node;
 pub mod parse;

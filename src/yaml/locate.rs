@@ -1,0 +1,353 @@
+//! Finding where a field is written: the line and column of a path (as
+//! [`super::de::DeError`] gives it) in the text of a YAML document, so that an
+//! error about a field can point at it.
+//!
+//! [`Node`](super::Node) keeps no positions, so the text is parsed again here with
+//! saphyr-parser into a small tree that keeps each node's start. This only runs when
+//! reporting an error: it is written for clarity, not speed.
+
+use super::parse::PathStep;
+use saphyr_parser::{Event, Parser, ScalarStyle};
+use std::collections::HashMap;
+
+/// How many merge keys deep a key is looked for (guards against cycles).
+const MAX_MERGE_DEPTH: usize = 64;
+
+/// The 1-based line and column, in `text`'s first YAML document, of the field at
+/// `path`: the key, when the last step is a key; the item, when it is an index; the
+/// document's top node for an empty path.
+///
+/// Keys match exactly first, then ignoring case (as [`super::de`] matches struct
+/// fields). Aliases are followed, and keys brought in by a merge key (`<<`) are found
+/// where the anchored mapping writes them; when a key appears twice, the one that wins
+/// (the last) is the one found. When the last step is missing (a field that has to be
+/// there but is not), the position is its parent's. `None` when the text does not
+/// parse or the path leads elsewhere.
+pub fn locate(text: &str, path: &[PathStep]) -> Option<(usize, usize)> {
+    let tree = Tree::parse(text)?;
+    let mut at = tree.root?;
+    let mut pos = tree.pos(at);
+    for (i, step) in path.iter().enumerate() {
+        let last = i + 1 == path.len();
+        let node = tree.resolve(at)?;
+        let found = match step {
+            PathStep::Key(key) => tree.entry(node, key).map(|(k, v)| (tree.pos(k), v)),
+            PathStep::Index(index) => match &tree.nodes[node].kind {
+                Kind::Seq(items) => items.get(*index).map(|&item| (tree.pos(item), item)),
+                _ => None,
+            },
+        };
+        match found {
+            Some((p, next)) => {
+                pos = p;
+                at = next;
+            }
+            // A missing last step: point at its parent.
+            None if last => return Some(pos),
+            None => return None,
+        }
+    }
+    Some(pos)
+}
+
+/// The nodes of one document, each with where it starts.
+struct Tree {
+    nodes: Vec<Item>,
+    /// Anchor id to the anchored node.
+    anchors: HashMap<usize, usize>,
+    root: Option<usize>,
+}
+
+struct Item {
+    kind: Kind,
+    /// 1-based line and column.
+    line: usize,
+    col: usize,
+}
+
+enum Kind {
+    /// A scalar's value; `merge` when it is a merge key (`<<`, plain or `!!merge`).
+    Scalar {
+        text: String,
+        merge: bool,
+    },
+    Seq(Vec<usize>),
+    /// Keys and values, alternating.
+    Map(Vec<usize>),
+    /// An alias, by anchor id.
+    Alias(usize),
+}
+
+impl Tree {
+    /// The first document of `text`; `None` when it does not parse.
+    fn parse(text: &str) -> Option<Tree> {
+        let mut tree = Tree {
+            nodes: Vec::new(),
+            anchors: HashMap::new(),
+            root: None,
+        };
+        // The collections open around the current event.
+        let mut open: Vec<usize> = Vec::new();
+        let mut parser = Parser::new_from_str(text);
+        while let Some(next) = parser.next_event() {
+            let (event, span) = next.ok()?;
+            let (kind, anchor) = match event {
+                Event::Scalar(value, style, anchor, tag) => {
+                    let merge = value == "<<"
+                        && match &tag {
+                            None => style == ScalarStyle::Plain,
+                            Some(t) => t.is_yaml_core_schema() && t.suffix == "merge",
+                        };
+                    let text = value.into_owned();
+                    (Kind::Scalar { text, merge }, anchor)
+                }
+                Event::SequenceStart(anchor, _) => (Kind::Seq(Vec::new()), anchor),
+                Event::MappingStart(anchor, _) => (Kind::Map(Vec::new()), anchor),
+                Event::Alias(id) => (Kind::Alias(id), 0),
+                Event::SequenceEnd | Event::MappingEnd => {
+                    open.pop()?;
+                    continue;
+                }
+                Event::DocumentEnd | Event::StreamEnd => break,
+                Event::StreamStart | Event::DocumentStart(_) | Event::Nothing => continue,
+            };
+            let index = tree.nodes.len();
+            let starts_collection = matches!(kind, Kind::Seq(_) | Kind::Map(_));
+            tree.nodes.push(Item {
+                kind,
+                line: span.start.line(),
+                col: span.start.col() + 1,
+            });
+            if anchor != 0 {
+                tree.anchors.insert(anchor, index);
+            }
+            match open.last() {
+                Some(&parent) => match &mut tree.nodes[parent].kind {
+                    Kind::Seq(children) | Kind::Map(children) => children.push(index),
+                    _ => return None,
+                },
+                None if tree.root.is_none() => tree.root = Some(index),
+                None => return None,
+            }
+            if starts_collection {
+                open.push(index);
+            }
+        }
+        Some(tree)
+    }
+
+    fn pos(&self, node: usize) -> (usize, usize) {
+        let item = &self.nodes[node];
+        (item.line, item.col)
+    }
+
+    /// The node an alias stands for (any other node is itself).
+    fn resolve(&self, node: usize) -> Option<usize> {
+        match self.nodes[node].kind {
+            Kind::Alias(id) => self.anchors.get(&id).copied(),
+            _ => Some(node),
+        }
+    }
+
+    /// The text of a scalar key (through an alias).
+    fn key_text(&self, key: usize) -> Option<&str> {
+        match &self.nodes[self.resolve(key)?].kind {
+            Kind::Scalar { text, .. } => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The key and value nodes of `key` in the mapping `map`: an exact match,
+    /// else one ignoring case.
+    fn entry(&self, map: usize, key: &str) -> Option<(usize, usize)> {
+        self.find(map, &|k| k == key, 0)
+            .or_else(|| self.find(map, &|k| k.eq_ignore_ascii_case(key), 0))
+    }
+
+    /// The entry of `map` whose key satisfies `matches` and wins: the mapping is read
+    /// as kbuild's parser applies merge keys (in place, each merged mapping where the
+    /// `<<` stands, the first of a list taking precedence, and later keys overriding
+    /// earlier ones), so the last match in that order is the one that counts.
+    fn find(
+        &self,
+        map: usize,
+        matches: &dyn Fn(&str) -> bool,
+        depth: usize,
+    ) -> Option<(usize, usize)> {
+        if depth > MAX_MERGE_DEPTH {
+            return None;
+        }
+        let Kind::Map(children) = &self.nodes[map].kind else {
+            return None;
+        };
+        for pair in children.chunks_exact(2).rev() {
+            let (key, value) = (pair[0], pair[1]);
+            let is_merge = matches!(self.nodes[key].kind, Kind::Scalar { merge: true, .. });
+            if is_merge {
+                let Some(value) = self.resolve(value) else {
+                    continue;
+                };
+                let found = match &self.nodes[value].kind {
+                    Kind::Map(_) => self.find(value, matches, depth + 1),
+                    Kind::Seq(sources) => sources
+                        .iter()
+                        .find_map(|&source| self.find(self.resolve(source)?, matches, depth + 1)),
+                    _ => None,
+                };
+                if found.is_some() {
+                    return found;
+                }
+            } else if self.key_text(key).is_some_and(matches) {
+                return Some((key, value));
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn path(steps: &[&str]) -> Vec<PathStep> {
+        steps
+            .iter()
+            .map(|s| match s.parse() {
+                Ok(i) => PathStep::Index(i),
+                Err(_) => PathStep::Key(s.to_string()),
+            })
+            .collect()
+    }
+
+    fn at(text: &str, steps: &[&str]) -> Option<(usize, usize)> {
+        locate(text, &path(steps))
+    }
+
+    const BLOCK: &str = "\
+resources:
+- a.yaml
+- b.yaml
+patches:
+  - path: p.yaml
+    target:
+      kind: Deployment
+      name: web
+";
+
+    #[test]
+    fn block_keys_and_items() {
+        assert_eq!(at(BLOCK, &["resources"]), Some((1, 1)));
+        assert_eq!(at(BLOCK, &["resources", "1"]), Some((3, 3)));
+        assert_eq!(at(BLOCK, &["patches"]), Some((4, 1)));
+        assert_eq!(at(BLOCK, &["patches", "0"]), Some((5, 5)));
+        assert_eq!(at(BLOCK, &["patches", "0", "target"]), Some((6, 5)));
+        assert_eq!(at(BLOCK, &["patches", "0", "target", "name"]), Some((8, 7)));
+        assert_eq!(at(BLOCK, &[]), Some((1, 1)));
+    }
+
+    #[test]
+    fn flow_collections() {
+        let text = "resources: [a.yaml, b.yaml]\npatches: [{target: {kindd: X}}, {path: p}]\n";
+        assert_eq!(at(text, &["resources", "1"]), Some((1, 21)));
+        assert_eq!(
+            at(text, &["patches", "0", "target", "kindd"]),
+            Some((2, 21))
+        );
+        assert_eq!(at(text, &["patches", "1", "path"]), Some((2, 34)));
+    }
+
+    #[test]
+    fn nested_lists() {
+        let text = "a:\n- - x\n  - y\n- [p, [q, r]]\n";
+        assert_eq!(at(text, &["a", "0", "1"]), Some((3, 5)));
+        assert_eq!(at(text, &["a", "1", "1", "0"]), Some((4, 8)));
+    }
+
+    #[test]
+    fn keys_match_exactly_first_then_ignoring_case() {
+        let text = "namePrefix: a\nnameprefix: b\nKIND: Foo\n";
+        assert_eq!(at(text, &["nameprefix"]), Some((2, 1)));
+        assert_eq!(at(text, &["namePrefix"]), Some((1, 1)));
+        assert_eq!(at(text, &["kind"]), Some((3, 1)));
+    }
+
+    #[test]
+    fn missing_last_key_points_at_its_parent() {
+        assert_eq!(
+            at(BLOCK, &["patches", "0", "target", "group"]),
+            Some((6, 5))
+        );
+        assert_eq!(at(BLOCK, &["patches", "5"]), Some((4, 1)));
+        assert_eq!(at(BLOCK, &["nope"]), Some((1, 1)));
+        // Only the last step may be missing.
+        assert_eq!(at(BLOCK, &["nope", "kind"]), None);
+        assert_eq!(at(BLOCK, &["resources", "0", "kind"]), Some((2, 3)));
+        assert_eq!(at(BLOCK, &["resources", "x", "y"]), None);
+    }
+
+    #[test]
+    fn quoted_keys_and_keys_with_dots() {
+        let text = "labels:\n  \"app.kubernetes.io/name\": x\n  'a b': y\n";
+        assert_eq!(
+            at(text, &["labels", "app.kubernetes.io/name"]),
+            Some((2, 3))
+        );
+        assert_eq!(at(text, &["labels", "a b"]), Some((3, 3)));
+    }
+
+    #[test]
+    fn duplicate_keys_find_the_last() {
+        assert_eq!(at("a: 1\nb: 2\na: 3\n", &["a"]), Some((3, 1)));
+    }
+
+    #[test]
+    fn aliases_lead_to_their_anchor() {
+        let text = "x: &t\n  kind: X\n  name: n\npatches:\n- target: *t\n";
+        assert_eq!(at(text, &["patches", "0", "target"]), Some((5, 3)));
+        assert_eq!(at(text, &["patches", "0", "target", "name"]), Some((3, 3)));
+        let items = "a: &l [p, q]\nb: *l\n";
+        assert_eq!(at(items, &["b", "1"]), Some((1, 11)));
+    }
+
+    #[test]
+    fn merge_keys() {
+        let text = "\
+base: &b {kind: X, name: n}
+more: &m {name: m, group: g}
+target:
+  kind: Y
+  <<: [*b, *m]
+  group: h
+";
+        // Merged in place: `kind` from *b overrides the one before the `<<`.
+        assert_eq!(at(text, &["target", "kind"]), Some((1, 11)));
+        // The first source of the list wins.
+        assert_eq!(at(text, &["target", "name"]), Some((1, 20)));
+        // A key after the `<<` overrides it.
+        assert_eq!(at(text, &["target", "group"]), Some((6, 3)));
+        // A quoted "<<" is an ordinary key: nothing is merged.
+        let quoted = "a:\n  \"<<\": {k: v}\n";
+        assert_eq!(at(quoted, &["a", "<<"]), Some((2, 3)));
+        assert_eq!(at(quoted, &["a", "k"]), Some((1, 1)));
+    }
+
+    #[test]
+    fn first_document_only() {
+        let text = "---\na: 1\n---\nb: 2\n";
+        assert_eq!(at(text, &["a"]), Some((2, 1)));
+        // `b` is in the second document: missing from the first, so its parent.
+        assert_eq!(at(text, &["b"]), Some((2, 1)));
+    }
+
+    #[test]
+    fn columns_count_characters() {
+        assert_eq!(at("é: {ü: 1, x: 2}\n", &["é", "x"]), Some((1, 11)));
+    }
+
+    #[test]
+    fn what_does_not_parse_has_no_position() {
+        assert_eq!(at("a: [\n", &["a"]), None);
+        assert_eq!(at("", &["a"]), None);
+        assert_eq!(at("a: 1\n", &[]), Some((1, 1)));
+    }
+}
