@@ -31,8 +31,9 @@
 
 use crate::error::Result;
 use crate::kustomization::Kustomization;
-use crate::load::canonical::{self, CanonicalCache};
-use crate::load::{self, LoadRestrictor};
+use crate::load;
+use crate::load::canonical;
+use crate::load::{Files, Loader};
 use crate::resource::Resource;
 use crate::transform::builtin::env::PatchParser;
 use crate::transform::patch;
@@ -265,9 +266,9 @@ impl FileCache {
     /// Counts the references to resource files in the kustomization tree
     /// under `root` (see the module comment). Best effort and silent: what it
     /// cannot read, the build reports.
-    pub(crate) fn plan(&self, paths: &CanonicalCache, root: &Path) {
+    pub(crate) fn plan(&self, files: &Files, root: &Path) {
         let counts = Mutex::new(HashMap::new());
-        self.count_refs(paths, root, &[], &counts);
+        self.count_refs(files, root, &[], &counts);
         let counts = counts.into_inner().unwrap_or_else(PoisonError::into_inner);
         let mut shared = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
         for (real, left) in counts.into_iter().filter(|(_, n)| *n > 1) {
@@ -282,7 +283,7 @@ impl FileCache {
     /// Adds the resource files one build of `dir` reads to `counts`.
     fn count_refs(
         &self,
-        paths: &CanonicalCache,
+        files: &Files,
         dir: &Path,
         chain: &[PathBuf],
         counts: &Mutex<HashMap<PathBuf, usize>>,
@@ -291,11 +292,13 @@ impl FileCache {
         if chain.iter().any(|d| d.starts_with(dir)) {
             return;
         }
+        let paths = files.paths();
         let Ok((file, kind)) = paths.kustomization_file(dir) else {
             return;
         };
-        let Ok(k) = self.kustomization(&file, || crate::load::read_kustomization_file(&file, kind))
-        else {
+        let Ok(k) = self.kustomization(&file, || {
+            crate::load::read_kustomization_file(files, &file, kind)
+        }) else {
             return;
         };
         let mut chain = chain.to_vec();
@@ -307,7 +310,7 @@ impl FileCache {
             .for_each(
                 |entry| match paths.resolve(&load::join_clean(dir, entry), "resource") {
                     Ok((real, canonical::EntryType::Dir)) => {
-                        self.count_refs(paths, &real, &chain, counts)
+                        self.count_refs(files, &real, &chain, counts)
                     }
                     Ok((real, _)) => {
                         *counts
@@ -323,7 +326,7 @@ impl FileCache {
             if let Ok((real, canonical::EntryType::Dir)) =
                 paths.resolve(&load::join_clean(dir, entry), "component")
             {
-                self.count_refs(paths, &real, &chain, counts);
+                self.count_refs(files, &real, &chain, counts);
             }
         }
     }
@@ -390,20 +393,17 @@ impl FileCache {
         self.texts.get_or_load(real.as_os_str(), load)
     }
 
-    /// `CanonicalCache::read_restricted` as text: `rel` (relative to the
-    /// kustomization directory `root`) resolved and checked against the load
-    /// restrictor for this reference, its text read once per build.
-    pub(crate) fn read_text_restricted(
+    /// The text of the file `entry` names, read under `ldr`'s restrictor; read
+    /// and decoded once per build.
+    pub(crate) fn read_text(
         &self,
-        paths: &CanonicalCache,
-        root: &Path,
-        rel: &str,
-        restrictor: LoadRestrictor,
+        ldr: &Loader,
+        entry: &str,
         what: &str,
     ) -> Result<(PathBuf, Arc<String>)> {
-        let (real, kind) = paths.resolve_restricted(root, rel, restrictor, what)?;
+        let (real, kind) = ldr.resolve_file(entry, what)?;
         let text = self.text(&real, || {
-            crate::yaml::utf8(canonical::read(&real, kind)?, &real)
+            crate::yaml::utf8(ldr.read_resolved(&real, kind)?, &real)
         })?;
         Ok((real, text))
     }
@@ -437,8 +437,19 @@ impl PatchParser for FileCache {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{BuildOptions, build_with_files};
+    use super::super::BuildOptions;
     use super::*;
+    use crate::load::LoadRestrictor;
+
+    /// Builds `dir` on the real file system, keeping parsed files in `cache`.
+    fn build_with_files(
+        dir: &Path,
+        options: &BuildOptions,
+        cache: &FileCache,
+    ) -> Result<super::super::BuildOutput> {
+        let files = Files::new(crate::load::fs::real(), options.load_restrictor);
+        super::super::build_with_cache(&files, dir, cache)
+    }
 
     fn write(root: &Path, files: &[(&str, &str)]) {
         for (path, text) in files {

@@ -14,17 +14,17 @@
 //! sets a custom one (`Builder::builtin_loaded`): a base that set a schema starting from
 //! another value than the sequential order gives is built again too.
 
-use super::{Accumulator, Builder, Expect, Prepared};
+use super::{Accumulator, Builder, Expect, Prepared, SchemaRef};
 use crate::error::Result;
-use crate::openapi::Schemas;
+use crate::load::Loader;
+use crate::load::canonical::EntryType;
 use rayon::prelude::*;
-use std::path::Path;
 
 /// A base built ahead of its turn.
 pub(super) struct Built {
     pub(super) acc: Accumulator,
     /// The builder's schema after building the base.
-    pub(super) schemas: Option<&'static Schemas>,
+    pub(super) schemas: Option<SchemaRef>,
     /// The directory, for building it again in order when needed.
     pub(super) dir: std::path::PathBuf,
     /// Warnings the base's build gave, reported in entry order.
@@ -34,28 +34,19 @@ pub(super) struct Built {
     changed_schemas: bool,
 }
 
-/// Whether two schema selections are the same one.
-fn same_schemas(a: Option<&'static Schemas>, b: Option<&'static Schemas>) -> bool {
-    match (a, b) {
-        (None, None) => true,
-        (Some(a), Some(b)) => std::ptr::eq(a, b),
-        _ => false,
-    }
-}
-
 impl Builder<'_> {
     /// Reads every `resources` entry of the kustomization in `dir`, building
     /// bases, in parallel; results come in entry order.
     pub(super) fn prepare_resources(
         &self,
-        dir: &Path,
+        ldr: &Loader,
         entries: &[String],
     ) -> Vec<Result<Prepared>> {
-        let prepare = |entry: &String| match self.prepare_resource(dir, entry)? {
+        let prepare = |entry: &String| match self.prepare_resource(ldr, entry)? {
             Prepared::Dir(real) => self.build_base(real, entry),
             other => Ok(other),
         };
-        let mut prepared: Vec<Result<Prepared>> = if self.worth_parallel(dir, entries) {
+        let mut prepared: Vec<Result<Prepared>> = if self.worth_parallel(ldr, entries) {
             entries.par_iter().map(prepare).collect()
         } else {
             entries.iter().map(prepare).collect()
@@ -96,7 +87,7 @@ impl Builder<'_> {
     /// a base among them, or many files. Otherwise they are read in order on this
     /// thread, and a small build never starts the pool (starting its threads costs
     /// more than reading a few small files).
-    fn worth_parallel(&self, dir: &Path, entries: &[String]) -> bool {
+    fn worth_parallel(&self, ldr: &Loader, entries: &[String]) -> bool {
         const MANY_FILES: usize = 8;
         if entries.len() < 2 {
             return false;
@@ -105,12 +96,8 @@ impl Builder<'_> {
             return true;
         }
         entries.iter().any(|entry| {
-            let path = crate::load::join_clean(dir, entry);
             // An entry that does not resolve fails the same way in either order.
-            !matches!(
-                self.canonical.resolve(&path, "resource"),
-                Ok((_, super::canonical::EntryType::File))
-            )
+            !matches!(ldr.resolve(entry, "resource"), Ok((_, EntryType::File)))
         })
     }
 
@@ -118,24 +105,28 @@ impl Builder<'_> {
     fn build_base(&self, real: std::path::PathBuf, entry: &str) -> Result<Prepared> {
         self.check_cycle(&real, entry)?;
         let mut builder = Builder {
-            options: self.options,
+            files: self.files,
             chain: self.chain.clone(),
             meta: self.meta,
-            schemas: self.schemas,
+            schemas: self.schemas.clone(),
             builtin_loaded: self.builtin_loaded,
             warnings: Vec::new(),
-            canonical: self.canonical,
-            files: self.files,
+            cache: self.cache,
         };
         let mut acc = Accumulator::default();
-        builder.accumulate(&real, &mut acc, Expect::Kustomization)?;
+        builder.accumulate(
+            &self.files.at(real.clone()),
+            &mut acc,
+            Expect::Kustomization,
+        )?;
+        let changed_schemas = !SchemaRef::same(self.schemas.as_ref(), builder.schemas.as_ref());
         Ok(Prepared::Built(Box::new(Built {
             acc,
             schemas: builder.schemas,
             dir: real,
             warnings: builder.warnings,
             builtin_loaded: builder.builtin_loaded,
-            changed_schemas: !same_schemas(self.schemas, builder.schemas),
+            changed_schemas,
         })))
     }
 }

@@ -20,10 +20,10 @@
 
 use crate::error::{Error, Result};
 use crate::kustomization::FILE_NAMES;
+use crate::load::fs::{FileKind, FileSystem};
 use crate::load::{self, LoadRestrictor};
 use foldhash::HashMap;
 use std::ffi::{OsStr, OsString};
-use std::fs::FileType;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -40,27 +40,26 @@ pub(crate) enum EntryType {
 }
 
 impl EntryType {
-    fn of(t: FileType) -> EntryType {
-        if t.is_dir() {
-            EntryType::Dir
-        } else if t.is_file() {
-            EntryType::File
-        } else {
-            EntryType::Other
+    fn of(t: FileKind) -> EntryType {
+        match t {
+            FileKind::Dir => EntryType::Dir,
+            FileKind::File => EntryType::File,
+            FileKind::Symlink | FileKind::Other => EntryType::Other,
         }
     }
 }
 
 /// The names in a directory and their types (symlinks not followed).
-type Listing = HashMap<OsString, FileType>;
+type Listing = HashMap<OsString, FileKind>;
 
 /// A directory's listing, once it has been read.
 type ListingSlot = Arc<OnceLock<Option<Arc<Listing>>>>;
 
 /// Real paths of the directories seen so far in one build, and the listings
 /// of kustomization directories.
-#[derive(Default)]
 pub(crate) struct CanonicalCache {
+    /// Where the files are.
+    fs: Arc<dyn FileSystem>,
     /// Directory path as written (absolute, clean) -> its real path. Keyed by
     /// the path's bytes: paths here are clean, so equal bytes are equal paths,
     /// and hashing bytes is cheaper than hashing a `Path` (component by component).
@@ -84,6 +83,20 @@ fn is_clean_absolute(path: &Path) -> bool {
 }
 
 impl CanonicalCache {
+    /// An empty cache over `fs`.
+    pub(crate) fn new(fs: Arc<dyn FileSystem>) -> CanonicalCache {
+        CanonicalCache {
+            fs,
+            dirs: Mutex::default(),
+            listings: Mutex::default(),
+        }
+    }
+
+    /// The file system behind the cache.
+    pub(crate) fn fs(&self) -> &dyn FileSystem {
+        &*self.fs
+    }
+
     /// Notes `root`, a real directory path (from `canonicalize`): it and each
     /// of its ancestors are their own real paths.
     pub(crate) fn seed(&self, root: &Path) {
@@ -100,9 +113,11 @@ impl CanonicalCache {
         if let Some(found) = self.lookup(path) {
             return Ok(found);
         }
-        let real = load::canonical(path, what)?;
-        let kind = std::fs::metadata(&real)
-            .map(|m| EntryType::of(m.file_type()))
+        let real = load::canonical_in(self.fs(), path, what)?;
+        let kind = self
+            .fs
+            .kind(&real)
+            .map(EntryType::of)
             .unwrap_or(EntryType::Unknown);
         if kind == EntryType::Dir {
             self.remember_dir(path, &real);
@@ -124,9 +139,9 @@ impl CanonicalCache {
         let file_type = match self.listing_of(&real_parent) {
             // Not in the listing: missing, and the fallback says so.
             Some(listing) => *listing.get(name)?,
-            None => std::fs::symlink_metadata(&candidate).ok()?.file_type(),
+            None => self.fs.symlink_kind(&candidate).ok()?,
         };
-        if file_type.is_symlink() {
+        if file_type == FileKind::Symlink {
             return None;
         }
         let kind = EntryType::of(file_type);
@@ -146,8 +161,8 @@ impl CanonicalCache {
             return (kind == EntryType::Dir).then_some(real);
         }
         // A symlink on the way: realpath resolves it, once per directory.
-        let real = std::fs::canonicalize(dir).ok()?;
-        if !std::fs::metadata(&real).is_ok_and(|m| m.is_dir()) {
+        let real = self.fs.canonicalize(dir).ok()?;
+        if self.fs.kind(&real).ok()? != FileKind::Dir {
             return None;
         }
         self.remember_dir(dir, &real);
@@ -186,13 +201,10 @@ impl CanonicalCache {
             .or_default()
             .clone();
         slot.get_or_init(|| {
-            std::fs::read_dir(dir).ok().and_then(|entries| {
-                entries
-                    .map(|e| e.and_then(|e| Ok((e.file_name(), e.file_type()?))))
-                    .collect::<std::io::Result<Listing>>()
-                    .ok()
-                    .map(Arc::new)
-            })
+            self.fs
+                .read_dir(dir)
+                .ok()
+                .map(|entries| Arc::new(entries.into_iter().collect::<Listing>()))
         })
         .clone()
     }
@@ -210,15 +222,18 @@ impl CanonicalCache {
             })
         };
         let Some(listing) = self.list(dir).filter(|l| !unsure(l)) else {
-            return Ok((load::find_kustomization_file(dir)?, EntryType::Unknown));
+            return Ok((
+                load::find_kustomization_file_in(self.fs(), dir)?,
+                EntryType::Unknown,
+            ));
         };
         let mut found = Vec::new();
         for name in FILE_NAMES {
             let path = dir.join(name);
             // `is_file` follows symlinks: a link to a file counts.
             match listing.get(OsStr::new(name)) {
-                Some(t) if t.is_file() => found.push((path, EntryType::File)),
-                Some(t) if t.is_symlink() && path.is_file() => {
+                Some(FileKind::File) => found.push((path, EntryType::File)),
+                Some(FileKind::Symlink) if self.fs.kind(&path).ok() == Some(FileKind::File) => {
                     found.push((path, EntryType::Unknown))
                 }
                 _ => {}
@@ -235,6 +250,7 @@ impl CanonicalCache {
     /// `load::read_restricted`: reads `rel` (relative to the kustomization
     /// directory `root`) under the load restrictor, with the same checks and
     /// errors in the same order.
+    #[cfg(test)]
     pub(crate) fn read_restricted(
         &self,
         root: &Path,
@@ -243,8 +259,20 @@ impl CanonicalCache {
         what: &str,
     ) -> Result<(PathBuf, Vec<u8>)> {
         let (real, kind) = self.resolve_restricted(root, rel, restrictor, what)?;
-        let bytes = read(&real, kind)?;
+        let bytes = self.read(&real, kind)?;
         Ok((real, bytes))
+    }
+
+    /// `load::read_file` for a resolved path: a regular file is read without
+    /// asking its type again; anything else gets `read_file`'s checks and errors.
+    pub(crate) fn read(&self, real: &Path, kind: EntryType) -> Result<Vec<u8>> {
+        if kind != EntryType::File {
+            return load::read_file_in(self.fs(), real);
+        }
+        self.fs.read(real).map_err(|e| Error::Io {
+            path: real.to_path_buf(),
+            source: e,
+        })
     }
 
     /// The checks of [`Self::read_restricted`] without the read: the real
@@ -268,18 +296,6 @@ impl CanonicalCache {
     }
 }
 
-/// `load::read_file` for a resolved path: a regular file is read without
-/// asking its type again; anything else gets `read_file`'s checks and errors.
-pub(crate) fn read(real: &Path, kind: EntryType) -> Result<Vec<u8>> {
-    if kind != EntryType::File {
-        return load::read_file(real);
-    }
-    std::fs::read(real).map_err(|e| Error::Io {
-        path: real.to_path_buf(),
-        source: e,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -287,8 +303,9 @@ mod tests {
     /// `resolve` and `canonicalize` plus `metadata` agree, first use and cached.
     fn agrees(cache: &CanonicalCache, path: &Path) {
         let want = load::canonical(path, "resource").map(|real| {
-            let kind = std::fs::metadata(&real)
-                .map(|m| EntryType::of(m.file_type()))
+            let kind = crate::load::fs::RealFs
+                .kind(&real)
+                .map(EntryType::of)
                 .unwrap_or(EntryType::Unknown);
             (real, kind)
         });
@@ -339,7 +356,7 @@ mod tests {
         ];
         // Without listings (lstat per name), then with `real` listed.
         for listed in [false, true] {
-            let cache = CanonicalCache::default();
+            let cache = CanonicalCache::new(crate::load::fs::real());
             cache.seed(&root);
             if listed {
                 assert!(cache.list(&root.join("real")).is_some());
@@ -379,7 +396,7 @@ mod tests {
             root.join("linked/kustomization.yml"),
         )
         .unwrap();
-        let cache = CanonicalCache::default();
+        let cache = CanonicalCache::new(crate::load::fs::real());
         for dir in [
             "one",
             "upper-case",
@@ -405,6 +422,24 @@ mod tests {
         );
     }
 
+    /// The checks a restricted read makes, one after another, without a cache.
+    fn reference_read(
+        root: &Path,
+        rel: &str,
+        restrictor: LoadRestrictor,
+        what: &str,
+    ) -> Result<(PathBuf, Vec<u8>)> {
+        let real = load::canonical(&load::join_clean(root, rel), what)?;
+        load::check_restrictor(root, &real, rel, restrictor)?;
+        if real.is_dir() {
+            return Err(Error::msg(format!(
+                "{what} '{rel}' is a directory, expected a file"
+            )));
+        }
+        let bytes = load::read_file(&real)?;
+        Ok((real, bytes))
+    }
+
     #[test]
     #[cfg(unix)]
     fn read_restricted_as_load() {
@@ -416,7 +451,7 @@ mod tests {
         std::fs::write(top.join("out.yaml"), "b: 1\n").unwrap();
         std::os::unix::fs::symlink(top.join("out.yaml"), root.join("link.yaml")).unwrap();
         let out = top.join("out.yaml").display().to_string();
-        let cache = CanonicalCache::default();
+        let cache = CanonicalCache::new(crate::load::fs::real());
         cache.seed(&root);
         assert!(cache.list(&root).is_some());
         for rel in [
@@ -431,7 +466,7 @@ mod tests {
         ] {
             for restrictor in [LoadRestrictor::RootOnly, LoadRestrictor::None] {
                 let got = cache.read_restricted(&root, rel, restrictor, "patch file");
-                let want = load::read_restricted(&root, rel, restrictor, "patch file");
+                let want = reference_read(&root, rel, restrictor, "patch file");
                 assert_eq!(
                     got.map_err(|e| e.to_string()),
                     want.map_err(|e| e.to_string()),

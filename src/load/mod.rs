@@ -1,11 +1,25 @@
 //! Finding and reading files: kustomization files, resources, and the load
 //! restrictor that keeps a kustomization's file reads inside its own root.
+//!
+//! A build reads through one [`Files`] value (the file system, the restrictor
+//! and the cache of resolved paths) and hands each kustomization a [`Loader`]:
+//! that kustomization's root plus the build's files. `Loader::child` gives a
+//! base or component its own loader; `Loader::read` reads a file an entry
+//! names, under the restrictor. The free functions read the real file system
+//! the same way, for tools that look at one file or kustomization at a time.
 
 pub mod canonical;
+pub mod fs;
+mod path;
+
+pub use fs::{FileKind, FileSystem, MemFs, RealFs};
+pub use path::{is_clean_absolute_text, is_remote, join_clean};
 
 use crate::error::{Error, Result};
 use crate::kustomization::{FILE_NAMES, Kustomization};
-use std::path::{Component, Path, PathBuf};
+use canonical::{CanonicalCache, EntryType};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// kustomize's `--load-restrictor`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -17,79 +31,17 @@ pub enum LoadRestrictor {
     None,
 }
 
-/// Joins `rel` to `base` lexically (`..` pops), as kustomize does before
-/// resolving symlinks.
-pub fn join_clean(base: &Path, rel: &str) -> PathBuf {
-    match join_clean_str(base, rel) {
-        Some(joined) => PathBuf::from(joined),
-        None => join_clean_components(base, rel),
-    }
-}
-
-/// [`join_clean`] component by component: the general version.
-fn join_clean_components(base: &Path, rel: &str) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in base.join(rel).components() {
-        match c {
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push("..");
-                }
-            }
-            Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
-
-/// Whether `path` is absolute and clean, read as text: `/` first, no empty,
-/// `.` or `..` name, no trailing `/` (the root alone excepted).
-pub fn is_clean_absolute_text(path: &str) -> bool {
-    path.starts_with('/')
-        && (path.len() == 1
-            || path[1..]
-                .split('/')
-                .all(|name| !matches!(name, "" | "." | "..")))
-}
-
-/// [`join_clean`] on text, for the usual case: `base` absolute and clean
-/// ([`is_clean_absolute_text`]) and `rel` relative; `None` otherwise (or when
-/// `..` would go above the root), and the general version answers.
-fn join_clean_str(base: &Path, rel: &str) -> Option<String> {
-    let base = base.to_str()?;
-    if !is_clean_absolute_text(base) || rel.starts_with('/') {
-        return None;
-    }
-    let root_only = base.len() == 1;
-    let mut out = String::with_capacity(base.len() + rel.len() + 1);
-    out.push_str(if root_only { "" } else { base });
-    for name in rel.split('/') {
-        match name {
-            "" | "." => {}
-            ".." => {
-                // Never above the root: the general version says what that gives.
-                let cut = out.rfind('/').filter(|_| !out.is_empty())?;
-                out.truncate(cut);
-            }
-            name => {
-                out.push('/');
-                out.push_str(name);
-            }
-        }
-    }
-    if out.is_empty() {
-        out.push('/');
-    }
-    Some(out)
-}
-
 /// The kustomization file in `dir`: exactly one of the accepted names.
 pub fn find_kustomization_file(dir: &Path) -> Result<PathBuf> {
+    find_kustomization_file_in(&RealFs, dir)
+}
+
+/// [`find_kustomization_file`] on `fs`.
+pub(crate) fn find_kustomization_file_in(fs: &dyn FileSystem, dir: &Path) -> Result<PathBuf> {
     let found: Vec<PathBuf> = FILE_NAMES
         .iter()
         .map(|n| dir.join(n))
-        .filter(|p| p.is_file())
+        .filter(|p| fs.kind(p).ok() == Some(FileKind::File))
         .collect();
     one_kustomization_file(dir, found)
 }
@@ -118,7 +70,12 @@ pub fn one_kustomization_file(dir: &Path, found: Vec<PathBuf>) -> Result<PathBuf
 
 /// Resolves symlinks; the error names the path the user wrote.
 pub fn canonical(path: &Path, what: &str) -> Result<PathBuf> {
-    std::fs::canonicalize(path).map_err(|e| {
+    canonical_in(&RealFs, path, what)
+}
+
+/// [`canonical`] on `fs`.
+pub(crate) fn canonical_in(fs: &dyn FileSystem, path: &Path, what: &str) -> Result<PathBuf> {
+    fs.canonicalize(path).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             Error::NotFound {
                 what: what.to_string(),
@@ -128,26 +85,6 @@ pub fn canonical(path: &Path, what: &str) -> Result<PathBuf> {
             Error::msg(format!("{what} '{}': {e}", path.display()))
         }
     })
-}
-
-/// Reads `rel` (relative to the kustomization directory `root`), enforcing
-/// the load restrictor. Returns the resolved path and the bytes.
-pub fn read_restricted(
-    root: &Path,
-    rel: &str,
-    restrictor: LoadRestrictor,
-    what: &str,
-) -> Result<(PathBuf, Vec<u8>)> {
-    let joined = join_clean(root, rel);
-    let real = canonical(&joined, what)?;
-    check_restrictor(root, &real, rel, restrictor)?;
-    if real.is_dir() {
-        return Err(Error::msg(format!(
-            "{what} '{rel}' is a directory, expected a file"
-        )));
-    }
-    let bytes = read_file(&real)?;
-    Ok((real, bytes))
 }
 
 /// Refuses `real` (a resolved path) when it is outside `root` under RootOnly.
@@ -169,18 +106,22 @@ pub fn check_restrictor(
 
 /// Reads a regular file; FIFOs and devices are refused instead of blocking.
 pub fn read_file(path: &Path) -> Result<Vec<u8>> {
+    read_file_in(&RealFs, path)
+}
+
+/// [`read_file`] on `fs`.
+pub(crate) fn read_file_in(fs: &dyn FileSystem, path: &Path) -> Result<Vec<u8>> {
     let io = |e: std::io::Error| Error::Io {
         path: path.to_path_buf(),
         source: e,
     };
-    let meta = std::fs::metadata(path).map_err(io)?;
-    if !meta.is_file() {
+    if fs.kind(path).map_err(io)? != FileKind::File {
         return Err(Error::msg(format!(
             "'{}' is not a regular file",
             path.display()
         )));
     }
-    std::fs::read(path).map_err(io)
+    fs.read(path).map_err(io)
 }
 
 /// Reads and decodes the kustomization file in `dir`.
@@ -192,60 +133,127 @@ pub fn read_kustomization(dir: &Path) -> Result<(PathBuf, Kustomization)> {
 
 /// Reads and decodes the kustomization file `file` (a real path) of type `kind`.
 pub(crate) fn read_kustomization_file(
+    files: &Files,
     file: &Path,
-    kind: canonical::EntryType,
+    kind: EntryType,
 ) -> Result<Kustomization> {
-    let bytes = canonical::read(file, kind)?;
+    let bytes = files.paths.read(file, kind)?;
     crate::kustomization::decode::decode(file.to_path_buf(), bytes).map(|(_, k)| k)
 }
 
-/// Whether a resource entry looks like a remote URL (git or http).
-pub fn is_remote(entry: &str) -> bool {
-    entry.contains("://")
-        || entry.starts_with("git@")
-        || entry.starts_with("github.com/")
-        || entry.starts_with("gitlab.com/")
-        || entry.starts_with("bitbucket.org/")
+/// The file access of one build: the file system, the load restrictor, and the
+/// real paths resolved so far (see canonical.rs).
+pub struct Files {
+    paths: CanonicalCache,
+    restrictor: LoadRestrictor,
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn join_clean_on_text_matches_components() {
-        let bases = [
-            "/", "/a", "/a/b", "/a/b/", "/a//b", "/a/./b", "/a/../b", "rel/x", "",
-        ];
-        let rels = [
-            "",
-            ".",
-            "..",
-            "../..",
-            "../../..",
-            "../../../..",
-            "x",
-            "x/",
-            "./x",
-            "x/./y",
-            "x//y",
-            "../x",
-            "x/../y",
-            "x/../../y",
-            "/abs",
-            "/abs/../x",
-            "..x",
-            ".x/..y",
-            "x/..",
-        ];
-        for base in bases {
-            for rel in rels {
-                assert_eq!(
-                    join_clean(Path::new(base), rel),
-                    join_clean_components(Path::new(base), rel),
-                    "{base:?} + {rel:?}"
-                );
-            }
+impl Files {
+    /// Reads `fs` under `restrictor`.
+    pub fn new(fs: Arc<dyn FileSystem>, restrictor: LoadRestrictor) -> Files {
+        Files {
+            paths: CanonicalCache::new(fs),
+            restrictor,
         }
+    }
+
+    /// The loader of the kustomization directory `dir` (the top of a build):
+    /// its real path, which must be a directory.
+    pub fn root(&self, dir: &Path) -> Result<Loader<'_>> {
+        let root = canonical_in(self.paths.fs(), dir, "kustomization directory")?;
+        if self.paths.fs().kind(&root).ok() != Some(FileKind::Dir) {
+            return Err(Error::msg(format!(
+                "'{}' is not a directory; kbuild builds a directory holding a kustomization file",
+                dir.display()
+            )));
+        }
+        self.paths.seed(&root);
+        Ok(Loader { files: self, root })
+    }
+
+    /// The loader of `root`, a real directory path already checked.
+    pub(crate) fn at(&self, root: PathBuf) -> Loader<'_> {
+        Loader { files: self, root }
+    }
+
+    /// The resolved-path cache.
+    pub(crate) fn paths(&self) -> &CanonicalCache {
+        &self.paths
+    }
+
+    /// The file system.
+    pub fn fs(&self) -> &dyn FileSystem {
+        self.paths.fs()
+    }
+}
+
+/// One kustomization's view of the build's files: its root directory (a real
+/// path) and the load restrictor that keeps its reads below that root.
+#[derive(Clone)]
+pub struct Loader<'f> {
+    files: &'f Files,
+    root: PathBuf,
+}
+
+impl<'f> Loader<'f> {
+    /// The kustomization's directory (a real path).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The build's files.
+    pub fn files(&self) -> &'f Files {
+        self.files
+    }
+
+    /// The kustomization file in the root and what it is.
+    pub(crate) fn kustomization_file(&self) -> Result<(PathBuf, EntryType)> {
+        self.files.paths.kustomization_file(&self.root)
+    }
+
+    /// The real path of `entry` and what it is, without the restrictor
+    /// (bases and components may be anywhere; files are checked by the caller).
+    pub(crate) fn resolve(&self, entry: &str, what: &str) -> Result<(PathBuf, EntryType)> {
+        self.files
+            .paths
+            .resolve(&join_clean(&self.root, entry), what)
+    }
+
+    /// The loader of the directory `entry` names (a base or component).
+    pub fn child(&self, real_dir: PathBuf) -> Loader<'f> {
+        Loader {
+            files: self.files,
+            root: real_dir,
+        }
+    }
+
+    /// Refuses `real`, which `entry` resolved to, when the restrictor keeps it out.
+    pub(crate) fn check(&self, real: &Path, entry: &str) -> Result<()> {
+        check_restrictor(&self.root, real, entry, self.files.restrictor)
+    }
+
+    /// The real path of the file `entry` names and what it is, when this
+    /// kustomization may read it (`what` names it in errors).
+    pub(crate) fn resolve_file(&self, entry: &str, what: &str) -> Result<(PathBuf, EntryType)> {
+        self.files
+            .paths
+            .resolve_restricted(&self.root, entry, self.files.restrictor, what)
+    }
+
+    /// Reads the file `entry` names, under the restrictor.
+    pub fn read(&self, entry: &str, what: &str) -> Result<(PathBuf, Vec<u8>)> {
+        let (real, kind) = self.resolve_file(entry, what)?;
+        let bytes = self.read_resolved(&real, kind)?;
+        Ok((real, bytes))
+    }
+
+    /// Reads a file already resolved (and checked).
+    pub(crate) fn read_resolved(&self, real: &Path, kind: EntryType) -> Result<Vec<u8>> {
+        self.files.paths.read(real, kind)
+    }
+
+    /// What the path `entry` names is, if it exists (symlinks followed).
+    pub(crate) fn kind_of(&self, entry: &str) -> Option<FileKind> {
+        self.files.fs().kind(&join_clean(&self.root, entry)).ok()
     }
 }

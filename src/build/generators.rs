@@ -1,0 +1,151 @@
+//! Generators of one kustomization: `configMapGenerator`/`secretGenerator`
+//! fields and `generators:` configs, and the loading of `generators:` and
+//! `transformers:` entries (files, directories of configs, inline YAML).
+
+use super::{Accumulator, Builder, Expect};
+use crate::error::{Error, Result};
+use crate::kustomization::Kustomization;
+use crate::load::{FileKind, Loader};
+use crate::resource::{Configured, Origin, Resource};
+use crate::yaml::{self, Node};
+use std::path::{Path, PathBuf};
+
+impl Builder<'_> {
+    /// `configMapGenerator` and `secretGenerator`: new resources, or merged
+    /// into / replacing existing ones according to `behavior`.
+    pub(super) fn run_generators(
+        &self,
+        ldr: &Loader,
+        file: &Path,
+        k: &Kustomization,
+        acc: &mut Accumulator,
+    ) -> Result<()> {
+        use crate::generate::{GeneratorKind, generate};
+        let lists = [
+            (
+                GeneratorKind::ConfigMap,
+                &k.config_map_generator,
+                "ConfigMapGenerator",
+            ),
+            (
+                GeneratorKind::Secret,
+                &k.secret_generator,
+                "SecretGenerator",
+            ),
+        ];
+        for (kind, list, builtin) in lists {
+            for args in list {
+                let mut read = |p: &str| ldr.read(p, "generator file").map(|(_, b)| b);
+                let g = generate(kind, args, k.generator_options.as_ref(), &mut read)?;
+                let mut res = Resource::new(g.node)?;
+                res.needs_hash = g.hash_suffix;
+                if self.meta.unwrap_or_default().origin {
+                    res.origin = Some(Origin::Generated(Configured {
+                        configured_in: file.to_path_buf(),
+                        kind: builtin,
+                        name: None,
+                        namespace: None,
+                    }));
+                }
+                crate::generate::behavior::absorb(&mut acc.resmap, res, g.behavior)
+                    .map_err(|e| e.context(format!("{} {:?}", kind.field(), args.name)))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The config documents of `generators:`/`transformers:` entries: files,
+    /// directories holding a kustomization (its output are the configs), or
+    /// inline YAML. Each comes with the file that configured it.
+    pub(super) fn load_plugin_configs(
+        &mut self,
+        ldr: &Loader,
+        file: &Path,
+        entries: &[String],
+    ) -> Result<Vec<(Node, PathBuf)>> {
+        let mut out = Vec::new();
+        for entry in entries {
+            let inline = entry.contains('\n');
+            let exists = !inline && ldr.kind_of(entry).is_some();
+            if exists && ldr.kind_of(entry) == Some(FileKind::Dir) {
+                let (real, _) = ldr.resolve(entry, "plugin config directory")?;
+                self.check_cycle(&real, entry)?;
+                let mut sub = Accumulator::default();
+                self.accumulate(&ldr.child(real.clone()), &mut sub, Expect::Kustomization)?;
+                for r in sub.resmap.resources {
+                    let src = match &r.origin {
+                        Some(Origin::File(p)) => p.clone(),
+                        _ => real.clone(),
+                    };
+                    out.push((r.node, src));
+                }
+                continue;
+            }
+            let (text, src) = if !exists {
+                (entry.clone(), file.to_path_buf())
+            } else {
+                let (real, text) = self.cache.read_text(ldr, entry, "plugin config")?;
+                (String::clone(&text), real)
+            };
+            let docs = yaml::parse::parse_stream(&text, &src.display().to_string())?;
+            if docs.iter().all(Node::is_null) && !exists && !inline {
+                return Err(Error::msg(format!(
+                    "plugin config '{entry}' does not exist"
+                )));
+            }
+            out.extend(
+                docs.into_iter()
+                    .filter(|d| !d.is_null())
+                    .map(|d| (d, src.clone())),
+            );
+        }
+        Ok(out)
+    }
+
+    /// A ConfigMapGenerator/SecretGenerator config from `generators:`.
+    pub(super) fn run_generator_config(
+        &self,
+        ldr: &Loader,
+        config: &Node,
+        source: &Path,
+        k: &Kustomization,
+        acc: &mut Accumulator,
+    ) -> Result<()> {
+        use crate::generate::configs::GeneratorConfigKind;
+        use crate::generate::{Behavior, GeneratorKind};
+        let (mut res, behavior, meta, builtin) =
+            match crate::generate::configs::generator_config(config)? {
+                GeneratorConfigKind::Data(kind, args, meta) => {
+                    let mut read = |p: &str| ldr.read(p, "generator file").map(|(_, b)| b);
+                    let g = crate::generate::generate(
+                        kind,
+                        &args,
+                        k.generator_options.as_ref(),
+                        &mut read,
+                    )?;
+                    let mut res = Resource::new(g.node)?;
+                    res.needs_hash = g.hash_suffix;
+                    let builtin = match kind {
+                        GeneratorKind::ConfigMap => "ConfigMapGenerator",
+                        GeneratorKind::Secret => "SecretGenerator",
+                    };
+                    (res, g.behavior, meta, builtin)
+                }
+                GeneratorConfigKind::Resource(node, meta) => (
+                    Resource::new(node)?,
+                    Behavior::Unspecified,
+                    meta,
+                    "IAMPolicyGenerator",
+                ),
+            };
+        if self.meta.unwrap_or_default().origin {
+            res.origin = Some(Origin::Generated(Configured {
+                configured_in: source.to_path_buf(),
+                kind: builtin,
+                name: Some(meta.name).filter(|n| !n.is_empty()),
+                namespace: Some(meta.namespace).filter(|n| !n.is_empty()),
+            }));
+        }
+        crate::generate::behavior::absorb(&mut acc.resmap, res, behavior)
+    }
+}

@@ -1,0 +1,80 @@
+//! The build on the in-memory file system agrees with the build on disk.
+
+use super::{BuildOptions, build_in, build_with_warnings};
+use crate::load::{LoadRestrictor, MemFs};
+use std::sync::Arc;
+
+const TREE: &[(&str, &str)] = &[
+    (
+        "base/kustomization.yaml",
+        "resources:\n- deploy.yaml\nconfigMapGenerator:\n- name: cfg\n  files:\n  - app.properties\n",
+    ),
+    (
+        "base/deploy.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx\n        envFrom:\n        - configMapRef:\n            name: cfg\n",
+    ),
+    ("base/app.properties", "a=1\n"),
+    (
+        "overlay/kustomization.yaml",
+        "resources:\n- ../base\nnamePrefix: prod-\npatches:\n- path: patch.yaml\n",
+    ),
+    (
+        "overlay/patch.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n",
+    ),
+    (
+        "escape/kustomization.yaml",
+        "resources:\n- ../base/deploy.yaml\n",
+    ),
+];
+
+fn mem_tree(root: &str) -> MemFs {
+    TREE.iter().fold(MemFs::new(), |fs, (path, text)| {
+        fs.file(format!("{root}/{path}"), text)
+    })
+}
+
+fn outcome(result: crate::Result<super::BuildOutput>, root: &str) -> Result<String, String> {
+    result
+        .map(|out| crate::output::render(&out.resmap))
+        .map_err(|e| e.report().to_string().replace(root, "$ROOT"))
+}
+
+#[test]
+fn memory_and_disk_builds_agree() {
+    let tmp = tempfile::tempdir().unwrap();
+    let disk = std::fs::canonicalize(tmp.path()).unwrap();
+    for (path, text) in TREE {
+        let path = disk.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let disk_root = disk.display().to_string();
+    let mem = Arc::new(mem_tree("/work"));
+    for dir in ["overlay", "base", "escape", "missing"] {
+        for restrictor in [LoadRestrictor::RootOnly, LoadRestrictor::None] {
+            let options = BuildOptions {
+                load_restrictor: restrictor,
+            };
+            let on_disk = outcome(build_with_warnings(&disk.join(dir), &options), &disk_root);
+            let in_memory = outcome(
+                build_in(mem.clone(), format!("/work/{dir}").as_ref(), &options),
+                "/work",
+            );
+            assert_eq!(in_memory, on_disk, "{dir} {restrictor:?}");
+        }
+    }
+    // The tree builds, and the restrictor refuses the escape.
+    let options = BuildOptions::default();
+    let built = outcome(
+        build_in(mem.clone(), "/work/overlay".as_ref(), &options),
+        "/work",
+    );
+    assert!(built.unwrap().contains("name: prod-web"));
+    let refused = outcome(build_in(mem, "/work/escape".as_ref(), &options), "/work");
+    assert!(
+        refused
+            .unwrap_err()
+            .starts_with("security: file '../base/deploy.yaml'")
+    );
+}
