@@ -87,7 +87,7 @@ pub enum Error {
 }
 
 /// See [`Error::Field`].
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct FieldError {
     /// The kustomization file.
     pub file: PathBuf,
@@ -109,7 +109,7 @@ impl fmt::Display for FieldError {
 }
 
 /// See [`Error::Restricted`].
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Restricted {
     /// The entry as written.
     pub entry: String,
@@ -120,7 +120,7 @@ pub struct Restricted {
 }
 
 /// See [`Error::Cycle`].
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Cycle {
     /// The entry as written.
     pub entry: String,
@@ -188,6 +188,44 @@ impl Error {
         Error::Context {
             context: context.into(),
             source: Box::new(self),
+        }
+    }
+
+    /// A copy that renders the same and has the same kind (an I/O error's
+    /// source becomes its message: `std::io::Error` cannot be copied).
+    pub fn duplicate(&self) -> Error {
+        match self {
+            Error::Io { path, source } => Error::Io {
+                path: path.clone(),
+                source: std::io::Error::new(source.kind(), source.to_string()),
+            },
+            Error::Yaml {
+                source_name,
+                line,
+                col,
+                msg,
+            } => Error::Yaml {
+                source_name: source_name.clone(),
+                line: *line,
+                col: *col,
+                msg: msg.clone(),
+            },
+            Error::Field(field) => Error::Field(field.clone()),
+            Error::NotFound { what, path } => Error::NotFound {
+                what: what.clone(),
+                path: path.clone(),
+            },
+            Error::Restricted(r) => Error::Restricted(r.clone()),
+            Error::Cycle(c) => Error::Cycle(c.clone()),
+            Error::Unsupported { what, hint } => Error::Unsupported {
+                what: what.clone(),
+                hint: hint.clone(),
+            },
+            Error::Msg(m) => Error::Msg(m.clone()),
+            Error::Context { context, source } => Error::Context {
+                context: context.clone(),
+                source: Box::new(source.duplicate()),
+            },
         }
     }
 

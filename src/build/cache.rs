@@ -38,7 +38,7 @@ use crate::resource::Resource;
 use crate::transform::builtin::env::PatchParser;
 use crate::transform::patch;
 use crate::yaml::Node;
-use foldhash::{HashMap, HashMapExt, HashSet};
+use foldhash::{HashMap, HashSet};
 use rayon::prelude::*;
 use std::cell::Cell;
 use std::ffi::OsString;
@@ -53,7 +53,7 @@ thread_local! {
 }
 
 /// A locked slot; the thread's count of locked slots drops with it.
-struct Held<'a, S>(MutexGuard<'a, S>);
+pub(super) struct Held<'a, S>(MutexGuard<'a, S>);
 
 impl<S> Drop for Held<'_, S> {
     fn drop(&mut self) {
@@ -83,7 +83,7 @@ impl<S> DerefMut for Held<'_, S> {
 /// a build step that needs a slot this very thread holds, or one held by a
 /// thread that waits for a slot this one holds. Waiting then would never
 /// end; a thread that holds nothing waits for a holder that never waits.
-fn lock_slot<S>(slot: &Mutex<S>) -> Option<Held<'_, S>> {
+pub(super) fn lock_slot<S>(slot: &Mutex<S>) -> Option<Held<'_, S>> {
     let guard = if HELD.get() > 0 {
         match slot.try_lock() {
             Ok(guard) => guard,
@@ -222,6 +222,13 @@ impl<T> PatchMemo<T> {
     }
 }
 
+/// What the plan counts: references to resource files and to bases.
+#[derive(Default)]
+struct Counts {
+    files: Mutex<HashMap<PathBuf, usize>>,
+    bases: Mutex<HashMap<PathBuf, usize>>,
+}
+
 /// The resources of a file referenced several times, until the last
 /// expected reference takes them.
 #[derive(Default)]
@@ -239,6 +246,9 @@ pub(crate) struct FileCache {
     kustomizations: Slots<Kustomization>,
     /// Resource files referenced more than once (see `plan`).
     shared: Mutex<HashMap<OsString, Arc<Mutex<Shared>>>>,
+    /// How many `resources` entries list each base listed more than once (see
+    /// `plan` and build/memo.rs).
+    base_refs: std::sync::OnceLock<HashMap<OsString, usize>>,
     /// Loads of resource files, by real path (counted for the tests).
     #[cfg(test)]
     resource_loads: Mutex<HashMap<PathBuf, usize>>,
@@ -267,9 +277,23 @@ impl FileCache {
     /// under `root` (see the module comment). Best effort and silent: what it
     /// cannot read, the build reports.
     pub(crate) fn plan(&self, files: &Files, root: &Path) {
-        let counts = Mutex::new(HashMap::new());
+        let counts = Counts::default();
         self.count_refs(files, root, &[], &counts);
-        let counts = counts.into_inner().unwrap_or_else(PoisonError::into_inner);
+        let bases = counts
+            .bases
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        let _ = self.base_refs.set(
+            bases
+                .into_iter()
+                .filter(|(_, n)| *n > 1)
+                .map(|(dir, n)| (dir.into_os_string(), n))
+                .collect(),
+        );
+        let counts = counts
+            .files
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
         let mut shared = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
         for (real, left) in counts.into_iter().filter(|(_, n)| *n > 1) {
             let slot = Shared {
@@ -280,14 +304,20 @@ impl FileCache {
         }
     }
 
-    /// Adds the resource files one build of `dir` reads to `counts`.
-    fn count_refs(
-        &self,
-        files: &Files,
-        dir: &Path,
-        chain: &[PathBuf],
-        counts: &Mutex<HashMap<PathBuf, usize>>,
-    ) {
+    /// How many `resources` entries list the base `dir` (a real path), when
+    /// more than one does.
+    pub(crate) fn base_refs(&self, dir: &Path) -> usize {
+        self.base_refs
+            .get()
+            .and_then(|refs| refs.get(dir.as_os_str()).copied())
+            .unwrap_or(0)
+    }
+
+    /// Adds the resource files one build of `dir` reads, and the bases it
+    /// lists, to `counts`. A base is walked once: the build builds it once
+    /// (see build/memo.rs), and walking every path to it would be exponential
+    /// on stacked diamonds.
+    fn count_refs(&self, files: &Files, dir: &Path, chain: &[PathBuf], counts: &Counts) {
         // A cycle: the build stops there with an error.
         if chain.iter().any(|d| d.starts_with(dir)) {
             return;
@@ -310,10 +340,20 @@ impl FileCache {
             .for_each(
                 |entry| match paths.resolve(&load::join_clean(dir, entry), "resource") {
                     Ok((real, canonical::EntryType::Dir)) => {
-                        self.count_refs(files, &real, &chain, counts)
+                        let first = {
+                            let mut bases =
+                                counts.bases.lock().unwrap_or_else(PoisonError::into_inner);
+                            let n = bases.entry(real.clone()).or_default();
+                            *n += 1;
+                            *n == 1
+                        };
+                        if first {
+                            self.count_refs(files, &real, &chain, counts)
+                        }
                     }
                     Ok((real, _)) => {
                         *counts
+                            .files
                             .lock()
                             .unwrap_or_else(PoisonError::into_inner)
                             .entry(real)

@@ -53,7 +53,7 @@ pub struct BuildOptions {
 }
 
 /// What a kustomization (and everything below it) has produced so far.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Accumulator {
     pub resmap: ResMap,
     /// Starts empty, as kustomize's accumulator does: bases' configurations and the
@@ -115,6 +115,8 @@ fn build_with_cache(files: &Files, dir: &Path, cache: &cache::FileCache) -> Resu
         builtin_loaded: false,
         warnings: Vec::new(),
         cache,
+        memo: &memo::Memo::default(),
+        visited: Vec::new(),
     };
     let mut acc = Accumulator::default();
     let kust = builder.accumulate(&ldr, &mut acc, Expect::Kustomization)?;
@@ -143,6 +145,7 @@ fn finish(acc: &mut Accumulator, top: &Kustomization, meta: BuildMeta, root: &Pa
 
 mod cache;
 mod generators;
+mod memo;
 mod openapi;
 mod parallel;
 mod resources;
@@ -173,6 +176,10 @@ struct Builder<'o> {
     warnings: Vec<String>,
     /// Files read and parsed so far (see build/cache.rs).
     cache: &'o cache::FileCache,
+    /// Bases built so far (see build/memo.rs).
+    memo: &'o memo::Memo,
+    /// The kustomization directories this builder has gone through.
+    visited: Vec<PathBuf>,
 }
 
 impl Builder<'_> {
@@ -215,6 +222,7 @@ impl Builder<'_> {
         if let (None, Some(field)) = (&self.schemas, &k.openapi) {
             self.schemas = Some(openapi::load(ldr, field, self.builtin_loaded).map_err(ctx)?);
         }
+        self.visited.push(ldr.root().to_path_buf());
         self.chain.push(ldr.root().to_path_buf());
         let result = self.accumulate_body(ldr, &file, &k, acc);
         self.chain.pop();

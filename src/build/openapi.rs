@@ -22,6 +22,11 @@ impl SchemaRef {
         }
     }
 
+    /// The selection's identity: the address of the schemas.
+    pub(super) fn id(&self) -> usize {
+        self.get() as *const Schemas as usize
+    }
+
     /// Whether two selections are the same one (not merely equal).
     pub(super) fn same(a: Option<&SchemaRef>, b: Option<&SchemaRef>) -> bool {
         match (a, b) {

@@ -14,13 +14,15 @@
 //! sets a custom one (`Builder::builtin_loaded`): a base that set a schema starting from
 //! another value than the sequential order gives is built again too.
 
+use super::memo::Key;
 use super::{Accumulator, Builder, Expect, Prepared, SchemaRef};
 use crate::error::Result;
 use crate::load::Loader;
 use crate::load::canonical::EntryType;
 use rayon::prelude::*;
 
-/// A base built ahead of its turn.
+/// A base built ahead of its turn (or kept for another reference, see memo.rs).
+#[derive(Clone)]
 pub(super) struct Built {
     pub(super) acc: Accumulator,
     /// The builder's schema after building the base.
@@ -32,6 +34,8 @@ pub(super) struct Built {
     /// `Builder::builtin_loaded` after building the base.
     pub(super) builtin_loaded: bool,
     changed_schemas: bool,
+    /// The kustomization directories the base's build went through.
+    pub(super) visited: Vec<std::path::PathBuf>,
 }
 
 impl Builder<'_> {
@@ -43,7 +47,9 @@ impl Builder<'_> {
         entries: &[String],
     ) -> Vec<Result<Prepared>> {
         let prepare = |entry: &String| match self.prepare_resource(ldr, entry)? {
-            Prepared::Dir(real) => self.build_base(real, entry),
+            Prepared::Dir(real) => self
+                .build_base(real, entry)
+                .map(|b| Prepared::Built(Box::new(b))),
             other => Ok(other),
         };
         let mut prepared: Vec<Result<Prepared>> = if self.worth_parallel(ldr, entries) {
@@ -101,9 +107,45 @@ impl Builder<'_> {
         })
     }
 
-    /// Builds one base with a copy of this builder's state.
-    fn build_base(&self, real: std::path::PathBuf, entry: &str) -> Result<Prepared> {
+    /// Builds one base with a copy of this builder's state, or copies the
+    /// build of an earlier reference to it (see memo.rs).
+    pub(super) fn build_base(&self, real: std::path::PathBuf, entry: &str) -> Result<Built> {
         self.check_cycle(&real, entry)?;
+        let expected = self.cache.base_refs(&real);
+        if expected < 2 {
+            return self.build_base_anew(real);
+        }
+        let slot = self.memo.slot(Key {
+            dir: real.clone(),
+            schemas: self.schemas.clone(),
+            builtin_loaded: self.builtin_loaded,
+        });
+        let Some(mut slot) = super::cache::lock_slot(&slot) else {
+            return self.build_base_anew(real);
+        };
+        if let Some(built) = slot.take(&self.chain) {
+            return Ok(built);
+        }
+        if let Some(error) = slot.failure() {
+            return Err(error);
+        }
+        if slot.done() {
+            return self.build_base_anew(real);
+        }
+        match self.build_base_anew(real) {
+            Ok(built) => {
+                slot.keep(&built, expected - 1);
+                Ok(built)
+            }
+            Err(error) => {
+                slot.fail(&error);
+                Err(error)
+            }
+        }
+    }
+
+    /// Builds one base with a copy of this builder's state.
+    fn build_base_anew(&self, real: std::path::PathBuf) -> Result<Built> {
         let mut builder = Builder {
             files: self.files,
             chain: self.chain.clone(),
@@ -112,6 +154,8 @@ impl Builder<'_> {
             builtin_loaded: self.builtin_loaded,
             warnings: Vec::new(),
             cache: self.cache,
+            memo: self.memo,
+            visited: Vec::new(),
         };
         let mut acc = Accumulator::default();
         builder.accumulate(
@@ -120,13 +164,14 @@ impl Builder<'_> {
             Expect::Kustomization,
         )?;
         let changed_schemas = !SchemaRef::same(self.schemas.as_ref(), builder.schemas.as_ref());
-        Ok(Prepared::Built(Box::new(Built {
+        Ok(Built {
             acc,
             schemas: builder.schemas,
             dir: real,
             warnings: builder.warnings,
             builtin_loaded: builder.builtin_loaded,
             changed_schemas,
-        })))
+            visited: builder.visited,
+        })
     }
 }

@@ -54,12 +54,15 @@ impl Builder<'_> {
     ) -> Result<()> {
         match prepared? {
             Prepared::Dir(real) => {
-                self.check_cycle(&real, entry)?;
-                let mut sub = Accumulator::default();
-                self.accumulate(&self.files.at(real), &mut sub, Expect::Kustomization)?;
-                acc.config.merge(&sub.config)?;
-                transform::vars::absorb(&mut acc.vars, sub.vars)?;
-                loaded.extend(sub.resmap.resources);
+                // A base built in order: with a copy of this builder's state,
+                // taken back below, as for one built ahead.
+                let built = self.build_base(real, entry)?;
+                return self.accumulate_resource(
+                    entry,
+                    Ok(Prepared::Built(Box::new(built))),
+                    acc,
+                    loaded,
+                );
             }
             Prepared::Resources(resources) => {
                 self.note_loaded(&resources);
@@ -70,6 +73,7 @@ impl Builder<'_> {
                 self.schemas = built.schemas;
                 self.builtin_loaded |= built.builtin_loaded;
                 self.warnings.extend(built.warnings);
+                self.visited.extend(built.visited);
                 acc.config.merge(&built.acc.config)?;
                 transform::vars::absorb(&mut acc.vars, built.acc.vars)?;
                 loaded.extend(built.acc.resmap.resources);

@@ -78,3 +78,43 @@ fn memory_and_disk_builds_agree() {
             .starts_with("security: file '../base/deploy.yaml'")
     );
 }
+
+/// Forty levels of diamonds (each level lists two overlays of the next): the
+/// paths to the bottom number 2^40. The build reaches the duplicate ids at
+/// the bottom after building each level once; it used to walk every path
+/// before starting.
+#[test]
+fn stacked_diamonds_are_walked_once() {
+    let mut fs = MemFs::new();
+    let depth = 40;
+    for level in 0..depth {
+        fs = fs
+            .file(
+                format!("/t/l{level}/kustomization.yaml"),
+                "resources:\n- a\n- b\n",
+            )
+            .file(
+                format!("/t/l{level}/a/kustomization.yaml"),
+                format!("resources:\n- ../../l{}\n", level + 1),
+            )
+            .file(
+                format!("/t/l{level}/b/kustomization.yaml"),
+                format!("resources:\n- ../../l{}\n", level + 1),
+            );
+    }
+    fs = fs
+        .file(
+            format!("/t/l{depth}/kustomization.yaml"),
+            "resources:\n- cm.yaml\n",
+        )
+        .file(
+            format!("/t/l{depth}/cm.yaml"),
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n",
+        );
+    let err = build_in(Arc::new(fs), "/t/l0".as_ref(), &BuildOptions::default()).unwrap_err();
+    assert!(
+        err.report().to_string().contains("already registered id"),
+        "{}",
+        err.report()
+    );
+}
