@@ -44,6 +44,7 @@ impl FieldSpec {
 }
 
 /// Splits a field-spec path on unescaped `/`.
+#[cfg(test)]
 pub fn split_path(path: &str) -> Vec<String> {
     let mut out = Vec::new();
     split_path_into(path, &mut out);

@@ -74,7 +74,7 @@ pub fn load_side(spec: &str, options: &BuildOptions, stdin: &mut dyn Read) -> Re
 #[derive(Clone, Debug, Default)]
 pub struct DiffOptions {
     /// Field paths to drop from both sides before comparing, e.g.
-    /// `metadata.annotations.x`. See [`remove_field`] for the syntax.
+    /// `metadata.annotations.x`. A dotted path as `kbuild diff --ignore-field` takes it.
     pub ignore_fields: Vec<String>,
     /// Compare generated names without their hash suffix (`app-config-5tb2m7h8f9`
     /// reads as `app-config`), in names and in every reference to them.

@@ -21,7 +21,7 @@ use crate::yaml::{Map, Node};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 
-pub use options::{EffectiveOptions, effective as effective_options};
+pub use options::EffectiveOptions;
 
 /// Which generator an entry belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -39,12 +39,8 @@ impl FieldPath {
         }
     }
 
-    /// The path as written.
-    pub fn as_str(&self) -> &str {
-        &self.text
-    }
-
     /// The parts after splitting.
+    #[cfg(test)]
     pub fn parts(&self) -> &[String] {
         &self.parts
     }

@@ -331,7 +331,8 @@ pub fn check_changes(
 /// Runs `apply`, a transformer that does not report what it changes, on
 /// `resmap`, and warns about each union conflict it introduced anywhere (see
 /// [`check_changes`]).
-pub fn check_patch(
+#[cfg(test)]
+fn check_patch(
     resmap: &mut ResMap,
     warnings: &mut Vec<String>,
     patch: &dyn Fn() -> String,

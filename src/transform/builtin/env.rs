@@ -16,26 +16,6 @@ pub trait PatchParser: Sync {
     fn json_ops(&self, text: &str, source: &str) -> Result<Arc<Node>>;
 }
 
-/// Parses every time: for transformers run outside a build.
-pub struct NoCache;
-
-impl Env<'_> {
-    /// A reader of files of one kind (`what`), as the transformer functions take it.
-    pub fn reader<'s>(&'s mut self, what: &'s str) -> impl FnMut(&str) -> Result<String> + 's {
-        move |path| (self.read)(path, what)
-    }
-}
-
-impl PatchParser for NoCache {
-    fn patch(&self, text: &str, source: &str) -> Result<Arc<patch::Loaded>> {
-        patch::classify(text, source).map(Arc::new)
-    }
-
-    fn json_ops(&self, text: &str, source: &str) -> Result<Arc<Node>> {
-        crate::merge::json6902::parse_ops(text, source).map(Arc::new)
-    }
-}
-
 /// The surroundings of one transformer run.
 pub struct Env<'a> {
     /// The kustomization's directory (ValueAddTransformer's default value is its name).
@@ -47,4 +27,11 @@ pub struct Env<'a> {
     pub parsed: &'a dyn PatchParser,
     /// Merge keys and strategies for strategic merges.
     pub merge: &'a MergeOptions<'a>,
+}
+
+impl Env<'_> {
+    /// A reader of files of one kind (`what`), as the transformer functions take it.
+    pub fn reader<'s>(&'s mut self, what: &'s str) -> impl FnMut(&str) -> Result<String> + 's {
+        move |path| (self.read)(path, what)
+    }
 }
