@@ -2,7 +2,7 @@
 //! with Go's `filepath` clean and join rules.
 
 /// Go's `filepath.Clean` on `/`-separated text.
-fn go_clean(path: &str) -> String {
+pub(super) fn go_clean(path: &str) -> String {
     let rooted = path.starts_with('/');
     let mut parts: Vec<&str> = Vec::new();
     for p in path.split('/') {
@@ -28,7 +28,7 @@ fn go_clean(path: &str) -> String {
 
 /// Go's `filepath.Join`: the non-empty elements joined and cleaned, "" when
 /// there are none.
-fn go_join(parts: &[&str]) -> String {
+pub(super) fn go_join(parts: &[&str]) -> String {
     match parts.iter().position(|p| !p.is_empty()) {
         Some(first) => go_clean(&parts[first..].join("/")),
         None => String::new(),
@@ -37,7 +37,7 @@ fn go_join(parts: &[&str]) -> String {
 
 /// kustomize's `filesys.PathSplit`: `a/b` is `[a, b]`, `/a` is `["", a]`,
 /// `/` is `[""]`, `a/` is `[a, ""]`, "" is `[]`.
-fn path_split(path: &str) -> Vec<&str> {
+pub(super) fn path_split(path: &str) -> Vec<&str> {
     if path.is_empty() {
         return Vec::new();
     }
@@ -63,7 +63,7 @@ fn path_split(path: &str) -> Vec<&str> {
 
 /// kustomize's `filesys.PathJoin`: a leading "" makes the path absolute; the
 /// rest goes through `filepath.Join` (so it is cleaned: `a/./b` is `a/b`).
-fn path_join(parts: &[&str]) -> String {
+pub(super) fn path_join(parts: &[&str]) -> String {
     match parts.split_first() {
         None => String::new(),
         Some((&"", rest)) => format!("/{}", go_join(rest)),

@@ -5,7 +5,7 @@ use super::*;
 
 /// One part of a value-add field path, as kyaml's `PathGetter` reads it.
 #[derive(Clone, Debug, PartialEq)]
-enum Step {
+pub(super) enum Step {
     /// A map key.
     Field(String),
     /// A list position (Go's `strconv.Atoi`, so `+1` is 1).
@@ -66,7 +66,7 @@ type SetLeaf<'s> = &'s mut dyn FnMut(&mut Node, Option<&str>, &[PathStep]) -> Re
 /// in the key), each part trimmed, empty parts dropped.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FieldPath {
-    steps: Vec<Step>,
+    pub(super) steps: Vec<Step>,
 }
 
 impl FieldPath {

@@ -1,5 +1,7 @@
 //! ValueAddTransformer unit tests.
 
+use super::file_path::*;
+use super::path::*;
 use super::*;
 use crate::yaml::parse::parse_resource_stream;
 
