@@ -296,27 +296,18 @@ impl Builder<'_> {
         };
         // The kustomization's own fields, then its `transformers:` configs: one
         // path for both, as in kustomize.
-        for step in fields::steps(k, &acc.config, file) {
-            run_step(
-                &step,
-                &mut acc.resmap,
-                &mut env,
-                &mut self.warnings,
-                record,
-                file,
-            )?;
+        let steps = fields::steps(k, &acc.config, file);
+        let rm = &mut acc.resmap;
+        let mut run = |step: &Step, configured_in: &Path, warnings: &mut Vec<String>| {
+            run_step(step, rm, &mut env, warnings, record, configured_in)
+        };
+        for step in &steps {
+            run(step, file, &mut self.warnings)?;
         }
         for (config, source) in self.load_plugin_configs(ldr, file, &k.transformers)? {
             let step = configs::step(&config, &source)
                 .map_err(|e| e.context(format!("running transformer from {}", source.display())))?;
-            run_step(
-                &step,
-                &mut acc.resmap,
-                &mut env,
-                &mut self.warnings,
-                record,
-                &source,
-            )?;
+            run(&step, &source, &mut self.warnings)?;
         }
         transform::vars::declare(&mut acc.resmap, &mut acc.vars, &k.vars, file)
     }
