@@ -3,6 +3,8 @@
 //! with relative paths (so output is stable), and checks exit codes, files and
 //! output (insta snapshots, reviewed).
 
+mod common;
+use common::write;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -34,12 +36,6 @@ fn kbuild(dir: &Path, args: &[&str], stdin: Option<&str>) -> Run {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).replace(&dir.display().to_string(), "$TMP"),
     }
-}
-
-fn write(dir: &Path, rel: &str, text: &str) {
-    let p = dir.join(rel);
-    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-    std::fs::write(p, text).expect("write");
 }
 
 /// A base (Deployment, Service, generated ConfigMap) and a staging overlay

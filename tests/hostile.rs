@@ -3,6 +3,8 @@
 //! empty on error, and the error message (an insta snapshot, with the
 //! temporary path written as `$TMP`).
 
+mod common;
+use common::write;
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -17,12 +19,6 @@ struct Outcome {
     code: Option<i32>,
     stdout_len: usize,
     stderr: String,
-}
-
-fn write(dir: &Path, rel: &str, text: &[u8]) {
-    let p = dir.join(rel);
-    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-    std::fs::write(p, text).expect("write");
 }
 
 fn run(dir: &Path, args: &[&str]) -> Outcome {

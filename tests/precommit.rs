@@ -10,6 +10,8 @@
 //! its optimisation so reruns stay quick. Skipped, with a message, when
 //! `pre-commit` or `git` is not installed (`pip install pre-commit`).
 
+mod common;
+use common::write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -18,12 +20,6 @@ fn have(cmd: &str) -> bool {
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success())
-}
-
-fn write(dir: &Path, rel: &str, text: &str) {
-    let p = dir.join(rel);
-    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-    std::fs::write(p, text).expect("write");
 }
 
 struct Repo {
