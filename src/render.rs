@@ -27,6 +27,7 @@ pub struct RenderJob {
     pub out_dir: Option<PathBuf>,
     /// Compare with the files in `out_dir` instead of writing them.
     pub check: bool,
+    /// Options of every build (`--load-restrictor`).
     pub build_options: BuildOptions,
 }
 
@@ -34,13 +35,19 @@ pub struct RenderJob {
 #[derive(Debug)]
 pub enum Outcome {
     /// Rendered and written (`changed`: the file did not already hold this).
-    Written { changed: bool },
+    Written {
+        /// Whether the file changed: it was missing or held something else.
+        changed: bool,
+    },
     /// Built; nothing written (no output directory).
     Built,
     /// `--check`: the committed render matches.
     Current,
     /// `--check`: the committed render is missing or differs; a short diff.
-    Stale { diff: String },
+    Stale {
+        /// The committed render against the fresh one, in unified diff form.
+        diff: String,
+    },
     /// The build (or the write) failed.
     Failed(Error),
 }
@@ -52,6 +59,7 @@ pub struct Rendered {
     pub dir: PathBuf,
     /// Its render file, when there is an output directory.
     pub file: Option<PathBuf>,
+    /// What happened to it.
     pub outcome: Outcome,
 }
 

@@ -49,12 +49,15 @@ fn run_step(
 /// Options of a build.
 #[derive(Clone, Debug, Default)]
 pub struct BuildOptions {
+    /// Whether files outside a kustomization's directory may be read (kustomize's
+    /// `--load-restrictor`; default: only files in or below it).
     pub load_restrictor: LoadRestrictor,
 }
 
 /// What a kustomization (and everything below it) has produced so far.
 #[derive(Clone, Debug)]
 pub struct Accumulator {
+    /// The resources accumulated so far, in the order kustomize accumulates them.
     pub resmap: ResMap,
     /// Starts empty, as kustomize's accumulator does: bases' configurations and the
     /// kustomization's own (built-in plus `configurations:`) are merged in.
@@ -77,6 +80,7 @@ impl Default for Accumulator {
 /// kustomize; they never change the resources). The library does not print them.
 #[derive(Debug, Default)]
 pub struct BuildOutput {
+    /// The built resources, in output order (after `sortOptions`).
     pub resmap: ResMap,
     /// One line each, without a "warning:" prefix.
     pub warnings: Vec<String>,

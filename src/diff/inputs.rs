@@ -12,7 +12,12 @@ use crate::yaml::{Node, emit, parse};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Origin {
     /// Document `index` (0-based, empty documents not counted) of a file.
-    File { path: PathBuf, index: usize },
+    File {
+        /// The file, as named or as found under a directory.
+        path: PathBuf,
+        /// The document's position in the file.
+        index: usize,
+    },
     /// A resource built from a kustomization.
     Built,
     /// A document read from standard input.
@@ -22,7 +27,9 @@ pub enum Origin {
 /// Documents read from one input, with their origins.
 #[derive(Clone, Debug, Default)]
 pub struct Loaded {
+    /// The documents, in input order (a built kustomization's in output order).
     pub docs: Vec<Node>,
+    /// Where each document of `docs` came from, at the same index.
     pub origins: Vec<Origin>,
     /// The YAML files read, in order (empty for a kustomization).
     pub files: Vec<PathBuf>,

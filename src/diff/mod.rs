@@ -31,6 +31,7 @@ use std::path::Path;
 pub struct Side {
     /// What the user named (`base`, `render.yaml`, `-`).
     pub label: String,
+    /// The resources, in the order the build or file gave them.
     pub resources: Vec<Resource>,
 }
 
@@ -85,15 +86,20 @@ pub struct DiffOptions {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
+    /// Paired, and different as compared (ignored fields left out).
     Changed,
+    /// Paired, and equal as compared.
     Unchanged,
+    /// Only on side B.
     Added,
+    /// Only on side A.
     Removed,
 }
 
 /// One resource, or one pair of resources, of the comparison.
 #[derive(Clone, Debug)]
 pub struct Entry {
+    /// How the resource, or pair, compares.
     pub status: Status,
     /// The resource on side A (absent when added).
     pub old: Option<ResId>,
@@ -111,7 +117,9 @@ pub struct Entry {
 /// The result of a comparison.
 #[derive(Clone, Debug)]
 pub struct DiffResult {
+    /// Side A's label, as the user named it.
     pub old_label: String,
+    /// Side B's label, as the user named it.
     pub new_label: String,
     /// Pairs in side A's order, then resources only in B, in B's order.
     pub entries: Vec<Entry>,
@@ -120,9 +128,13 @@ pub struct DiffResult {
 /// Counts per status.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Summary {
+    /// Pairs that differ.
     pub changed: usize,
+    /// Resources only on side B.
     pub added: usize,
+    /// Resources only on side A.
     pub removed: usize,
+    /// Pairs that are equal as compared.
     pub unchanged: usize,
 }
 

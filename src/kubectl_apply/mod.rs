@@ -63,6 +63,7 @@ pub struct Applied {
     pub name: String,
     /// The namespace, if the object has one.
     pub namespace: Option<String>,
+    /// What apply does to the object: created, configured, unchanged or pruned.
     pub action: Action,
     /// The live object after apply (`None` when pruned).
     pub result: Option<Node>,
@@ -74,7 +75,10 @@ pub struct Applied {
 /// order, and warnings (e.g. a live object without the annotation).
 #[derive(Clone, Debug, Default)]
 pub struct ApplyReport {
+    /// One outcome per object: configuration order, then pruned objects in live order.
     pub objects: Vec<Applied>,
+    /// One line each: live objects without the last-applied annotation, live changes
+    /// the configuration overwrites.
     pub warnings: Vec<String>,
 }
 

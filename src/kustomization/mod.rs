@@ -17,89 +17,152 @@ use serde::Deserialize;
 /// Names a kustomization file may have, in the order kustomize looks for them.
 pub const FILE_NAMES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
+/// A string-to-string map in file order (labels, annotations).
 pub type StringMap = IndexMap<String, String>;
 
 /// A kustomization or component file.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Kustomization {
+    /// `kustomize.config.k8s.io/v1beta1` for a Kustomization, `kustomize.config.k8s.io/v1alpha1`
+    /// for a Component; may be left out.
     #[serde(default)]
     pub api_version: Option<String>,
+    /// `Kustomization` (the default) or `Component` (a kustomization meant for other
+    /// kustomizations' `components`).
     #[serde(default)]
     pub kind: Option<String>,
+    /// Kubernetes-style object metadata (`name`, `labels`, ...); the build does not use it.
     #[serde(default)]
     pub metadata: Option<Node>,
+    /// The schema strategic merges take merge keys from: `path` of an OpenAPI document (for
+    /// custom resources), or `version` of a built-in one (`v1.21.2`).
     #[serde(default)]
     pub openapi: Option<IndexMap<String, String>>,
 
+    /// Prepended to the names of all resources, generated ones included, and to the
+    /// references to them.
     #[serde(default)]
     pub name_prefix: Option<String>,
+    /// Appended to the names of all resources (before a generated name's hash) and to the
+    /// references to them.
     #[serde(default)]
     pub name_suffix: Option<String>,
+    /// Set on all namespaced resources (cluster-scoped ones are left alone) and on fields
+    /// that follow it, such as RoleBinding subjects naming the `default` ServiceAccount.
     #[serde(default)]
     pub namespace: Option<String>,
+    /// Deprecated: use `labels` with `includeSelectors: true`. Added to the labels of all
+    /// resources, to their selectors and to their pod templates.
     #[schemars(extend("deprecated" = true))]
     #[serde(default)]
     pub common_labels: Option<StringMap>,
+    /// Labels to add to all resources; each entry says whether selectors and pod templates
+    /// get them too.
     #[serde(default)]
     pub labels: Vec<Label>,
+    /// Added to the annotations of all resources and of their pod templates.
     #[serde(default)]
     pub common_annotations: Option<StringMap>,
 
+    /// Deprecated: use `patches`. Strategic-merge patches (file paths or inline YAML),
+    /// each applied to the resource its own kind and name identify.
     #[schemars(extend("deprecated" = true))]
     #[serde(default)]
     pub patches_strategic_merge: Vec<String>,
+    /// Deprecated: use `patches`. JSON 6902 patches, each with a `target` and a `path` or
+    /// an inline `patch`.
     #[schemars(extend("deprecated" = true))]
     #[serde(default)]
     pub patches_json6902: Vec<Patch>,
+    /// Strategic-merge or JSON 6902 patches, from a file or inline, applied to the resource
+    /// the patch names or to every resource its `target` selects.
     #[serde(default)]
     pub patches: Vec<Patch>,
+    /// Changes the name, tag or digest of matching container images.
     #[serde(default)]
     pub images: Vec<Image>,
+    /// Deprecated: use `images`, to which these entries are appended.
     #[schemars(extend("deprecated" = true))]
     #[serde(default)]
     pub image_tags: Vec<Image>,
+    /// Each copies a field's value from one resource into fields of others (inline, or a
+    /// `path` to a file); run after the kustomization's other built-in transformers.
     #[serde(default)]
     pub replacements: Vec<ReplacementField>,
+    /// Replica counts to set, on resources found by name.
     #[serde(default)]
     pub replicas: Vec<Replica>,
+    /// Deprecated: use `replacements`. Each names a resource field whose value replaces
+    /// `$(NAME)` in other resources' fields at the end of the build.
     #[schemars(extend("deprecated" = true))]
     #[serde(default)]
     pub vars: Vec<Var>,
+    /// Output order: `legacy` (the default) or `fifo`. Read from the top kustomization
+    /// only.
     #[serde(default)]
     pub sort_options: Option<SortOptions>,
 
+    /// Resource files and directories of kustomizations (bases) to include, in order;
+    /// kbuild reads local paths only, not git or http URLs.
     #[serde(default)]
     pub resources: Vec<String>,
+    /// Directories of Components, applied in order to the resources accumulated so far
+    /// (after generators, before this kustomization's transformers).
     #[serde(default)]
     pub components: Vec<String>,
+    /// Files of OpenAPI definitions of custom resource types (not CRD manifests): their
+    /// `x-kubernetes-*` extensions add name-reference, label, annotation and name-prefix fields.
     #[serde(default)]
     pub crds: Vec<String>,
+    /// Deprecated: use `resources`, to which these entries are appended.
     #[schemars(extend("deprecated" = true))]
     #[serde(default)]
     pub bases: Vec<String>,
 
+    /// ConfigMaps to generate from literals, files and env files; their names get a
+    /// content-hash suffix unless `disableNameSuffixHash` is set.
     #[serde(default)]
     pub config_map_generator: Vec<GeneratorArgs>,
+    /// Secrets to generate, as `configMapGenerator` does ConfigMaps (values base64-encoded
+    /// under `data`).
     #[serde(default)]
     pub secret_generator: Vec<GeneratorArgs>,
+    /// Settings shared by `helmCharts` (chart and config directories); refused by kbuild,
+    /// which does not run helm.
     #[serde(default)]
     pub helm_globals: Option<Node>,
+    /// Helm charts kustomize inflates with `helm template`; refused by kbuild (render the
+    /// chart and list the YAML under `resources`).
     #[serde(default)]
     pub helm_charts: Option<Node>,
+    /// Deprecated: use `helmCharts` and `helmGlobals`, which kustomize converts it to;
+    /// refused by kbuild.
     #[serde(default)]
     pub helm_chart_inflation_generator: Option<Node>,
+    /// Options for all of this kustomization's `configMapGenerator` and `secretGenerator`
+    /// entries.
     #[serde(default)]
     pub generator_options: Option<GeneratorOptions>,
 
+    /// Transformer configuration files: field specs that extend where prefixes, labels,
+    /// annotations, namespaces, images, replicas, name references and vars are written.
     #[serde(default)]
     pub configurations: Vec<String>,
+    /// Generator configs (files, kustomization directories or inline); built-in ones only
+    /// (ConfigMapGenerator, SecretGenerator, IAMPolicyGenerator): kbuild runs no plugins.
     #[serde(default)]
     pub generators: Vec<String>,
+    /// Transformer configs (files, kustomization directories or inline), run after the
+    /// kustomization's own fields; built-in ones only (PatchTransformer, LabelTransformer, ...).
     #[serde(default)]
     pub transformers: Vec<String>,
+    /// Validator plugins: kustomize has no built-in ones, and kbuild runs no external
+    /// plugins, so any entry is refused.
     #[serde(default)]
     pub validators: Vec<String>,
+    /// `originAnnotations`, `transformerAnnotations`, `managedByLabel`: annotate each resource's
+    /// origin and transformers, add the managed-by label. Read from the top kustomization.
     #[serde(default)]
     pub build_metadata: Vec<String>,
 }
@@ -108,12 +171,17 @@ pub struct Kustomization {
 #[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Label {
+    /// The labels to add.
     #[serde(default)]
     pub pairs: StringMap,
+    /// Also add the labels to selectors and pod templates, as `commonLabels` does.
     #[serde(default)]
     pub include_selectors: bool,
+    /// Also add the labels to pod and job templates, but not to selectors (implied by
+    /// `includeSelectors`).
     #[serde(default)]
     pub include_templates: bool,
+    /// More fields to write the labels to.
     #[serde(default)]
     pub fields: Vec<FieldSpec>,
 }
@@ -122,14 +190,19 @@ pub struct Label {
 #[derive(Debug, Default, Deserialize, Clone, PartialEq, Hash, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FieldSpec {
+    /// API group of the resources the spec applies to (any when empty).
     #[serde(default)]
     pub group: String,
+    /// API version of the resources the spec applies to (any when empty).
     #[serde(default)]
     pub version: String,
+    /// Kind of the resources the spec applies to (any when empty).
     #[serde(default)]
     pub kind: String,
+    /// Slash-separated path of the field, e.g. `spec/template/metadata/labels`.
     #[serde(default)]
     pub path: String,
+    /// Create the field when a resource lacks it.
     #[serde(default)]
     pub create: bool,
 }
@@ -139,18 +212,25 @@ pub struct FieldSpec {
 #[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Selector {
+    /// API group of the resources to select.
     #[serde(default)]
     pub group: String,
+    /// API version of the resources to select.
     #[serde(default)]
     pub version: String,
+    /// Kind of the resources to select.
     #[serde(default)]
     pub kind: String,
+    /// Name of the resources to select (current or original).
     #[serde(default)]
     pub name: String,
+    /// Namespace of the resources to select (current or original).
     #[serde(default)]
     pub namespace: String,
+    /// A Kubernetes label selector (`app=web,tier in (a,b)`) the labels must satisfy.
     #[serde(default)]
     pub label_selector: String,
+    /// A selector in label-selector syntax the annotations must satisfy.
     #[serde(default)]
     pub annotation_selector: String,
 }
@@ -159,12 +239,18 @@ pub struct Selector {
 #[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Patch {
+    /// File holding the patch: a strategic-merge patch, or a list of JSON 6902 operations.
     #[serde(default)]
     pub path: String,
+    /// The patch inline, in place of `path`.
     #[serde(default)]
     pub patch: String,
+    /// The resources to patch; without it, the resource the patch itself names (strategic
+    /// merge only).
     #[serde(default)]
     pub target: Option<Selector>,
+    /// `allowNameChange`, `allowKindChange`: let the patch rename a resource or change its
+    /// kind.
     #[serde(default)]
     pub options: IndexMap<String, bool>,
 }
@@ -173,14 +259,20 @@ pub struct Patch {
 #[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Image {
+    /// The image to change: its name without tag or digest, matched as a regular expression.
     #[serde(default)]
     pub name: String,
+    /// Replaces the image name.
     #[serde(default)]
     pub new_name: String,
+    /// Replaces the tag (and drops a digest).
     #[serde(default)]
     pub new_tag: String,
+    /// Appended to the tag when neither `newTag` nor `digest` is set (kustomize v5.5.0);
+    /// kbuild accepts the field but does not apply it yet.
     #[serde(default)]
     pub tag_suffix: String,
+    /// Replaces the tag and digest with this digest; with `newTag`, both are set.
     #[serde(default)]
     pub digest: String,
 }
@@ -189,8 +281,11 @@ pub struct Image {
 #[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Replica {
+    /// Name (current or original) of the Deployments, ReplicaSets, ReplicationControllers
+    /// or StatefulSets to scale.
     #[serde(default)]
     pub name: String,
+    /// The replica count written to `spec.replicas`.
     #[serde(default)]
     pub count: i64,
 }
@@ -199,10 +294,15 @@ pub struct Replica {
 #[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ReplacementField {
+    /// File holding a list of replacements, in place of an inline one.
     #[serde(default)]
     pub path: String,
+    /// Where the value comes from: one resource (group, version, kind, name, namespace)
+    /// and its `fieldPath` (default `metadata.name`).
     #[serde(default)]
     pub source: Option<Node>,
+    /// Where the value goes: `select`/`reject` selectors, `fieldPaths` and `options`
+    /// (`delimiter`, `index`, `create`).
     #[serde(default)]
     pub targets: Option<Node>,
 }
@@ -211,35 +311,48 @@ pub struct ReplacementField {
 #[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Var {
+    /// The name `$(NAME)` references use.
     pub name: String,
+    /// The resource the var reads, matched by its current or any earlier id.
     #[serde(default)]
     pub objref: VarTarget,
+    /// The field the var reads (default `metadata.name`).
     #[serde(default)]
     pub fieldref: Option<FieldRef>,
 }
 
+/// A var's `objref`: the resource it reads, by GVK, name and namespace.
 #[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct VarTarget {
+    /// API group of the resource.
     #[serde(default)]
     pub group: String,
+    /// API version of the resource.
     #[serde(default)]
     pub version: String,
+    /// Kind of the resource.
     #[serde(default)]
     pub kind: String,
+    /// Name of the resource.
     #[serde(default)]
     pub name: String,
+    /// Namespace of the resource; when empty, a namespaced resource matches in any
+    /// namespace.
     #[serde(default)]
     pub namespace: String,
+    /// `group/version` in one field (without a slash, a version); wins over `group` and
+    /// `version`.
     #[serde(default)]
     pub api_version: String,
 }
 
+/// A var's `fieldref`: the field it reads.
 #[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FieldRef {
-    /// kustomize spells this key in lower case (`fieldpath`); field names
-    /// match case-insensitively, so `fieldPath` is read too.
+    /// Dotted path of the field (default `metadata.name`). kustomize spells the key
+    /// `fieldpath`; `fieldPath` is read too, as field names match case-insensitively.
     #[serde(default, rename = "fieldpath")]
     pub field_path: String,
 }
@@ -248,17 +361,23 @@ pub struct FieldRef {
 #[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SortOptions {
+    /// `legacy` (the default: kinds in kustomize's order, then by GVK, namespace and name)
+    /// or `fifo` (the order resources were loaded in).
     #[serde(default)]
     pub order: String,
+    /// With `order: legacy`, the kinds to put first and last.
     #[serde(default)]
     pub legacy_sort_options: Option<LegacySortOptions>,
 }
 
+/// `sortOptions.legacySortOptions`: kind lists that replace kustomize's built-in ones.
 #[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LegacySortOptions {
+    /// Kinds that come first, in this order.
     #[serde(default)]
     pub order_first: Vec<String>,
+    /// Kinds that come last, in this order.
     #[serde(default)]
     pub order_last: Vec<String>,
 }
@@ -267,25 +386,35 @@ pub struct LegacySortOptions {
 #[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GeneratorArgs {
+    /// Namespace of the generated object (with `name`, what `merge` and `replace` match).
     #[serde(default)]
     pub namespace: String,
+    /// Name of the generated object, before prefix, suffix and hash.
     #[serde(default)]
     pub name: String,
+    /// `create` (the default), or `merge`/`replace` with a base's object of the same name
+    /// and namespace.
     #[serde(default)]
     pub behavior: String,
+    /// Entries written as `KEY=VALUE`.
     #[serde(default)]
     pub literals: Vec<String>,
+    /// Files whose contents become entries, keyed by file name or `key=path`
+    /// (non-UTF-8 contents go to a ConfigMap's `binaryData`).
     #[serde(default)]
     pub files: Vec<String>,
+    /// Env files whose `KEY=VALUE` lines become entries.
     #[serde(default)]
     pub envs: Vec<String>,
-    /// Deprecated single env file.
+    /// Deprecated: use `envs`, to which this env file is appended.
     #[schemars(extend("deprecated" = true))]
     #[serde(default)]
     pub env: String,
+    /// Options for this generator on top of `generatorOptions`: its labels and
+    /// annotations win, and a flag is on when either sets it.
     #[serde(default)]
     pub options: Option<GeneratorOptions>,
-    /// Secret type (secretGenerator only).
+    /// The Secret's `type` (secretGenerator only; `Opaque` when empty).
     #[serde(default, rename = "type")]
     pub secret_type: String,
 }
@@ -294,12 +423,16 @@ pub struct GeneratorArgs {
 #[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GeneratorOptions {
+    /// Labels added to the generated objects.
     #[serde(default)]
     pub labels: StringMap,
+    /// Annotations added to the generated objects.
     #[serde(default)]
     pub annotations: StringMap,
+    /// Leave the content-hash suffix off the generated names.
     #[serde(default)]
     pub disable_name_suffix_hash: Option<bool>,
+    /// Set `immutable: true` on the generated objects.
     #[serde(default)]
     pub immutable: Option<bool>,
 }
@@ -322,6 +455,7 @@ impl Kustomization {
         }
     }
 
+    /// Whether the file is a Component (`kind: Component`).
     pub fn is_component(&self) -> bool {
         self.kind.as_deref() == Some("Component")
     }

@@ -13,8 +13,12 @@ use serde::de::DeserializeOwned;
 /// Metadata of a config (`metadata.name`, `metadata.namespace`).
 #[derive(Debug, Default, Deserialize)]
 pub struct Meta {
+    /// The config's `metadata.name`; a ConfigMap or Secret generator config without its own
+    /// `name` names the generated object with it.
     #[serde(default)]
     pub name: String,
+    /// The config's `metadata.namespace`; likewise the generated object's namespace when
+    /// the generator config gives none.
     #[serde(default)]
     pub namespace: String,
 }

@@ -408,6 +408,7 @@ pub enum Change {
 pub struct Merged {
     /// `group/kind/namespace/name`, see [`resource_key`].
     pub key: String,
+    /// What the merge did with the resource.
     pub change: Change,
     /// The merged resource; `None` for a deleted one.
     pub node: Option<Node>,

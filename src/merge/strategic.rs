@@ -50,8 +50,11 @@ pub const SET_ELEMENT_ORDER: &str = "$setElementOrder";
 /// A field's `x-kubernetes-patch-strategy` (or Go `patchStrategy` tag), read as flags.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Strategy {
+    /// `merge`: a list merges element by element (objects by merge key, scalars as a set).
     pub merge: bool,
+    /// `replace`: the patch replaces the field whole.
     pub replace: bool,
+    /// `retainKeys`: fields missing from the patch's `$retainKeys` list are cleared.
     pub retain_keys: bool,
 }
 

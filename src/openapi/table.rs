@@ -40,14 +40,17 @@ impl PatchStrategy {
         self.0 & MERGE != 0
     }
 
+    /// Whether the field is replaced whole rather than merged.
     pub fn replaces(self) -> bool {
         self.0 & REPLACE != 0
     }
 
+    /// Whether a patch's `$retainKeys` list says which of the object's fields remain.
     pub fn retains_keys(self) -> bool {
         self.0 & RETAIN_KEYS != 0
     }
 
+    /// Whether the field has no patch strategy (the default merge rules apply).
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }
@@ -78,12 +81,16 @@ impl fmt::Display for PatchStrategy {
 /// A field's `x-kubernetes-list-type`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ListType {
+    /// `atomic`: the list is replaced whole.
     Atomic,
+    /// `set`: a list of distinct scalars, merged as a set.
     Set,
+    /// `map`: a list of objects, merged by their `x-kubernetes-list-map-keys`.
     Map,
 }
 
 impl ListType {
+    /// Reads the extension's value; `None` for an unknown one.
     pub fn parse(text: &str) -> Option<ListType> {
         match text {
             "atomic" => Some(ListType::Atomic),

@@ -8,8 +8,11 @@ use std::fmt;
 pub struct Gvk {
     // Compact strings: ids are made for every resource by many steps, and
     // groups, versions, kinds, namespaces and most names fit inline (24 bytes).
+    /// API group; empty for the core group (`apiVersion: v1`).
     pub group: CompactString,
+    /// API version, e.g. `v1`.
     pub version: CompactString,
+    /// Kind, e.g. `Deployment`.
     pub kind: CompactString,
 }
 
@@ -27,6 +30,7 @@ impl Gvk {
         }
     }
 
+    /// The `apiVersion` text: `group/version`, or the version alone for the core group.
     pub fn api_version(&self) -> String {
         if self.group.is_empty() {
             self.version.to_string()
@@ -46,8 +50,11 @@ impl Gvk {
 /// A resource id: GVK, namespace and name.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ResId {
+    /// Group, version and kind.
     pub gvk: Gvk,
+    /// `metadata.namespace` as written; empty when the resource has none.
     pub namespace: CompactString,
+    /// `metadata.name`.
     pub name: CompactString,
 }
 

@@ -15,6 +15,7 @@ use std::borrow::Cow;
 /// One object of the resource map.
 #[derive(Clone, Debug)]
 pub struct Resource {
+    /// The object itself.
     pub node: Node,
     /// Ids the resource had before renames and namespace changes, oldest
     /// first (kustomize's "previous ids"); the first is the original id.
@@ -232,18 +233,22 @@ impl Resource {
         }
     }
 
+    /// `kind` as text; empty when missing.
     pub fn kind(&self) -> String {
         scalar_at(&self.node, &["kind"])
     }
 
+    /// `metadata.name` as text; empty when missing.
     pub fn name(&self) -> String {
         scalar_at(&self.node, &["metadata", "name"])
     }
 
+    /// `metadata.namespace` as text; empty when missing.
     pub fn namespace(&self) -> String {
         scalar_at(&self.node, &["metadata", "namespace"])
     }
 
+    /// Group, version and kind, from `apiVersion` and `kind`.
     pub fn gvk(&self) -> Gvk {
         Gvk::from_api_version(
             &scalar_cow(&self.node, &["apiVersion"]),
@@ -291,11 +296,13 @@ impl Resource {
         }
     }
 
+    /// Sets `metadata.name` (making `metadata` a mapping first if it is not one).
     pub fn set_name(&mut self, name: &str) {
         self.metadata_mut()
             .insert("name".to_string(), Node::text(name.to_string()));
     }
 
+    /// Sets `metadata.namespace` (making `metadata` a mapping first if it is not one).
     pub fn set_namespace(&mut self, ns: &str) {
         self.metadata_mut()
             .insert("namespace".to_string(), Node::text(ns.to_string()));

@@ -68,7 +68,9 @@ impl Plain {
 /// A pattern that must match a whole string: `^(?:pattern)$`.
 #[derive(Clone, Debug)]
 pub enum Anchored {
+    /// Literal characters and `.` wildcards, matched without a regex engine.
     Plain(Plain),
+    /// Any other pattern, compiled as `^(?:pattern)$`.
     Regex(Regex),
 }
 

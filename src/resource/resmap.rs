@@ -12,6 +12,7 @@ type FastState = foldhash::fast::FixedState;
 /// An ordered collection of resources.
 #[derive(Clone, Debug, Default)]
 pub struct ResMap {
+    /// The resources in order: accumulation order during a build, output order after it.
     pub resources: Vec<Resource>,
 }
 
@@ -47,22 +48,27 @@ pub fn id_text(id: &ResId) -> String {
 }
 
 impl ResMap {
+    /// An empty resource map.
     pub fn new() -> ResMap {
         ResMap::default()
     }
 
+    /// The number of resources.
     pub fn len(&self) -> usize {
         self.resources.len()
     }
 
+    /// Whether the map holds no resource.
     pub fn is_empty(&self) -> bool {
         self.resources.is_empty()
     }
 
+    /// The resources in order.
     pub fn iter(&self) -> std::slice::Iter<'_, Resource> {
         self.resources.iter()
     }
 
+    /// The resources in order, for changing them in place.
     pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, Resource> {
         self.resources.iter_mut()
     }

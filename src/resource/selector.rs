@@ -35,6 +35,8 @@ fn matches(re: &Option<Anchored>, s: &str) -> bool {
 }
 
 impl Matcher {
+    /// Compiles a `target`: GVK, name and namespace as anchored regular expressions,
+    /// label and annotation selectors parsed; an invalid one is an error.
     pub fn new(s: &Selector) -> Result<Matcher> {
         Ok(Matcher {
             group: anchored("group", &s.group)?,
@@ -110,6 +112,8 @@ pub struct LabelSelector {
 }
 
 impl LabelSelector {
+    /// Parses comma-separated requirements: `k=v`, `k==v`, `k!=v`, `k in (a,b)`,
+    /// `k notin (a,b)`, `k`, `!k`.
     pub fn parse(text: &str) -> Result<LabelSelector> {
         let bad = |why: &str| Error::msg(format!("invalid selector {text:?}: {why}"));
         let mut reqs = Vec::new();
@@ -155,6 +159,7 @@ impl LabelSelector {
         Ok(LabelSelector { reqs })
     }
 
+    /// Whether labels given as key/value pairs satisfy every requirement.
     pub fn matches(&self, labels: &[(String, String)]) -> bool {
         self.matches_with(|k| {
             labels

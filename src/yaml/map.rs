@@ -36,6 +36,7 @@ fn hash(key: &str) -> u64 {
 }
 
 impl Map {
+    /// An empty map.
     pub fn new() -> Map {
         Map::default()
     }
@@ -49,11 +50,13 @@ impl Map {
         }
     }
 
+    /// The number of entries.
     #[inline]
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
+    /// Whether the map has no entries.
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
@@ -77,31 +80,37 @@ impl Map {
             .copied()
     }
 
+    /// The value of `key`.
     #[inline]
     pub fn get(&self, key: &str) -> Option<&Node> {
         self.get_index_of(key).map(|i| &self.entries[i].1)
     }
 
+    /// The value of `key`, to change in place.
     #[inline]
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
         self.get_index_of(key).map(|i| &mut self.entries[i].1)
     }
 
+    /// The stored key and the value of `key`.
     #[inline]
     pub fn get_key_value(&self, key: &str) -> Option<(&Key, &Node)> {
         self.get_index_of(key).map(|i| pair(&self.entries[i]))
     }
 
+    /// Whether `key` is present.
     #[inline]
     pub fn contains_key(&self, key: &str) -> bool {
         self.get_index_of(key).is_some()
     }
 
+    /// The entry at position `i`.
     #[inline]
     pub fn get_index(&self, i: usize) -> Option<(&Key, &Node)> {
         self.entries.get(i).map(pair)
     }
 
+    /// The entry at position `i`, its value to change in place.
     #[inline]
     pub fn get_index_mut(&mut self, i: usize) -> Option<(&Key, &mut Node)> {
         self.entries.get_mut(i).map(pair_mut)
@@ -195,22 +204,27 @@ impl Map {
         }
     }
 
+    /// The entries in order.
     pub fn iter(&self) -> Iter<'_> {
         self.entries.iter().map(pair)
     }
 
+    /// The entries in order, values to change in place.
     pub fn iter_mut(&mut self) -> IterMut<'_> {
         self.entries.iter_mut().map(pair_mut)
     }
 
+    /// The keys in order.
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &Key> + ExactSizeIterator + Clone {
         self.entries.iter().map(|(k, _)| k)
     }
 
+    /// The values in order.
     pub fn values(&self) -> impl DoubleEndedIterator<Item = &Node> + ExactSizeIterator + Clone {
         self.entries.iter().map(|(_, v)| v)
     }
 
+    /// The values in order, to change in place.
     pub fn values_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut Node> + ExactSizeIterator {
         self.entries.iter_mut().map(|(_, v)| v)
     }
@@ -297,15 +311,19 @@ pub type IterMut<'a> =
 
 /// A key's place in a map: filled or not.
 pub enum Entry<'a> {
+    /// The key is present: its value.
     Occupied(&'a mut Node),
+    /// The key is absent: the map, and the key to insert.
     Vacant(&'a mut Map, Key),
 }
 
 impl<'a> Entry<'a> {
+    /// The value, after inserting `value` if the key was absent.
     pub fn or_insert(self, value: Node) -> &'a mut Node {
         self.or_insert_with(|| value)
     }
 
+    /// The value, after inserting `make()` if the key was absent.
     pub fn or_insert_with(self, make: impl FnOnce() -> Node) -> &'a mut Node {
         match self {
             Entry::Occupied(v) => v,

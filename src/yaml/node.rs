@@ -13,18 +13,24 @@ pub type Str = compact_str::CompactString;
 /// A parsed YAML value.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub enum Node {
+    /// `null`, `~`, or a value written as nothing.
     #[default]
     Null,
+    /// A boolean scalar.
     Bool(bool),
+    /// An integer that fits in an `i64`.
     Int(i64),
     /// An integer above `i64::MAX` that fits in a `u64`: go-yaml resolves it to a
     /// `uint64`, which kustomize prints exactly (`12345678901234567890`); anything
     /// larger becomes a float.
     Uint(u64),
+    /// A floating-point number (`.inf` and `.nan` included).
     Float(f64),
     /// Text; short strings (most names, kinds, versions, ports) are stored inline.
     Str(Str),
+    /// A sequence.
     Seq(Vec<Node>),
+    /// A mapping, keys in the order written.
     Map(Map),
 }
 
@@ -39,6 +45,7 @@ impl Node {
         Node::Map(Map::new())
     }
 
+    /// The text of a string scalar; `None` for any other node, numbers included.
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Node::Str(s) => Some(s),
@@ -46,6 +53,7 @@ impl Node {
         }
     }
 
+    /// The mapping, if the node is one.
     pub fn as_map(&self) -> Option<&Map> {
         match self {
             Node::Map(m) => Some(m),
@@ -53,6 +61,7 @@ impl Node {
         }
     }
 
+    /// The mapping, if the node is one, to change in place.
     pub fn as_map_mut(&mut self) -> Option<&mut Map> {
         match self {
             Node::Map(m) => Some(m),
@@ -60,6 +69,7 @@ impl Node {
         }
     }
 
+    /// The sequence, if the node is one.
     pub fn as_seq(&self) -> Option<&Vec<Node>> {
         match self {
             Node::Seq(s) => Some(s),
@@ -67,6 +77,7 @@ impl Node {
         }
     }
 
+    /// The sequence, if the node is one, to change in place.
     pub fn as_seq_mut(&mut self) -> Option<&mut Vec<Node>> {
         match self {
             Node::Seq(s) => Some(s),
@@ -74,6 +85,7 @@ impl Node {
         }
     }
 
+    /// Whether the node is null.
     pub fn is_null(&self) -> bool {
         matches!(self, Node::Null)
     }
@@ -83,6 +95,7 @@ impl Node {
         self.as_map().and_then(|m| m.get(key))
     }
 
+    /// Field of a mapping, to change in place; `None` for other nodes or a missing key.
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
         self.as_map_mut().and_then(|m| m.get_mut(key))
     }
@@ -92,6 +105,7 @@ impl Node {
         path.iter().try_fold(self, |n, k| n.get(k))
     }
 
+    /// Follows a path of mapping keys, to change the node at its end.
     pub fn get_path_mut(&mut self, path: &[&str]) -> Option<&mut Node> {
         path.iter().try_fold(self, |n, k| n.get_mut(k))
     }

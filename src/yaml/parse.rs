@@ -79,7 +79,9 @@ pub type EmptyNulls = Vec<Vec<PathStep>>;
 /// One step of an [`EmptyNulls`] path.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PathStep {
+    /// A mapping key.
     Key(String),
+    /// A position in a sequence (0-based).
     Index(usize),
 }
 
