@@ -134,7 +134,7 @@ fn diff_equal_sides_exit_0_and_stdin_side() {
     write(
         t.path(),
         "saved.yaml",
-        &render.stdout.replace("replicas: 3", "replicas: 4"),
+        render.stdout.replace("replicas: 3", "replicas: 4"),
     );
     let r = kbuild(
         t.path(),
