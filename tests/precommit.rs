@@ -12,7 +12,7 @@
 
 mod common;
 use common::write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn have(cmd: &str) -> bool {
@@ -105,13 +105,13 @@ fn precommit_refuses_a_stale_render_and_accepts_it_rerendered() {
         write(
             d,
             &format!("overlays/{env}/kustomization.yaml"),
-            &format!("resources: [../../base]\nnamespace: {env}\nnamePrefix: {env}-\n"),
+            format!("resources: [../../base]\nnamespace: {env}\nnamePrefix: {env}-\n"),
         );
     }
     write(
         d,
         ".pre-commit-config.yaml",
-        &format!(
+        format!(
             "repos:\n- repo: {}\n  rev: {rev}\n  hooks:\n  - id: kbuild-check\n  - id: kbuild-render\n    args: [--out, rendered]\n",
             kbuild_repo.display()
         ),
@@ -131,7 +131,7 @@ fn precommit_refuses_a_stale_render_and_accepts_it_rerendered() {
     write(
         d,
         "base/deploy.yaml",
-        &DEPLOY.replace("replicas: 1", "replicas: 2"),
+        DEPLOY.replace("replicas: 1", "replicas: 2"),
     );
     repo.ok("git", &["add", "base/deploy.yaml"]);
     let refused = repo.run("git", &["commit", "-q", "-m", "more replicas"]);
