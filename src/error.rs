@@ -72,6 +72,39 @@ pub enum Error {
         /// What to do instead.
         hint: Option<String>,
     },
+    /// A resource id registered twice: two resources end up with the same
+    /// kind, namespace and name (in one list, after a transformation, or a
+    /// generator without `behavior: merge`/`replace` for an existing one).
+    #[error("{msg}")]
+    DuplicateId {
+        /// The id the resources share, as kbuild prints it.
+        id: String,
+        /// The whole message.
+        msg: String,
+    },
+    /// Something that must select resources selects none of them, or several
+    /// where it needs exactly one: a replacement source, a var's objref, a
+    /// generator with `behavior: merge`/`replace`, a patch without a target.
+    #[error("{msg}")]
+    NoMatch {
+        /// How many resources matched: 0, or more than one.
+        matched: usize,
+        /// The whole message.
+        msg: String,
+    },
+    /// A resource that is not a valid object: not a mapping, no kind or name,
+    /// a List whose items are not a list, metadata or a field of the wrong type.
+    #[error("{0}")]
+    InvalidResource(String),
+    /// A malformed patch: a strategic merge patch or its directives, a JSON
+    /// 6902 patch or its operations, or a patch entry that cannot be applied.
+    #[error("{0}")]
+    InvalidPatch(String),
+    /// A configuration that is wrong beyond the checks of [`Error::Field`]: a
+    /// transformer or generator config, a field spec or field path, a
+    /// selector, an OpenAPI schema or what a kustomization lists.
+    #[error("{0}")]
+    InvalidConfig(String),
     /// Any other problem, already phrased for the user.
     #[error("{0}")]
     Msg(String),
@@ -148,6 +181,16 @@ pub enum ErrorKind {
     Cycle,
     /// [`Error::Unsupported`].
     Unsupported,
+    /// [`Error::DuplicateId`].
+    DuplicateId,
+    /// [`Error::NoMatch`].
+    NoMatch,
+    /// [`Error::InvalidResource`].
+    InvalidResource,
+    /// [`Error::InvalidPatch`].
+    InvalidPatch,
+    /// [`Error::InvalidConfig`].
+    InvalidConfig,
     /// [`Error::Msg`].
     Other,
 }
@@ -181,6 +224,50 @@ impl Error {
     /// An error of kind [`ErrorKind::Other`] with this message.
     pub fn msg(s: impl Into<String>) -> Error {
         Error::Msg(s.into())
+    }
+
+    /// An [`Error::DuplicateId`]: `msg` is the whole message, `id` the id in it.
+    pub(crate) fn duplicate_id(id: impl Into<String>, msg: impl Into<String>) -> Error {
+        Error::DuplicateId {
+            id: id.into(),
+            msg: msg.into(),
+        }
+    }
+
+    /// An [`Error::NoMatch`] for a selection that found `matched` resources.
+    pub(crate) fn no_match(matched: usize, msg: impl Into<String>) -> Error {
+        Error::NoMatch {
+            matched,
+            msg: msg.into(),
+        }
+    }
+
+    /// An [`Error::InvalidResource`] with this message.
+    pub(crate) fn invalid_resource(msg: impl Into<String>) -> Error {
+        Error::InvalidResource(msg.into())
+    }
+
+    /// An [`Error::InvalidPatch`] with this message.
+    pub(crate) fn invalid_patch(msg: impl Into<String>) -> Error {
+        Error::InvalidPatch(msg.into())
+    }
+
+    /// An [`Error::InvalidConfig`] with this message.
+    pub(crate) fn invalid_config(msg: impl Into<String>) -> Error {
+        Error::InvalidConfig(msg.into())
+    }
+
+    /// The message of an error that is only a message ([`Error::Msg`] and the
+    /// kinds that replaced it), for a caller that adds a prefix to it in place.
+    pub(crate) fn message_mut(&mut self) -> Option<&mut String> {
+        match self {
+            Error::DuplicateId { msg, .. } | Error::NoMatch { msg, .. } => Some(msg),
+            Error::InvalidResource(msg)
+            | Error::InvalidPatch(msg)
+            | Error::InvalidConfig(msg)
+            | Error::Msg(msg) => Some(msg),
+            _ => None,
+        }
     }
 
     /// Wraps the error with a context line.
@@ -221,6 +308,17 @@ impl Error {
                 what: what.clone(),
                 hint: hint.clone(),
             },
+            Error::DuplicateId { id, msg } => Error::DuplicateId {
+                id: id.clone(),
+                msg: msg.clone(),
+            },
+            Error::NoMatch { matched, msg } => Error::NoMatch {
+                matched: *matched,
+                msg: msg.clone(),
+            },
+            Error::InvalidResource(m) => Error::InvalidResource(m.clone()),
+            Error::InvalidPatch(m) => Error::InvalidPatch(m.clone()),
+            Error::InvalidConfig(m) => Error::InvalidConfig(m.clone()),
             Error::Msg(m) => Error::Msg(m.clone()),
             Error::Context { context, source } => Error::Context {
                 context: context.clone(),
@@ -258,6 +356,11 @@ impl Error {
             Error::Restricted(_) => ErrorKind::Restricted,
             Error::Cycle(_) => ErrorKind::Cycle,
             Error::Unsupported { .. } => ErrorKind::Unsupported,
+            Error::DuplicateId { .. } => ErrorKind::DuplicateId,
+            Error::NoMatch { .. } => ErrorKind::NoMatch,
+            Error::InvalidResource(_) => ErrorKind::InvalidResource,
+            Error::InvalidPatch(_) => ErrorKind::InvalidPatch,
+            Error::InvalidConfig(_) => ErrorKind::InvalidConfig,
             Error::Msg(_) | Error::Context { .. } => ErrorKind::Other,
         }
     }
@@ -308,6 +411,69 @@ mod tests {
         // Every fallible function returns one: keep it no larger than before
         // the typed kinds (the YAML variant's 64 bytes).
         assert!(std::mem::size_of::<Error>() <= 64);
+    }
+
+    #[test]
+    fn each_new_kind_reports_its_kind_and_renders_its_message() {
+        let cases = [
+            (
+                Error::duplicate_id("ConfigMap.v1.[noGrp]/x.[noNs]", "two of ConfigMap x"),
+                ErrorKind::DuplicateId,
+                "two of ConfigMap x",
+            ),
+            (
+                Error::no_match(0, "no resource matches"),
+                ErrorKind::NoMatch,
+                "no resource matches",
+            ),
+            (
+                Error::invalid_resource("missing kind"),
+                ErrorKind::InvalidResource,
+                "missing kind",
+            ),
+            (
+                Error::invalid_patch("the patch is empty"),
+                ErrorKind::InvalidPatch,
+                "the patch is empty",
+            ),
+            (
+                Error::invalid_config("bad field path"),
+                ErrorKind::InvalidConfig,
+                "bad field path",
+            ),
+            (Error::msg("other"), ErrorKind::Other, "other"),
+        ];
+        for (e, kind, text) in cases {
+            assert_eq!(e.kind(), kind, "{e}");
+            assert_eq!(e.to_string(), text);
+            assert_eq!(e.hint(), None);
+            let copy = e.duplicate();
+            assert_eq!((copy.kind(), copy.to_string()), (kind, text.to_string()));
+            // Context layers keep the kind and come after the message.
+            let wrapped = e.context("in /t/kustomization.yaml");
+            assert_eq!(wrapped.kind(), kind);
+            assert_eq!(
+                wrapped.report().to_string(),
+                format!("{text}\n  in /t/kustomization.yaml")
+            );
+        }
+    }
+
+    #[test]
+    fn message_mut_reaches_only_plain_messages() {
+        let mut e = Error::invalid_config("x");
+        if let Some(m) = e.message_mut() {
+            m.insert_str(0, "fieldName: a: ");
+        }
+        assert_eq!(e.to_string(), "fieldName: a: x");
+        assert_eq!(e.kind(), ErrorKind::InvalidConfig);
+        let mut wrapped = Error::msg("x").context("c");
+        assert!(wrapped.message_mut().is_none());
+        let mut not_found = Error::NotFound {
+            what: "resource".into(),
+            path: "/t/a.yaml".into(),
+        };
+        assert!(not_found.message_mut().is_none());
     }
 
     #[test]

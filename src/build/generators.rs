@@ -89,9 +89,10 @@ impl Builder<'_> {
             };
             let docs = yaml::parse::parse_stream(&text, &src.display().to_string())?;
             if docs.iter().all(Node::is_null) && !exists && !inline {
-                return Err(Error::msg(format!(
-                    "plugin config '{entry}' does not exist"
-                )));
+                return Err(Error::NotFound {
+                    what: "plugin config".to_string(),
+                    path: entry.into(),
+                });
             }
             out.extend(
                 docs.into_iter()

@@ -205,13 +205,13 @@ impl Builder<'_> {
             .map_err(|e| e.context(format!("in {}", file.display())))?;
         match (expect, k.is_component()) {
             (Expect::Kustomization, true) if !self.chain.is_empty() => {
-                return Err(Error::msg(format!(
+                return Err(Error::invalid_config(format!(
                     "{} is a Component; list it under 'components', not 'resources'",
                     file.display()
                 )));
             }
             (Expect::Component, false) => {
-                return Err(Error::msg(format!(
+                return Err(Error::invalid_config(format!(
                     "{} is a {}, but only kind Component may be listed under 'components'",
                     file.display(),
                     k.kind.as_deref().unwrap_or("Kustomization")

@@ -49,12 +49,12 @@ pub(super) fn load(
     let version = openapi.get("version").filter(|v| !v.is_empty());
     let path = openapi.get("path").filter(|v| !v.is_empty());
     if let Some(key) = openapi.keys().find(|k| *k != "version" && *k != "path") {
-        return Err(Error::msg(format!(
+        return Err(Error::invalid_config(format!(
             "openapi: unknown field {key:?}; expected 'path' or 'version'"
         )));
     }
     match (version, path) {
-        (Some(_), Some(_)) => Err(Error::msg(
+        (Some(_), Some(_)) => Err(Error::invalid_config(
             "openapi: both 'version' (a built-in schema) and 'path' (a custom schema) are set; use one",
         )),
         (Some(v), None) => Schemas::builtin_version(v).map(SchemaRef::Builtin),

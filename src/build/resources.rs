@@ -100,7 +100,7 @@ impl Builder<'_> {
     ) -> Result<()> {
         let (real, kind) = ldr.resolve(entry, "component")?;
         if kind != EntryType::Dir {
-            return Err(Error::msg(format!(
+            return Err(Error::invalid_config(format!(
                 "component '{entry}' is not a directory holding a kustomization file of kind Component"
             )));
         }

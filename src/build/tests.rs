@@ -118,3 +118,73 @@ fn stacked_diamonds_are_walked_once() {
         err.report()
     );
 }
+
+#[test]
+fn a_resource_listed_twice_is_a_duplicate_id() {
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n";
+    let fs = MemFs::new()
+        .file("/t/kustomization.yaml", "resources:\n- a.yaml\n- b.yaml\n")
+        .file("/t/a.yaml", cm)
+        .file("/t/b.yaml", cm);
+    let err = build_in(Arc::new(fs), "/t".as_ref(), &BuildOptions::default()).unwrap_err();
+    assert_eq!(
+        err.kind(),
+        crate::ErrorKind::DuplicateId,
+        "{}",
+        err.report()
+    );
+    match err.root() {
+        crate::Error::DuplicateId { id, msg } => {
+            assert_eq!(id, "ConfigMap.v1.[noGrp]/x.[noNs]");
+            assert!(msg.contains("already registered id"), "{msg}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_replacement_source_that_matches_nothing_is_no_match() {
+    let fs = MemFs::new()
+        .file(
+            "/t/kustomization.yaml",
+            "resources:\n- cm.yaml\nreplacements:\n- source:\n    kind: Secret\n    name: absent\n  targets:\n  - select:\n      kind: ConfigMap\n    fieldPaths:\n    - data.x\n",
+        )
+        .file(
+            "/t/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  x: a\n",
+        );
+    let err = build_in(Arc::new(fs), "/t".as_ref(), &BuildOptions::default()).unwrap_err();
+    assert_eq!(err.kind(), crate::ErrorKind::NoMatch, "{}", err.report());
+    assert!(
+        matches!(err.root(), crate::Error::NoMatch { matched: 0, .. }),
+        "{:?}",
+        err.root()
+    );
+    assert!(
+        err.report()
+            .to_string()
+            .contains("no resource matches the source"),
+        "{}",
+        err.report()
+    );
+}
+
+#[test]
+fn a_replacement_source_that_matches_two_is_no_match() {
+    let fs = MemFs::new()
+        .file(
+            "/t/kustomization.yaml",
+            "resources:\n- cm.yaml\nreplacements:\n- source:\n    kind: ConfigMap\n  targets:\n  - select:\n      kind: ConfigMap\n    fieldPaths:\n    - data.x\n",
+        )
+        .file(
+            "/t/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  x: a\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\ndata:\n  x: b\n",
+        );
+    let err = build_in(Arc::new(fs), "/t".as_ref(), &BuildOptions::default()).unwrap_err();
+    assert_eq!(err.kind(), crate::ErrorKind::NoMatch, "{}", err.report());
+    assert!(
+        matches!(err.root(), crate::Error::NoMatch { matched: 2, .. }),
+        "{:?}",
+        err.root()
+    );
+}

@@ -54,7 +54,7 @@ const MAX_DEPTH: usize = 64;
 pub fn crd_field_specs_from_text(text: &str, source: &str) -> Result<Vec<CrdFieldSpec>, Error> {
     let doc = if text.trim_start().starts_with('{') {
         let json: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-            Error::msg(format!(
+            Error::invalid_config(format!(
                 "unable to parse open API definition from '{source}': {e}"
             ))
         })?;
@@ -131,7 +131,7 @@ pub fn crd_config(specs: &[CrdFieldSpec]) -> Result<TransformerConfig, Error> {
 }
 
 fn not_definitions(source: &str) -> Error {
-    Error::msg(format!(
+    Error::invalid_config(format!(
         "unable to parse open API definition from '{source}': expected a map of type names to \
          {{Schema, Dependencies}} definitions (kustomize's crds: does not read CustomResourceDefinition manifests)"
     ))

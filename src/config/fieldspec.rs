@@ -136,15 +136,15 @@ pub fn walk<S: AsRef<str>>(
                     return Ok(());
                 }
             }
-            walk(child, rest, create, last, f).map_err(|e| match e {
-                Error::Msg(m) if !m.starts_with("fieldName") => {
-                    Error::Msg(format!("fieldName: {name}: {m}"))
+            walk(child, rest, create, last, f).map_err(|mut e| {
+                if let Some(m) = e.message_mut().filter(|m| !m.starts_with("fieldName")) {
+                    *m = format!("fieldName: {name}: {m}");
                 }
-                other => other,
+                e
             })
         }
         Node::Null => Ok(()),
-        other => Err(Error::msg(format!(
+        other => Err(Error::invalid_config(format!(
             "expected sequence or mapping node, found {}",
             other.type_name()
         ))),

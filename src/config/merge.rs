@@ -182,7 +182,7 @@ fn describe(fs: &FieldSpec) -> String {
 }
 
 fn conflict(section: &str, existing: &FieldSpec, incoming: &FieldSpec) -> Error {
-    Error::msg(format!(
+    Error::invalid_config(format!(
         "conflicting field specs in transformer configuration '{section}': {} and {} cover the \
          same field but disagree on 'create'; make them agree",
         describe(existing),

@@ -176,8 +176,9 @@ impl TransformerConfig {
         if node.is_null() {
             return Ok(());
         }
-        let f: ConfigFile = crate::yaml::de::from_node_lenient(node)
-            .map_err(|e| Error::msg(format!("{source}: invalid transformer configuration: {e}")))?;
+        let f: ConfigFile = crate::yaml::de::from_node_lenient(node).map_err(|e| {
+            Error::invalid_config(format!("{source}: invalid transformer configuration: {e}"))
+        })?;
         let other: TransformerConfig = TransformerSpecs {
             name_prefix: f.name_prefix,
             name_suffix: f.name_suffix,

@@ -383,7 +383,7 @@ impl FieldPath {
     /// Parses `a.b[name=x].c`. Keys are separated by dots; brackets select
     /// sequence elements by index, by a field's value, or all (`[*]`).
     fn parse(text: &str) -> Result<FieldPath> {
-        let bad = |why: &str| Error::msg(format!("invalid field path '{text}': {why}"));
+        let bad = |why: &str| Error::invalid_config(format!("invalid field path '{text}': {why}"));
         let mut segments = Vec::new();
         let mut rest = text;
         while !rest.is_empty() {

@@ -14,15 +14,18 @@ pub fn absorb(resmap: &mut ResMap, res: Resource, behavior: Behavior) -> Result<
     let hits = resmap.find_by_any_id(&id);
     match hits.as_slice() {
         [] => match behavior {
-            B::Merge | B::Replace => Err(Error::msg(format!(
-                "behavior {} needs an existing {} to act on, but there is none (the generator must have the same name and namespace as a resource from a base)",
-                if behavior == B::Merge {
-                    "merge"
-                } else {
-                    "replace"
-                },
-                id
-            ))),
+            B::Merge | B::Replace => Err(Error::no_match(
+                0,
+                format!(
+                    "behavior {} needs an existing {} to act on, but there is none (the generator must have the same name and namespace as a resource from a base)",
+                    if behavior == B::Merge {
+                        "merge"
+                    } else {
+                        "replace"
+                    },
+                    id
+                ),
+            )),
             _ => {
                 // No resource has this id (current or previous): nothing to conflict with.
                 resmap.resources.push(res);
@@ -38,13 +41,16 @@ pub fn absorb(resmap: &mut ResMap, res: Resource, behavior: Behavior) -> Result<
             }
             Ok(())
         }
-        _ => Err(Error::msg(format!(
-            "several resources could take the generated {}: {}",
-            id,
-            hits.iter()
-                .map(|i| resmap.resources[*i].id().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
+        _ => Err(Error::no_match(
+            hits.len(),
+            format!(
+                "several resources could take the generated {}: {}",
+                id,
+                hits.iter()
+                    .map(|i| resmap.resources[*i].id().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
     }
 }

@@ -79,7 +79,7 @@ struct GcpServiceAccount {
 fn iam_policy(node: &Node) -> Result<(Node, plugin_config::Meta)> {
     let c: IamPolicyConfig = decode(node, "IAMPolicyGenerator")?;
     if c.cloud != "gke" {
-        return Err(Error::msg(format!(
+        return Err(Error::invalid_config(format!(
             "IAMPolicyGenerator: cloud {:?} is not supported; only gke is",
             c.cloud
         )));

@@ -29,7 +29,7 @@ pub fn parse(content: &[u8]) -> Result<Vec<(String, String)>, Error> {
         }
         let line = raw.strip_suffix(b"\r").unwrap_or(raw);
         let line = std::str::from_utf8(line)
-            .map_err(|_| Error::msg(format!("line {} is not valid UTF-8", index + 1)))?;
+            .map_err(|_| Error::invalid_config(format!("line {} is not valid UTF-8", index + 1)))?;
         let line = if index == 0 {
             line.strip_prefix('\u{feff}').unwrap_or(line)
         } else {

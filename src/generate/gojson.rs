@@ -127,7 +127,7 @@ pub fn write_str(s: &str, out: &mut String) {
 /// that read back to the same value either way.
 fn write_float(f: f64, out: &mut String) -> Result<(), Error> {
     if !f.is_finite() {
-        return Err(Error::msg(format!(
+        return Err(Error::invalid_resource(format!(
             "cannot encode {f} as JSON (json: unsupported value)"
         )));
     }

@@ -27,15 +27,29 @@ const ORIGIN_ANNOTATION: &str = "config.kubernetes.io/origin";
 /// `behavior`. `create` (or no behavior) is an error: the id is taken.
 pub fn merge_into(existing: &mut Node, generated: &Node, behavior: Behavior) -> Result<(), Error> {
     if matches!(behavior, Behavior::Create | Behavior::Unspecified) {
-        return Err(Error::msg(format!(
-            "{} {:?} already exists; a generator for it needs behavior: merge or replace",
-            existing.get_str(&["kind"]).unwrap_or("resource"),
-            existing.get_str(&["metadata", "name"]).unwrap_or_default(),
-        )));
+        let kind = existing.get_str(&["kind"]).unwrap_or("resource");
+        let name = existing.get_str(&["metadata", "name"]).unwrap_or_default();
+        let id = crate::resource::id::ResId {
+            gvk: crate::resource::id::Gvk::from_api_version(
+                existing.get_str(&["apiVersion"]).unwrap_or_default(),
+                kind,
+            ),
+            namespace: existing
+                .get_str(&["metadata", "namespace"])
+                .unwrap_or_default()
+                .into(),
+            name: name.into(),
+        };
+        return Err(Error::duplicate_id(
+            crate::resource::resmap::id_text(&id),
+            format!(
+                "{kind} {name:?} already exists; a generator for it needs behavior: merge or replace"
+            ),
+        ));
     }
     let mut result = generated.clone();
     let Some(meta) = result.ensure_map(&["metadata"]) else {
-        return Err(Error::msg(
+        return Err(Error::invalid_resource(
             "the generated resource's metadata is not a mapping",
         ));
     };

@@ -96,7 +96,7 @@ pub fn generate(
     read_file: &mut dyn FnMut(&str) -> Result<Vec<u8>, Error>,
 ) -> Result<Generated, Error> {
     if args.name.is_empty() {
-        return Err(Error::msg(format!(
+        return Err(Error::invalid_config(format!(
             "{}: an entry has no name; every generator needs `name:`",
             kind.field()
         )));
@@ -112,7 +112,7 @@ fn build(
     read_file: &mut dyn FnMut(&str) -> Result<Vec<u8>, Error>,
 ) -> Result<Generated, Error> {
     if kind == GeneratorKind::ConfigMap && !args.secret_type.is_empty() {
-        return Err(Error::msg(
+        return Err(Error::invalid_config(
             "unknown field \"type\" (only secretGenerator entries have a type)",
         ));
     }

@@ -45,7 +45,7 @@ fn reject_repeated_keys(pairs: &[Pair]) -> Result<(), Error> {
     let mut seen = std::collections::HashSet::new();
     for (key, _) in pairs {
         if !seen.insert(key.as_str()) {
-            return Err(Error::msg(format!(
+            return Err(Error::invalid_config(format!(
                 "the key {key:?} appears more than once in its sources"
             )));
         }
@@ -58,7 +58,7 @@ fn reject_repeated_keys(pairs: &[Pair]) -> Result<(), Error> {
 pub fn parse_literal(source: &str) -> Result<(&str, &str), Error> {
     match source.split_once('=') {
         Some((key, value)) if !key.is_empty() => Ok((key, remove_quotes(value))),
-        _ => Err(Error::msg(format!(
+        _ => Err(Error::invalid_config(format!(
             "invalid literal source {source:?}, expected key=value"
         ))),
     }
@@ -84,16 +84,18 @@ pub fn parse_file_source(source: &str) -> Result<(String, &str), Error> {
     match source.matches('=').count() {
         0 => Ok((base_name(source).to_string(), source)),
         1 => match source.split_once('=') {
-            Some(("", path)) => Err(Error::msg(format!(
+            Some(("", path)) => Err(Error::invalid_config(format!(
                 "missing key name for file path {path:?} in source {source:?}"
             ))),
-            Some((key, "")) => Err(Error::msg(format!(
+            Some((key, "")) => Err(Error::invalid_config(format!(
                 "missing file path for key name {key:?} in source {source:?}"
             ))),
             Some((key, path)) => Ok((key.to_string(), path)),
-            None => Err(Error::msg(format!("invalid file source {source:?}"))),
+            None => Err(Error::invalid_config(format!(
+                "invalid file source {source:?}"
+            ))),
         },
-        _ => Err(Error::msg(format!(
+        _ => Err(Error::invalid_config(format!(
             "source {source:?} key name or file path contains '='"
         ))),
     }

@@ -100,7 +100,7 @@ pub fn expand_lists(docs: Vec<Node>) -> Result<Vec<Node>, Error> {
                 Some(Node::Seq(items)) => out.extend(items.iter().cloned()),
                 Some(Node::Null) | None => {}
                 Some(other) => {
-                    return Err(Error::msg(format!(
+                    return Err(Error::invalid_resource(format!(
                         "a {kind}'s items must be a sequence, not a {}",
                         other.type_name()
                     )));
@@ -122,7 +122,7 @@ fn key_of(node: &Node, what: &str) -> Result<Key, Error> {
     let kind = node.get_str(&["kind"]).unwrap_or("");
     let name = node.get_str(&["metadata", "name"]).unwrap_or("");
     if kind.is_empty() || api_version.is_empty() || name.is_empty() {
-        return Err(Error::msg(format!(
+        return Err(Error::invalid_resource(format!(
             "{what}: an object lacks apiVersion, kind or metadata.name: {}",
             short(node)
         )));
@@ -178,10 +178,11 @@ pub fn dry_run(
     for (i, node) in live.iter().enumerate() {
         let key = key_of(node, "live objects")?;
         if live_index.insert(key.clone(), i).is_some() {
-            return Err(Error::msg(format!(
-                "live objects: {} is listed twice",
-                display_name(&key)
-            )));
+            let id = display_name(&key);
+            return Err(Error::duplicate_id(
+                id.clone(),
+                format!("live objects: {id} is listed twice"),
+            ));
         }
     }
     let mut report = ApplyReport::default();
@@ -189,10 +190,11 @@ pub fn dry_run(
     for node in config {
         let key = key_of(node, "configuration")?;
         if configured.insert(key.clone(), ()).is_some() {
-            return Err(Error::msg(format!(
-                "configuration: {} is given twice",
-                display_name(&key)
-            )));
+            let id = display_name(&key);
+            return Err(Error::duplicate_id(
+                id.clone(),
+                format!("configuration: {id} is given twice"),
+            ));
         }
         let current = live_index.get(&key).map(|&i| &live[i]);
         let applied = apply_one(&key, node, current, &mut report.warnings)?;
@@ -335,7 +337,7 @@ fn strip_directives(node: &mut Node) {
 /// Reads the annotation: JSON of an object of the same kind and name.
 fn parse_last_applied(value: &Node, current: &Node, name: &str) -> Result<Node, Error> {
     let bad = |why: String| {
-        Error::msg(format!(
+        Error::invalid_resource(format!(
             "{name}: malformed {LAST_APPLIED} annotation: {why}"
         ))
     };
@@ -383,7 +385,9 @@ pub fn with_last_applied(config: &Node) -> Result<Node, Error> {
     let mut bare = config.clone();
     let annotations = bare
         .ensure_map(&["metadata", "annotations"])
-        .ok_or_else(|| Error::msg("configuration: metadata.annotations is not a mapping"))?;
+        .ok_or_else(|| {
+            Error::invalid_resource("configuration: metadata.annotations is not a mapping")
+        })?;
     annotations.shift_remove(LAST_APPLIED);
     // kubectl writes the annotation with Go's encoder, as the name hash does.
     let mut text =
@@ -392,7 +396,9 @@ pub fn with_last_applied(config: &Node) -> Result<Node, Error> {
     let mut modified = config.clone();
     let annotations = modified
         .ensure_map(&["metadata", "annotations"])
-        .ok_or_else(|| Error::msg("configuration: metadata.annotations is not a mapping"))?;
+        .ok_or_else(|| {
+            Error::invalid_resource("configuration: metadata.annotations is not a mapping")
+        })?;
     annotations.insert(LAST_APPLIED, Node::text(text));
     Ok(modified)
 }

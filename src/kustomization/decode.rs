@@ -15,7 +15,7 @@ pub fn decode(file: PathBuf, bytes: Vec<u8>) -> Result<(PathBuf, Kustomization)>
     let text = yaml::utf8(bytes, &file)?;
     let node = yaml::parse::parse_document(&text, &file.display().to_string())?;
     if !matches!(node, Node::Map(_) | Node::Null) {
-        return Err(Error::msg(format!(
+        return Err(Error::invalid_config(format!(
             "{}: a kustomization must be a mapping, found a {}",
             file.display(),
             node.type_name()
@@ -57,7 +57,7 @@ fn field_position(text: &str, steps: &[PathStep]) -> Option<(usize, usize)> {
 /// same check for a kustomization at hand, without the file or position.
 pub fn check_type_meta(k: &Kustomization) -> Result<()> {
     match type_meta_problem(k) {
-        Some((field, msg)) => Err(Error::msg(format!("{field} {msg}"))),
+        Some((field, msg)) => Err(Error::invalid_config(format!("{field} {msg}"))),
         None => Ok(()),
     }
 }

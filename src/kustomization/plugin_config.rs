@@ -25,7 +25,8 @@ pub struct Meta {
 
 /// Decodes a config of kind `kind` leniently.
 pub fn decode<T: DeserializeOwned>(node: &Node, kind: &str) -> Result<T> {
-    from_node_lenient(node).map_err(|e| Error::msg(format!("invalid {kind} config: {e}")))
+    from_node_lenient(node)
+        .map_err(|e| Error::invalid_config(format!("invalid {kind} config: {e}")))
 }
 
 /// kind, metadata.name and metadata.namespace of a config document.
@@ -56,7 +57,7 @@ pub const TRANSFORMER_KINDS: &str = "AnnotationsTransformer, HashTransformer, Im
 
 /// The error for a config whose kind is no built-in `what` ("transformer", "generator").
 pub fn unknown(kind: &str, what: &str) -> Error {
-    Error::msg(format!(
+    Error::invalid_config(format!(
         "unable to load builtin {kind}: not a builtin {what} kbuild knows (builtin {what}s: {})",
         if what == "transformer" {
             TRANSFORMER_KINDS

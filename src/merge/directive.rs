@@ -80,7 +80,7 @@ pub fn take_directive(node: &mut Node) -> Result<Directive, Error> {
             setter.delete(items)?;
             Ok(directive)
         }
-        other => Err(Error::msg(format!(
+        other => Err(Error::invalid_patch(format!(
             "no implemented strategic merge patch strategy for a {} ('{}')",
             other.type_name(),
             scalar_text(other)
@@ -90,7 +90,7 @@ pub fn take_directive(node: &mut Node) -> Result<Directive, Error> {
 
 fn parse(value: &str) -> Result<Directive, Error> {
     Directive::parse(value).ok_or_else(|| {
-        Error::msg(format!(
+        Error::invalid_patch(format!(
             "unknown patch strategy '{value}' (the $patch directive takes merge, replace or delete)"
         ))
     })

@@ -25,11 +25,13 @@ pub fn parse_ops(text: &str, source: &str) -> Result<Node, Error> {
     // YAML patch is parsed as written (a block scalar ending it keeps its
     // final newline).
     if text.trim().is_empty() {
-        return Err(Error::msg(format!("{source}: empty json patch operations")));
+        return Err(Error::invalid_patch(format!(
+            "{source}: empty json patch operations"
+        )));
     }
     let ops = if text.trim_start().starts_with('[') {
         let json: serde_json::Value = serde_json::from_str(text)
-            .map_err(|e| Error::msg(format!("{source}: invalid JSON patch: {e}")))?;
+            .map_err(|e| Error::invalid_patch(format!("{source}: invalid JSON patch: {e}")))?;
         Node::from(&json)
     } else {
         crate::yaml::parse::parse_stream(text, source)?
@@ -38,13 +40,13 @@ pub fn parse_ops(text: &str, source: &str) -> Result<Node, Error> {
             .unwrap_or_default()
     };
     let Some(items) = ops.as_seq() else {
-        return Err(Error::msg(format!(
+        return Err(Error::invalid_patch(format!(
             "{source}: a JSON patch is a list of operations, found a {}",
             ops.type_name()
         )));
     };
     if let Some(i) = items.iter().position(|op| !matches!(op, Node::Map(_))) {
-        return Err(Error::msg(format!(
+        return Err(Error::invalid_patch(format!(
             "{source}: JSON patch operation {i} is a {}, not a mapping",
             items[i].type_name()
         )));
@@ -57,7 +59,7 @@ pub fn parse_ops(text: &str, source: &str) -> Result<Node, Error> {
 /// `target` may then hold the effect of the operations before it.
 pub fn apply(target: &mut Node, ops: &Node) -> Result<(), Error> {
     let Some(ops) = ops.as_seq() else {
-        return Err(Error::msg(format!(
+        return Err(Error::invalid_patch(format!(
             "a JSON patch is a list of operations, found a {}",
             ops.type_name()
         )));
@@ -66,7 +68,7 @@ pub fn apply(target: &mut Node, ops: &Node) -> Result<(), Error> {
         apply_op(target, op).map_err(|msg| {
             let name = op.get_str(&["op"]).unwrap_or("?");
             let path = op.get_str(&["path"]).unwrap_or("");
-            Error::msg(format!(
+            Error::invalid_patch(format!(
                 "json patch operation {index} ({name} '{path}'): {msg}"
             ))
         })?;

@@ -478,16 +478,17 @@ fn index<'n>(
     let mut map = std::collections::HashMap::new();
     for node in nodes {
         if !matches!(node, Node::Map(_)) {
-            return Err(Error::msg(format!(
+            return Err(Error::invalid_resource(format!(
                 "{which}: a document is a {}, not a resource mapping",
                 node.type_name()
             )));
         }
         let key = resource_key(node);
         if map.insert(key.clone(), node).is_some() {
-            return Err(Error::msg(format!(
-                "{which}: two resources have the identity {key}"
-            )));
+            return Err(Error::duplicate_id(
+                key.clone(),
+                format!("{which}: two resources have the identity {key}"),
+            ));
         }
     }
     Ok(map)

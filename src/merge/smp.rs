@@ -208,9 +208,9 @@ impl<'o, 's> Walker<'o, 's> {
             }
         }
         if at.is_empty() {
-            Error::msg(format!("strategic merge patch: {msg}"))
+            Error::invalid_patch(format!("strategic merge patch: {msg}"))
         } else {
-            Error::msg(format!("strategic merge patch at {at}: {msg}"))
+            Error::invalid_patch(format!("strategic merge patch at {at}: {msg}"))
         }
     }
 

@@ -141,7 +141,7 @@ fn as_object(node: &Node, what: &str) -> Result<Map, Error> {
     match node {
         Node::Null => Ok(Map::new()),
         Node::Map(m) => Ok(m.clone()),
-        other => Err(Error::msg(format!(
+        other => Err(Error::invalid_patch(format!(
             "strategic merge patch: the {what} is a {}, not an object",
             other.type_name()
         ))),

@@ -66,7 +66,7 @@ impl Schemas {
         if version == BUILTIN_VERSION {
             Ok(&BUILTIN)
         } else {
-            Err(Error::msg(format!(
+            Err(Error::invalid_config(format!(
                 "the specified OpenAPI version is not built in: {version} (kustomize v5.5.0 has {BUILTIN_VERSION})"
             )))
         }
@@ -87,8 +87,9 @@ impl Schemas {
         over_builtin: bool,
     ) -> Result<Schemas, Error> {
         let doc = if text.trim_start().starts_with('{') {
-            let json: serde_json::Value = serde_json::from_str(text)
-                .map_err(|e| Error::msg(format!("{source}: invalid OpenAPI JSON: {e}")))?;
+            let json: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+                Error::invalid_config(format!("{source}: invalid OpenAPI JSON: {e}"))
+            })?;
             Node::from(&json)
         } else {
             crate::yaml::parse::parse_stream(text, source)?
@@ -114,7 +115,7 @@ impl Schemas {
             .get("definitions")
             .and_then(Node::as_map)
             .ok_or_else(|| {
-                Error::msg(format!(
+                Error::invalid_config(format!(
                     "{source}: OpenAPI document has no 'definitions' mapping"
                 ))
             })?;

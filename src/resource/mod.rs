@@ -160,7 +160,7 @@ impl Resource {
     /// Wraps an object, checking that it has the fields every resource needs.
     pub fn new(node: Node) -> Result<Resource> {
         let Node::Map(m) = &node else {
-            return Err(Error::msg(format!(
+            return Err(Error::invalid_resource(format!(
                 "a resource must be a mapping, found a {}",
                 node.type_name()
             )));
@@ -168,14 +168,14 @@ impl Resource {
         match m.get("kind") {
             Some(k) if k.scalar_string().is_some_and(|s| !s.is_empty()) => {}
             _ => {
-                return Err(Error::msg(format!(
+                return Err(Error::invalid_resource(format!(
                     "missing kind in object {}",
                     brief(&node)
                 )));
             }
         }
         if scalar_at(&node, &["metadata", "name"]).is_empty() {
-            return Err(Error::msg(format!(
+            return Err(Error::invalid_resource(format!(
                 "missing metadata.name in object {}",
                 brief(&node)
             )));

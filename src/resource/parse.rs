@@ -27,7 +27,7 @@ pub fn parse_resources(bytes: Vec<u8>, path: &Path) -> Result<Vec<Resource>> {
                     queue.extend(items.iter().map(|i| (i.clone(), Vec::new())))
                 }
                 Some(other) => {
-                    return Err(Error::msg(format!(
+                    return Err(Error::invalid_resource(format!(
                         "{}: expected a list in {kind}.items, found a {}",
                         path.display(),
                         other.type_name()

@@ -83,10 +83,13 @@ impl ResMap {
         seen.extend(self.resources.iter().map(Resource::id_key));
         for r in &new {
             if !seen.insert(r.id_key()) {
-                return Err(Error::msg(format!(
-                    "may not add resource with an already registered id: {} (two resources have the same kind, namespace and name)",
-                    id_text(&r.id())
-                )));
+                let id = id_text(&r.id());
+                return Err(Error::duplicate_id(
+                    id.clone(),
+                    format!(
+                        "may not add resource with an already registered id: {id} (two resources have the same kind, namespace and name)"
+                    ),
+                ));
             }
         }
         drop(seen);

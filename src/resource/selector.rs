@@ -24,7 +24,7 @@ fn anchored(field: &str, pattern: &str) -> Result<Option<Anchored>> {
     // Most targets are plain names (`Deployment`, `app-web`): those are
     // matched without building a regex (see pattern.rs).
     Anchored::new(pattern).map(Some).map_err(|e| {
-        Error::msg(format!(
+        Error::invalid_config(format!(
             "target {field} {pattern:?} is not a valid regular expression: {e}"
         ))
     })
@@ -115,7 +115,7 @@ impl LabelSelector {
     /// Parses comma-separated requirements: `k=v`, `k==v`, `k!=v`, `k in (a,b)`,
     /// `k notin (a,b)`, `k`, `!k`.
     pub fn parse(text: &str) -> Result<LabelSelector> {
-        let bad = |why: &str| Error::msg(format!("invalid selector {text:?}: {why}"));
+        let bad = |why: &str| Error::invalid_config(format!("invalid selector {text:?}: {why}"));
         let mut reqs = Vec::new();
         for part in split_top_level(text) {
             let part = part.trim();

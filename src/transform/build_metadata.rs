@@ -34,7 +34,7 @@ impl BuildMeta {
                 "transformerAnnotations" => m.transformers = true,
                 "managedByLabel" => m.managed_by = true,
                 other => {
-                    return Err(Error::msg(format!(
+                    return Err(Error::invalid_config(format!(
                         "buildMetadata: unknown option {other:?}; expected originAnnotations, transformerAnnotations or managedByLabel"
                     )));
                 }

@@ -71,7 +71,9 @@ impl FieldPath {
                     other => return Err(wrong_kind(&at(), part, "a mapping", other)),
                 },
                 LookupPart::Bad(msg) => {
-                    return Err(Error::msg(format!("field path part '{part}': {msg}")));
+                    return Err(Error::invalid_config(format!(
+                        "field path part '{part}': {msg}"
+                    )));
                 }
             };
             match next {
@@ -236,7 +238,7 @@ fn wrong_kind(at: &str, part: &str, want: &str, found: &Node) -> Error {
     } else {
         format!("'{at}'")
     };
-    Error::msg(format!(
+    Error::invalid_config(format!(
         "cannot apply '{part}' at {at}: expected {want}, found a {}",
         found.type_name()
     ))
@@ -402,7 +404,7 @@ impl Walk<'_> {
         match seg {
             Seg::Field(name) => self.field(node, depth, name, f),
             Seg::Empty => match node {
-                Node::Map(_) => Err(Error::msg(format!(
+                Node::Map(_) => Err(Error::invalid_config(format!(
                     "field path has an empty part after '{}' (a doubled or trailing dot?)",
                     self.at(depth)
                 ))),
@@ -411,14 +413,14 @@ impl Walk<'_> {
             Seg::Index(idx) => self.index(node, depth, *idx, f),
             Seg::Entry { key, value, re } => {
                 let re = re.as_ref().map_err(|e| {
-                    Error::msg(format!(
+                    Error::invalid_config(format!(
                         "'{}': {value:?} is not a valid regular expression: {e}",
                         self.part(depth)
                     ))
                 })?;
                 self.entries(node, depth, (key, value, re), f)
             }
-            Seg::BadEntry => Err(Error::msg(format!(
+            Seg::BadEntry => Err(Error::invalid_config(format!(
                 "field path part '{}': {NO_EQUALS}",
                 self.part(depth)
             ))),
@@ -489,7 +491,7 @@ impl Walk<'_> {
         let items = match self.list(node, depth, idx == 0)? {
             Some(items) => items,
             None => {
-                return Err(Error::msg(format!(
+                return Err(Error::invalid_config(format!(
                     "'{at}' has no element {idx} (it is null)"
                 )));
             }
@@ -502,7 +504,7 @@ impl Walk<'_> {
         let len = items.len();
         match items.get_mut(idx) {
             Some(item) => self.go(item, depth + 1, created, f),
-            None => Err(Error::msg(format!(
+            None => Err(Error::invalid_config(format!(
                 "'{at}' has {len} element{}, so there is no index {idx}{}",
                 if len == 1 { "" } else { "s" },
                 if self.create.is_some() {
@@ -549,7 +551,7 @@ impl Walk<'_> {
             found = hits(items);
             if found.is_empty() {
                 // kustomize loops forever here; say why instead.
-                return Err(Error::msg(format!(
+                return Err(Error::invalid_config(format!(
                     "'{}': created the list entry {key}={value}, but it does not match its own regular expression",
                     self.part(depth)
                 )));

@@ -71,7 +71,7 @@ struct Rule<'a> {
 impl<'a> Rule<'a> {
     fn new(image: &'a Image) -> Result<Rule<'a>> {
         if image.name.is_empty() {
-            return Err(Error::msg(
+            return Err(Error::invalid_config(
                 "an images entry needs a 'name' (the image to change)",
             ));
         }
@@ -85,7 +85,7 @@ impl<'a> Rule<'a> {
             });
         }
         let pattern = crate::resource::regex_cache::compile(&format!("^{}{TAIL}", image.name)).map_err(|e| {
-            Error::msg(format!(
+            Error::invalid_config(format!(
                 "images: name {:?} is matched as a regular expression and is not a valid one: {e}",
                 image.name
             ))
@@ -143,7 +143,7 @@ impl<'a> Rule<'a> {
                 Ok(())
             }
             Node::Null => Ok(()),
-            Node::Map(_) | Node::Seq(_) => Err(Error::msg(format!(
+            Node::Map(_) | Node::Seq(_) => Err(Error::invalid_resource(format!(
                 "expected an image string, found a {}",
                 n.type_name()
             ))),

@@ -29,7 +29,7 @@ fn set_in_map(target: &mut Node, pairs: &StringMap) -> Result<()> {
         *target = Node::map();
     }
     let Node::Map(m) = target else {
-        return Err(crate::Error::msg(format!(
+        return Err(crate::Error::invalid_resource(format!(
             "expected a mapping to hold labels or annotations, found a {}",
             target.type_name()
         )));

@@ -366,7 +366,7 @@ impl<'i> Referrer<'i> {
                         Node::Null => {}
                         Node::Map(m) => self.set_mapping(m, f)?,
                         Node::Seq(_) => {
-                            return Err(Error::msg(
+                            return Err(Error::invalid_config(
                                 "expected names or mappings with a name in the list, found a list",
                             ));
                         }
@@ -397,7 +397,7 @@ impl<'i> Referrer<'i> {
     /// subjects, webhook services): both follow the referral.
     fn set_mapping(&self, m: &mut Map, f: &Filter) -> Result<()> {
         let Some(name) = m.get("name") else {
-            return Err(Error::msg(format!(
+            return Err(Error::invalid_config(format!(
                 "expected a 'name' field in the mappings at '{}' (a name reference field spec must lead to names or to mappings holding one)",
                 f.spec.path
             )));
@@ -496,12 +496,14 @@ impl<'i> Referrer<'i> {
             "give them distinct names (e.g. different name prefixes)"
         };
         // A context, not a plain message, so the field walk does not prefix it.
-        Err(
-            Error::msg(format!("they were all once named '{old}': {fix}")).context(format!(
-                "found multiple possible referrals for '{old}': {}",
-                ids.join(", ")
-            )),
+        Err(Error::no_match(
+            candidates.len(),
+            format!("they were all once named '{old}': {fix}"),
         )
+        .context(format!(
+            "found multiple possible referrals for '{old}': {}",
+            ids.join(", ")
+        )))
     }
 }
 
@@ -535,7 +537,7 @@ fn subject_namespaces(res: &Resource, me: &Target) -> Result<HashSet<String>> {
                 out.insert(ns.to_string());
             }
             other => {
-                return Err(Error::msg(format!(
+                return Err(Error::invalid_resource(format!(
                     "a ServiceAccount subject of {} has a {} namespace; write the namespace as a string",
                     me.id,
                     other.type_name()

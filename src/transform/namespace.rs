@@ -26,7 +26,7 @@ impl Subjects {
             "" | "defaultOnly" => Ok(Subjects::DefaultOnly),
             "allServiceAccounts" => Ok(Subjects::AllServiceAccounts),
             "none" => Ok(Subjects::None),
-            other => Err(Error::msg(format!(
+            other => Err(Error::invalid_config(format!(
                 "setRoleBindingSubjects: unknown value {other:?}; expected defaultOnly, allServiceAccounts or none"
             ))),
         }
@@ -85,7 +85,7 @@ pub fn apply(resmap: &mut ResMap, ns: &str, specs: &[FieldSpec], opts: Options) 
         }
         split.apply(&mut res.node, &gvk, CreateKind::Scalar, &mut |n| {
             if matches!(n, Node::Map(_) | Node::Seq(_)) {
-                return Err(Error::msg(
+                return Err(Error::invalid_config(
                     "namespace field specs must point at scalar fields",
                 ));
             }
@@ -100,14 +100,17 @@ pub fn apply(resmap: &mut ResMap, ns: &str, specs: &[FieldSpec], opts: Options) 
     }
     if let Some((a, b)) = resmap.find_conflict() {
         let (a, b) = (&resmap.resources[a], &resmap.resources[b]);
-        return Err(Error::msg(format!(
-            "namespace transformation produces ID conflict: {} (originally {}) and {} (originally {}) both become {}",
-            a.id(),
-            a.orig_id(),
-            b.id(),
-            b.orig_id(),
-            crate::resource::resmap::id_text(&a.id())
-        )));
+        let id = crate::resource::resmap::id_text(&a.id());
+        return Err(Error::duplicate_id(
+            id.clone(),
+            format!(
+                "namespace transformation produces ID conflict: {} (originally {}) and {} (originally {}) both become {id}",
+                a.id(),
+                a.orig_id(),
+                b.id(),
+                b.orig_id(),
+            ),
+        ));
     }
     Ok(())
 }

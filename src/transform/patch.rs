@@ -24,10 +24,12 @@ pub fn classify(text: &str, source: &str) -> Result<Loaded> {
     let docs = crate::yaml::parse::parse_patch_stream(text, source)?;
     let docs: Vec<Node> = docs.into_iter().filter(|d| !d.is_null()).collect();
     match docs.as_slice() {
-        [] => Err(Error::msg(format!("{source}: the patch is empty"))),
+        [] => Err(Error::invalid_patch(format!(
+            "{source}: the patch is empty"
+        ))),
         [Node::Seq(_)] => Ok(Loaded::Json(docs.into_iter().next().unwrap_or(Node::Null))),
         _ if docs.iter().all(|d| matches!(d, Node::Map(_))) => Ok(Loaded::Strategic(docs)),
-        _ => Err(Error::msg(format!(
+        _ => Err(Error::invalid_patch(format!(
             "{source}: a patch must be a strategic merge patch (a mapping per document) or a JSON 6902 patch (a list of operations)"
         ))),
     }
@@ -141,21 +143,27 @@ fn find_unique(resmap: &ResMap, patch: &Node) -> Result<usize> {
     let hits = resmap.find_by_any_id(&id);
     match hits.as_slice() {
         [one] => Ok(*one),
-        [] => Err(Error::msg(format!(
-            "no resource matches the patch for {} ({}){}",
-            id,
-            id_text(&id),
-            closest_hint(resmap, &id)
-        ))),
-        _ => Err(Error::msg(format!(
-            "the patch for {} matches {} resources: {}; give it a target",
-            id,
+        [] => Err(Error::no_match(
+            0,
+            format!(
+                "no resource matches the patch for {} ({}){}",
+                id,
+                id_text(&id),
+                closest_hint(resmap, &id)
+            ),
+        )),
+        _ => Err(Error::no_match(
             hits.len(),
-            hits.iter()
-                .map(|i| resmap.resources[*i].id().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
+            format!(
+                "the patch for {} matches {} resources: {}; give it a target",
+                id,
+                hits.len(),
+                hits.iter()
+                    .map(|i| resmap.resources[*i].id().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
     }
 }
 
@@ -220,7 +228,7 @@ pub fn apply_strategic(
     match target {
         Some(t) => {
             if patches.len() > 1 {
-                return Err(Error::msg(
+                return Err(Error::invalid_patch(
                     "a patches entry with a target may hold only one strategic merge patch document",
                 ));
             }
@@ -244,7 +252,7 @@ pub fn apply_strategic(
                     // kustomize v5.5.0 crashes here (it looks up the next
                     // document's target among resources one containing a
                     // deletion has emptied); refuse the input instead.
-                    return Err(Error::msg(
+                    return Err(Error::invalid_patch(
                         "a patch file that deletes a resource ($patch: delete) may not hold further patch documents \
                          (kustomize cannot build this either); put each deletion in its own patches entry",
                     ));
@@ -271,8 +279,12 @@ pub fn entry_text(
     read: &mut dyn FnMut(&str) -> Result<String>,
 ) -> Result<(String, String)> {
     match (p.path.is_empty(), p.patch.is_empty()) {
-        (true, true) => Err(Error::msg("a patch needs either 'path' or 'patch'")),
-        (false, false) => Err(Error::msg("a patch may not set both 'path' and 'patch'")),
+        (true, true) => Err(Error::invalid_patch(
+            "a patch needs either 'path' or 'patch'",
+        )),
+        (false, false) => Err(Error::invalid_patch(
+            "a patch may not set both 'path' and 'patch'",
+        )),
         (false, true) => Ok((read(&p.path)?, p.path.clone())),
         (true, false) => Ok((p.patch.clone(), "inline patch".to_string())),
     }

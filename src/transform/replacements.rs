@@ -134,7 +134,7 @@ pub fn load(
                 !matches!(t, Node::Null) && t.as_seq().is_none_or(|s| !s.is_empty())
             });
         if has_inline {
-            return Err(Error::msg(format!(
+            return Err(Error::invalid_config(format!(
                 "{label}: has both 'path' and an inline replacement ('source'/'targets'); use one"
             )));
         }
@@ -184,8 +184,8 @@ fn decode<T: DeserializeOwned>(node: &Node, how: Decode, field: &str) -> Result<
             format!("{field}.{}", e.path)
         };
         match e.hint {
-            Some(hint) => Error::msg(format!("field {path}: {} ({hint})", e.msg)),
-            None => Error::msg(format!("field {path}: {}", e.msg)),
+            Some(hint) => Error::invalid_config(format!("field {path}: {} ({hint})", e.msg)),
+            None => Error::invalid_config(format!("field {path}: {}", e.msg)),
         }
     })
 }
@@ -200,7 +200,7 @@ fn load_file(path: &str, read: &mut dyn FnMut(&str) -> Result<String>) -> Result
         Node::Seq(items) => items.iter().collect(),
         Node::Map(_) => vec![&node],
         other => {
-            return Err(Error::msg(format!(
+            return Err(Error::invalid_config(format!(
                 "expected a replacement (a mapping with 'source' and 'targets') or a list of them, found {}",
                 if other.is_null() {
                     "an empty document".to_string()
@@ -238,7 +238,7 @@ pub fn apply_entries(
 
 fn apply_one(rm: &mut ResMap, r: &Replacement) -> Result<()> {
     let (Some(source), Some(targets)) = (&r.source, &r.targets) else {
-        return Err(Error::msg(
+        return Err(Error::invalid_config(
             "a replacement needs both a 'source' (where the value comes from) and 'targets' (where it goes)",
         ));
     };
@@ -405,10 +405,13 @@ fn source_value(rm: &ResMap, source: &Source) -> Result<Value> {
     let res = match hits.as_slice() {
         [one] => *one,
         [] => {
-            return Err(Error::msg(format!(
-                "no resource matches the source ({}); a source must select exactly one resource",
-                sel.describe()
-            )));
+            return Err(Error::no_match(
+                0,
+                format!(
+                    "no resource matches the source ({}); a source must select exactly one resource",
+                    sel.describe()
+                ),
+            ));
         }
         many => {
             const SHOWN: usize = 5;
@@ -420,12 +423,15 @@ fn source_value(rm: &ResMap, source: &Source) -> Result<Value> {
             if many.len() > SHOWN {
                 ids.push(format!("and {} more", many.len() - SHOWN));
             }
-            return Err(Error::msg(format!(
-                "{} resources match the source ({}): {}; a source must select exactly one resource (add kind, name or namespace)",
+            return Err(Error::no_match(
                 many.len(),
-                sel.describe(),
-                ids.join(", ")
-            )));
+                format!(
+                    "{} resources match the source ({}): {}; a source must select exactly one resource (add kind, name or namespace)",
+                    many.len(),
+                    sel.describe(),
+                    ids.join(", ")
+                ),
+            ));
         }
     };
     let path_text = if source.field_path.is_empty() {
@@ -440,7 +446,7 @@ fn source_value(rm: &ResMap, source: &Source) -> Result<Value> {
     let node = match found {
         Some(n) if !is_nil_or_empty(n) => n,
         _ => {
-            return Err(Error::msg(format!(
+            return Err(Error::invalid_config(format!(
                 "source {} has no value at fieldPath '{path}' (missing, null or empty)",
                 res.id()
             )));
@@ -467,13 +473,13 @@ fn is_nil_or_empty(n: &Node) -> bool {
 /// `options.delimiter`/`index` on a source: one part of its text.
 fn part_of_source(value: Value, o: &FieldOptions) -> Result<Value> {
     let Value::Scalar { tag, text } = value else {
-        return Err(Error::msg(
+        return Err(Error::invalid_config(
             "options.delimiter needs a scalar value, but the source value is a mapping or a list",
         ));
     };
     let parts: Vec<&str> = text.split(o.delimiter.as_str()).collect();
     let part = usize::try_from(o.index).ok().and_then(|i| parts.get(i)).ok_or_else(|| {
-        Error::msg(format!(
+        Error::invalid_config(format!(
             "options.index {} is out of bounds: splitting {text:?} at {:?} gives {} part{} (index from 0)",
             o.index,
             o.delimiter,
@@ -565,7 +571,7 @@ impl<'t> TargetMatcher<'t> {
 
 fn apply_target(rm: &mut ResMap, value: &Value, t: &Target) -> Result<()> {
     let select = t.select.as_ref().ok_or_else(|| {
-        Error::msg("a target needs 'select' to say which resources to change (use `select: {}` for all of them)")
+        Error::invalid_config("a target needs 'select' to say which resources to change (use `select: {}` for all of them)")
     })?;
     let matcher = TargetMatcher::new(select, &t.reject)?;
     let default_paths = [DEFAULT_FIELD_PATH.to_string()];
@@ -597,7 +603,7 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target) -> Result<()> {
                 } else {
                     " (set options.create: true to create it)"
                 };
-                return Err(Error::msg(format!(
+                return Err(Error::invalid_config(format!(
                     "target {id} has no field '{}'{hint}",
                     path.as_str()
                 )));
@@ -613,7 +619,7 @@ fn set_field(field: &mut Node, created: bool, value: &Value, o: &FieldOptions) -
     let mut text = value.text().to_string();
     if !o.delimiter.is_empty() {
         if !is_scalar {
-            return Err(Error::msg(format!(
+            return Err(Error::invalid_config(format!(
                 "options.delimiter needs a scalar target field, found a {}",
                 field.type_name()
             )));
@@ -632,7 +638,7 @@ fn set_field(field: &mut Node, created: bool, value: &Value, o: &FieldOptions) -
         text = parts.join(&o.delimiter);
     }
     if !is_scalar {
-        *field = value.to_node().map_err(Error::msg)?;
+        *field = value.to_node().map_err(Error::invalid_config)?;
         return Ok(());
     }
     // kustomize keeps the scalar's tag and swaps its text; a created field
@@ -640,7 +646,7 @@ fn set_field(field: &mut Node, created: bool, value: &Value, o: &FieldOptions) -
     let tag = (!created).then(|| tag_of(field));
     *field = crate::yaml::parse::resolve_resource_scalar(&text, tag).map_err(|e| {
         let hint = if tag == Some("null") { "; write the field as \"\" to make it a string" } else { "" };
-        Error::msg(format!(
+        Error::invalid_config(format!(
             "cannot put {text:?} into {} field: kustomize keeps the type of the field it replaces ({e}){hint}",
             tag.map_or("a new", type_word)
         ))

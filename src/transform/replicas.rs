@@ -40,11 +40,14 @@ pub fn apply(resmap: &mut ResMap, replicas: &[Replica], specs: &[FieldSpec]) -> 
         }
         if !found {
             let kinds: Vec<&str> = specs.iter().map(|f| f.kind.as_str()).collect();
-            return Err(Error::msg(format!(
-                "replicas: no resource named {:?} of a kind with a replica count ({})",
-                rep.name,
-                kinds.join(", ")
-            )));
+            return Err(Error::no_match(
+                0,
+                format!(
+                    "replicas: no resource named {:?} of a kind with a replica count ({})",
+                    rep.name,
+                    kinds.join(", ")
+                ),
+            ));
         }
     }
     Ok(())

@@ -67,7 +67,7 @@ pub fn apply(resmap: &mut ResMap, options: Option<&SortOptions>) -> Result<()> {
     };
     match (o.order.as_str(), &o.legacy_sort_options) {
         ("fifo", None) => Ok(()),
-        ("fifo", Some(_)) => Err(Error::msg(
+        ("fifo", Some(_)) => Err(Error::invalid_config(
             "the field 'sortOptions.legacySortOptions' is set but the selected sort order is 'fifo', not 'legacy'",
         )),
         ("legacy", None) => {
@@ -80,7 +80,7 @@ pub fn apply(resmap: &mut ResMap, options: Option<&SortOptions>) -> Result<()> {
             legacy(resmap, &first, &last);
             Ok(())
         }
-        (other, _) => Err(Error::msg(format!(
+        (other, _) => Err(Error::invalid_config(format!(
             "the field 'sortOptions.order' must be one of [fifo, legacy], found {other:?}"
         ))),
     }

@@ -129,13 +129,13 @@ impl VarSet {
     fn insert(&mut self, v: DeclaredVar) -> Result<()> {
         if let Some(old) = self.vars.get(&v.name) {
             if old.declared_in == v.declared_in {
-                return Err(Error::msg(format!(
+                return Err(Error::invalid_config(format!(
                     "var '{}' of {} reaches this build twice: the kustomization declaring it is included by two paths, and kustomize refuses duplicate var names",
                     v.name,
                     v.declared_in.display()
                 )));
             }
-            return Err(Error::msg(format!(
+            return Err(Error::invalid_config(format!(
                 "var '{}' is declared twice, in {} and in {}: var names must be unique across everything a build includes",
                 v.name,
                 old.declared_in.display(),
@@ -176,19 +176,22 @@ pub fn declare(rm: &mut ResMap, set: &mut VarSet, vars: &[Var], file: &Path) -> 
                     .iter()
                     .map(|i| rm.resources[*i].id().to_string())
                     .collect();
-                return Err(Error::msg(format!(
-                    "var '{}': its objref {} matches {} resources ({}); give the objref a namespace to pick one",
-                    v.name,
-                    v.objref_text(),
+                return Err(Error::no_match(
                     hits.len(),
-                    ids.join(", ")
-                )));
+                    format!(
+                        "var '{}': its objref {} matches {} resources ({}); give the objref a namespace to pick one",
+                        v.name,
+                        v.objref_text(),
+                        hits.len(),
+                        ids.join(", ")
+                    ),
+                ));
             }
         }
     }
     for (i, v) in declared.iter().enumerate() {
         if declared[..i].iter().any(|w| w.name == v.name) {
-            return Err(Error::msg(format!(
+            return Err(Error::invalid_config(format!(
                 "var '{}' is declared twice in {}",
                 v.name,
                 file.display()
@@ -267,16 +270,19 @@ fn value_of(rm: &ResMap, v: &DeclaredVar) -> Result<VarValue> {
         } else {
             ""
         };
-        return Err(Error::msg(format!(
-            "var '{}' declared in {}: no resource matches its objref {} (it must name a resource, by its original or current id, of the kustomization that declares the var or of its bases){hint}",
-            v.name,
-            v.declared_in.display(),
-            v.objref_text()
-        )));
+        return Err(Error::no_match(
+            0,
+            format!(
+                "var '{}' declared in {}: no resource matches its objref {} (it must name a resource, by its original or current id, of the kustomization that declares the var or of its bases){hint}",
+                v.name,
+                v.declared_in.display(),
+                v.objref_text()
+            ),
+        ));
     };
     match lookup(&r.node, &v.field_path) {
         Some(n) => Ok(VarValue::from_node(n)),
-        None => Err(Error::msg(format!(
+        None => Err(Error::invalid_config(format!(
             "var '{}' declared in {}: field '{}' not found in {}",
             v.name,
             v.declared_in.display(),
@@ -302,7 +308,7 @@ fn substitute(n: &mut Node, values: &BTreeMap<String, VarValue>) -> Result<()> {
             for item in items.iter_mut() {
                 let Node::Str(s) = item else {
                     // kustomize refuses such a list outright.
-                    return Err(Error::msg(format!(
+                    return Err(Error::invalid_resource(format!(
                         "vars are substituted only in lists of strings, but this list holds a {}",
                         item.type_name()
                     )));

@@ -40,7 +40,7 @@ pub(super) fn is_null_or_empty_map(node: &Node) -> bool {
 }
 
 pub(super) fn wrong_kind(expected: &str, node: &Node) -> Error {
-    Error::msg(format!(
+    Error::invalid_patch(format!(
         "wrong node kind: expected {expected} but got {}",
         node.type_name()
     ))

@@ -74,7 +74,7 @@ fn aliased_live_order(live: &[Node], patch: &[Node], merge_key: &str) -> Vec<Nod
 pub(super) fn extract_key(key: &str, prefix: &str) -> Result<String, Error> {
     match key.split_once('/') {
         Some((p, rest)) if p == prefix && !rest.contains('/') => Ok(rest.to_string()),
-        _ => Err(Error::msg(format!(
+        _ => Err(Error::invalid_patch(format!(
             "unable to find api field: malformed directive key {key:?}"
         ))),
     }
@@ -92,7 +92,7 @@ pub(super) fn apply_retain_keys(
         // Merging two patches: the directive must agree.
         match original.get(RETAIN_KEYS) {
             Some(existing) if !deep_eq(existing, &retain) => {
-                return Err(Error::msg(format!(
+                return Err(Error::invalid_patch(format!(
                     "{} and {} are not deep equal: this may happen when calculating the 3-way diff patch",
                     go_str(existing),
                     go_str(&retain)
@@ -105,7 +105,7 @@ pub(super) fn apply_retain_keys(
         }
         return Ok(());
     }
-    let bad = || Error::msg("invalid patch format of retainKeys");
+    let bad = || Error::invalid_patch("invalid patch format of retainKeys");
     let list = retain.as_seq().ok_or_else(bad)?;
     let keep: Vec<String> = list
         .iter()
@@ -146,7 +146,7 @@ pub(super) fn merge_set_element_order<S: PatchSchema>(
         if !options.merge_parallel_list {
             match original.get(&key) {
                 Some(existing) if !deep_eq(existing, &order) => {
-                    return Err(Error::msg(
+                    return Err(Error::invalid_patch(
                         "invalid patch format of setElementOrder list: the lists differ",
                     ));
                 }
@@ -253,7 +253,7 @@ fn validate_patch_with_order(patch: &[Node], order: &[Node], merge_key: &str) ->
         j += 1;
     }
     if i < non_delete.len() && j >= order.len() {
-        return Err(Error::msg(format!(
+        return Err(Error::invalid_patch(format!(
             "The order in patch list:\n{}\n doesn't match {SET_ELEMENT_ORDER} list:\n{}\n",
             go_str(&Node::Seq(patch.to_vec())),
             go_str(&Node::Seq(order.to_vec()))

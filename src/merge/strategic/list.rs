@@ -35,7 +35,7 @@ pub(super) fn merge_slice<S: PatchSchema>(
         (dedup_scalars(both), original, patch)
     } else {
         if merge_key.is_empty() {
-            return Err(Error::msg(
+            return Err(Error::invalid_patch(
                 "cannot merge lists without merge key for map[string]interface {}",
             ));
         }
@@ -85,12 +85,12 @@ fn merge_special_elements(
             }
             Some("replace") => replace = true,
             Some("merge") => {
-                return Err(Error::msg(
+                return Err(Error::invalid_patch(
                     "merging lists cannot yet be specified in the patch",
                 ));
             }
             _ => {
-                return Err(Error::msg(format!(
+                return Err(Error::invalid_patch(format!(
                     "Unknown patch type: {} in map: {}",
                     go_str(directive),
                     go_str(&item)

@@ -22,7 +22,7 @@ pub(super) fn merge_map<S: PatchSchema>(
                 Ok(patch)
             }
             Some("delete") => Ok(Map::new()),
-            _ => Err(Error::msg(format!(
+            _ => Err(Error::invalid_patch(format!(
                 "Unknown patch type: {} in map: {}",
                 go_str(directive),
                 go_str(&Node::Map(patch.clone()))

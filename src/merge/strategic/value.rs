@@ -63,14 +63,14 @@ pub(super) fn go_str(node: &Node) -> String {
 }
 
 pub(super) fn no_merge_key(element: &Node, key: &str) -> Error {
-    Error::msg(format!(
+    Error::invalid_patch(format!(
         "map: {} does not contain declared merge key: {key}",
         go_str(element)
     ))
 }
 
 pub(super) fn bad_arg(want: &str, got: &Node) -> Error {
-    Error::msg(format!(
+    Error::invalid_patch(format!(
         "expected a {want}, but received a {}: {}",
         got.type_name(),
         go_str(got)
@@ -83,10 +83,10 @@ pub(super) fn slice_element_type(lists: &[&[Node]]) -> Result<u8, Error> {
     for item in lists.iter().flat_map(|l| l.iter()) {
         let t = type_class(item);
         match prev {
-            None if t == 4 => return Err(Error::msg("lists of lists are not supported")),
+            None if t == 4 => return Err(Error::invalid_patch("lists of lists are not supported")),
             None => prev = Some(t),
             Some(p) if p != t => {
-                return Err(Error::msg(format!(
+                return Err(Error::invalid_patch(format!(
                     "list element types are not identical: {}",
                     lists
                         .iter()
@@ -98,7 +98,7 @@ pub(super) fn slice_element_type(lists: &[&[Node]]) -> Result<u8, Error> {
             Some(_) => {}
         }
     }
-    prev.ok_or_else(|| Error::msg("no elements in any of the given slices"))
+    prev.ok_or_else(|| Error::invalid_patch("no elements in any of the given slices"))
 }
 
 pub(super) fn sort_scalars(list: &[Node]) -> Vec<Node> {

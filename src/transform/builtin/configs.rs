@@ -177,7 +177,9 @@ fn builtin(node: &Node, kind: &str) -> Result<Builtin<'static>> {
         "PatchJson6902Transformer" => {
             let c: Json6902Config = decode(node, kind)?;
             if c.target.is_none() {
-                return Err(Error::msg("PatchJson6902Transformer needs a target"));
+                return Err(Error::invalid_patch(
+                    "PatchJson6902Transformer needs a target",
+                ));
             }
             // kustomize reads the file when `path` is set, else `jsonOp`.
             let (path, patch) = if c.path.is_empty() {

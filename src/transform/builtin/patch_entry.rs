@@ -63,7 +63,7 @@ pub fn apply_strategic_merge_entry(
     let (text, source) = strategic_merge_text(entry, &mut env.reader("patch file"))?;
     let docs = env.parsed.patch(&text, &source)?;
     let patch::Loaded::Strategic(docs) = &*docs else {
-        return Err(Error::msg(format!(
+        return Err(Error::invalid_patch(format!(
             "patchesStrategicMerge entry {source} is a JSON 6902 patch; list it under 'patches' with a target"
         )));
     };
@@ -98,7 +98,7 @@ pub fn apply_patch_entry(
         ),
         patch::Loaded::Json(ops) => {
             let target = p.target.as_ref().ok_or_else(|| {
-                Error::msg(
+                Error::invalid_patch(
                     "a JSON 6902 patch needs a 'target' to say which resources it applies to",
                 )
             })?;
@@ -121,6 +121,6 @@ pub fn apply_json6902_entry(
     let target = p
         .target
         .as_ref()
-        .ok_or_else(|| Error::msg(format!("{what} needs a 'target'")))?;
+        .ok_or_else(|| Error::invalid_patch(format!("{what} needs a 'target'")))?;
     patch::apply_json(rm, &ops, target, changes)
 }

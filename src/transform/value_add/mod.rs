@@ -191,10 +191,14 @@ impl Config {
             // Read like kustomize's sigs.k8s.io/yaml.Unmarshal (go-yaml v2).
             let node = crate::yaml::parse::parse_document(&text, &file).map_err(ctx)?;
             let extra: TargetsFile = crate::yaml::de::from_node_lenient(&node)
-                .map_err(|e| ctx(Error::msg(e.to_string())))?;
+                .map_err(|e| ctx(Error::invalid_config(e.to_string())))?;
             targets.extend(extra.targets);
         }
-        let bad = |why: String| Err(Error::msg(format!("invalid {KIND} config: {why}")));
+        let bad = |why: String| {
+            Err(Error::invalid_config(format!(
+                "invalid {KIND} config: {why}"
+            )))
+        };
         if targets.is_empty() {
             return bad("must specify at least one target".into());
         }
@@ -256,12 +260,14 @@ pub fn apply(rm: &mut ResMap, va: &ValueAdd) -> Result<()> {
         }
     }
     if let Some((a, b)) = rm.find_conflict() {
-        return Err(Error::msg(format!(
-            "{KIND}: {} and {} now have the same id {}: kustomize fails on this (may not add resource with an already registered id)",
-            before[a],
-            before[b],
-            id_text(&rm.resources[a].id())
-        )));
+        let id = id_text(&rm.resources[a].id());
+        return Err(Error::duplicate_id(
+            id.clone(),
+            format!(
+                "{KIND}: {} and {} now have the same id {id}: kustomize fails on this (may not add resource with an already registered id)",
+                before[a], before[b],
+            ),
+        ));
     }
     Ok(())
 }
@@ -287,7 +293,7 @@ pub fn set_namespace(res: &mut Resource, ns: &str) -> Result<()> {
         None | Some(Node::Null) => return Ok(()),
         Some(Node::Seq(items)) => items,
         Some(other) => {
-            return Err(Error::msg(format!(
+            return Err(Error::invalid_resource(format!(
                 "subjects must be a list, found a {}",
                 other.type_name()
             )));
@@ -298,7 +304,7 @@ pub fn set_namespace(res: &mut Resource, ns: &str) -> Result<()> {
             Node::Null => continue,
             Node::Map(m) => m,
             other => {
-                return Err(Error::msg(format!(
+                return Err(Error::invalid_resource(format!(
                     "a subjects entry must be a mapping, found a {}",
                     other.type_name()
                 )));
@@ -307,7 +313,7 @@ pub fn set_namespace(res: &mut Resource, ns: &str) -> Result<()> {
         let named_default = match m.get("name") {
             None | Some(Node::Null) => false,
             Some(n @ (Node::Map(_) | Node::Seq(_))) => {
-                return Err(Error::msg(format!(
+                return Err(Error::invalid_resource(format!(
                     "a subject's name must be a scalar, found a {}",
                     n.type_name()
                 )));
@@ -337,7 +343,7 @@ fn add_value(res: &mut Resource, path: &FieldPath, value: &str, pos: usize) -> R
     };
     let reached = path.walk(node, &mut set)?;
     if !reached && pos > 0 {
-        return Err(Error::msg(format!(
+        return Err(Error::invalid_config(format!(
             "the path stops at a null or a missing list element, so there is no value for filePathPosition {pos} to insert into (kustomize v5.5.0 crashes here: nil pointer dereference)"
         )));
     }
@@ -363,7 +369,7 @@ fn add_value(res: &mut Resource, path: &FieldPath, value: &str, pos: usize) -> R
 /// `~`), numbers and booleans their canonical text (`31`, not `0x1F`).
 pub fn set_leaf(leaf: &mut Node, created: Option<&str>, value: &str, pos: usize) -> Result<()> {
     if let Node::Map(_) | Node::Seq(_) = leaf {
-        return Err(Error::msg(format!(
+        return Err(Error::invalid_config(format!(
             "expected a scalar at the end of the path, found a {}",
             leaf.type_name()
         )));
@@ -379,7 +385,7 @@ pub fn set_leaf(leaf: &mut Node, created: Option<&str>, value: &str, pos: usize)
         Node::text(text)
     } else {
         crate::yaml::parse::resolve_resource_scalar(&text, None).map_err(|e| {
-            Error::msg(format!(
+            Error::invalid_config(format!(
                 "the new value {text:?} reads as a YAML value kustomize cannot print: {e}"
             ))
         })?

@@ -148,7 +148,7 @@ impl FieldPath {
                     trail.pop();
                     r
                 }
-                Node::Null | Node::Seq(_) => Err(Error::msg(
+                Node::Null | Node::Seq(_) => Err(Error::invalid_config(
                     "'-' (the last element) of an empty or null list: kustomize v5.5.0 crashes here (index out of range)",
                 )),
                 other => Err(wrong_kind("-", "a list", other)),
@@ -186,11 +186,15 @@ impl FieldPath {
                     other => Err(wrong_kind(&format!("[{key}={value}]"), "a list", other)),
                 }
             }
-            Step::BadEntry => Err(Error::msg(
+            Step::BadEntry => Err(Error::invalid_config(
                 "list path element must contain fieldName=fieldValue for element to match",
             )),
-            Step::Wildcard => Err(Error::msg("wildcard is not supported in PathGetter")),
-            Step::Negative(i) => Err(Error::msg(format!("array index {i} cannot be negative"))),
+            Step::Wildcard => Err(Error::invalid_config(
+                "wildcard is not supported in PathGetter",
+            )),
+            Step::Negative(i) => Err(Error::invalid_config(format!(
+                "array index {i} cannot be negative"
+            ))),
         }
     }
 }
@@ -208,7 +212,7 @@ fn new_element(key: &str, value: &str) -> Node {
 }
 
 fn wrong_kind(part: &str, want: &str, found: &Node) -> Error {
-    Error::msg(format!(
+    Error::invalid_config(format!(
         "cannot apply '{part}': expected {want}, found a {}",
         found.type_name()
     ))
