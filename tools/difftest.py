@@ -2010,7 +2010,7 @@ def signature(outs):
     v = classify(kb, ref)
     if v == "one-error":
         if not kb.ok:
-            return "kbuild-fails", frozenset()
+            return "kbuild-fails", frozenset([kbuild_error(kb.err)])
         return "kustomize-fails", frozenset([kustomize_error(ref.err)])
     if v != "differs":
         return v, frozenset()
@@ -2030,6 +2030,13 @@ def kustomize_error(err):
     text = re.sub(r"0x[0-9a-f]+", "ADDR", text)
     text = re.sub(r"(?m)^#.*$|^\s*goroutine.*", "", text).strip()
     return text.split("': ")[-1][-120:]
+
+
+def kbuild_error(err):
+    """The gist of kbuild's error: its first line without quoted values or paths."""
+    line = err.decode(errors="replace").strip().split("\n", 1)[0]
+    line = re.sub(r"\"[^\"]*\"|'[^']*'|`[^`]*`|/\S+", "_", line)
+    return line[:80]
 
 
 def read_tree(root):
