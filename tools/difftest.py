@@ -1720,13 +1720,21 @@ def mutate(tree):
     def bad_literal():
         root.k.setdefault("configMapGenerator", []).append({"name": "badlit", "literals": ["novalue"]})
 
+    def empty_json_patch():
+        # v5.5.0 refuses it ("illegally qualifies as both an SM and JSON patch"),
+        # v5.8.1 takes it as no operation
+        r = pick(rng, root.visible)
+        root.k.setdefault("patches", []).append({"target": {"kind": r.kind if r else "ConfigMap"},
+                                                 "patch": "[]"})
+
     def missing_generator_file():
         root.k.setdefault("configMapGenerator", []).append({"name": "nofile", "files": ["no-such-file.txt"]})
 
     muts = [missing_resource, unknown_field, bad_yaml, smp_no_target, merge_missing,
             json_remove_missing, component_as_resource, kustomization_as_component, dup_resource,
             number_field, cycle, no_name, bad_kind, replacement_missing_source, dup_var, bad_op,
-            missing_patch_file, outside_root, bad_regex, bad_sort, bad_literal, missing_generator_file]
+            missing_patch_file, outside_root, bad_regex, bad_sort, bad_literal, missing_generator_file,
+            empty_json_patch]
     m = rng.choice(muts)
     tree.invalid = m.__name__
     m()
