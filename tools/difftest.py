@@ -969,6 +969,11 @@ def json6902_ops(rng, r):
         lists = [(p, x) for p, x in ps if isinstance(x, list) and x
                  and len({type(e) for e in x}) == 1 and isinstance(x[0], (dict, str))]
         meta = state.setdefault("metadata", {})
+        # not from the annotations: kustomize keeps its bookkeeping there
+        # (internal.config.kubernetes.io/*), a copy would print it
+        sources = [(p, x) for p, x in ps if p != "/metadata/annotations"]
+        if kind >= 0.85 and not sources:
+            kind = 0
         if kind < 0.3 or not ps:
             if isinstance(meta.get("labels"), dict):
                 op = {"op": "add", "path": f"/metadata/labels/added{i}", "value": label_value(rng)}
@@ -986,9 +991,7 @@ def json6902_ops(rng, r):
                 if isinstance(x[0], dict) else "added"
             op = {"op": "add", "path": p + "/-", "value": value}
         else:
-            # not from the annotations: kustomize keeps its bookkeeping there
-            # (internal.config.kubernetes.io/*), a copy would print it
-            p, _ = rng.choice([(p, x) for p, x in ps if p != "/metadata/annotations"] or ps)
+            p, _ = rng.choice(sources)
             op = {"op": rng.choice(["copy", "move"]), "from": p, "path": f"/copied{i}"}
         jp_apply(state, op)
         ops.append(op)
