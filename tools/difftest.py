@@ -1127,10 +1127,9 @@ def gen_pj6902(tree, node):
     node.k["patchesJson6902"] = out
 
 
-def sel(r, rng, with_name=True):
-    s = {"kind": r.kind}
-    if with_name:
-        s["name"] = r.ref_name(rng)
+def sel(r, rng):
+    """A replacement selector for resource r alone."""
+    s = {"kind": r.kind, "name": r.ref_name(rng)}
     if chance(rng, 0.3):
         s["version"] = r.version
         if r.group:
