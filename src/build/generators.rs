@@ -66,8 +66,9 @@ impl Builder<'_> {
         let mut out = Vec::new();
         for entry in entries {
             let inline = entry.contains('\n');
-            let exists = !inline && ldr.kind_of(entry).is_some();
-            if exists && ldr.kind_of(entry) == Some(FileKind::Dir) {
+            let kind = if inline { None } else { ldr.kind_of(entry) };
+            let exists = kind.is_some();
+            if kind == Some(FileKind::Dir) {
                 let (real, _) = ldr.resolve(entry, "plugin config directory")?;
                 self.check_cycle(&real, entry)?;
                 let mut sub = Accumulator::default();

@@ -201,8 +201,6 @@ impl Builder<'_> {
             .cache
             .kustomization(&file, || load::read_kustomization_file(files, &file, kind))?;
         let ctx = |e: Error| e.context(format!("in {}", file.display()));
-        crate::kustomization::decode::check_type_meta(&k)
-            .map_err(|e| e.context(format!("in {}", file.display())))?;
         match (expect, k.is_component()) {
             (Expect::Kustomization, true) if !self.chain.is_empty() => {
                 return Err(Error::invalid_config(format!(
@@ -283,14 +281,12 @@ impl Builder<'_> {
             Ok(String::clone(&text))
         };
         let schemas = self.schemas.clone();
-        let kustomize = MergeOptions::kustomize();
         let opts = MergeOptions {
             schemas: match &schemas {
                 Some(chosen) => chosen.get(),
                 None => Schemas::builtin(),
             },
-            list_increase: kustomize.list_increase,
-            infer_associative_lists: kustomize.infer_associative_lists,
+            ..MergeOptions::kustomize()
         };
         let mut env = Env {
             dir: ldr.root(),

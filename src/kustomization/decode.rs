@@ -8,7 +8,7 @@ use crate::yaml::{self, Node};
 use std::path::PathBuf;
 
 /// Decodes the kustomization file `file` holding `bytes` (kustomize's field-name rules: see
-/// `yaml::de`) and checks its `apiVersion` and `kind` (see [`check_type_meta`]), as
+/// `yaml::de`) and checks its `apiVersion` and `kind`, as
 /// kustomize does when it loads one; deprecated fields are folded into their replacements.
 /// A field's error ([`Error::Field`]) gives the line and column where the field is written.
 pub fn decode(file: PathBuf, bytes: Vec<u8>) -> Result<(PathBuf, Kustomization)> {
@@ -49,17 +49,6 @@ fn field_position(text: &str, steps: &[PathStep]) -> Option<(usize, usize)> {
         return None;
     }
     yaml::locate::locate(text, steps)
-}
-
-/// `apiVersion`/`kind` must be those of a Kustomization or a Component.
-///
-/// [`decode`] already applies this check (its error points at the field); this is the
-/// same check for a kustomization at hand, without the file or position.
-pub fn check_type_meta(k: &Kustomization) -> Result<()> {
-    match type_meta_problem(k) {
-        Some((field, msg)) => Err(Error::invalid_config(format!("{field} {msg}"))),
-        None => Ok(()),
-    }
 }
 
 /// The field that makes `apiVersion`/`kind` wrong, and what is wrong with it.

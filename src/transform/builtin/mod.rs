@@ -136,7 +136,8 @@ impl Builtin<'_> {
             }
             Builtin::Patch(p) => patch_entry::apply_patch_entry(rm, p, env, changes),
             Builtin::PatchJson6902(p) => {
-                patch_entry::apply_json6902_entry(rm, p, "a JSON 6902 patch", env, changes)
+                // A PatchJson6902Transformer config's target is checked when it is read.
+                patch_entry::apply_json6902_entry(rm, p, "a patchesJson6902 entry", env, changes)
             }
             Builtin::Namespace {
                 namespace,
