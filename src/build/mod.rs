@@ -13,6 +13,7 @@ use crate::merge::smp::MergeOptions;
 use crate::openapi::Schemas;
 use crate::resource::Configured;
 use crate::resource::resmap::ResMap;
+use crate::resource::shared;
 use crate::transform::build_metadata::BuildMeta;
 use crate::transform::builtin::env::Env;
 use crate::transform::builtin::{Step, configs, fields};
@@ -28,11 +29,21 @@ fn run_step(
     rm: &mut ResMap,
     env: &mut Env,
     warnings: &mut Vec<String>,
-    record: bool,
+    meta: BuildMeta,
     configured_in: &Path,
 ) -> Result<()> {
     step.run(rm, env, warnings)?;
-    if record && step.record {
+    if meta.any() {
+        // With any `buildMetadata` option, kustomize writes its origin or transformer
+        // annotation into every resource after each transformer, and it does so by
+        // rebuilding the annotation mapping from strings: annotation values shared
+        // between fields (see resource/shared.rs) are shared no more.
+        let annotations = shared::keys(&["metadata", "annotations"]);
+        for r in rm.iter_mut() {
+            r.shared.forget_under(&annotations);
+        }
+    }
+    if meta.transformers && step.record {
         let kind = step.builtin.kind();
         for r in rm.iter_mut() {
             r.transformations.push(Configured {
@@ -274,7 +285,7 @@ impl Builder<'_> {
             self.accumulate_component(ldr, entry, acc)
                 .map_err(|e| e.context(format!("accumulating components from '{entry}'")))?;
         }
-        let record = self.meta.unwrap_or_default().transformers;
+        let meta = self.meta.unwrap_or_default();
         let cache = self.cache;
         let mut read = |p: &str, what: &str| {
             let (_, text) = cache.read_text(ldr, p, what)?;
@@ -299,7 +310,7 @@ impl Builder<'_> {
         let steps = fields::steps(k, &acc.config, file);
         let rm = &mut acc.resmap;
         let mut run = |step: &Step, configured_in: &Path, warnings: &mut Vec<String>| {
-            run_step(step, rm, &mut env, warnings, record, configured_in)
+            run_step(step, rm, &mut env, warnings, meta, configured_in)
         };
         for step in &steps {
             run(step, file, &mut self.warnings)?;

@@ -9,6 +9,7 @@
 use crate::error::{Error, Result};
 use crate::kustomization::FieldSpec;
 use crate::resource::id::Gvk;
+use crate::resource::shared::StepRef;
 use crate::yaml::Node;
 use std::borrow::Cow;
 
@@ -101,13 +102,37 @@ pub fn walk<S: AsRef<str>>(
     last: CreateKind,
     f: &mut dyn FnMut(&mut Node) -> Result<()>,
 ) -> Result<()> {
+    walk_traced(node, path, create, last, None, &mut |n, _| f(n))
+}
+
+/// A walk's callback that also gets the path from the root to the node it is
+/// called on (list positions included), borrowed from the field specs (`'s`).
+pub type TracedFn<'s, 'f> = dyn FnMut(&mut Node, &[StepRef<'s>]) -> Result<()> + 'f;
+
+/// [`walk`], keeping the path to each node in `trail` when one is given (the callback
+/// sees an empty path otherwise).
+fn walk_traced<'p, S: AsRef<str>>(
+    node: &mut Node,
+    path: &'p [S],
+    create: bool,
+    last: CreateKind,
+    mut trail: Option<&mut Vec<StepRef<'p>>>,
+    f: &mut TracedFn<'p, '_>,
+) -> Result<()> {
     let Some((first, rest)) = path.split_first() else {
-        return f(node);
+        return f(node, trail.as_deref().map_or(&[], |t| t.as_slice()));
     };
     match node {
         Node::Seq(items) => {
-            for item in items {
-                walk(item, path, create, last, f)?;
+            for (i, item) in items.iter_mut().enumerate() {
+                if let Some(t) = trail.as_deref_mut() {
+                    t.push(StepRef::Index(i));
+                }
+                let r = walk_traced(item, path, create, last, trail.as_deref_mut(), f);
+                if let Some(t) = trail.as_deref_mut() {
+                    t.pop();
+                }
+                r?;
             }
             Ok(())
         }
@@ -136,7 +161,14 @@ pub fn walk<S: AsRef<str>>(
                     return Ok(());
                 }
             }
-            walk(child, rest, create, last, f).map_err(|mut e| {
+            if let Some(t) = trail.as_deref_mut() {
+                t.push(StepRef::Key(name));
+            }
+            let r = walk_traced(child, rest, create, last, trail.as_deref_mut(), f);
+            if let Some(t) = trail {
+                t.pop();
+            }
+            r.map_err(|mut e| {
                 if let Some(m) = e.message_mut().filter(|m| !m.starts_with("fieldName")) {
                     *m = format!("fieldName: {name}: {m}");
                 }
@@ -199,12 +231,38 @@ impl<'a> SplitSpecs<'a> {
         last: CreateKind,
         f: &mut dyn FnMut(&mut Node) -> Result<()>,
     ) -> Result<()> {
+        self.walk_specs(node, gvk, last, None, &mut |n, _| f(n))
+    }
+
+    /// [`SplitSpecs::apply`], giving `f` the path to each node it is called on too;
+    /// `trail` is working space (empty on return), reused across resources.
+    pub fn apply_traced<'s>(
+        &'s self,
+        node: &mut Node,
+        gvk: &Gvk,
+        last: CreateKind,
+        trail: &mut Vec<StepRef<'s>>,
+        f: &mut TracedFn<'s, '_>,
+    ) -> Result<()> {
+        trail.clear();
+        self.walk_specs(node, gvk, last, Some(trail), f)
+    }
+
+    fn walk_specs<'s>(
+        &'s self,
+        node: &mut Node,
+        gvk: &Gvk,
+        last: CreateKind,
+        mut trail: Option<&mut Vec<StepRef<'s>>>,
+        f: &mut TracedFn<'s, '_>,
+    ) -> Result<()> {
         for (fs, segments) in self.specs.iter().filter(|(fs, _)| fs.selects(gvk)) {
-            walk(
+            walk_traced(
                 node,
                 segments.get_or_init(|| fs.segments()),
                 fs.create,
                 last,
+                trail.as_deref_mut(),
                 f,
             )
             .map_err(|e| e.context(format!("considering field '{}'", fs.path)))?;

@@ -35,6 +35,9 @@ pub fn absorb(resmap: &mut ResMap, res: Resource, behavior: Behavior) -> Result<
         [i] => {
             let old = &mut resmap.resources[*i];
             merge::merge_into(&mut old.node, &res.node, behavior)?;
+            // kustomize keeps the generated resource, with the old one's labels and
+            // annotations copied into new mappings: no field shares a value any more.
+            old.shared.clear();
             old.needs_hash = merge::merged_hash_suffix(old.needs_hash, res.needs_hash);
             if behavior == B::Replace && res.origin.is_some() {
                 old.origin = res.origin;

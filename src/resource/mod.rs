@@ -6,6 +6,7 @@ pub mod pattern;
 pub mod regex_cache;
 pub mod resmap;
 pub mod selector;
+pub mod shared;
 
 use crate::error::{Error, Result};
 use crate::resource::id::{Gvk, ResId};
@@ -38,6 +39,9 @@ pub struct Resource {
     /// Where the resource's file wrote a value as nothing (`key:`); a
     /// strategic-merge patch drops those fields (see [`crate::yaml::parse::EmptyNulls`]).
     pub empty_nulls: crate::yaml::parse::EmptyNulls,
+    /// Fields that hold one label or annotation value in kustomize's tree, so that a
+    /// write into one changes them all (see [`shared`]).
+    pub shared: shared::Shared,
 }
 
 /// A builtin transformer or generator and the file that configured it.
@@ -190,6 +194,7 @@ impl Resource {
             name_suffixes: Vec::new(),
             ref_var_names: Vec::new(),
             empty_nulls: Vec::new(),
+            shared: shared::Shared::default(),
         })
     }
 

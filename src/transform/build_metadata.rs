@@ -7,6 +7,7 @@
 
 use crate::error::{Error, Result};
 use crate::resource::resmap::ResMap;
+use crate::resource::shared;
 use crate::resource::{Configured, Origin};
 use crate::yaml::Node;
 use std::path::{Component, Path, PathBuf};
@@ -26,6 +27,11 @@ pub struct BuildMeta {
 }
 
 impl BuildMeta {
+    /// Whether any option is on (kustomize then tracks origins through the whole build).
+    pub fn any(&self) -> bool {
+        self.origin || self.transformers || self.managed_by
+    }
+
     pub fn parse(options: &[String]) -> Result<BuildMeta> {
         let mut m = BuildMeta::default();
         for o in options {
@@ -97,11 +103,15 @@ pub fn annotate(resmap: &mut ResMap, meta: BuildMeta, root: &Path) {
         }
         if meta.managed_by
             && let Some(labels) = res.node.ensure_map(&["metadata", "labels"])
-        {
-            labels.insert(
+            && let Some(old) = labels.insert(
                 MANAGED_BY_LABEL.to_string(),
                 Node::text(MANAGED_BY_VALUE.to_string()),
-            );
+            )
+        {
+            // kustomize's LabelTransformer writes into the existing value node, which
+            // selectors may share (see resource/shared.rs).
+            let at = shared::keys(&["metadata", "labels", MANAGED_BY_LABEL]);
+            res.shared.write_through(&mut res.node, &at, &old);
         }
     }
 }

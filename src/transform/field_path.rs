@@ -20,6 +20,7 @@
 //!   fans out, and missing parts can be created.
 
 use crate::error::{Error, Result};
+use crate::resource::shared::StepRef;
 use crate::yaml::Node;
 use regex::Regex;
 
@@ -346,8 +347,8 @@ pub struct PathMatcher {
 }
 
 /// Called on each node a [`PathMatcher`] reaches, with whether the walk just
-/// created it.
-pub type Visit<'f> = &'f mut dyn FnMut(&mut Node, bool) -> Result<()>;
+/// created it and the path to it from the root (list positions included).
+pub type Visit<'f> = &'f mut dyn FnMut(&mut Node, bool, &[StepRef<'_>]) -> Result<()>;
 
 impl PathMatcher {
     /// Calls `f` on every node the path reaches in `node` and returns how
@@ -360,6 +361,7 @@ impl PathMatcher {
             segs: &self.segs,
             create,
             count: 0,
+            trail: Vec::new(),
         };
         walk.go(node, 0, false, f)?;
         Ok(walk.count)
@@ -375,9 +377,11 @@ struct Walk<'s> {
     segs: &'s [Seg],
     create: Option<NewLeaf>,
     count: usize,
+    /// The path to the node being walked.
+    trail: Vec<StepRef<'s>>,
 }
 
-impl Walk<'_> {
+impl<'s> Walk<'s> {
     fn at(&self, depth: usize) -> String {
         self.segs[..depth]
             .iter()
@@ -399,7 +403,7 @@ impl Walk<'_> {
     fn go(&mut self, node: &mut Node, depth: usize, created: bool, f: Visit) -> Result<()> {
         let Some(seg) = self.segs.get(depth) else {
             self.count += 1;
-            return f(node, created);
+            return f(node, created, &self.trail);
         };
         match seg {
             Seg::Field(name) => self.field(node, depth, name, f),
@@ -428,8 +432,8 @@ impl Walk<'_> {
                 let Some(items) = self.list(node, depth, false)? else {
                     return Ok(());
                 };
-                for item in items {
-                    self.go(item, depth + 1, false, f)?;
+                for (i, item) in items.iter_mut().enumerate() {
+                    self.descend(StepRef::Index(i), item, depth, false, f)?;
                 }
                 Ok(())
             }
@@ -461,7 +465,22 @@ impl Walk<'_> {
         }
     }
 
-    fn field(&mut self, node: &mut Node, depth: usize, name: &str, f: Visit) -> Result<()> {
+    /// Walks on into `child`, reached from the node at `depth` by `step`.
+    fn descend(
+        &mut self,
+        step: StepRef<'s>,
+        child: &mut Node,
+        depth: usize,
+        created: bool,
+        f: Visit,
+    ) -> Result<()> {
+        self.trail.push(step);
+        let r = self.go(child, depth + 1, created, f);
+        self.trail.pop();
+        r
+    }
+
+    fn field(&mut self, node: &mut Node, depth: usize, name: &'s str, f: Visit) -> Result<()> {
         if node.is_null() {
             if self.create.is_none() {
                 return Ok(());
@@ -480,7 +499,7 @@ impl Walk<'_> {
             created = true;
         }
         match m.get_mut(name) {
-            Some(child) => self.go(child, depth + 1, created, f),
+            Some(child) => self.descend(StepRef::Key(name), child, depth, created, f),
             None => Ok(()),
         }
     }
@@ -503,7 +522,7 @@ impl Walk<'_> {
         }
         let len = items.len();
         match items.get_mut(idx) {
-            Some(item) => self.go(item, depth + 1, created, f),
+            Some(item) => self.descend(StepRef::Index(idx), item, depth, created, f),
             None => Err(Error::invalid_config(format!(
                 "'{at}' has {len} element{}, so there is no index {idx}{}",
                 if len == 1 { "" } else { "s" },
@@ -560,7 +579,7 @@ impl Walk<'_> {
         }
         for i in found {
             if let Some(item) = items.get_mut(i) {
-                self.go(item, depth + 1, created, f)?;
+                self.descend(StepRef::Index(i), item, depth, created, f)?;
             }
         }
         Ok(())
@@ -667,7 +686,7 @@ mod tests {
         let mut seen = Vec::new();
         FieldPath::parse(p)
             .matcher()
-            .visit(n, create, &mut |node, created| {
+            .visit(n, create, &mut |node, created, _| {
                 seen.push(created);
                 *node = Node::Str("NEW".into());
                 Ok(())

@@ -4,27 +4,91 @@ use crate::config::fieldspec::{CreateKind, SplitSpecs};
 use crate::error::Result;
 use crate::kustomization::{FieldSpec, StringMap};
 use crate::resource::resmap::ResMap;
+use crate::resource::shared::{StepRef, Trail, trail_of};
 use crate::yaml::Node;
+use std::ops::Range;
 
 /// Writes every pair into the mapping at each selected field spec (kustomize's
 /// LabelTransformer and AnnotationsTransformer do the same walk).
+///
+/// Where a key is new in two fields or more of a resource, kustomize puts one shared
+/// value node in all of them; a later write into one changes them all. Those fields are
+/// recorded in the resource's [`crate::resource::shared::Shared`], and writing a key
+/// that is already there writes through to the fields sharing its value.
 pub fn set_pairs(resmap: &mut ResMap, pairs: &StringMap, specs: &[FieldSpec]) -> Result<()> {
     if pairs.is_empty() {
         return Ok(());
     }
     let specs = SplitSpecs::new(specs);
+    // Working space reused across resources: most create each key in one field only,
+    // and those need no trail of their own.
+    let mut trail = Vec::new();
+    let mut writes = Writes::default();
     for res in resmap.iter_mut() {
         let gvk = res.gvk();
+        writes.clear(!res.shared.is_empty());
         specs
-            .apply(&mut res.node, &gvk, CreateKind::Map, &mut |target| {
-                set_in_map(target, pairs)
-            })
+            .apply_traced(
+                &mut res.node,
+                &gvk,
+                CreateKind::Map,
+                &mut trail,
+                &mut |target, at| set_in_map(target, pairs, at, &mut writes),
+            )
             .map_err(|e| e.context(format!("in {}", res.id())))?;
+        for (at, old) in &writes.rewritten {
+            res.shared.write_through(&mut res.node, at, old);
+        }
+        if writes.created.len() >= 2 {
+            for i in 0..pairs.len() {
+                if let Some(fields) = writes.shared_fields(i) {
+                    res.shared.add(fields);
+                }
+            }
+        }
     }
     Ok(())
 }
 
-fn set_in_map(target: &mut Node, pairs: &StringMap) -> Result<()> {
+/// What one resource's walk wrote.
+#[derive(Default)]
+struct Writes<'a> {
+    /// Whether the resource shares values, so rewrites matter.
+    track_rewrites: bool,
+    /// Fields added: the index of their pair, and where their path is in `steps`.
+    created: Vec<(usize, Range<usize>)>,
+    /// The paths of the fields added, one after the other.
+    steps: Vec<StepRef<'a>>,
+    /// Fields that were there, with the value they held.
+    rewritten: Vec<(Trail, Node)>,
+}
+
+impl<'a> Writes<'a> {
+    fn clear(&mut self, track_rewrites: bool) {
+        self.track_rewrites = track_rewrites;
+        self.created.clear();
+        self.steps.clear();
+        self.rewritten.clear();
+    }
+
+    /// The fields the walk added for pair `i`, when there are several: kustomize
+    /// put one value node in all of them.
+    fn shared_fields(&self, i: usize) -> Option<Vec<Trail>> {
+        let of_pair = || self.created.iter().filter(move |(k, _)| *k == i);
+        (of_pair().nth(1).is_some()).then(|| {
+            of_pair()
+                .map(|(_, r)| trail_of(&self.steps[r.clone()], None))
+                .collect()
+        })
+    }
+}
+
+fn set_in_map<'a>(
+    target: &mut Node,
+    pairs: &'a StringMap,
+    at: &[StepRef<'a>],
+    writes: &mut Writes<'a>,
+) -> Result<()> {
     if target.is_null() {
         *target = Node::map();
     }
@@ -34,8 +98,19 @@ fn set_in_map(target: &mut Node, pairs: &StringMap) -> Result<()> {
             target.type_name()
         )));
     };
-    for (k, v) in pairs {
-        m.insert(k.clone(), Node::text(v.clone()));
+    for (i, (k, v)) in pairs.iter().enumerate() {
+        match m.insert(k.clone(), Node::text(v.clone())) {
+            None => {
+                let start = writes.steps.len();
+                writes.steps.extend_from_slice(at);
+                writes.steps.push(StepRef::Key(k));
+                writes.created.push((i, start..writes.steps.len()));
+            }
+            Some(old) if writes.track_rewrites => {
+                writes.rewritten.push((trail_of(at, Some(k)), old));
+            }
+            Some(_) => {}
+        }
     }
     Ok(())
 }

@@ -56,7 +56,13 @@ pub fn apply_smp(
     let gvk = res.gvk();
     let schema = opts.schemas.lookup(&gvk.group, &gvk.version, &gvk.kind);
     res.drop_empty_nulls(schema);
+    // A patch writes into label and annotation values kustomize shares between fields
+    // in place, so into all of them (see resource/shared.rs).
+    let plan = (!res.shared.is_empty()).then(|| res.shared.plan_patch(&res.node, &patch));
     smp::apply_owned(&mut res.node, patch, schema, opts)?;
+    if let Some(plan) = plan {
+        res.shared.finish_patch(&mut res.node, plan);
+    }
     if res.node.is_null() || res.node.as_map().is_some_and(|m| m.is_empty()) {
         return Ok(());
     }
@@ -127,6 +133,9 @@ pub fn apply_json(
         res.store_prev_id();
         json6902::apply(&mut res.node, ops)
             .map_err(|e| e.context(format!("applying JSON patch to {}", res.id())))?;
+        // kustomize reads the patched resource back from JSON: new nodes everywhere,
+        // nothing shared any more.
+        res.shared.clear();
     }
     Ok(())
 }

@@ -29,6 +29,7 @@ use crate::resource::Resource;
 use crate::resource::id::ResId;
 use crate::resource::resmap::ResMap;
 use crate::resource::selector::LabelSelector;
+use crate::resource::shared::{StepRef, Trail, trail_of};
 use crate::transform::field_path::{FieldPath, NewLeaf};
 use crate::yaml::Node;
 use crate::yaml::de::{DeError, from_node, from_node_lenient};
@@ -592,11 +593,15 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target) -> Result<()> {
         }
         let id = res.id();
         for path in &compiled {
-            let mut set =
-                |field: &mut Node, created: bool| set_field(field, created, value, &options);
+            let mut writes = SharedWrites::new(res);
+            let mut set = |field: &mut Node, created: bool, at: &[StepRef<'_>]| {
+                writes.note(field, created, at);
+                set_field(field, created, value, &options)
+            };
             let n = path
                 .visit(&mut res.node, create, &mut set)
                 .map_err(|e| e.context(format!("target {id}: fieldPath '{}'", path.as_str())))?;
+            writes.finish(res);
             if n == 0 {
                 let hint = if options.create {
                     ""
@@ -611,6 +616,48 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The target fields a replacement wrote in a resource that shares label or
+/// annotation values between fields (see resource/shared.rs): kustomize writes a
+/// scalar in place, so into every field sharing it, and puts a new node in place of a
+/// mapping or list, which ends the sharing of the fields below.
+struct SharedWrites {
+    /// Off when the resource shares nothing (nearly always).
+    on: bool,
+    /// Scalars written, with the value they held.
+    scalars: Vec<(Trail, Node)>,
+    /// Mappings and lists replaced.
+    trees: Vec<Trail>,
+}
+
+impl SharedWrites {
+    fn new(res: &Resource) -> SharedWrites {
+        SharedWrites {
+            on: !res.shared.is_empty(),
+            scalars: Vec::new(),
+            trees: Vec::new(),
+        }
+    }
+
+    fn note(&mut self, field: &Node, created: bool, at: &[StepRef<'_>]) {
+        if !self.on || created {
+            return;
+        }
+        match field {
+            Node::Map(_) | Node::Seq(_) => self.trees.push(trail_of(at, None)),
+            _ => self.scalars.push((trail_of(at, None), field.clone())),
+        }
+    }
+
+    fn finish(self, res: &mut Resource) {
+        for (at, old) in &self.scalars {
+            res.shared.write_through(&mut res.node, at, old);
+        }
+        for at in &self.trees {
+            res.shared.forget_under(at);
+        }
+    }
 }
 
 /// Puts `value` into one target field (kustomize's `setFieldValue`).
