@@ -123,8 +123,9 @@ impl Shared {
     }
 
     /// After a writer changed the field `at` in place (it held `old`), gives the
-    /// fields sharing its value the new value. A field that no longer holds `old` was
-    /// replaced by a writer that does not share (or is gone): it leaves the group.
+    /// fields sharing its value the new value. A field that holds neither `old` nor the
+    /// new value (which the same writer may have put there already) was replaced by a
+    /// writer that does not share, or is gone: it leaves the group.
     pub fn write_through(&mut self, node: &mut Node, at: &[Step], old: &Node) {
         let Some(g) = self.groups.iter().position(|g| g.iter().any(|t| t == at)) else {
             return;
@@ -137,6 +138,7 @@ impl Shared {
                 return true;
             }
             match get_mut(node, t) {
+                Some(n) if *n == value => true,
                 Some(n) if n == old => {
                     n.clone_from(&value);
                     true
@@ -348,6 +350,21 @@ mod tests {
             Some("other")
         );
         assert_eq!(shared.groups[0].len(), 2);
+    }
+
+    #[test]
+    fn a_field_the_writer_already_changed_stays() {
+        let (mut node, mut shared) = deployment();
+        for path in ["metadata/labels/track", "spec/selector/matchLabels/track"] {
+            *get_mut(&mut node, &trail(path)).unwrap() = Node::text("new");
+        }
+        let at = trail("metadata/labels/track");
+        shared.write_through(&mut node, &at, &Node::text("old"));
+        assert_eq!(
+            value(&node, "spec/template/metadata/labels/track"),
+            Some("new")
+        );
+        assert_eq!(shared.groups[0].len(), 3);
     }
 
     #[test]
