@@ -188,3 +188,27 @@ fn a_replacement_source_that_matches_two_is_no_match() {
         err.root()
     );
 }
+
+/// The managed-by label is written into the value a selector shares (kustomize v5.5.0
+/// and v5.8.1 agree, except for the version each writes; a fixture cannot hold both).
+#[test]
+fn the_managed_by_label_reaches_a_selector_sharing_it() {
+    let fs = MemFs::new()
+        .file(
+            "/t/kustomization.yaml",
+            "resources:\n- svc.yaml\nbuildMetadata:\n- managedByLabel\ncommonLabels:\n  app.kubernetes.io/managed-by: helm\n",
+        )
+        .file(
+            "/t/svc.yaml",
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector:\n    app: web\n",
+        );
+    let out = build_in(Arc::new(fs), "/t".as_ref(), &BuildOptions::default()).unwrap();
+    let svc = &out.resmap.resources[0].node;
+    let value = crate::transform::build_metadata::MANAGED_BY_VALUE;
+    for path in [
+        ["metadata", "labels", "app.kubernetes.io/managed-by"],
+        ["spec", "selector", "app.kubernetes.io/managed-by"],
+    ] {
+        assert_eq!(svc.get_str(&path), Some(value), "{path:?}");
+    }
+}
