@@ -16,13 +16,20 @@
 //! put new nodes in place end the sharing: a JSON patch (kustomize re-reads the whole
 //! resource from JSON), a strategic-merge patch that replaces or deletes a mapping or a
 //! list on the way (`$patch: replace`, a list without merge key), a replacement whose
-//! target is a mapping, and, for annotations only, kustomize's rewrite of the
-//! annotation mapping after every transformer when the top kustomization has
-//! `buildMetadata`.
+//! target is a mapping, a generator's `behavior: merge` or `replace` (the generated
+//! resource takes the old one's labels and annotations as new mappings), and, for
+//! annotations only, kustomize's rewrite of the annotation mapping after every
+//! transformer when the top kustomization has `buildMetadata`. YAML anchors in the
+//! input share nothing: kustomize copies them apart when it reads a resource.
 //!
 //! kbuild's tree owns its values, so a resource records which fields hold one shared
 //! value ([`Shared`]), and the writers above call [`Shared::write_through`] after
-//! changing one of them, or end the sharing.
+//! changing one of them, or end the sharing. Known gaps, for want of a case that
+//! needs them: a strategic-merge patch that merges a list with a merge key on the way
+//! to a shared field ends the sharing here (kyaml keeps the element's node, possibly
+//! at another position); a replacement whose one field path reaches two fields of a
+//! group writes through after both, not after each (visible only with
+//! `options.delimiter`).
 
 use crate::yaml::Node;
 use crate::yaml::node::Str;
