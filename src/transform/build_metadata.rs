@@ -6,6 +6,7 @@
 //! the top kustomization's directory.
 
 use crate::error::{Error, Result};
+use crate::kustomize_version::KustomizeVersion;
 use crate::resource::resmap::ResMap;
 use crate::resource::{Configured, Origin};
 use crate::yaml::Node;
@@ -14,8 +15,6 @@ use std::path::{Component, Path, PathBuf};
 pub const ORIGIN_ANNOTATION: &str = "config.kubernetes.io/origin";
 pub const TRANSFORMATIONS_ANNOTATION: &str = "alpha.config.kubernetes.io/transformations";
 pub const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
-/// The value kustomize inside kubectl writes (its version string is "(devel)").
-pub const MANAGED_BY_VALUE: &str = "kustomize-(devel)";
 
 /// Which `buildMetadata` options are on.
 #[derive(Clone, Copy, Debug, Default)]
@@ -75,7 +74,7 @@ fn configured_text(c: &Configured, root: &Path, indent: &str) -> String {
 }
 
 /// Writes the annotations and label the options ask for.
-pub fn annotate(resmap: &mut ResMap, meta: BuildMeta, root: &Path) {
+pub fn annotate(resmap: &mut ResMap, meta: BuildMeta, root: &Path, version: KustomizeVersion) {
     for res in resmap.iter_mut() {
         if meta.origin {
             let text = match &res.origin {
@@ -100,7 +99,7 @@ pub fn annotate(resmap: &mut ResMap, meta: BuildMeta, root: &Path) {
         {
             labels.insert(
                 MANAGED_BY_LABEL.to_string(),
-                Node::text(MANAGED_BY_VALUE.to_string()),
+                Node::text(version.managed_by_value().to_string()),
             );
         }
     }
