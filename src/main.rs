@@ -22,7 +22,7 @@ mod cli {
     pub(crate) mod diff;
     pub(crate) mod merge;
     pub(crate) mod render;
-    pub(crate) use super::{BuildFlags, VersionFlag, print_stdout};
+    pub(crate) use super::{BuildFlags, VersionFlag, parse_version, print_stdout};
 }
 use cli::merge as merge_cli;
 use cli::{deps::*, diff::*, render::*};
@@ -90,10 +90,27 @@ struct VersionFlag {
         long,
         value_name = "VERSION",
         env = kbuild::kustomize_version::ENV_VAR,
-        value_parser = KustomizeVersion::parse,
+        value_parser = parse_version,
         default_value = "v5.8.1"
     )]
     kustomize_version: KustomizeVersion,
+}
+
+/// [`KustomizeVersion::parse`], saying when the bad value came from the environment.
+/// An empty variable counts as unset.
+fn parse_version(text: &str) -> Result<KustomizeVersion, String> {
+    let var = kbuild::kustomize_version::ENV_VAR;
+    let from_env = std::env::var(var).is_ok_and(|v| v == text);
+    if from_env && text.trim().is_empty() {
+        return Ok(KustomizeVersion::default());
+    }
+    KustomizeVersion::parse(text).map_err(|e| {
+        if from_env {
+            format!("{e} (read from the environment variable {var})")
+        } else {
+            e.to_string()
+        }
+    })
 }
 
 impl BuildFlags {

@@ -55,6 +55,7 @@ fn memory_and_disk_builds_agree() {
         for restrictor in [LoadRestrictor::RootOnly, LoadRestrictor::None] {
             let options = BuildOptions {
                 load_restrictor: restrictor,
+                ..Default::default()
             };
             let on_disk = outcome(build_with_warnings(&disk.join(dir), &options), &disk_root);
             let in_memory = outcome(

@@ -14,8 +14,9 @@ pub(crate) struct DiffArgs {
     new: Option<String>,
     /// Preview a kustomize upgrade: build the new side as this kustomize release
     /// would (the old side as --kustomize-version says), e.g.
-    /// `kbuild diff --kustomize-version v5.5.0 --to-kustomize-version v5.8.1 DIR`.
-    #[arg(long, value_name = "VERSION", value_parser = kbuild::KustomizeVersion::parse)]
+    /// `kbuild diff --kustomize-version v5.5.0 --to-kustomize-version v5.8.1 DIR`;
+    /// prints nothing (exit 0) when the upgrade changes nothing.
+    #[arg(long, value_name = "VERSION", value_parser = super::parse_version)]
     to_kustomize_version: Option<kbuild::KustomizeVersion>,
     /// When to color the output (NO_COLOR turns off "auto").
     #[arg(long, value_enum, default_value = "auto")]
@@ -97,7 +98,14 @@ pub(crate) fn run_diff(args: &DiffArgs) -> ExitCode {
                 result.to_text(color, args.stat)
             }
         };
-        print_stdout(&text)?;
+        // An upgrade preview says nothing when the upgrade changes nothing, so
+        // scripts can test for empty output as well as the exit status.
+        let quiet = args.to_kustomize_version.is_some()
+            && matches!(args.output, DiffFormat::Text)
+            && !result.has_differences();
+        if !quiet {
+            print_stdout(&text)?;
+        }
         Ok(result.has_differences())
     })();
     match result {

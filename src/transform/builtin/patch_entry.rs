@@ -107,7 +107,10 @@ pub fn apply_patch_entry(
     };
     match &*env.parsed.patch(&text, &source)? {
         patch::Loaded::Empty if env.version.ignores_empty_patches() => Ok(()),
-        patch::Loaded::Empty => Err(patch::empty_patch(&source)),
+        patch::Loaded::Empty => Err(Error::invalid_patch(format!(
+            "{source}: the patch is empty; kustomize v5.5.0 refuses empty patch files \
+             (v5.7.0 and later ignore them: --kustomize-version v5.8.1)"
+        ))),
         patch::Loaded::Strategic(docs) => {
             patch::apply_strategic(rm, docs, p.target.as_ref(), env.merge, options, changes)
         }
