@@ -129,6 +129,13 @@ impl KustomizeVersion {
         self >= KustomizeVersion::V5_8_1
     }
 
+    /// A patch's `options` is a typed struct (`PatchArgs`, v5.8.0): keys other than
+    /// `allowNameChange` and `allowKindChange` are unknown fields of the
+    /// kustomization; before, any key was accepted and ignored.
+    pub fn patch_options_are_typed(self) -> bool {
+        self >= KustomizeVersion::V5_8_1
+    }
+
     /// `images` also updates image volumes, `spec/volumes[]/image/reference` and
     /// `spec/template/spec/volumes[]/image/reference` (v5.7.0).
     pub fn images_in_image_volumes(self) -> bool {

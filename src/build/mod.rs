@@ -241,6 +241,7 @@ impl Builder<'_> {
             _ => {}
         }
         crate::kustomization::decode::check_supported(&k).map_err(ctx)?;
+        crate::kustomization::by_version::check(&k, self.version).map_err(ctx)?;
         if self.meta.is_none() {
             self.meta = Some(BuildMeta::parse(&k.build_metadata).map_err(ctx)?);
         }

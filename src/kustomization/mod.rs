@@ -5,6 +5,7 @@
 //! kustomize does: field names match case-insensitively, unknown fields are
 //! errors, and string fields refuse numbers and booleans.
 
+pub mod by_version;
 pub mod decode;
 pub mod files;
 pub mod plugin_config;
@@ -253,6 +254,24 @@ pub struct Patch {
     /// kind.
     #[serde(default)]
     pub options: IndexMap<String, bool>,
+}
+
+impl Patch {
+    /// The option `name` (`allowNameChange`, `allowKindChange`). Since kustomize
+    /// v5.8.0 options are a struct decoded by Go's encoding/json, which matches keys
+    /// case-insensitively and lets the last match win (`typed`); before, they were a
+    /// map read by exact key.
+    pub fn option(&self, name: &str, typed: bool) -> bool {
+        if typed {
+            self.options
+                .iter()
+                .rev()
+                .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                .is_some_and(|(_, v)| *v)
+        } else {
+            self.options.get(name).copied().unwrap_or(false)
+        }
+    }
 }
 
 /// An entry of `images`.

@@ -100,9 +100,10 @@ pub fn apply_patch_entry(
             return Err(patch::empty_patch(&source));
         }
     }
+    let typed = env.version.patch_options_are_typed();
     let options = patch::StrategicOptions {
-        allow_name: p.options.get("allowNameChange").copied().unwrap_or(false),
-        allow_kind: p.options.get("allowKindChange").copied().unwrap_or(false),
+        allow_name: p.option("allowNameChange", typed),
+        allow_kind: p.option("allowKindChange", typed),
         continue_after_delete: env.version.patches_continue_after_delete(),
     };
     match &*env.parsed.patch(&text, &source)? {
