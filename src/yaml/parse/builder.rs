@@ -277,10 +277,14 @@ impl<'i, 's> Builder<'i, 's> {
                 );
                 return Err(self.ctx.error(at, msg));
             }
+            // Not for annotations: kustomize rewrites a resource's annotations from a
+            // plain map when it adds its internal ones on load, so their values lose the
+            // folded style before any write-and-read could change them.
             Node::Str(s)
                 if style == ScalarStyle::Folded
                     && self.schema == Schema::Resource
-                    && matches!(kind, Kind::Str | Kind::Custom) =>
+                    && matches!(kind, Kind::Str | Kind::Custom)
+                    && !self.at_annotation_value() =>
             {
                 if let Some(value) = folded::round_trip(s) {
                     node = Node::text(value);
