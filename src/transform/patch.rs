@@ -132,6 +132,24 @@ pub fn apply_json(
         res.store_prev_id();
         json6902::apply(&mut res.node, ops)
             .map_err(|e| e.context(format!("applying JSON patch to {}", res.id())))?;
+        // kustomize makes a new resource of the patched JSON, which needs a kind and a
+        // name (a number will do); an empty string counts as missing.
+        for (path, what) in [
+            (&["kind"][..], "kind"),
+            (&["metadata", "name"][..], "metadata.name"),
+        ] {
+            let missing = match res.node.get_path(path) {
+                None | Some(Node::Null) => true,
+                Some(Node::Str(s)) => s.is_empty(),
+                Some(_) => false,
+            };
+            if missing {
+                return Err(Error::invalid_patch(format!(
+                    "the JSON patch leaves {} without {what}; a resource needs one",
+                    res.orig_id()
+                )));
+            }
+        }
     }
     Ok(())
 }
