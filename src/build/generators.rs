@@ -64,7 +64,13 @@ impl Builder<'_> {
         entries: &[String],
     ) -> Result<Vec<(Node, PathBuf)>> {
         let mut out = Vec::new();
-        for entry in entries {
+        // kustomize takes the entries it can read as inline YAML first, then the files
+        // and directories, each group in list order: an inline config runs (or
+        // generates) before a file's, wherever it is listed.
+        let (texts, paths): (Vec<&String>, Vec<&String>) = entries
+            .iter()
+            .partition(|e| e.contains('\n') || ldr.kind_of(e).is_none());
+        for entry in texts.into_iter().chain(paths) {
             let inline = entry.contains('\n');
             let kind = if inline { None } else { ldr.kind_of(entry) };
             let exists = kind.is_some();
