@@ -6,6 +6,7 @@
 //! errors, and string fields refuse numbers and booleans.
 
 pub mod decode;
+pub mod empty;
 pub mod files;
 pub mod plugin_config;
 
