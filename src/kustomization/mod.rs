@@ -5,6 +5,7 @@
 //! kustomize does: field names match case-insensitively, unknown fields are
 //! errors, and string fields refuse numbers and booleans.
 
+pub mod config_text;
 pub mod decode;
 pub mod empty;
 pub mod files;
