@@ -72,6 +72,10 @@ impl Builder<'_> {
             .partition(|e| e.contains('\n') || ldr.kind_of(e).is_none());
         for entry in texts.into_iter().chain(paths) {
             let inline = entry.contains('\n');
+            if !inline && crate::load::is_remote_file(entry) {
+                // kustomize fetches it (and fails offline) before trying anything else.
+                return Err(crate::load::remote_file(entry, "plugin config"));
+            }
             let kind = if inline { None } else { ldr.kind_of(entry) };
             let exists = kind.is_some();
             if kind == Some(FileKind::Dir) {

@@ -6,7 +6,9 @@
 //! errors, and string fields refuse numbers and booleans.
 
 pub mod by_version;
+pub mod config_text;
 pub mod decode;
+pub mod empty;
 pub mod files;
 pub mod plugin_config;
 
@@ -287,8 +289,8 @@ pub struct Image {
     /// Replaces the tag (and drops a digest).
     #[serde(default)]
     pub new_tag: String,
-    /// Appended to the tag when neither `newTag` nor `digest` is set (kustomize v5.5.0);
-    /// kbuild accepts the field but does not apply it yet.
+    /// Appended to the image's tag (an untagged image gets `:` and the suffix) when neither
+    /// `newTag` nor `digest` is set; drops the digest.
     #[serde(default)]
     pub tag_suffix: String,
     /// Replaces the tag and digest with this digest; with `newTag`, both are set.

@@ -14,6 +14,14 @@ use super::resolve::{Kind, Resolved, Schema, TagRef};
 use super::stream::TAB_AFTER_COLON;
 use super::{EmptyNulls, MAX_DEPTH, PathStep, fast, folded, resolve};
 
+/// go-yaml (libyaml) accepts an empty mapping key only after `?`; `: value` with nothing
+/// before the colon is "did not find expected key" (block) or "did not find expected node
+/// content" (flow), which saphyr-parser reads as an empty key. A shell heredoc without a
+/// quoted delimiter writes exactly that for a `$patch: delete` line.
+const EMPTY_KEY: &str = "mapping entry without a key (`: value`), which kustomize's YAML parser \
+    rejects; write `\"\": value` for an empty key (if a shell heredoc dropped a `$name` key \
+    such as `$patch`, quote its delimiter: <<'EOF')";
+
 /// An open collection.
 pub(super) struct Frame {
     anchor: usize,
@@ -127,6 +135,15 @@ impl<'i, 's> Builder<'i, 's> {
                     // YAML 1.2 added `\/`; go-yaml's YAML 1.1 scanner rejects it.
                     let msg = "found unknown escape character `\\/` (write `/`)";
                     return Err(self.ctx.error(span.start, msg));
+                }
+                if style == ScalarStyle::Plain
+                    && text.is_empty()
+                    && anchor == 0
+                    && tag.is_none()
+                    && self.expects_key()
+                    && !source.follows_explicit_key(span)
+                {
+                    return Err(self.ctx.error(span.start, EMPTY_KEY));
                 }
                 if anchor != 0 {
                     let (text, tag) = (text.clone(), tag.clone());
@@ -436,6 +453,11 @@ impl<'i> fast::Sink<'i> for FastSink<'i, '_> {
     }
 
     fn scalar(&mut self, text: Cow<'i, str>, style: ScalarStyle, span: Span) -> Result<(), ()> {
+        if text.is_empty() && style == ScalarStyle::Plain && self.builder.expects_key() {
+            // Whether this empty key is legal depends on a `?` before it: saphyr-parser's
+            // run checks that (see EMPTY_KEY).
+            return Err(());
+        }
         self.builder
             .scalar(text, style, None, span.start)
             .map_err(drop)
