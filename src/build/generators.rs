@@ -120,7 +120,6 @@ impl Builder<'_> {
         ldr: &Loader,
         config: &Node,
         source: &Path,
-        k: &Kustomization,
         acc: &mut Accumulator,
     ) -> Result<()> {
         use crate::generate::configs::GeneratorConfigKind;
@@ -129,12 +128,10 @@ impl Builder<'_> {
             match crate::generate::configs::generator_config(config)? {
                 GeneratorConfigKind::Data(kind, args, meta) => {
                     let mut read = |p: &str| ldr.read(p, "generator file").map(|(_, b)| b);
-                    let g = crate::generate::generate(
-                        kind,
-                        &args,
-                        k.generator_options.as_ref(),
-                        &mut read,
-                    )?;
+                    // `generatorOptions` belongs to the kustomization's own
+                    // generator fields; a builtin config under `generators:` gets
+                    // only the options it carries itself.
+                    let g = crate::generate::generate(kind, &args, None, &mut read)?;
                     let mut res = Resource::new(g.node)?;
                     res.needs_hash = g.hash_suffix;
                     let builtin = match kind {

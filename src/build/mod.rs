@@ -291,7 +291,7 @@ impl Builder<'_> {
         }
         self.run_generators(ldr, file, k, acc)?;
         for (config, source) in self.load_plugin_configs(ldr, file, &k.generators)? {
-            self.run_generator_config(ldr, &config, &source, k, acc)
+            self.run_generator_config(ldr, &config, &source, acc)
                 .map_err(|e| e.context(format!("running generator from {}", source.display())))?;
         }
         for entry in &k.components {
