@@ -194,6 +194,9 @@ pub const NAME: &[BuiltinSpec] = &[("", "", "", "metadata/name", false)];
 /// Fields besides `metadata/namespace` that `namespace` sets (a core
 /// Namespace's own name is set too; see `transform::namespace`).
 pub const NAMESPACE: &[BuiltinSpec] = &[
+    // Renames core Namespace objects: the namespace transformer keeps
+    // `metadata/name` specs only for apiVersion v1 resources.
+    ("", "", "Namespace", "metadata/name", true),
     (
         "apiregistration.k8s.io",
         "",
