@@ -81,10 +81,10 @@ pub fn apply(resmap: &mut ResMap, ns: &str, specs: &[FieldSpec], opts: Options) 
     for res in resmap.iter_mut() {
         let gvk = res.gvk();
         res.store_prev_id();
-        if openapi::is_namespaced(&gvk.group, &gvk.version, &gvk.kind) {
-            if let Some(meta) = res.node.ensure_map(&["metadata"]) {
-                set(meta.entry("namespace".to_string()).or_insert(Node::Null));
-            }
+        if openapi::is_namespaced(&gvk.group, &gvk.version, &gvk.kind)
+            && let Some(meta) = res.node.ensure_map(&["metadata"])
+        {
+            set(meta.entry("namespace".to_string()).or_insert(Node::Null));
         }
         let split = if res.node.get_str(&["apiVersion"]) == Some("v1") {
             &v1_split
