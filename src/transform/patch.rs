@@ -69,7 +69,20 @@ pub fn apply_smp(
         m.insert("kind".to_string(), k);
     }
     restore_meta(res, "name", if allow_name { None } else { name });
-    restore_meta(res, "namespace", ns);
+    // kustomize sets the namespace back to what it was, and setting an empty one
+    // removes the field: a patch cannot add a namespace (not even `default`), and a
+    // patched resource loses a `namespace: ""` or `namespace: null` it had.
+    let empty = match &ns {
+        None | Some(Node::Null) => true,
+        Some(n) => n.as_str().is_some_and(str::is_empty),
+    };
+    if empty {
+        if let Some(Node::Map(meta)) = res.node.get_mut("metadata") {
+            meta.shift_remove("namespace");
+        }
+    } else {
+        restore_meta(res, "namespace", ns);
+    }
     Ok(())
 }
 
