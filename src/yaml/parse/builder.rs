@@ -266,11 +266,22 @@ impl<'i, 's> Builder<'i, 's> {
             return self.attach(Node::text(""), size, at, false);
         }
         if self.at_annotation_value() && !matches!(style, ScalarStyle::Folded) {
+            let text_empty = text.is_empty();
             // In a patch, a null annotation (`a: null`, `a: ~`, `a:`) deletes it.
             let null = self.ctx.patch
                 && resolve::resolve(text.clone(), plain, tag, self.schema)
                     .is_ok_and(|r| matches!(r.node, Node::Null));
             let node = if null { Node::Null } else { Node::text(text) };
+            if !null
+                && plain
+                && tag == TagRef::None
+                && text_empty
+                && self.schema == Schema::Resource
+            {
+                // Written as nothing: it prints as "", but a strategic merge drops
+                // it as it drops every field written as nothing.
+                self.note_empty_null();
+            }
             return self.attach(node, size, at, false);
         }
         let empty = text.is_empty();
