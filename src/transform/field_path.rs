@@ -328,7 +328,7 @@ impl Seg {
 
 /// The regex crate's message is several lines (the pattern, a caret, the
 /// reason); keep the reason.
-fn regex_error(e: &regex::Error) -> String {
+pub(crate) fn regex_error(e: &regex::Error) -> String {
     let text = e.to_string();
     let last = text
         .lines()
