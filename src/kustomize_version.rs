@@ -128,7 +128,10 @@ impl KustomizeVersion {
     }
 
     /// A replacement target path may continue into a string field that holds
-    /// YAML or JSON text, which is parsed, changed and written back (v5.8.0).
+    /// YAML or JSON text, which is parsed, changed and written back (v5.8.0,
+    /// `setValueInStructuredData`); where that gives up, the ordinary walk now
+    /// also goes on into such text, in a copy it drops. See
+    /// `transform::replacements::structured`.
     pub fn replacement_into_structured_text(self) -> bool {
         self >= KustomizeVersion::V5_8_1
     }

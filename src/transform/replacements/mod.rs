@@ -31,6 +31,7 @@
 //!   prepends, one past the last appends).
 
 mod select;
+mod structured;
 mod value;
 
 use crate::error::{Error, Result};
@@ -39,13 +40,13 @@ use crate::kustomize_version::KustomizeVersion;
 use crate::openapi::Schemas;
 use crate::resource::Resource;
 use crate::resource::resmap::ResMap;
-use crate::transform::field_path::FieldPath;
+use crate::transform::field_path::{FieldPath, Options};
 use crate::yaml::Node;
 use crate::yaml::de::{DeError, from_node, from_node_lenient};
 use select::{IdSelector, TargetMatcher, resource_ids};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use value::{Value, set_field};
+use value::{Value, delimiter_on_collection, set_field};
 
 /// The field path used when a source or target gives none.
 pub const DEFAULT_FIELD_PATH: &str = "metadata.name";
@@ -453,21 +454,41 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
     };
     let compiled: Vec<_> = paths
         .iter()
-        .map(|p| FieldPath::parse(p).matcher())
+        .map(|p| {
+            let path = FieldPath::parse(p);
+            let matcher = path.matcher();
+            (path, matcher)
+        })
         .collect();
     let options = t.options.clone().unwrap_or_default();
     let create = options.create.then(|| value.new_leaf());
+    let into_text = ctx.version.replacement_into_structured_text();
     for res in rm.iter_mut() {
         if !matcher.selects(res, &resource_ids(res, ctx.schemas)) {
             continue;
         }
         let id = res.id();
-        for path in &compiled {
+        for (path, path_matcher) in &compiled {
+            let at = |e: Error| e.context(format!("target {id}: fieldPath '{path}'"));
+            if into_text && structured::set(res, path, value, create).map_err(at)? {
+                continue;
+            }
             let mut set =
                 |field: &mut Node, created: bool| set_field(field, created, value, &options);
-            let n = path
-                .visit(&mut res.node, create, &mut set)
-                .map_err(|e| e.context(format!("target {id}: fieldPath '{}'", path.as_str())))?;
+            // What the walk finds in a parsed copy of YAML text (v5.8.0) is
+            // dropped, but kustomize's setFieldValue still runs on it.
+            let mut in_copy = |collection: bool| match collection && !options.delimiter.is_empty() {
+                true => Err(delimiter_on_collection("mapping or list")),
+                false => Ok(()),
+            };
+            let opts = Options {
+                create,
+                into_text,
+                empty_nulls: &res.empty_nulls,
+            };
+            let n = path_matcher
+                .visit(&mut res.node, opts, &mut set, &mut in_copy)
+                .map_err(at)?;
             if n == 0 {
                 let hint = if options.create {
                     ""
@@ -475,8 +496,7 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
                     " (set options.create: true to create it)"
                 };
                 return Err(Error::invalid_config(format!(
-                    "target {id} has no field '{}'{hint}",
-                    path.as_str()
+                    "target {id} has no field '{path}'{hint}"
                 )));
             }
         }

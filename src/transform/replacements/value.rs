@@ -5,6 +5,7 @@ use super::FieldOptions;
 use crate::error::{Error, Result};
 use crate::transform::field_path::NewLeaf;
 use crate::yaml::Node;
+use crate::yaml::styled::Styled;
 
 /// A replacement's value: a scalar keeps the type it was read with and its
 /// text (which a delimiter may have cut), a mapping or list is copied whole.
@@ -56,6 +57,22 @@ impl Value {
         }
     }
 
+    /// The value as go-yaml holds it when it replaces a mapping or list in
+    /// YAML text (kustomize's `SetYNode`): a `sourceValue` untagged, a source
+    /// scalar with its core tag. (kustomize also keeps the style the source
+    /// was written in; kbuild's nodes do not record it, so a scalar is plain
+    /// where it can be.)
+    pub(super) fn to_styled(&self) -> Styled {
+        match self {
+            Value::Scalar {
+                tag: Some(tag),
+                text,
+            } => Styled::core_scalar(tag, text),
+            Value::Scalar { tag: None, text } => Styled::untagged(text),
+            Value::Tree(n) => Styled::from_node(n),
+        }
+    }
+
     /// What `options.create` makes at the end of a missing path.
     pub(super) fn new_leaf(&self) -> NewLeaf {
         match self {
@@ -90,10 +107,9 @@ pub(super) fn join_part(current: &str, value: &str, o: &FieldOptions) -> String 
 }
 
 /// The error kustomize gives for a delimiter on a mapping or list target.
-pub(super) fn delimiter_on_collection(field: &Node) -> Error {
+pub(super) fn delimiter_on_collection(found: &str) -> Error {
     Error::invalid_config(format!(
-        "options.delimiter needs a scalar target field, found a {}",
-        field.type_name()
+        "options.delimiter needs a scalar target field, found a {found}"
     ))
 }
 
@@ -108,7 +124,7 @@ pub(super) fn set_field(
     let mut text = value.text().to_string();
     if !o.delimiter.is_empty() {
         if !is_scalar {
-            return Err(delimiter_on_collection(field));
+            return Err(delimiter_on_collection(field.type_name()));
         }
         let current = if created {
             String::new()
