@@ -105,8 +105,10 @@ fn find_text(res: &Resource, path: &FieldPath) -> Result<Option<Found>> {
         return Ok(None);
     }
     for at in 1..parts {
+        // A prefix that is missing or fails to look up makes every longer
+        // one do the same: kustomize's search goes on, finding nothing.
         let Ok(Some((node, steps))) = path.lookup_prefix(&res.node, at) else {
-            continue;
+            return Ok(None);
         };
         let text = match node {
             Node::Map(_) | Node::Seq(_) => continue,
@@ -127,9 +129,9 @@ fn find_text(res: &Resource, path: &FieldPath) -> Result<Option<Found>> {
                 }));
             }
             Err(e @ Error::Unsupported { .. }) => return Err(e),
-            // Not YAML: kustomize tries the longer prefixes, which cannot
-            // go through a scalar.
-            Err(_) => continue,
+            // Not YAML: kustomize tries the longer prefixes, which all fail
+            // on this scalar.
+            Err(_) => return Ok(None),
         }
     }
     Ok(None)
