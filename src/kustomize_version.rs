@@ -111,20 +111,27 @@ impl KustomizeVersion {
         self >= KustomizeVersion::V5_8_1
     }
 
-    /// Replacement `select`/`reject` and source selectors match kind, name, … as
-    /// anchored regular expressions (v5.8.0, kustomize #5863); before, literally.
+    /// A replacement target's `select` and `reject` match group, version, kind,
+    /// name and namespace as anchored regular expressions, the namespace as
+    /// written ("" is no longer "default"), and an invalid expression is an
+    /// error (v5.8.0, kustomize #5863); before, literally. A replacement's
+    /// `source` is compared literally in both.
     pub fn replacement_selectors_are_regex(self) -> bool {
         self >= KustomizeVersion::V5_8_1
     }
 
-    /// A replacement may give its value inline (`sourceValue`) instead of a
-    /// `source` (v5.7.0).
+    /// A replacement may give its value inline (`sourceValue`, a string) instead
+    /// of a `source` (v5.7.0, kustomize #5630). v5.5.0 refuses the field in a
+    /// kustomization and ignores it in replacement files and configs.
     pub fn replacement_source_value(self) -> bool {
         self >= KustomizeVersion::V5_8_1
     }
 
     /// A replacement target path may continue into a string field that holds
-    /// YAML or JSON text, which is parsed, changed and written back (v5.8.0).
+    /// YAML or JSON text, which is parsed, changed and written back (v5.8.0,
+    /// `setValueInStructuredData`); where that gives up, the ordinary walk now
+    /// also goes on into such text, in a copy it drops. See
+    /// `transform::replacements::structured`.
     pub fn replacement_into_structured_text(self) -> bool {
         self >= KustomizeVersion::V5_8_1
     }

@@ -11,6 +11,16 @@ const PATCH_OPTIONS: [&str; 2] = ["allowNameChange", "allowKindChange"];
 
 /// Refuses what `version` would refuse in a decoded kustomization.
 pub fn check(k: &Kustomization, version: KustomizeVersion) -> Result<()> {
+    if !version.replacement_source_value() {
+        // `sourceValue` came with kustomize v5.7.0; before, the kustomization
+        // decoder refused it as it refuses any unknown field.
+        if let Some(i) = k.replacements.iter().position(|r| r.source_value.is_some()) {
+            return Err(Error::invalid_config(format!(
+                "field replacements[{i}].sourceValue: unknown field; kustomize {version} does \
+                 not know it (sourceValue came with v5.7.0)"
+            )));
+        }
+    }
     if version.patch_options_are_typed() {
         let entries = [
             ("patches", &k.patches),

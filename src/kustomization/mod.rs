@@ -326,6 +326,17 @@ pub struct ReplacementField {
     /// (`delimiter`, `index`, `create`).
     #[serde(default)]
     pub targets: Option<Node>,
+    /// The value itself, a string, in place of a `source` (kustomize v5.7.0 and later;
+    /// v5.5.0 refuses the field).
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(with = "Option<String>")]
+    pub source_value: Option<Node>,
+}
+
+/// A field that is there, even as `null`, is `Some` (v5.5.0 refuses an unknown
+/// field whatever its value); `#[serde(default)]` makes a missing one `None`.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option<Node>, D::Error> {
+    Node::deserialize(d).map(Some)
 }
 
 /// A deprecated `vars` entry.

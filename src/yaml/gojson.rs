@@ -1,6 +1,7 @@
-//! JSON text exactly as Go's `encoding/json` writes it, for the name hash.
-//!
-//! kustomize hashes the output of `json.Marshal`, so every byte matters:
+//! JSON text exactly as Go's `encoding/json` writes it: for the name hash
+//! (kustomize hashes the output of `json.Marshal`), `kubectl apply`'s last
+//! applied configuration, and JSON text a replacement rewrites (`json.Marshal`
+//! or `json.MarshalIndent`). Every byte matters:
 //! object keys sorted, no whitespace, HTML-sensitive characters (`<`, `>`,
 //! `&`) and U+2028/U+2029 escaped as `\u003c` etc., `\b` and `\f` in short
 //! form (Go 1.22 and later), other control characters as `\u00XX`, and
@@ -25,6 +26,62 @@ pub fn to_string(node: &Node, numbers: Numbers) -> Result<String, Error> {
     let mut out = String::new();
     write_node(node, numbers, &mut out)?;
     Ok(out)
+}
+
+/// Encodes a node the way `json.MarshalIndent(v, "", indent)` does: each
+/// element of a non-empty object or array on its own line, indented one more
+/// `indent` per level, `": "` after keys; empty ones stay `{}` and `[]`.
+pub fn to_string_indent(node: &Node, numbers: Numbers, indent: &str) -> Result<String, Error> {
+    let mut out = String::new();
+    write_indented(node, numbers, indent, 0, &mut out)?;
+    Ok(out)
+}
+
+fn write_indented(
+    node: &Node,
+    numbers: Numbers,
+    indent: &str,
+    depth: usize,
+    out: &mut String,
+) -> Result<(), Error> {
+    let newline = |out: &mut String, depth: usize| {
+        out.push('\n');
+        for _ in 0..depth {
+            out.push_str(indent);
+        }
+    };
+    match node {
+        Node::Seq(items) if !items.is_empty() => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                newline(out, depth + 1);
+                write_indented(item, numbers, indent, depth + 1, out)?;
+            }
+            newline(out, depth);
+            out.push(']');
+        }
+        Node::Map(map) if !map.is_empty() => {
+            let mut entries: Vec<_> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (k, v)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                newline(out, depth + 1);
+                write_str(k, out);
+                out.push_str(": ");
+                write_indented(v, numbers, indent, depth + 1, out)?;
+            }
+            newline(out, depth);
+            out.push('}');
+        }
+        other => write_node(other, numbers, out)?,
+    }
+    Ok(())
 }
 
 /// Appends a node as Go JSON.
@@ -234,6 +291,23 @@ mod tests {
             assert_eq!(enc(&Node::Float(f), Numbers::AsIs), want, "{f}");
         }
         assert!(to_string(&Node::Float(f64::NAN), Numbers::AsIs).is_err());
+    }
+
+    #[test]
+    fn indents_like_marshal_indent() {
+        let n = Node::from(&serde_json::json!({"b": [1, {}], "a": {"x": []}, "c": {"d": "<"}}));
+        assert_eq!(
+            to_string_indent(&n, Numbers::AsIs, "  ").ok().as_deref(),
+            Some(
+                "{\n  \"a\": {\n    \"x\": []\n  },\n  \"b\": [\n    1,\n    {}\n  ],\n  \"c\": {\n    \"d\": \"\\u003c\"\n  }\n}"
+            )
+        );
+        assert_eq!(
+            to_string_indent(&Node::Int(1), Numbers::AsIs, "  ")
+                .ok()
+                .as_deref(),
+            Some("1")
+        );
     }
 
     #[test]
