@@ -72,6 +72,10 @@ impl Walk {
     }
 
     fn file(&mut self, dir: &Path, entry: &str) {
+        if load::is_remote_file(entry) {
+            // A URL names no local input (the build refuses it).
+            return;
+        }
         let joined = load::join_clean(dir, entry);
         let path = std::fs::canonicalize(&joined).unwrap_or(joined);
         self.files.insert(path);

@@ -30,6 +30,7 @@ pub mod error;
 mod generate;
 pub mod kubectl_apply;
 pub mod kustomization;
+pub mod kustomize_version;
 pub mod load;
 pub mod merge;
 pub mod openapi;
@@ -41,6 +42,7 @@ pub mod yaml;
 
 pub use build::{BuildOptions, BuildOutput, build, build_in, build_with_warnings};
 pub use error::{Error, ErrorKind, Result};
+pub use kustomize_version::KustomizeVersion;
 pub use load::{FileSystem, LoadRestrictor, MemFs, RealFs};
 pub use resource::Resource;
 pub use resource::id::{Gvk, ResId};

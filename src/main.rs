@@ -2,6 +2,7 @@
 //! errors and sets the exit code.
 
 use clap::{Parser, Subcommand, ValueEnum};
+use kbuild::KustomizeVersion;
 use kbuild::build::{BuildOptions, build_with_warnings};
 use kbuild::load::LoadRestrictor;
 use kbuild::output;
@@ -21,7 +22,7 @@ mod cli {
     pub(crate) mod diff;
     pub(crate) mod merge;
     pub(crate) mod render;
-    pub(crate) use super::{Restrictor, build_options, print_stdout};
+    pub(crate) use super::{BuildFlags, VersionFlag, parse_version, print_stdout};
 }
 use cli::merge as merge_cli;
 use cli::{deps::*, diff::*, render::*};
@@ -66,9 +67,62 @@ struct BuildArgs {
     /// file per resource named as kustomize names them.
     #[arg(short, long)]
     output: Option<PathBuf>,
+    #[command(flatten)]
+    flags: BuildFlags,
+}
+
+/// The flags of every command that builds kustomizations.
+#[derive(clap::Args, Debug, Clone)]
+struct BuildFlags {
     /// Whether files outside a kustomization's directory may be read.
     #[arg(long, value_enum, default_value = "LoadRestrictionsRootOnly")]
     load_restrictor: Restrictor,
+    #[command(flatten)]
+    version: VersionFlag,
+}
+
+/// `--kustomize-version`, with `KBUILD_KUSTOMIZE_VERSION` as its default.
+#[derive(clap::Args, Debug, Clone, Copy)]
+struct VersionFlag {
+    /// The kustomize release whose output to reproduce: v5.8.1 (the default) or
+    /// v5.5.0 (5.8, v5.5, … name them too).
+    #[arg(
+        long,
+        value_name = "VERSION",
+        env = kbuild::kustomize_version::ENV_VAR,
+        value_parser = parse_version,
+        default_value = "v5.8.1"
+    )]
+    kustomize_version: KustomizeVersion,
+}
+
+/// [`KustomizeVersion::parse`], saying when the bad value came from the environment.
+/// An empty variable counts as unset.
+fn parse_version(text: &str) -> Result<KustomizeVersion, String> {
+    let var = kbuild::kustomize_version::ENV_VAR;
+    let from_env = std::env::var(var).is_ok_and(|v| v == text);
+    if from_env && text.trim().is_empty() {
+        return Ok(KustomizeVersion::default());
+    }
+    KustomizeVersion::parse(text).map_err(|e| {
+        if from_env {
+            format!("{e} (read from the environment variable {var})")
+        } else {
+            e.to_string()
+        }
+    })
+}
+
+impl BuildFlags {
+    fn options(&self) -> BuildOptions {
+        BuildOptions {
+            load_restrictor: match self.load_restrictor {
+                Restrictor::RootOnly => LoadRestrictor::RootOnly,
+                Restrictor::None => LoadRestrictor::None,
+            },
+            kustomize_version: self.version.kustomize_version,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -100,7 +154,7 @@ fn main() -> ExitCode {
 }
 
 fn run_build(args: &BuildArgs) -> Result<(), kbuild::Error> {
-    let options = build_options(args.load_restrictor);
+    let options = args.flags.options();
     let built = build_with_warnings(&args.dir, &options)?;
     for w in &built.warnings {
         eprintln!("warning: {w}");
@@ -121,15 +175,6 @@ fn write_output(
         Some(path) if path.is_dir() => output::write_dir(resmap, path),
         Some(path) => output::write_file_atomic(path, output::render(resmap).as_bytes()),
         None => print_stdout(&output::render(resmap)),
-    }
-}
-
-fn build_options(restrictor: Restrictor) -> BuildOptions {
-    BuildOptions {
-        load_restrictor: match restrictor {
-            Restrictor::RootOnly => LoadRestrictor::RootOnly,
-            Restrictor::None => LoadRestrictor::None,
-        },
     }
 }
 

@@ -20,6 +20,7 @@ fn kbuild(dir: &Path, args: &[&str], stdin: Option<&str>) -> Run {
         .args(args)
         .current_dir(dir)
         .env_remove("NO_COLOR")
+        .env_remove("KBUILD_KUSTOMIZE_VERSION")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -488,7 +488,7 @@ mod tests {
         cache: &FileCache,
     ) -> Result<super::super::BuildOutput> {
         let files = Files::new(crate::load::fs::real(), options.load_restrictor);
-        super::super::build_with_cache(&files, dir, cache)
+        super::super::build_with_cache(&files, dir, options.kustomize_version, cache)
     }
 
     fn write(root: &Path, files: &[(&str, &str)]) {
@@ -550,6 +550,7 @@ mod tests {
         );
         let options = BuildOptions {
             load_restrictor: LoadRestrictor::None,
+            ..Default::default()
         };
         let files = FileCache::default();
         let out = build_with_files(&root.join("top"), &options, &files).unwrap();
@@ -626,6 +627,7 @@ mod tests {
         write(&root, &files);
         let options = BuildOptions {
             load_restrictor: LoadRestrictor::None,
+            ..Default::default()
         };
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(4)
@@ -683,6 +685,7 @@ mod tests {
             );
             let options = BuildOptions {
                 load_restrictor: LoadRestrictor::None,
+                ..Default::default()
             };
             let files = FileCache::default();
             build_with_files(&top, &options, &files).unwrap();

@@ -64,8 +64,18 @@ impl Builder<'_> {
         entries: &[String],
     ) -> Result<Vec<(Node, PathBuf)>> {
         let mut out = Vec::new();
-        for entry in entries {
+        // kustomize takes the entries it can read as inline YAML first, then the files
+        // and directories, each group in list order: an inline config runs (or
+        // generates) before a file's, wherever it is listed.
+        let (texts, paths): (Vec<&String>, Vec<&String>) = entries
+            .iter()
+            .partition(|e| e.contains('\n') || ldr.kind_of(e).is_none());
+        for entry in texts.into_iter().chain(paths) {
             let inline = entry.contains('\n');
+            if !inline && crate::load::is_remote_file(entry) {
+                // kustomize fetches it (and fails offline) before trying anything else.
+                return Err(crate::load::remote_file(entry, "plugin config"));
+            }
             let kind = if inline { None } else { ldr.kind_of(entry) };
             let exists = kind.is_some();
             if kind == Some(FileKind::Dir) {
@@ -110,7 +120,6 @@ impl Builder<'_> {
         ldr: &Loader,
         config: &Node,
         source: &Path,
-        k: &Kustomization,
         acc: &mut Accumulator,
     ) -> Result<()> {
         use crate::generate::configs::GeneratorConfigKind;
@@ -119,12 +128,10 @@ impl Builder<'_> {
             match crate::generate::configs::generator_config(config)? {
                 GeneratorConfigKind::Data(kind, args, meta) => {
                     let mut read = |p: &str| ldr.read(p, "generator file").map(|(_, b)| b);
-                    let g = crate::generate::generate(
-                        kind,
-                        &args,
-                        k.generator_options.as_ref(),
-                        &mut read,
-                    )?;
+                    // `generatorOptions` belongs to the kustomization's own
+                    // generator fields; a builtin config under `generators:` gets
+                    // only the options it carries itself.
+                    let g = crate::generate::generate(kind, &args, None, &mut read)?;
                     let mut res = Resource::new(g.node)?;
                     res.needs_hash = g.hash_suffix;
                     let builtin = match kind {

@@ -8,6 +8,7 @@
 use crate::config::TransformerConfig;
 use crate::error::{Error, Result};
 use crate::kustomization::Kustomization;
+use crate::kustomize_version::KustomizeVersion;
 use crate::load::{self, FileSystem, Files, LoadRestrictor, Loader};
 use crate::merge::smp::MergeOptions;
 use crate::openapi::Schemas;
@@ -63,6 +64,8 @@ pub struct BuildOptions {
     /// Whether files outside a kustomization's directory may be read (kustomize's
     /// `--load-restrictor`; default: only files in or below it).
     pub load_restrictor: LoadRestrictor,
+    /// The kustomize release whose output to reproduce (default: the newest supported).
+    pub kustomize_version: KustomizeVersion,
 }
 
 /// What a kustomization (and everything below it) has produced so far.
@@ -115,15 +118,26 @@ pub fn build_in(
     options: &BuildOptions,
 ) -> Result<BuildOutput> {
     let files = Files::new(fs, options.load_restrictor);
-    build_with_cache(&files, dir, &cache::FileCache::default())
+    build_with_cache(
+        &files,
+        dir,
+        options.kustomize_version,
+        &cache::FileCache::default(),
+    )
 }
 
 /// [`build_in`] keeping parsed files in `cache`.
-fn build_with_cache(files: &Files, dir: &Path, cache: &cache::FileCache) -> Result<BuildOutput> {
+fn build_with_cache(
+    files: &Files,
+    dir: &Path,
+    version: KustomizeVersion,
+    cache: &cache::FileCache,
+) -> Result<BuildOutput> {
     let ldr = files.root(dir)?;
     cache.plan(files, ldr.root());
     let mut builder = Builder {
         files,
+        version,
         chain: Vec::new(),
         meta: None,
         schemas: None,
@@ -140,6 +154,7 @@ fn build_with_cache(files: &Files, dir: &Path, cache: &cache::FileCache) -> Resu
         &kust,
         builder.meta.unwrap_or_default(),
         ldr.root(),
+        version,
     )?;
     Ok(BuildOutput {
         resmap: acc.resmap,
@@ -148,8 +163,14 @@ fn build_with_cache(files: &Files, dir: &Path, cache: &cache::FileCache) -> Resu
 }
 
 /// Steps done once, at the top of the build.
-fn finish(acc: &mut Accumulator, top: &Kustomization, meta: BuildMeta, root: &Path) -> Result<()> {
-    crate::transform::build_metadata::annotate(&mut acc.resmap, meta, root);
+fn finish(
+    acc: &mut Accumulator,
+    top: &Kustomization,
+    meta: BuildMeta,
+    root: &Path,
+    version: KustomizeVersion,
+) -> Result<()> {
+    crate::transform::build_metadata::annotate(&mut acc.resmap, meta, root, version);
     transform::name_hash::apply(&mut acc.resmap, true)?;
     transform::name_reference::apply(&mut acc.resmap, &acc.config.name_reference)?;
     transform::vars::resolve(&mut acc.resmap, &acc.vars, &acc.config.var_reference)?;
@@ -177,6 +198,8 @@ enum Expect {
 struct Builder<'o> {
     /// The build's files: file system, restrictor, resolved paths.
     files: &'o Files,
+    /// The kustomize release being reproduced.
+    version: KustomizeVersion,
     /// Directories being built, outermost first (for cycle detection).
     chain: Vec<PathBuf>,
     /// The top kustomization's `buildMetadata` (set when it is loaded).
@@ -229,6 +252,7 @@ impl Builder<'_> {
             _ => {}
         }
         crate::kustomization::decode::check_supported(&k).map_err(ctx)?;
+        crate::kustomization::by_version::check(&k, self.version).map_err(ctx)?;
         if self.meta.is_none() {
             self.meta = Some(BuildMeta::parse(&k.build_metadata).map_err(ctx)?);
         }
@@ -263,7 +287,7 @@ impl Builder<'_> {
         acc.resmap.append_all(loaded)?;
         // As in kustomize: the built-in configuration plus this kustomization's files is
         // merged into what its bases brought, then what its `crds:` files say.
-        let mut own = TransformerConfig::default();
+        let mut own = TransformerConfig::builtin(self.version);
         for entry in &k.configurations {
             let (real, text) = self.cache.read_text(ldr, entry, "configuration file")?;
             let source = real.display().to_string();
@@ -278,7 +302,7 @@ impl Builder<'_> {
         }
         self.run_generators(ldr, file, k, acc)?;
         for (config, source) in self.load_plugin_configs(ldr, file, &k.generators)? {
-            self.run_generator_config(ldr, &config, &source, k, acc)
+            self.run_generator_config(ldr, &config, &source, acc)
                 .map_err(|e| e.context(format!("running generator from {}", source.display())))?;
         }
         for entry in &k.components {
@@ -304,6 +328,7 @@ impl Builder<'_> {
             read: &mut read,
             parsed: cache,
             merge: &opts,
+            version: self.version,
         };
         // The kustomization's own fields, then its `transformers:` configs: one
         // path for both, as in kustomize.

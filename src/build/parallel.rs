@@ -148,6 +148,7 @@ impl Builder<'_> {
     fn build_base_anew(&self, real: std::path::PathBuf) -> Result<Built> {
         let mut builder = Builder {
             files: self.files,
+            version: self.version,
             chain: self.chain.clone(),
             meta: self.meta,
             schemas: self.schemas.clone(),

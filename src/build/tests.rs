@@ -55,6 +55,7 @@ fn memory_and_disk_builds_agree() {
         for restrictor in [LoadRestrictor::RootOnly, LoadRestrictor::None] {
             let options = BuildOptions {
                 load_restrictor: restrictor,
+                ..Default::default()
             };
             let on_disk = outcome(build_with_warnings(&disk.join(dir), &options), &disk_root);
             let in_memory = outcome(
@@ -190,7 +191,7 @@ fn a_replacement_source_that_matches_two_is_no_match() {
 }
 
 /// The managed-by label is written into the value a selector shares (kustomize v5.5.0
-/// and v5.8.1 agree, except for the version each writes; a fixture cannot hold both).
+/// and v5.8.1 agree, except for the version each writes).
 #[test]
 fn the_managed_by_label_reaches_a_selector_sharing_it() {
     let fs = MemFs::new()
@@ -204,7 +205,7 @@ fn the_managed_by_label_reaches_a_selector_sharing_it() {
         );
     let out = build_in(Arc::new(fs), "/t".as_ref(), &BuildOptions::default()).unwrap();
     let svc = &out.resmap.resources[0].node;
-    let value = crate::transform::build_metadata::MANAGED_BY_VALUE;
+    let value = crate::kustomize_version::KustomizeVersion::default().managed_by_value();
     for path in [
         ["metadata", "labels", "app.kubernetes.io/managed-by"],
         ["spec", "selector", "app.kubernetes.io/managed-by"],

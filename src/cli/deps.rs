@@ -1,6 +1,6 @@
 //! `kbuild deps`: arguments and output.
 
-use super::print_stdout;
+use super::{VersionFlag, print_stdout};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -9,6 +9,9 @@ pub(crate) struct DepsArgs {
     /// Directory holding kustomization.yaml.
     #[arg(default_value = ".")]
     dir: PathBuf,
+    /// Checked like the build's; every supported kustomize release reads the same files.
+    #[command(flatten)]
+    version: VersionFlag,
 }
 
 /// `kbuild deps`: the kustomization's input files, one a line, relative to

@@ -1,6 +1,6 @@
 //! `kbuild diff`: arguments, output and exit status.
 
-use super::{Restrictor, build_options, print_stdout};
+use super::{BuildFlags, print_stdout};
 use clap::ValueEnum;
 use std::process::ExitCode;
 
@@ -8,8 +8,16 @@ use std::process::ExitCode;
 pub(crate) struct DiffArgs {
     /// The old side: a kustomization directory, a YAML file, or - (stdin).
     old: String,
-    /// The new side: a kustomization directory, a YAML file, or - (stdin).
-    new: String,
+    /// The new side: a kustomization directory, a YAML file, or - (stdin). With
+    /// --to-kustomize-version it may be left out: OLD is then compared with itself.
+    #[arg(required_unless_present = "to_kustomize_version")]
+    new: Option<String>,
+    /// Preview a kustomize upgrade: build the new side as this kustomize release
+    /// would (the old side as --kustomize-version says), e.g.
+    /// `kbuild diff --kustomize-version v5.5.0 --to-kustomize-version v5.8.1 DIR`;
+    /// prints nothing (exit 0) when the upgrade changes nothing.
+    #[arg(long, value_name = "VERSION", value_parser = super::parse_version)]
+    to_kustomize_version: Option<kbuild::KustomizeVersion>,
     /// When to color the output (NO_COLOR turns off "auto").
     #[arg(long, value_enum, default_value = "auto")]
     color: ColorWhen,
@@ -26,9 +34,8 @@ pub(crate) struct DiffArgs {
     /// Compare generated ConfigMap/Secret names without their hash suffix.
     #[arg(long)]
     ignore_hash_suffix: bool,
-    /// Whether files outside a kustomization's directory may be read.
-    #[arg(long, value_enum, default_value = "LoadRestrictionsRootOnly")]
-    load_restrictor: Restrictor,
+    #[command(flatten)]
+    flags: BuildFlags,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -49,15 +56,31 @@ pub(crate) fn run_diff(args: &DiffArgs) -> ExitCode {
     use kbuild::diff::{DiffOptions, diff, load_side};
     use std::io::IsTerminal;
     let result = (|| {
-        if args.old == "-" && args.new == "-" {
+        let new_spec = args.new.as_deref().unwrap_or(&args.old);
+        if args.old == "-" && new_spec == "-" {
             return Err(kbuild::Error::msg(
                 "only one side of a diff can be read from stdin ('-')",
             ));
         }
-        let options = build_options(args.load_restrictor);
+        let old_options = args.flags.options();
+        let mut new_options = old_options.clone();
+        if let Some(v) = args.to_kustomize_version {
+            new_options.kustomize_version = v;
+        }
         let mut stdin = std::io::stdin().lock();
-        let old = load_side(&args.old, &options, &mut stdin)?;
-        let new = load_side(&args.new, &options, &mut stdin)?;
+        let mut old = load_side(&args.old, &old_options, &mut stdin)?;
+        let mut new = load_side(new_spec, &new_options, &mut stdin)?;
+        if args.to_kustomize_version.is_some() {
+            // Both sides may be the same directory: say which build is which.
+            old.label = format!(
+                "{} (kustomize {})",
+                old.label, old_options.kustomize_version
+            );
+            new.label = format!(
+                "{} (kustomize {})",
+                new.label, new_options.kustomize_version
+            );
+        }
         let opts = DiffOptions {
             ignore_fields: args.ignore_field.clone(),
             ignore_hash_suffix: args.ignore_hash_suffix,
@@ -75,7 +98,14 @@ pub(crate) fn run_diff(args: &DiffArgs) -> ExitCode {
                 result.to_text(color, args.stat)
             }
         };
-        print_stdout(&text)?;
+        // An upgrade preview says nothing when the upgrade changes nothing, so
+        // scripts can test for empty output as well as the exit status.
+        let quiet = args.to_kustomize_version.is_some()
+            && matches!(args.output, DiffFormat::Text)
+            && !result.has_differences();
+        if !quiet {
+            print_stdout(&text)?;
+        }
         Ok(result.has_differences())
     })();
     match result {

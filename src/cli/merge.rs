@@ -4,8 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use super::BuildFlags;
 use clap::ValueEnum;
 use kbuild::Error;
+use kbuild::build::BuildOptions;
 use kbuild::diff::inputs::{self, Loaded, Origin};
 use kbuild::kubectl_apply::{Action, ApplyOptions, dry_run, expand_lists};
 use kbuild::merge::merge3::{Change, Merge3Options, Merged, merge3_resources};
@@ -32,6 +34,8 @@ pub struct Merge3Args {
     /// go to the file of the same relative path as in UPDATED.
     #[arg(long)]
     in_place: bool,
+    #[command(flatten)]
+    flags: BuildFlags,
 }
 
 /// What `kbuild apply --show` prints.
@@ -76,6 +80,8 @@ pub struct ApplyArgs {
     /// Write the output to this file (atomically) instead of stdout.
     #[arg(short, long)]
     output: Option<PathBuf>,
+    #[command(flatten)]
+    flags: BuildFlags,
 }
 
 /// Prints an error and turns a result into the exit code.
@@ -96,15 +102,16 @@ fn write_output(output: Option<&Path>, text: &str) -> Result<(), Error> {
     crate::print_stdout(text)
 }
 
-fn load(path: &Path, what: &str) -> Result<Loaded, Error> {
-    inputs::load(path).map_err(|e| e.context(format!("reading {what} {}", path.display())))
+fn load(path: &Path, what: &str, options: &BuildOptions) -> Result<Loaded, Error> {
+    inputs::load(path, options).map_err(|e| e.context(format!("reading {what} {}", path.display())))
 }
 
 /// `kbuild merge3`.
 pub fn run_merge3(args: &Merge3Args) -> Result<(), Error> {
-    let original = load(&args.original, "--original")?;
-    let updated = load(&args.updated, "--updated")?;
-    let dest = load(&args.dest, "--dest")?;
+    let options = args.flags.options();
+    let original = load(&args.original, "--original", &options)?;
+    let updated = load(&args.updated, "--updated", &options)?;
+    let dest = load(&args.dest, "--dest", &options)?;
     let merged = merge3_resources(
         &original.docs,
         &updated.docs,
@@ -232,6 +239,7 @@ fn new_resource_file(
 
 /// `kbuild apply --dry-run`.
 pub fn run_apply(args: &ApplyArgs) -> Result<(), Error> {
+    let options = args.flags.options();
     match args.dry_run.as_deref() {
         Some("client") | Some("true") => {}
         Some(other) => {
@@ -245,9 +253,9 @@ pub fn run_apply(args: &ApplyArgs) -> Result<(), Error> {
             ));
         }
     }
-    let live = expand_lists(load(&args.live, "--live")?.docs)
+    let live = expand_lists(load(&args.live, "--live", &options)?.docs)
         .map_err(|e| e.context(format!("reading --live {}", args.live.display())))?;
-    let config = expand_lists(load(&args.config, "the configuration")?.docs)?;
+    let config = expand_lists(load(&args.config, "the configuration", &options)?.docs)?;
     let prune = match (&args.selector, args.prune) {
         (Some(s), true) => Some(LabelSelector::parse(s)?),
         _ => None,

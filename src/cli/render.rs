@@ -1,6 +1,6 @@
 //! `kbuild render`: arguments, reports and exit status.
 
-use super::{Restrictor, build_options, print_stdout};
+use super::{BuildFlags, print_stdout};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -28,9 +28,8 @@ pub(crate) struct RenderArgs {
     /// missing or stale (with --all, or left by a kustomization that is gone).
     #[arg(long, requires = "out")]
     check: bool,
-    /// Whether files outside a kustomization's directory may be read.
-    #[arg(long, value_enum, default_value = "LoadRestrictionsRootOnly")]
-    load_restrictor: Restrictor,
+    #[command(flatten)]
+    flags: BuildFlags,
 }
 
 /// `kbuild render`: exit 0 when all rendered (or current), 1 when --check
@@ -59,7 +58,7 @@ pub(crate) fn run_render(args: &RenderArgs) -> ExitCode {
             dirs,
             out_dir: args.out.clone(),
             check: args.check,
-            build_options: build_options(args.load_restrictor),
+            build_options: args.flags.options(),
         };
         render::validate(&job)?;
         Ok(job)

@@ -194,6 +194,9 @@ pub const NAME: &[BuiltinSpec] = &[("", "", "", "metadata/name", false)];
 /// Fields besides `metadata/namespace` that `namespace` sets (a core
 /// Namespace's own name is set too; see `transform::namespace`).
 pub const NAMESPACE: &[BuiltinSpec] = &[
+    // Renames core Namespace objects: the namespace transformer keeps
+    // `metadata/name` specs only for apiVersion v1 resources.
+    ("", "", "Namespace", "metadata/name", true),
     (
         "apiregistration.k8s.io",
         "",
@@ -211,16 +214,31 @@ pub const NAMESPACE: &[BuiltinSpec] = &[
 ];
 
 /// Image fields of `images`, besides every `containers`/`initContainers`
-/// list anywhere in an object (which kustomize also updates).
+/// list anywhere in an object (which kustomize also updates). In kustomize's
+/// order; the image volume paths came with v5.7.0 (see [`IMAGE_VOLUMES`]).
 pub const IMAGES: &[BuiltinSpec] = &[
     ("", "", "", "spec/containers[]/image", true),
     ("", "", "", "spec/initContainers[]/image", true),
+    IMAGE_VOLUMES[0],
     ("", "", "", "spec/template/spec/containers[]/image", true),
     (
         "",
         "",
         "",
         "spec/template/spec/initContainers[]/image",
+        true,
+    ),
+    IMAGE_VOLUMES[1],
+];
+
+/// The image volume fields of `images` (kustomize v5.7.0 and later).
+pub const IMAGE_VOLUMES: [BuiltinSpec; 2] = [
+    ("", "", "", "spec/volumes[]/image/reference", true),
+    (
+        "",
+        "",
+        "",
+        "spec/template/spec/volumes[]/image/reference",
         true,
     ),
 ];

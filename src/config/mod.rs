@@ -17,6 +17,7 @@ use crate::config::merge::{merge_field_specs, merge_name_references};
 use crate::config::name_reference_specs::{self as name_reference, NameRefSpec};
 use crate::error::{Error, Result};
 use crate::kustomization::FieldSpec;
+use crate::kustomize_version::KustomizeVersion;
 use crate::yaml::Node;
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -99,6 +100,15 @@ static BUILTIN: LazyLock<TransformerConfig> = LazyLock::new(|| {
     let h = hash_specs(&specs);
     hashed(Arc::new(specs), h)
 });
+/// Before kustomize v5.7.0 the `images` field specs did not reach image volumes.
+static BUILTIN_BEFORE_IMAGE_VOLUMES: LazyLock<TransformerConfig> = LazyLock::new(|| {
+    let mut specs = TransformerSpecs::builtin();
+    specs
+        .images
+        .retain(|s| !builtin_specs::IMAGE_VOLUMES.iter().any(|v| v.3 == s.path));
+    let h = hash_specs(&specs);
+    hashed(Arc::new(specs), h)
+});
 static EMPTY: LazyLock<TransformerConfig> = LazyLock::new(|| {
     let specs = TransformerSpecs::default();
     let h = hash_specs(&specs);
@@ -110,10 +120,14 @@ type MergeCache =
     Mutex<HashMap<(u64, u64), (Arc<TransformerSpecs>, u64), foldhash::fast::FixedState>>;
 static MERGED: LazyLock<MergeCache> = LazyLock::new(|| Mutex::new(HashMap::default()));
 
-impl Default for TransformerConfig {
-    /// The built-in configuration.
-    fn default() -> Self {
-        BUILTIN.clone()
+impl TransformerConfig {
+    /// The built-in configuration of a kustomize release.
+    pub fn builtin(version: KustomizeVersion) -> Self {
+        if version.images_in_image_volumes() {
+            BUILTIN.clone()
+        } else {
+            BUILTIN_BEFORE_IMAGE_VOLUMES.clone()
+        }
     }
 }
 

@@ -38,7 +38,7 @@ pub struct Loaded {
 /// Reads an input: a directory with a kustomization file is built; any other directory
 /// contributes every `.yaml`/`.yml` file below it (sorted by path); a file is read as a
 /// YAML stream, and `-` is standard input.
-pub fn load(path: &Path) -> Result<Loaded, Error> {
+pub fn load(path: &Path, options: &BuildOptions) -> Result<Loaded, Error> {
     if path == Path::new("-") {
         return load_stdin();
     }
@@ -48,7 +48,7 @@ pub fn load(path: &Path) -> Result<Loaded, Error> {
     })?;
     if meta.is_dir() {
         if crate::load::find_kustomization_file(path).is_ok() {
-            let resmap = build(path, &BuildOptions::default())
+            let resmap = build(path, options)
                 .map_err(|e| e.context(format!("building {}", path.display())))?;
             let docs: Vec<Node> = resmap.iter().map(|r| r.node.clone()).collect();
             let origins = vec![Origin::Built; docs.len()];

@@ -7,19 +7,13 @@ use crate::kustomization::plugin_config::{self, decode, identity};
 use crate::yaml::Node;
 use serde::Deserialize;
 
+/// A ConfigMapGenerator/SecretGenerator config: its `metadata`, and beside it the generator
+/// fields (one struct, not a flattened one, so that errors name the field).
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct GeneratorConfig {
     #[serde(default)]
     metadata: plugin_config::Meta,
-    #[serde(flatten)]
-    args: GeneratorArgsLenient,
-}
-
-/// The generator fields of a ConfigMapGenerator/SecretGenerator config.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct GeneratorArgsLenient {
     #[serde(default)]
     name: String,
     #[serde(default)]
@@ -127,8 +121,7 @@ pub fn generator_config(node: &Node) -> Result<GeneratorConfigKind> {
         }
         other => return Err(plugin_config::unknown(other, "generator")),
     };
-    let c: GeneratorConfig = decode(node, &kind)?;
-    let a = c.args;
+    let a: GeneratorConfig = decode(node, &kind)?;
     let mut args = GeneratorArgs {
         namespace: a.namespace,
         name: a.name,
@@ -141,13 +134,13 @@ pub fn generator_config(node: &Node) -> Result<GeneratorConfigKind> {
         secret_type: a.secret_type,
     };
     if args.name.is_empty() {
-        args.name = c.metadata.name.clone();
+        args.name = a.metadata.name.clone();
     }
     if args.namespace.is_empty() {
-        args.namespace = c.metadata.namespace.clone();
+        args.namespace = a.metadata.namespace.clone();
     }
     if !args.env.is_empty() {
         args.envs.push(std::mem::take(&mut args.env));
     }
-    Ok(GeneratorConfigKind::Data(gk, Box::new(args), c.metadata))
+    Ok(GeneratorConfigKind::Data(gk, Box::new(args), a.metadata))
 }

@@ -9,9 +9,9 @@
 //! element `"metadata/name"`, which never matches, so the name it hashes is
 //! always `""`. Two generators with the same content get the same suffix.
 
-use super::gojson::{self, Numbers};
 use crate::error::Error;
 use crate::yaml::Node;
+use crate::yaml::gojson::{self, Numbers};
 use sha2::{Digest, Sha256};
 
 /// The 10-character suffix for a resource (without the joining `-`).

@@ -9,7 +9,6 @@
 pub mod behavior;
 pub mod configs;
 mod envfile;
-pub(crate) mod gojson;
 pub mod hash;
 pub mod merge;
 mod options;

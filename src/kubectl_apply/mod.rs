@@ -390,8 +390,7 @@ pub fn with_last_applied(config: &Node) -> Result<Node, Error> {
         })?;
     annotations.shift_remove(LAST_APPLIED);
     // kubectl writes the annotation with Go's encoder, as the name hash does.
-    let mut text =
-        crate::generate::gojson::to_string(&bare, crate::generate::gojson::Numbers::AsIs)?;
+    let mut text = crate::yaml::gojson::to_string(&bare, crate::yaml::gojson::Numbers::AsIs)?;
     text.push('\n');
     let mut modified = config.clone();
     let annotations = modified

@@ -24,7 +24,7 @@ fn annotation_is_go_json_of_the_configuration() {
 }
 
 fn go_float(f: f64) -> String {
-    crate::generate::gojson::to_string(&Node::Float(f), crate::generate::gojson::Numbers::AsIs)
+    crate::yaml::gojson::to_string(&Node::Float(f), crate::yaml::gojson::Numbers::AsIs)
         .expect("finite")
 }
 

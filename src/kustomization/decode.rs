@@ -1,5 +1,5 @@
 //! Reading a kustomization file: YAML to the typed model, with kustomize's
-//! checks of `apiVersion`/`kind` and of fields kbuild refuses.
+//! checks of emptiness, of `apiVersion`/`kind` and of fields kbuild refuses.
 
 use super::Kustomization;
 use crate::error::{Error, FieldError, Result};
@@ -30,6 +30,21 @@ pub fn decode(file: PathBuf, bytes: Vec<u8>) -> Result<(PathBuf, Kustomization)>
             hint: e.hint,
         }))
     })?;
+    // kustomize checks emptiness after decoding and before apiVersion and kind.
+    if super::empty::is_empty(&node) {
+        return Err(Error::Field(Box::new(FieldError {
+            file,
+            pos: None,
+            path: String::new(),
+            msg: "it is empty (no field but apiVersion and kind is set), which kustomize refuses"
+                .into(),
+            hint: Some(
+                "list what it builds (resources, components, generators, ...); \
+                 `resources: []` makes a kustomization that builds nothing on purpose"
+                    .into(),
+            ),
+        })));
+    }
     if let Some((field, msg)) = type_meta_problem(&k) {
         return Err(Error::Field(Box::new(FieldError {
             pos: field_position(&text, &[PathStep::Key(field.into())]),

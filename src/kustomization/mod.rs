@@ -5,7 +5,10 @@
 //! kustomize does: field names match case-insensitively, unknown fields are
 //! errors, and string fields refuse numbers and booleans.
 
+pub mod by_version;
+pub mod config_text;
 pub mod decode;
+pub mod empty;
 pub mod files;
 pub mod plugin_config;
 
@@ -255,6 +258,24 @@ pub struct Patch {
     pub options: IndexMap<String, bool>,
 }
 
+impl Patch {
+    /// The option `name` (`allowNameChange`, `allowKindChange`). Since kustomize
+    /// v5.8.0 options are a struct decoded by Go's encoding/json, which matches keys
+    /// case-insensitively and lets the last match win (`typed`); before, they were a
+    /// map read by exact key.
+    pub fn option(&self, name: &str, typed: bool) -> bool {
+        if typed {
+            self.options
+                .iter()
+                .rev()
+                .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                .is_some_and(|(_, v)| *v)
+        } else {
+            self.options.get(name).copied().unwrap_or(false)
+        }
+    }
+}
+
 /// An entry of `images`.
 #[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -268,8 +289,8 @@ pub struct Image {
     /// Replaces the tag (and drops a digest).
     #[serde(default)]
     pub new_tag: String,
-    /// Appended to the tag when neither `newTag` nor `digest` is set (kustomize v5.5.0);
-    /// kbuild accepts the field but does not apply it yet.
+    /// Appended to the image's tag (an untagged image gets `:` and the suffix) when neither
+    /// `newTag` nor `digest` is set; drops the digest.
     #[serde(default)]
     pub tag_suffix: String,
     /// Replaces the tag and digest with this digest; with `newTag`, both are set.
@@ -305,6 +326,17 @@ pub struct ReplacementField {
     /// (`delimiter`, `index`, `create`).
     #[serde(default)]
     pub targets: Option<Node>,
+    /// The value itself, a string, in place of a `source` (kustomize v5.7.0 and later;
+    /// v5.5.0 refuses the field).
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(with = "Option<String>")]
+    pub source_value: Option<Node>,
+}
+
+/// A field that is there, even as `null`, is `Some` (v5.5.0 refuses an unknown
+/// field whatever its value); `#[serde(default)]` makes a missing one `None`.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option<Node>, D::Error> {
+    Node::deserialize(d).map(Some)
 }
 
 /// A deprecated `vars` entry.

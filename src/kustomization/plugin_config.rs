@@ -4,6 +4,7 @@
 //! kustomize reads built-in configs leniently (unknown fields are ignored);
 //! only `apiVersion: builtin` (or none) configs are built-in.
 
+use super::config_text;
 use crate::error::{Error, Result};
 use crate::yaml::Node;
 use crate::yaml::de::from_node_lenient;
@@ -23,9 +24,16 @@ pub struct Meta {
     pub namespace: String,
 }
 
-/// Decodes a config of kind `kind` leniently.
+/// Decodes a config of kind `kind` leniently, its numbers and booleans read as kustomize
+/// reads them (see [`config_text`]).
 pub fn decode<T: DeserializeOwned>(node: &Node, kind: &str) -> Result<T> {
-    from_node_lenient(node)
+    decode_with(node, kind, config_text::text_fields(kind))
+}
+
+fn decode_with<T: DeserializeOwned>(node: &Node, kind: &str, text_fields: &[&str]) -> Result<T> {
+    let mut node = node.clone();
+    config_text::convert(&mut node, text_fields);
+    from_node_lenient(&node)
         .map_err(|e| Error::invalid_config(format!("invalid {kind} config: {e}")))
 }
 
@@ -35,7 +43,7 @@ pub fn identity(node: &Node) -> Result<(String, Meta)> {
     let kind = node.get_str(&["kind"]).unwrap_or_default().to_string();
     let meta: Meta = node
         .get("metadata")
-        .map(|m| decode(m, "metadata"))
+        .map(|m| decode_with(m, "metadata", config_text::METADATA_FIELDS))
         .transpose()?
         .unwrap_or_default();
     if api != "builtin" && !api.is_empty() {

@@ -13,7 +13,7 @@ pub mod fs;
 mod path;
 
 pub use fs::{FileKind, FileSystem, MemFs, RealFs};
-pub use path::{is_clean_absolute_text, is_remote, join_clean};
+pub use path::{is_clean_absolute_text, is_remote, is_remote_file, join_clean};
 
 use crate::error::{Error, Result};
 use crate::kustomization::{FILE_NAMES, Kustomization};
@@ -141,6 +141,18 @@ pub(crate) fn read_kustomization_file(
     crate::kustomization::decode::decode(file.to_path_buf(), bytes).map(|(_, k)| k)
 }
 
+/// The error for a file entry that is an http(s) URL: kustomize would download it (for any
+/// file a kustomization names: generator files and env files, patches, replacements,
+/// configurations, crds, openapi schemas); kbuild reads local files only, for now.
+pub(crate) fn remote_file(entry: &str, what: &str) -> Error {
+    Error::Unsupported {
+        what: format!(
+            "{what} '{entry}' is a remote file: kbuild does not fetch remote files (yet)"
+        ),
+        hint: Some("download it and name the local copy instead".into()),
+    }
+}
+
 /// The file access of one build: the file system, the load restrictor, and the
 /// real paths resolved so far (see canonical.rs).
 pub struct Files {
@@ -235,6 +247,9 @@ impl<'f> Loader<'f> {
     /// The real path of the file `entry` names and what it is, when this
     /// kustomization may read it (`what` names it in errors).
     pub(crate) fn resolve_file(&self, entry: &str, what: &str) -> Result<(PathBuf, EntryType)> {
+        if is_remote_file(entry) {
+            return Err(remote_file(entry, what));
+        }
         self.files
             .paths
             .resolve_restricted(&self.root, entry, self.files.restrictor, what)

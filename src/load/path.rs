@@ -78,9 +78,44 @@ pub fn is_remote(entry: &str) -> bool {
         || entry.starts_with("bitbucket.org/")
 }
 
+/// Whether a file entry is an http(s) URL, which kustomize's loader fetches instead of
+/// reading a file (`IsRemoteFile`: Go's `url.Parse` finds the scheme `http` or `https`,
+/// in any letter case). kustomize checks this before looking for a local file.
+pub fn is_remote_file(entry: &str) -> bool {
+    let Some((scheme, _)) = entry.split_once(':') else {
+        return false;
+    };
+    // Go's url.Parse refuses ASCII control characters; such an entry is a local path.
+    !entry.bytes().any(|b| b < 0x20 || b == 0x7f)
+        && (scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn remote_files_are_http_urls() {
+        for entry in [
+            "https://example.com/a.txt",
+            "http://h/x",
+            "HTTPS://h/x",
+            "https:x",
+        ] {
+            assert!(is_remote_file(entry), "{entry}");
+        }
+        for entry in [
+            "a.txt",
+            "key=a.txt",
+            "github.com/org/repo/a.txt",
+            "git@github.com:org/repo",
+            "ftp://h/x",
+            "dir/https://x",
+            "https\t://x",
+        ] {
+            assert!(!is_remote_file(entry), "{entry}");
+        }
+    }
 
     #[test]
     fn join_clean_on_text_matches_components() {

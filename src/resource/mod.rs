@@ -230,8 +230,12 @@ impl Resource {
                     }
                 };
             }
+            // An annotation written as nothing reads as "" (annotations are text).
+            let annotation = matches!(parents, [PathStep::Key(a), PathStep::Key(b)]
+                if a == "metadata" && b == "annotations");
+            let dropped = |n: &Node| n.is_null() || (annotation && n.as_str() == Some(""));
             if let Some(m) = cur.and_then(Node::as_map_mut)
-                && m.get(last.as_str()).is_some_and(Node::is_null)
+                && m.get(last.as_str()).is_some_and(dropped)
             {
                 m.shift_remove(last.as_str());
             }

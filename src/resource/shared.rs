@@ -33,6 +33,7 @@
 
 use crate::yaml::Node;
 use crate::yaml::node::Str;
+use crate::yaml::parse::PathStep;
 
 /// One step of a field's path from the resource's root.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,6 +68,17 @@ pub fn trail_of(steps: &[StepRef<'_>], key: Option<&str>) -> Trail {
         t.push(Step::Key(Str::from(k)));
     }
     t
+}
+
+/// An owned copy of a path as the replacement walk keeps it.
+pub fn trail_of_path(steps: &[PathStep]) -> Trail {
+    steps
+        .iter()
+        .map(|s| match s {
+            PathStep::Key(k) => Step::Key(Str::from(k.as_str())),
+            PathStep::Index(i) => Step::Index(*i),
+        })
+        .collect()
 }
 
 /// The path of mapping keys `keys`.

@@ -6,6 +6,7 @@
 //! the top kustomization's directory.
 
 use crate::error::{Error, Result};
+use crate::kustomize_version::KustomizeVersion;
 use crate::resource::resmap::ResMap;
 use crate::resource::shared;
 use crate::resource::{Configured, Origin};
@@ -15,8 +16,6 @@ use std::path::{Component, Path, PathBuf};
 pub const ORIGIN_ANNOTATION: &str = "config.kubernetes.io/origin";
 pub const TRANSFORMATIONS_ANNOTATION: &str = "alpha.config.kubernetes.io/transformations";
 pub const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
-/// The value kustomize inside kubectl writes (its version string is "(devel)").
-pub const MANAGED_BY_VALUE: &str = "kustomize-(devel)";
 
 /// Which `buildMetadata` options are on.
 #[derive(Clone, Copy, Debug, Default)]
@@ -81,7 +80,7 @@ fn configured_text(c: &Configured, root: &Path, indent: &str) -> String {
 }
 
 /// Writes the annotations and label the options ask for.
-pub fn annotate(resmap: &mut ResMap, meta: BuildMeta, root: &Path) {
+pub fn annotate(resmap: &mut ResMap, meta: BuildMeta, root: &Path, version: KustomizeVersion) {
     for res in resmap.iter_mut() {
         if meta.origin {
             let text = match &res.origin {
@@ -105,7 +104,7 @@ pub fn annotate(resmap: &mut ResMap, meta: BuildMeta, root: &Path) {
             && let Some(labels) = res.node.ensure_map(&["metadata", "labels"])
             && let Some(old) = labels.insert(
                 MANAGED_BY_LABEL.to_string(),
-                Node::text(MANAGED_BY_VALUE.to_string()),
+                Node::text(version.managed_by_value().to_string()),
             )
         {
             // kustomize's LabelTransformer writes into the existing value node, which

@@ -7,6 +7,7 @@ use crate::resource::pattern::Plain;
 use crate::resource::resmap::ResMap;
 use crate::yaml::Node;
 use regex::Regex;
+use std::borrow::Cow;
 
 /// Splits an image reference into name, tag and digest (a registry host's
 /// port is not taken for a tag).
@@ -33,30 +34,31 @@ enum NamePattern {
     Regex(Regex),
 }
 
-/// What may follow the name: an optional tag (Go's `\w` is ASCII-only:
-/// spelled out here, because Rust's Unicode `\w` repeated 128 times compiles
-/// to a very large automaton for every images entry), then an optional digest.
-const TAIL: &str = r"(:[0-9A-Za-z_][0-9A-Za-z_.-]{0,127})?(@sha256:[a-zA-Z0-9]+)?$";
+/// What may follow the name: an optional tag, then an optional digest, each of the
+/// characters kustomize allows there (`api/internal/image`: `[a-zA-Z0-9_.{}-]`, ASCII only;
+/// `{}` for Bazel's tag templates). A tag may be empty or start with `-` or `.`: kustomize
+/// matches `a:` and `a:-alpine` too, which is why a `tagSuffix` lands twice on an image
+/// written without a tag (the containers walk and the field specs both match it).
+const TAIL: &str = r"(:[a-zA-Z0-9_.{}-]*)?(@sha256:[a-zA-Z0-9_.{}-]*)?$";
 
-/// Whether `rest` matches [`TAIL`] to its end: `(:TAG)?(@sha256:HEX)?`. A tag
-/// cannot hold `@`, so it runs to the first `@` or the end: there is a single
-/// way to split `rest`.
+/// Whether `c` may appear in a tag or a digest's hex part (see [`TAIL`]).
+fn tag_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'{' | b'}' | b'-')
+}
+
+/// Whether `rest` matches [`TAIL`] to its end: `(:TAG)?(@sha256:HEX)?`. Neither part can
+/// hold `:` or `@`, so a tag runs to the first `@` or the end: there is a single way to
+/// split `rest`.
 fn tag_and_digest(rest: &str) -> bool {
-    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     let digest = |d: &str| {
         d.strip_prefix("@sha256:")
-            .is_some_and(|hex| !hex.is_empty() && hex.bytes().all(|c| c.is_ascii_alphanumeric()))
+            .is_some_and(|hex| hex.bytes().all(tag_char))
     };
     match rest.strip_prefix(':') {
         Some(tagged) => {
             let end = tagged.find('@').unwrap_or(tagged.len());
-            let tag = &tagged.as_bytes()[..end];
-            let tag_ok = tag.first().is_some_and(|c| word(*c))
-                && tag.len() <= 128
-                && tag[1..]
-                    .iter()
-                    .all(|c| word(*c) || *c == b'.' || *c == b'-');
-            tag_ok && (end == tagged.len() || digest(&tagged[end..]))
+            tagged.as_bytes()[..end].iter().all(|c| tag_char(*c))
+                && (end == tagged.len() || digest(&tagged[end..]))
         }
         None => rest.is_empty() || digest(rest),
     }
@@ -116,16 +118,22 @@ impl<'a> Rule<'a> {
         } else {
             &i.new_name
         };
+        // kustomize's precedence: `newTag` and `digest` replace both parts; `tagSuffix`
+        // counts only without them, is appended to the tag (even an empty one: `a` becomes
+        // `a:-alpine`) and drops the digest.
         let (tag, digest) = match (i.new_tag.is_empty(), i.digest.is_empty()) {
-            (false, false) => (i.new_tag.as_str(), i.digest.as_str()),
-            (false, true) => (i.new_tag.as_str(), ""),
-            (true, false) => ("", i.digest.as_str()),
-            (true, true) => (tag, digest),
+            (false, false) => (Cow::Borrowed(i.new_tag.as_str()), i.digest.as_str()),
+            (false, true) => (Cow::Borrowed(i.new_tag.as_str()), ""),
+            (true, false) => (Cow::Borrowed(""), i.digest.as_str()),
+            (true, true) if !i.tag_suffix.is_empty() => {
+                (Cow::Owned(format!("{tag}{}", i.tag_suffix)), "")
+            }
+            (true, true) => (Cow::Borrowed(tag), digest),
         };
         let mut out = name.to_string();
         if !tag.is_empty() {
             out.push(':');
-            out.push_str(tag);
+            out.push_str(&tag);
         }
         if !digest.is_empty() {
             out.push('@');
@@ -306,5 +314,27 @@ mod tests {
         assert_eq!(r.rewrite("nginx-other"), None);
         assert_eq!(r.rewrite("nginx@sha256"), None);
         assert_eq!(r.rewrite("nginx:a:b"), None);
+    }
+
+    #[test]
+    fn tag_suffix_counts_only_without_new_tag_or_digest() {
+        let suffix = |new_tag: &str, digest: &str| Image {
+            name: "nginx".into(),
+            tag_suffix: "-alpine".into(),
+            new_tag: new_tag.into(),
+            digest: digest.into(),
+            ..Default::default()
+        };
+        let cases = [
+            (suffix("", ""), "nginx:1@sha256:abc", "nginx:1-alpine"),
+            (suffix("", ""), "nginx", "nginx:-alpine"),
+            (suffix("", ""), "nginx:-alpine", "nginx:-alpine-alpine"),
+            (suffix("2", ""), "nginx:1", "nginx:2"),
+            (suffix("", "sha256:f"), "nginx:1", "nginx@sha256:f"),
+        ];
+        for (image, value, want) in cases {
+            let r = Rule::new(&image).expect("rule");
+            assert_eq!(r.rewrite(value).as_deref(), Some(want), "{value}");
+        }
     }
 }

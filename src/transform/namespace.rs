@@ -57,12 +57,21 @@ pub fn apply(resmap: &mut ResMap, ns: &str, specs: &[FieldSpec], opts: Options) 
     if ns.is_empty() {
         return Ok(());
     }
+    // kustomize sets metadata.namespace itself (namespaced kinds only), and
+    // follows `metadata/name` specs only on resources whose apiVersion is "v1",
+    // so a Namespace of another group keeps its name.
     let specs: Vec<FieldSpec> = specs
         .iter()
         .filter(|f| f.path != "metadata/namespace")
         .cloned()
         .collect();
-    let split = SplitSpecs::new(&specs);
+    let v1_split = SplitSpecs::new(&specs);
+    let without_name: Vec<FieldSpec> = specs
+        .iter()
+        .filter(|f| f.path != "metadata/name")
+        .cloned()
+        .collect();
+    let other_split = SplitSpecs::new(&without_name);
     let set = |n: &mut Node| {
         let empty = n.is_null() || n.as_str().is_some_and(str::is_empty);
         if !opts.unset_only || empty {
@@ -72,17 +81,16 @@ pub fn apply(resmap: &mut ResMap, ns: &str, specs: &[FieldSpec], opts: Options) 
     for res in resmap.iter_mut() {
         let gvk = res.gvk();
         res.store_prev_id();
-        if openapi::is_namespaced(&gvk.group, &gvk.version, &gvk.kind) {
-            if let Some(meta) = res.node.ensure_map(&["metadata"]) {
-                set(meta.entry("namespace".to_string()).or_insert(Node::Null));
-            }
-        } else if gvk.kind == "Namespace" && gvk.group.is_empty() {
-            // Only the core Namespace kind is renamed; other groups' kinds
-            // called Namespace are ordinary resources.
-            if let Some(meta) = res.node.ensure_map(&["metadata"]) {
-                set(meta.entry("name".to_string()).or_insert(Node::Null));
-            }
+        if openapi::is_namespaced(&gvk.group, &gvk.version, &gvk.kind)
+            && let Some(meta) = res.node.ensure_map(&["metadata"])
+        {
+            set(meta.entry("namespace".to_string()).or_insert(Node::Null));
         }
+        let split = if res.node.get_str(&["apiVersion"]) == Some("v1") {
+            &v1_split
+        } else {
+            &other_split
+        };
         split.apply(&mut res.node, &gvk, CreateKind::Scalar, &mut |n| {
             if matches!(n, Node::Map(_) | Node::Seq(_)) {
                 return Err(Error::invalid_config(

@@ -16,6 +16,13 @@ pub enum Loaded {
     Strategic(Vec<Node>),
     /// A JSON 6902 operation list.
     Json(Node),
+    /// No document at all (an empty file, only comments, blank lines or `---`).
+    Empty,
+}
+
+/// The error for a patch that holds no document where one is needed.
+pub fn empty_patch(source: &str) -> Error {
+    Error::invalid_patch(format!("{source}: the patch is empty"))
 }
 
 /// Tells a strategic-merge patch (mappings) from a JSON 6902 one (a list of
@@ -24,9 +31,7 @@ pub fn classify(text: &str, source: &str) -> Result<Loaded> {
     let docs = crate::yaml::parse::parse_patch_stream(text, source)?;
     let docs: Vec<Node> = docs.into_iter().filter(|d| !d.is_null()).collect();
     match docs.as_slice() {
-        [] => Err(Error::invalid_patch(format!(
-            "{source}: the patch is empty"
-        ))),
+        [] => Ok(Loaded::Empty),
         [Node::Seq(_)] => Ok(Loaded::Json(docs.into_iter().next().unwrap_or(Node::Null))),
         _ if docs.iter().all(|d| matches!(d, Node::Map(_))) => Ok(Loaded::Strategic(docs)),
         _ => Err(Error::invalid_patch(format!(
@@ -70,7 +75,20 @@ pub fn apply_smp(
         m.insert("kind".to_string(), k);
     }
     restore_meta(res, "name", if allow_name { None } else { name });
-    restore_meta(res, "namespace", ns);
+    // kustomize sets the namespace back to what it was, and setting an empty one
+    // removes the field: a patch cannot add a namespace (not even `default`), and a
+    // patched resource loses a `namespace: ""` or `namespace: null` it had.
+    let empty = match &ns {
+        None | Some(Node::Null) => true,
+        Some(n) => n.as_str().is_some_and(str::is_empty),
+    };
+    if empty {
+        if let Some(Node::Map(meta)) = res.node.get_mut("metadata") {
+            meta.shift_remove("namespace");
+        }
+    } else {
+        restore_meta(res, "namespace", ns);
+    }
     Ok(())
 }
 
@@ -136,6 +154,24 @@ pub fn apply_json(
         // kustomize reads the patched resource back from JSON: new nodes everywhere,
         // nothing shared any more.
         res.shared.clear();
+        // kustomize makes a new resource of the patched JSON, which needs a kind and a
+        // name (a number will do); an empty string counts as missing.
+        for (path, what) in [
+            (&["kind"][..], "kind"),
+            (&["metadata", "name"][..], "metadata.name"),
+        ] {
+            let missing = match res.node.get_path(path) {
+                None | Some(Node::Null) => true,
+                Some(Node::Str(s)) => s.is_empty(),
+                Some(_) => false,
+            };
+            if missing {
+                return Err(Error::invalid_patch(format!(
+                    "the JSON patch leaves {} without {what}; a resource needs one",
+                    res.orig_id()
+                )));
+            }
+        }
     }
     Ok(())
 }
@@ -222,6 +258,18 @@ fn closest_hint(resmap: &ResMap, id: &crate::resource::id::ResId) -> String {
     }
 }
 
+/// How a strategic-merge patch entry may change its resources.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StrategicOptions {
+    /// `options.allowNameChange`.
+    pub allow_name: bool,
+    /// `options.allowKindChange`.
+    pub allow_kind: bool,
+    /// Whether documents may follow a `$patch: delete` document of the same file
+    /// (see `KustomizeVersion::patches_continue_after_delete`).
+    pub continue_after_delete: bool,
+}
+
 /// Applies strategic-merge patches: each to the resource it names, or all of
 /// them to every resource `target` selects; each resource patched is noted in
 /// `changes`.
@@ -230,10 +278,14 @@ pub fn apply_strategic(
     patches: &[Node],
     target: Option<&Selector>,
     opts: &MergeOptions,
-    options: (bool, bool),
+    options: StrategicOptions,
     changes: &mut Changes,
 ) -> Result<()> {
-    let (allow_name, allow_kind) = options;
+    let StrategicOptions {
+        allow_name,
+        allow_kind,
+        continue_after_delete,
+    } = options;
     match target {
         Some(t) => {
             if patches.len() > 1 {
@@ -254,16 +306,20 @@ pub fn apply_strategic(
                         .map_err(|e| e.context(format!("patching {}", res.id())))?;
                 }
             }
+            drop_deleted(resmap, changes);
         }
         None => {
             for (n, p) in patches.iter().enumerate() {
-                if n > 0 && resmap.iter().any(|r| is_empty(&r.node)) {
+                // A deletion takes its resource out before the next document
+                // looks for its own: a later document naming it finds nothing.
+                if drop_deleted(resmap, changes) && n > 0 && !continue_after_delete {
                     // kustomize v5.5.0 crashes here (it looks up the next
                     // document's target among resources one containing a
                     // deletion has emptied); refuse the input instead.
                     return Err(Error::invalid_patch(
                         "a patch file that deletes a resource ($patch: delete) may not hold further patch documents \
-                         (kustomize cannot build this either); put each deletion in its own patches entry",
+                         in kustomize v5.5.0 (it crashes); put each deletion in its own patches entry, \
+                         or build as kustomize v5.7.0 and later do (--kustomize-version v5.8.1)",
                     ));
                 }
                 let i = find_unique(resmap, p)?;
@@ -272,14 +328,21 @@ pub fn apply_strategic(
                 apply_smp(res, p.clone(), opts, allow_name, allow_kind)
                     .map_err(|e| e.context(format!("patching {}", res.id())))?;
             }
+            drop_deleted(resmap, changes);
         }
     }
-    let kept: Vec<bool> = resmap.iter().map(|r| !is_empty(&r.node)).collect();
-    if kept.contains(&false) {
-        changes.removed(&kept);
-        resmap.resources.retain(|r| !is_empty(&r.node));
-    }
     Ok(())
+}
+
+/// Takes out the resources a `$patch: delete` has emptied; says whether there were any.
+fn drop_deleted(resmap: &mut ResMap, changes: &mut Changes) -> bool {
+    let kept: Vec<bool> = resmap.iter().map(|r| !is_empty(&r.node)).collect();
+    if !kept.contains(&false) {
+        return false;
+    }
+    changes.removed(&kept);
+    resmap.resources.retain(|r| !is_empty(&r.node));
+    true
 }
 
 /// Reads a `patches`/`patchesJson6902` entry's content (`path` or inline).

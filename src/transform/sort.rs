@@ -22,12 +22,30 @@ pub fn legacy(resmap: &mut ResMap, first: &[&str], last: &[&str]) {
     let keys: Vec<(i64, String, String)> = resmap.iter().map(|r| sort_key(r, &rank)).collect();
     // Sorted by position, then the resources moved once (a resource is large).
     let mut order: Vec<usize> = (0..keys.len()).collect();
-    order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
+    order.sort_by(|&a, &b| {
+        let (x, y) = (&keys[a], &keys[b]);
+        x.0.cmp(&y.0)
+            .then_with(|| gvk_order(&x.1, &y.1))
+            .then_with(|| x.2.cmp(&y.2))
+    });
     let mut slots: Vec<Option<Resource>> = std::mem::take(&mut resmap.resources)
         .into_iter()
         .map(Some)
         .collect();
     resmap.resources = order.iter().filter_map(|&i| slots[i].take()).collect();
+}
+
+/// Compares GVK strings. kustomize's one exception: between two Namespace kinds of which
+/// one is in the core group, the order is reversed, so the core Namespace comes before
+/// other groups' Namespace kinds ("~G" would otherwise sort after every group name).
+fn gvk_order(x: &str, y: &str) -> std::cmp::Ordering {
+    let namespace = |s: &str| s.ends_with("_Namespace");
+    let core = |s: &str| s.starts_with("~G_");
+    if x != y && namespace(x) && namespace(y) && (core(x) || core(y)) {
+        y.cmp(x)
+    } else {
+        x.cmp(y)
+    }
 }
 
 /// `s`, or `default` when `s` is empty.

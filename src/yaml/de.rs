@@ -252,6 +252,9 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_> {
     fn deserialize_str<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
         match self.node {
             Node::Str(s) => v.visit_str(s),
+            // Go's JSON decoding leaves a string field it reads null into empty, and stores
+            // "" for a null map value or list item (`commonLabels: {a: ~}` labels a: "").
+            Node::Null => v.visit_str(""),
             _ => Err(self.type_err("a string")),
         }
     }

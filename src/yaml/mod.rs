@@ -1,11 +1,15 @@
-//! YAML: parsing into [`Node`], and the emitter that reproduces kustomize's output.
+//! YAML: parsing into [`Node`], and the emitter that reproduces kustomize's output;
+//! JSON text as Go writes it ([`gojson`]); YAML text kept with its presentation and
+//! written back as go-yaml v3 does ([`styled`]).
 
 pub mod de;
 pub mod emit;
+pub mod gojson;
 pub mod locate;
 pub mod map;
 pub mod node;
 pub mod parse;
+pub mod styled;
 
 pub use map::Map;
 pub use node::Node;

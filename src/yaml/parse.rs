@@ -37,12 +37,13 @@ mod merge_keys;
 mod position;
 mod resolve;
 mod stream;
+mod styled;
 mod timestamp;
 
 use super::Node;
 use crate::error::Error;
 use rayon::prelude::*;
-use resolve::{Schema, TagRef};
+use resolve::Schema;
 use std::borrow::Cow;
 use stream::{Piece, check_characters, parse_piece, split_documents};
 
@@ -141,6 +142,34 @@ pub fn parse_document(text: &str, source: &str) -> Result<Node, Error> {
 pub(crate) fn resolve_resource_scalar(text: &str, tag: Option<&str>) -> Result<Node, String> {
     let tag = tag.map_or(TagRef::None, TagRef::Core);
     resolve::resolve(Cow::Borrowed(text), true, tag, Schema::Resource).map(|r| r.node)
+}
+
+pub(crate) use resolve::TagRef;
+
+/// Resolves a scalar of a resource-like text (go-yaml v3, then JSON): `plain` is false
+/// for quoted and block scalars; the error is go-yaml's for a tag the text does not fit.
+pub(crate) fn resolve_resource(text: &str, plain: bool, tag: TagRef<'_>) -> Result<Node, String> {
+    resolve::resolve(Cow::Borrowed(text), plain, tag, Schema::Resource).map(|r| r.node)
+}
+
+/// go-yaml v3's `resolve("", text)`: the short tag plain text resolves to (`!!str`,
+/// `!!int`, `!!float`, `!!bool`, `!!null` or `!!timestamp`). (The parser gives a plain
+/// `<<` the tag `!!merge` itself; `resolve` reads it as a string.)
+pub(crate) fn plain_tag(text: &str) -> &'static str {
+    match resolve::plain_kind(text) {
+        resolve::Kind::Null => "!!null",
+        resolve::Kind::Bool => "!!bool",
+        resolve::Kind::Int | resolve::Kind::Uint => "!!int",
+        resolve::Kind::Float => "!!float",
+        resolve::Kind::Timestamp => "!!timestamp",
+        resolve::Kind::Str | resolve::Kind::Binary | resolve::Kind::Custom => "!!str",
+    }
+}
+
+/// Parses YAML (or JSON) text held in a string the way go-yaml v3 reads it into a
+/// `yaml.Node` (see [`crate::yaml::styled`]); `source` names it in errors.
+pub fn parse_styled(text: &str, source: &str) -> Result<crate::yaml::styled::Parsed, Error> {
+    styled::parse(text, source)
 }
 
 /// Go's `strconv.FormatFloat(f, 'g', -1, 32)`: how sigs.k8s.io/yaml turns a number into

@@ -3,6 +3,7 @@
 //! merge options (schemas), and, within a build, a cache of parsed patches.
 
 use crate::error::Result;
+use crate::kustomize_version::KustomizeVersion;
 use crate::merge::smp::MergeOptions;
 use crate::transform::patch;
 use crate::yaml::Node;
@@ -27,6 +28,8 @@ pub struct Env<'a> {
     pub parsed: &'a dyn PatchParser,
     /// Merge keys and strategies for strategic merges.
     pub merge: &'a MergeOptions<'a>,
+    /// The kustomize release being reproduced (see its named switches).
+    pub version: KustomizeVersion,
 }
 
 impl Env<'_> {

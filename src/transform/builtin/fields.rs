@@ -93,13 +93,17 @@ pub fn steps<'a>(k: &'a Kustomization, cfg: &'a TransformerConfig, file: &Path) 
             specs: Cow::Owned(specs),
         }));
     }
-    if let Some(labels) = &k.common_labels {
+    // As kustomize configures them: no label transformer when `labels` and
+    // `commonLabels` are both empty; otherwise the `commonLabels` one always runs,
+    // even empty (it shows in `transformerAnnotations`).
+    let common_labels = k.common_labels.as_ref().filter(|l| !l.is_empty());
+    if !k.labels.is_empty() || common_labels.is_some() {
         out.push(step(Builtin::Labels {
-            labels: Cow::Borrowed(labels),
+            labels: common_labels.map_or_else(Default::default, Cow::Borrowed),
             specs: Cow::Borrowed(&cfg.common_labels),
         }));
     }
-    if let Some(annotations) = &k.common_annotations {
+    if let Some(annotations) = k.common_annotations.as_ref().filter(|a| !a.is_empty()) {
         out.push(step(Builtin::Annotations {
             annotations: Cow::Borrowed(annotations),
             specs: Cow::Borrowed(&cfg.common_annotations),

@@ -160,12 +160,19 @@ impl Builtin<'_> {
             Builtin::ImageTag { image, specs } => {
                 transform::images::apply(rm, std::slice::from_ref(image.as_ref()), specs)
             }
-            Builtin::Replacement { entries, decode } => replacements::apply_entries(
-                rm,
-                entries,
-                *decode,
-                &mut env.reader("replacements file"),
-            ),
+            Builtin::Replacement { entries, decode } => {
+                let ctx = replacements::Ctx {
+                    version: env.version,
+                    schemas: env.merge.schemas,
+                };
+                replacements::apply_entries(
+                    rm,
+                    entries,
+                    *decode,
+                    ctx,
+                    &mut env.reader("replacements file"),
+                )
+            }
             Builtin::Hash => transform::name_hash::apply(rm, false),
             Builtin::ValueAdd(config) => {
                 let dir = env.dir;

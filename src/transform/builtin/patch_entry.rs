@@ -61,13 +61,24 @@ pub fn apply_strategic_merge_entry(
     changes: &mut Changes,
 ) -> Result<()> {
     let (text, source) = strategic_merge_text(entry, &mut env.reader("patch file"))?;
-    let docs = env.parsed.patch(&text, &source)?;
-    let patch::Loaded::Strategic(docs) = &*docs else {
-        return Err(Error::invalid_patch(format!(
-            "patchesStrategicMerge entry {source} is a JSON 6902 patch; list it under 'patches' with a target"
-        )));
+    let loaded = env.parsed.patch(&text, &source)?;
+    let docs = match &*loaded {
+        patch::Loaded::Strategic(docs) => docs,
+        // Empty patch files are still errors here in every version: kustomize
+        // v5.7.0 made only `patches` ignore them.
+        patch::Loaded::Empty => return Err(patch::empty_patch(&source)),
+        patch::Loaded::Json(_) => {
+            return Err(Error::invalid_patch(format!(
+                "patchesStrategicMerge entry {source} is a JSON 6902 patch; list it under 'patches' with a target"
+            )));
+        }
     };
-    patch::apply_strategic(rm, docs, None, env.merge, (false, false), changes)
+    // patchesStrategicMerge has always gone on after a `$patch: delete` document.
+    let options = patch::StrategicOptions {
+        continue_after_delete: true,
+        ..Default::default()
+    };
+    patch::apply_strategic(rm, docs, None, env.merge, options, changes)
         .map_err(|e| e.context(format!("applying patchesStrategicMerge entry {source}")))
 }
 
@@ -82,20 +93,28 @@ pub fn apply_patch_entry(
     if p.path.is_empty() {
         // kustomize trims an inline `patches` string (not a patch file, not
         // patchesJson6902), so a block scalar ending the patch loses its
-        // final newline: `x: |\n  a: b\n` sets `x` to "a: b".
+        // final newline: `x: |\n  a: b\n` sets `x` to "a: b". A blank one is
+        // then missing, in every version.
         text = text.trim().to_string();
+        if text.is_empty() {
+            return Err(patch::empty_patch(&source));
+        }
     }
-    let allow_name = p.options.get("allowNameChange").copied().unwrap_or(false);
-    let allow_kind = p.options.get("allowKindChange").copied().unwrap_or(false);
+    let typed = env.version.patch_options_are_typed();
+    let options = patch::StrategicOptions {
+        allow_name: p.option("allowNameChange", typed),
+        allow_kind: p.option("allowKindChange", typed),
+        continue_after_delete: env.version.patches_continue_after_delete(),
+    };
     match &*env.parsed.patch(&text, &source)? {
-        patch::Loaded::Strategic(docs) => patch::apply_strategic(
-            rm,
-            docs,
-            p.target.as_ref(),
-            env.merge,
-            (allow_name, allow_kind),
-            changes,
-        ),
+        patch::Loaded::Empty if env.version.ignores_empty_patches() => Ok(()),
+        patch::Loaded::Empty => Err(Error::invalid_patch(format!(
+            "{source}: the patch is empty; kustomize v5.5.0 refuses empty patch files \
+             (v5.7.0 and later ignore them: --kustomize-version v5.8.1)"
+        ))),
+        patch::Loaded::Strategic(docs) => {
+            patch::apply_strategic(rm, docs, p.target.as_ref(), env.merge, options, changes)
+        }
         patch::Loaded::Json(ops) => {
             let target = p.target.as_ref().ok_or_else(|| {
                 Error::invalid_patch(

@@ -75,7 +75,11 @@ struct TargetsFile {
 /// A config field Go decodes into a string through sigs.k8s.io/yaml: a number
 /// or boolean there becomes its text (`value: 123` is "123", `1.50` is "1.5",
 /// floats printed as float32, `1e20` is "1e+20"), null is "", a list or a
-/// mapping is an error. Checked with kubectl for `value`.
+/// mapping is an error. A `transformers:` config arrives converted already
+/// (`kustomization::config_text`, which also does kustomize's JSON round trip:
+/// `1e7` is "10000000" there); the `targetFilePath` file is read by
+/// sigs.k8s.io/yaml directly, so this conversion is the one it gets (`1.5e7` is
+/// "1.5e+07", `yes` is "true"). Checked with kubectl.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ConfigText(pub String);
 

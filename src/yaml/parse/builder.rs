@@ -14,6 +14,14 @@ use super::resolve::{Kind, Resolved, Schema, TagRef};
 use super::stream::TAB_AFTER_COLON;
 use super::{EmptyNulls, MAX_DEPTH, PathStep, fast, folded, resolve};
 
+/// go-yaml (libyaml) accepts an empty mapping key only after `?`; `: value` with nothing
+/// before the colon is "did not find expected key" (block) or "did not find expected node
+/// content" (flow), which saphyr-parser reads as an empty key. A shell heredoc without a
+/// quoted delimiter writes exactly that for a `$patch: delete` line.
+const EMPTY_KEY: &str = "mapping entry without a key (`: value`), which kustomize's YAML parser \
+    rejects; write `\"\": value` for an empty key (if a shell heredoc dropped a `$name` key \
+    such as `$patch`, quote its delimiter: <<'EOF')";
+
 /// An open collection.
 pub(super) struct Frame {
     anchor: usize,
@@ -127,6 +135,15 @@ impl<'i, 's> Builder<'i, 's> {
                     // YAML 1.2 added `\/`; go-yaml's YAML 1.1 scanner rejects it.
                     let msg = "found unknown escape character `\\/` (write `/`)";
                     return Err(self.ctx.error(span.start, msg));
+                }
+                if style == ScalarStyle::Plain
+                    && text.is_empty()
+                    && anchor == 0
+                    && tag.is_none()
+                    && self.expects_key()
+                    && !source.follows_explicit_key(span)
+                {
+                    return Err(self.ctx.error(span.start, EMPTY_KEY));
                 }
                 if anchor != 0 {
                     let (text, tag) = (text.clone(), tag.clone());
@@ -249,11 +266,22 @@ impl<'i, 's> Builder<'i, 's> {
             return self.attach(Node::text(""), size, at, false);
         }
         if self.at_annotation_value() && !matches!(style, ScalarStyle::Folded) {
+            let text_empty = text.is_empty();
             // In a patch, a null annotation (`a: null`, `a: ~`, `a:`) deletes it.
             let null = self.ctx.patch
                 && resolve::resolve(text.clone(), plain, tag, self.schema)
                     .is_ok_and(|r| matches!(r.node, Node::Null));
             let node = if null { Node::Null } else { Node::text(text) };
+            if !null
+                && plain
+                && tag == TagRef::None
+                && text_empty
+                && self.schema == Schema::Resource
+            {
+                // Written as nothing: it prints as "", but a strategic merge drops
+                // it as it drops every field written as nothing.
+                self.note_empty_null();
+            }
             return self.attach(node, size, at, false);
         }
         let empty = text.is_empty();
@@ -277,10 +305,14 @@ impl<'i, 's> Builder<'i, 's> {
                 );
                 return Err(self.ctx.error(at, msg));
             }
+            // Not for annotations: kustomize rewrites a resource's annotations from a
+            // plain map when it adds its internal ones on load, so their values lose the
+            // folded style before any write-and-read could change them.
             Node::Str(s)
                 if style == ScalarStyle::Folded
                     && self.schema == Schema::Resource
-                    && matches!(kind, Kind::Str | Kind::Custom) =>
+                    && matches!(kind, Kind::Str | Kind::Custom)
+                    && !self.at_annotation_value() =>
             {
                 if let Some(value) = folded::round_trip(s) {
                     node = Node::text(value);
@@ -432,6 +464,11 @@ impl<'i> fast::Sink<'i> for FastSink<'i, '_> {
     }
 
     fn scalar(&mut self, text: Cow<'i, str>, style: ScalarStyle, span: Span) -> Result<(), ()> {
+        if text.is_empty() && style == ScalarStyle::Plain && self.builder.expects_key() {
+            // Whether this empty key is legal depends on a `?` before it: saphyr-parser's
+            // run checks that (see EMPTY_KEY).
+            return Err(());
+        }
         self.builder
             .scalar(text, style, None, span.start)
             .map_err(drop)

@@ -75,6 +75,27 @@ impl<'a> Source<'a> {
             .is_some_and(|before| before.ends_with(['[', '{']))
     }
 
+    /// Whether the scalar at `span` follows the explicit-key indicator `?`, with only
+    /// spaces, line breaks and comments between: an empty key written `? ` (then `: v`) is
+    /// legal, while an implicit one (`: v` alone) is an error in go-yaml. saphyr-parser emits
+    /// an empty scalar at the `:` for both, so the source tells them apart.
+    pub(super) fn follows_explicit_key(&mut self, span: Span) -> bool {
+        let mut end = self.byte(span.start);
+        loop {
+            let line_start = self.text[..end].rfind('\n').map_or(0, |i| i + 1);
+            let before = without_comment(&self.text[line_start..end]).trim_end();
+            if let Some(rest) = before.strip_suffix('?') {
+                // The indicator stands alone: at the line's start, after indentation, `- `
+                // or a flow indicator (`a?` is the end of a plain scalar).
+                return rest.is_empty() || rest.ends_with([' ', '\t', '-', '{', '[', ',']);
+            }
+            if !before.is_empty() || line_start == 0 {
+                return false;
+            }
+            end = line_start - 1;
+        }
+    }
+
     /// Whether a double-quoted scalar's source holds the escape `\/`.
     pub(super) fn has_slash_escape(&mut self, span: Span) -> bool {
         if !self.slash_escapes {
@@ -89,6 +110,29 @@ impl<'a> Source<'a> {
         }
         false
     }
+}
+
+/// A line's text before its comment (a `#` at the start or after a space or tab, outside
+/// quoted scalars, which start with a quote at the start of a token).
+fn without_comment(line: &str) -> &str {
+    let b = line.as_bytes();
+    let token_start = |i: usize| i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'[' | b'{' | b',');
+    let mut quote = None;
+    let mut escaped = false;
+    for (i, &c) in b.iter().enumerate() {
+        match (quote, c) {
+            (None, b'#') if i == 0 || matches!(b[i - 1], b' ' | b'\t') => return &line[..i],
+            (None, b'"' | b'\'') if token_start(i) => quote = Some(c),
+            (Some(b'"'), b'\\') if !escaped => {
+                escaped = true;
+                continue;
+            }
+            (Some(q), _) if c == q && !escaped => quote = None,
+            _ => {}
+        }
+        escaped = false;
+    }
+    line
 }
 
 /// Where errors point: the file and the lines before the current piece.
@@ -123,6 +167,35 @@ pub(super) enum Stop {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn explicit_key_indicator_is_found_before_an_empty_key() {
+        let at_colon = |text: &str, want: bool| {
+            let colon = text.rfind(": x").expect("a ': x'");
+            let chars = text[..colon].chars().count();
+            let span = Span::new(Marker::new(chars, 1, 0), Marker::new(chars, 1, 0));
+            assert_eq!(
+                Source::new(text).follows_explicit_key(span),
+                want,
+                "{text:?}"
+            );
+        };
+        at_colon("? \n: x\n", true);
+        at_colon("?\n: x\n", true);
+        at_colon("? : x\n", true);
+        at_colon("{? : x}\n", true);
+        at_colon("a:\n  ? # why\n\n  # more\n  : x\n", true);
+        at_colon("- ? : x\n", true);
+        at_colon(": x\n", false);
+        at_colon("a: b\n: x\n", false);
+        at_colon("a: what?\n: x\n", false);
+        at_colon("{a: b, : x}\n", false);
+        at_colon("a: '#?'\n: x\n", false);
+        at_colon("a: b # ?\n: x\n", false);
+        at_colon("a: it's # ?\n: x\n", false);
+        at_colon("a: \"q\\\" #\" # ?\n: x\n", false);
+        at_colon("a: 'it''s' # ?\n: x\n", false);
+    }
 
     #[test]
     fn source_positions_convert_both_ways() {

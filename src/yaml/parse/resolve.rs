@@ -143,6 +143,11 @@ fn kind_tag(kind: Kind) -> &'static str {
     }
 }
 
+/// The kind go-yaml v3 resolves an untagged plain scalar to.
+pub(crate) fn plain_kind(text: &str) -> Kind {
+    resolve_plain(Cow::Borrowed(text), Schema::Resource, true).kind
+}
+
 /// Resolves an untagged plain scalar: go-yaml's `resolve("", text)`, dispatching on the
 /// first byte as its `resolveTable` does.
 fn resolve_plain(text: Cow<'_, str>, schema: Schema, timestamps: bool) -> Resolved {

@@ -136,7 +136,7 @@ pub(super) fn parse_piece(
 }
 
 /// Replaces the tabs between a `:` and the character at `char_index` by spaces.
-fn untab_after_colon(s: &mut String, char_index: usize) -> bool {
+pub(super) fn untab_after_colon(s: &mut String, char_index: usize) -> bool {
     let Some(end) = s
         .char_indices()
         .map(|(i, _)| i)

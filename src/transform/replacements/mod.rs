@@ -1,0 +1,578 @@
+//! `replacements` (and the builtin `ReplacementTransformer`): copy one field
+//! of one resource, or a value given inline, into fields of other resources.
+//!
+//! Semantics follow kustomize; where releases differ, the switches of
+//! [`KustomizeVersion`] decide:
+//! - The value comes from a `source`, which must select exactly one resource
+//!   (group, version, kind, name and namespace compared literally, against
+//!   the resource's current id and every id it had before renames, so a
+//!   base's original name still selects it after a prefix), or, from v5.7.0,
+//!   from `sourceValue`, a string given inline (see [`value`]). v5.5.0 does
+//!   not know `sourceValue`: the kustomization decoder refuses it there, and
+//!   replacement files and `ReplacementTransformer` configs ignore it, as
+//!   kustomize ignores unknown fields in them.
+//! - A target selects every resource matching `select` (ids as above, plus
+//!   label and annotation selectors) that no `reject` entry matches; a
+//!   reject by id matches any of the resource's ids too (so rejecting a
+//!   base's name still rejects it after a suffix), a reject by labels or
+//!   annotations matches on those alone. From v5.8.0 the id fields of
+//!   `select` and `reject` are regular expressions (see [`select`]).
+//! - Field paths use kustomize's dotted syntax (see [`crate::transform::field_path`]).
+//!   From v5.8.0 a target path may go on into a string field holding YAML or
+//!   JSON text (see [`structured`]).
+//! - When the target field is a scalar, only its text is replaced and its
+//!   type is kept: a string target gets the source's text (`8080` becomes
+//!   `"8080"`), a number target must receive a number, and so on. A field
+//!   created by `options.create` has no type yet, so the text is read as a
+//!   plain YAML scalar (`"8080"` from a string source becomes the number
+//!   8080). A mapping or list target is replaced by the source value as is.
+//! - `options.delimiter`/`options.index` pick one part of the source text, or
+//!   replace one part of the target text (an index before the first part
+//!   prepends, one past the last appends).
+
+mod select;
+mod structured;
+mod value;
+
+use crate::error::{Error, Result};
+use crate::kustomization::{ReplacementField, Selector};
+use crate::kustomize_version::KustomizeVersion;
+use crate::openapi::Schemas;
+use crate::resource::Resource;
+use crate::resource::resmap::ResMap;
+use crate::resource::shared::{Trail, trail_of_path};
+use crate::transform::field_path::{FieldPath, Options};
+use crate::yaml::Node;
+use crate::yaml::de::{DeError, from_node, from_node_lenient};
+use crate::yaml::parse::PathStep;
+use select::{IdSelector, TargetMatcher, resource_ids};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use value::{Value, delimiter_on_collection, set_field};
+
+/// The field path used when a source or target gives none.
+pub const DEFAULT_FIELD_PATH: &str = "metadata.name";
+
+/// One replacement: a source value and where to put it.
+#[derive(Debug, Default, Deserialize, Clone)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Replacement {
+    #[serde(default)]
+    pub source: Option<Source>,
+    #[serde(default)]
+    pub targets: Option<Vec<Target>>,
+    /// The value itself, in place of a `source` (kustomize v5.7.0). Kept as
+    /// written until the version is known: see [`Loaded::source_value`].
+    #[serde(default)]
+    pub source_value: Option<Node>,
+}
+
+/// The resource and field a replacement copies from.
+#[derive(Debug, Default, Deserialize, Clone)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Source {
+    #[serde(default)]
+    pub group: String,
+    #[serde(default)]
+    pub version: String,
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub namespace: String,
+    #[serde(default)]
+    pub field_path: String,
+    #[serde(default)]
+    pub options: Option<FieldOptions>,
+}
+
+/// `options` of a source or target.
+#[derive(Debug, Default, Deserialize, Clone)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FieldOptions {
+    #[serde(default)]
+    pub delimiter: String,
+    #[serde(default)]
+    pub index: i64,
+    #[serde(default)]
+    pub create: bool,
+}
+
+/// Where a replacement writes.
+#[derive(Debug, Default, Deserialize, Clone)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Target {
+    #[serde(default)]
+    pub select: Option<Selector>,
+    #[serde(default)]
+    pub reject: Vec<Selector>,
+    #[serde(default)]
+    pub field_paths: Vec<String>,
+    #[serde(default)]
+    pub options: Option<FieldOptions>,
+}
+
+/// How replacement entries are decoded: kustomize reads a kustomization's
+/// inline entries strictly (unknown fields are errors) but replacement files
+/// and `ReplacementTransformer` configs leniently.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decode {
+    Strict,
+    Lenient,
+}
+
+/// A replacement ready to run, with a label for error messages.
+#[derive(Debug)]
+pub struct Loaded {
+    pub label: String,
+    pub replacement: Replacement,
+    /// `sourceValue` as the version being reproduced reads it: a string, or
+    /// nothing (absent, null, or ignored by v5.5.0).
+    pub source_value: Option<String>,
+}
+
+/// How a replacement list is read and run: the kustomize release being
+/// reproduced, and the schemas that say which kinds are cluster-scoped.
+#[derive(Clone, Copy)]
+pub struct Ctx<'a> {
+    pub version: KustomizeVersion,
+    pub schemas: &'a Schemas,
+}
+
+/// Reads the entries of a `replacements` list: inline ones are decoded,
+/// `path:` ones read (relative to the kustomization, through `read`) as a
+/// file holding one replacement or a list of them.
+pub fn load(
+    entries: &[ReplacementField],
+    inline: Decode,
+    version: KustomizeVersion,
+    read: &mut dyn FnMut(&str) -> Result<String>,
+) -> Result<Vec<Loaded>> {
+    let mut out = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        let label = format!("replacements[{i}]");
+        if e.path.is_empty() {
+            let loaded = decode_inline(e, inline)
+                .and_then(|r| Loaded::new(label.clone(), r, inline, version))
+                .map_err(|err| err.context(label.clone()))?;
+            out.push(loaded);
+            continue;
+        }
+        let has_inline = e.source.as_ref().is_some_and(|s| !s.is_null())
+            || e.targets.as_ref().is_some_and(|t| {
+                !matches!(t, Node::Null) && t.as_seq().is_none_or(|s| !s.is_empty())
+            });
+        if has_inline {
+            return Err(Error::invalid_config(format!(
+                "{label}: has both 'path' and an inline replacement ('source'/'targets'); use one"
+            )));
+        }
+        let label = format!("{label} (file '{}')", e.path);
+        let list = load_file(&e.path, read).map_err(|err| err.context(label.clone()))?;
+        let many = list.len() > 1;
+        for (j, r) in list.into_iter().enumerate() {
+            let label = if many {
+                format!("{label}, entry {j}")
+            } else {
+                label.clone()
+            };
+            let loaded = Loaded::new(label.clone(), r, Decode::Lenient, version)
+                .map_err(|err| err.context(label))?;
+            out.push(loaded);
+        }
+    }
+    Ok(out)
+}
+
+fn decode_inline(e: &ReplacementField, how: Decode) -> Result<Replacement> {
+    let source = e
+        .source
+        .as_ref()
+        .filter(|n| !n.is_null())
+        .map(|n| decode::<Source>(n, how, "source"))
+        .transpose()?;
+    let targets = e
+        .targets
+        .as_ref()
+        .filter(|n| !n.is_null())
+        .map(|n| decode::<Vec<Target>>(n, how, "targets"))
+        .transpose()?;
+    Ok(Replacement {
+        source,
+        targets,
+        source_value: e.source_value.clone(),
+    })
+}
+
+impl Loaded {
+    /// Reads `sourceValue` the way `version` does: v5.7.0 and later want a
+    /// string (null is "not given", as for kustomize's `*string`); v5.5.0
+    /// does not know the field and ignores it here (in replacement files and
+    /// `ReplacementTransformer` configs, which kustomize reads leniently; a
+    /// kustomization's own entries were refused by
+    /// [`crate::kustomization::by_version::check`] before).
+    fn new(
+        label: String,
+        replacement: Replacement,
+        how: Decode,
+        version: KustomizeVersion,
+    ) -> Result<Loaded> {
+        let source_value = match &replacement.source_value {
+            Some(n) if !n.is_null() && version.replacement_source_value() => {
+                Some(decode::<String>(n, how, "sourceValue")?)
+            }
+            _ => None,
+        };
+        Ok(Loaded {
+            label,
+            replacement,
+            source_value,
+        })
+    }
+}
+
+fn decode<T: DeserializeOwned>(node: &Node, how: Decode, field: &str) -> Result<T> {
+    let r: std::result::Result<T, DeError> = match how {
+        Decode::Strict => from_node(node),
+        Decode::Lenient => from_node_lenient(node),
+    };
+    r.map_err(|e| {
+        let path = if e.path.is_empty() {
+            field.to_string()
+        } else {
+            format!("{field}.{}", e.path)
+        };
+        match e.hint {
+            Some(hint) => Error::invalid_config(format!("field {path}: {} ({hint})", e.msg)),
+            None => Error::invalid_config(format!("field {path}: {}", e.msg)),
+        }
+    })
+}
+
+/// A replacements file: one replacement (a mapping) or a list of them. Like
+/// kustomize (sigs.k8s.io/yaml), only the first YAML document is read and
+/// unknown fields are ignored.
+fn load_file(path: &str, read: &mut dyn FnMut(&str) -> Result<String>) -> Result<Vec<Replacement>> {
+    let text = read(path)?;
+    let node = crate::yaml::parse::parse_document(&text, path)?;
+    let items: Vec<&Node> = match &node {
+        Node::Seq(items) => items.iter().collect(),
+        Node::Map(_) => vec![&node],
+        other => {
+            return Err(Error::invalid_config(format!(
+                "expected a replacement (a mapping with 'source' and 'targets') or a list of them, found {}",
+                if other.is_null() {
+                    "an empty document".to_string()
+                } else {
+                    format!("a {}", other.type_name())
+                }
+            )));
+        }
+    };
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(j, n)| decode::<Replacement>(n, Decode::Lenient, &format!("[{j}]")))
+        .collect()
+}
+
+/// Runs loaded replacements over the resource map, in order.
+pub fn apply(rm: &mut ResMap, replacements: &[Loaded], ctx: Ctx) -> Result<()> {
+    for l in replacements {
+        apply_one(rm, l, ctx).map_err(|e| e.context(l.label.clone()))?;
+    }
+    Ok(())
+}
+
+/// Loads and runs a `replacements` list.
+pub fn apply_entries(
+    rm: &mut ResMap,
+    entries: &[ReplacementField],
+    inline: Decode,
+    ctx: Ctx,
+    read: &mut dyn FnMut(&str) -> Result<String>,
+) -> Result<()> {
+    let loaded = load(entries, inline, ctx.version, read)?;
+    apply(rm, &loaded, ctx)
+}
+
+fn apply_one(rm: &mut ResMap, l: &Loaded, ctx: Ctx) -> Result<()> {
+    let r = &l.replacement;
+    let needs = || {
+        let what = if ctx.version.replacement_source_value() {
+            "a 'source' or a 'sourceValue'"
+        } else {
+            "both a 'source'"
+        };
+        Error::invalid_config(format!(
+            "a replacement needs {what} (where the value comes from) and 'targets' (where it goes)"
+        ))
+    };
+    let Some(targets) = &r.targets else {
+        return Err(needs());
+    };
+    let value = match (&r.source, &l.source_value) {
+        (Some(_), Some(_)) => {
+            return Err(Error::invalid_config(
+                "'source' and 'sourceValue' are mutually exclusive: give the value inline or say where to read it, not both",
+            ));
+        }
+        (None, Some(text)) => Value::untagged(text),
+        (Some(source), None) => source_value(rm, source, ctx.schemas)?,
+        (None, None) => return Err(needs()),
+    };
+    for (i, t) in targets.iter().enumerate() {
+        apply_target(rm, &value, t, ctx).map_err(|e| e.context(format!("targets[{i}]")))?;
+    }
+    Ok(())
+}
+
+impl Source {
+    /// The id part of the source; kustomize compares it literally in every
+    /// version (v5.8.0's regular expressions are for targets only).
+    fn id_selector(&self) -> IdSelector<'_> {
+        IdSelector {
+            group: &self.group,
+            version: &self.version,
+            kind: &self.kind,
+            name: &self.name,
+            namespace: &self.namespace,
+        }
+    }
+}
+
+fn source_value(rm: &ResMap, source: &Source, schemas: &Schemas) -> Result<Value> {
+    let sel = source.id_selector();
+    let hits: Vec<&Resource> = rm
+        .iter()
+        .filter(|r| resource_ids(r, schemas).iter().any(|id| sel.selects(id)))
+        .collect();
+    let res = match hits.as_slice() {
+        [one] => *one,
+        [] => {
+            return Err(Error::no_match(
+                0,
+                format!(
+                    "no resource matches the source ({}); a source must select exactly one resource",
+                    sel.describe()
+                ),
+            ));
+        }
+        many => {
+            const SHOWN: usize = 5;
+            let mut ids: Vec<String> = many
+                .iter()
+                .take(SHOWN)
+                .map(|r| r.id().to_string())
+                .collect();
+            if many.len() > SHOWN {
+                ids.push(format!("and {} more", many.len() - SHOWN));
+            }
+            return Err(Error::no_match(
+                many.len(),
+                format!(
+                    "{} resources match the source ({}): {}; a source must select exactly one resource (add kind, name or namespace)",
+                    many.len(),
+                    sel.describe(),
+                    ids.join(", ")
+                ),
+            ));
+        }
+    };
+    let path_text = if source.field_path.is_empty() {
+        DEFAULT_FIELD_PATH
+    } else {
+        &source.field_path
+    };
+    let path = FieldPath::parse(path_text);
+    let found = path
+        .lookup(&res.node)
+        .map_err(|e| e.context(format!("source {}: fieldPath '{path}'", res.id())))?;
+    let node = match found {
+        Some(n) if !is_nil_or_empty(n) => n,
+        _ => {
+            return Err(Error::invalid_config(format!(
+                "source {} has no value at fieldPath '{path}' (missing, null or empty)",
+                res.id()
+            )));
+        }
+    };
+    let value = Value::of(node);
+    match source.options.as_ref().filter(|o| !o.delimiter.is_empty()) {
+        None => Ok(value),
+        Some(o) => part_of_source(value, o)
+            .map_err(|e| e.context(format!("source {}: fieldPath '{path}'", res.id()))),
+    }
+}
+
+/// kustomize's "nil or empty": null, `{}` and `[]` count as no value.
+fn is_nil_or_empty(n: &Node) -> bool {
+    match n {
+        Node::Null => true,
+        Node::Map(m) => m.is_empty(),
+        Node::Seq(s) => s.is_empty(),
+        _ => false,
+    }
+}
+
+/// `options.delimiter`/`index` on a source: one part of its text.
+fn part_of_source(value: Value, o: &FieldOptions) -> Result<Value> {
+    let Value::Scalar { tag, text } = value else {
+        return Err(Error::invalid_config(
+            "options.delimiter needs a scalar value, but the source value is a mapping or a list",
+        ));
+    };
+    let parts: Vec<&str> = text.split(o.delimiter.as_str()).collect();
+    let part = usize::try_from(o.index).ok().and_then(|i| parts.get(i)).ok_or_else(|| {
+        Error::invalid_config(format!(
+            "options.index {} is out of bounds: splitting {text:?} at {:?} gives {} part{} (index from 0)",
+            o.index,
+            o.delimiter,
+            parts.len(),
+            if parts.len() == 1 { "" } else { "s" }
+        ))
+    })?;
+    Ok(Value::Scalar {
+        tag,
+        text: (*part).to_string(),
+    })
+}
+
+fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<()> {
+    let select = t.select.as_ref().ok_or_else(|| {
+        Error::invalid_config("a target needs 'select' to say which resources to change (use `select: {}` for all of them)")
+    })?;
+    let matcher = TargetMatcher::new(
+        select,
+        &t.reject,
+        ctx.version.replacement_selectors_are_regex(),
+    )?;
+    let default_paths = [DEFAULT_FIELD_PATH.to_string()];
+    let paths = if t.field_paths.is_empty() {
+        &default_paths[..]
+    } else {
+        &t.field_paths[..]
+    };
+    let compiled: Vec<_> = paths
+        .iter()
+        .map(|p| {
+            let path = FieldPath::parse(p);
+            let matcher = path.matcher();
+            (path, matcher)
+        })
+        .collect();
+    let options = t.options.clone().unwrap_or_default();
+    let create = options.create.then(|| value.new_leaf());
+    let into_text = ctx.version.replacement_into_structured_text();
+    for res in rm.iter_mut() {
+        if !matcher.selects(res, &resource_ids(res, ctx.schemas)) {
+            continue;
+        }
+        let id = res.id();
+        for (path, path_matcher) in &compiled {
+            let at = |e: Error| e.context(format!("target {id}: fieldPath '{path}'"));
+            if into_text && structured::set(res, path, value, create).map_err(at)? {
+                continue;
+            }
+            let mut writes = SharedWrites::new(res);
+            let trail = writes.on;
+            let mut set = |field: &mut Node, created: bool, at: &[PathStep]| {
+                writes.note(field, created, at);
+                set_field(field, created, value, &options)
+            };
+            // What the walk finds in a parsed copy of YAML text (v5.8.0) is
+            // dropped, but kustomize's setFieldValue still runs on it.
+            let mut in_copy = |collection: bool| match collection && !options.delimiter.is_empty() {
+                true => Err(delimiter_on_collection("mapping or list")),
+                false => Ok(()),
+            };
+            let opts = Options {
+                create,
+                into_text,
+                empty_nulls: &res.empty_nulls,
+                trail,
+            };
+            let n = path_matcher
+                .visit(&mut res.node, opts, &mut set, &mut in_copy)
+                .map_err(at)?;
+            writes.finish(res);
+            if n == 0 {
+                let hint = if options.create {
+                    ""
+                } else {
+                    " (set options.create: true to create it)"
+                };
+                return Err(Error::invalid_config(format!(
+                    "target {id} has no field '{path}'{hint}"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The target fields a replacement wrote in a resource that shares label or
+/// annotation values between fields (see resource/shared.rs): kustomize writes a
+/// scalar in place, so into every field sharing it, and puts a new node in place of a
+/// mapping or list, which ends the sharing of the fields below.
+struct SharedWrites {
+    /// Off when the resource shares nothing (nearly always).
+    on: bool,
+    /// Scalars written, with the value they held.
+    scalars: Vec<(Trail, Node)>,
+    /// Mappings and lists replaced.
+    trees: Vec<Trail>,
+}
+
+impl SharedWrites {
+    fn new(res: &Resource) -> SharedWrites {
+        SharedWrites {
+            on: !res.shared.is_empty(),
+            scalars: Vec::new(),
+            trees: Vec::new(),
+        }
+    }
+
+    fn note(&mut self, field: &Node, created: bool, at: &[PathStep]) {
+        if !self.on || created {
+            return;
+        }
+        match field {
+            Node::Map(_) | Node::Seq(_) => self.trees.push(trail_of_path(at)),
+            _ => self.scalars.push((trail_of_path(at), field.clone())),
+        }
+    }
+
+    fn finish(self, res: &mut Resource) {
+        for (at, old) in &self.scalars {
+            res.shared.write_through(&mut res.node, at, old);
+        }
+        for at in &self.trees {
+            res.shared.forget_under(at);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn source_delimiter_picks_a_part() {
+        let o = |index| FieldOptions {
+            delimiter: ":".into(),
+            index,
+            create: false,
+        };
+        let v = Value::of(&Node::Str("img:1.2".into()));
+        assert_eq!(
+            part_of_source(v.clone(), &o(1))
+                .ok()
+                .map(|v| v.text().to_string()),
+            Some("1.2".to_string())
+        );
+        assert!(part_of_source(v.clone(), &o(2)).is_err());
+        assert!(part_of_source(v, &o(-1)).is_err());
+    }
+}

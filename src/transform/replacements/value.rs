@@ -1,0 +1,269 @@
+//! The value a replacement carries and how it goes into a target field
+//! (kustomize's `setFieldValue`).
+
+use super::FieldOptions;
+use crate::error::{Error, Result};
+use crate::transform::field_path::NewLeaf;
+use crate::yaml::Node;
+use crate::yaml::styled::Styled;
+
+/// A replacement's value: a scalar keeps the type it was read with and its
+/// text (which a delimiter may have cut), a mapping or list is copied whole.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Value {
+    /// `tag`: the YAML core tag the source was read with; `None` for a
+    /// `sourceValue`, which kustomize makes an untagged scalar node.
+    Scalar {
+        tag: Option<&'static str>,
+        text: String,
+    },
+    Tree(Node),
+}
+
+impl Value {
+    /// A source field's value.
+    pub(super) fn of(node: &Node) -> Value {
+        match node {
+            Node::Map(_) | Node::Seq(_) => Value::Tree(node.clone()),
+            scalar => Value::Scalar {
+                tag: Some(tag_of(scalar)),
+                text: scalar.scalar_string().unwrap_or_default(),
+            },
+        }
+    }
+
+    /// A `sourceValue`.
+    pub(super) fn untagged(text: &str) -> Value {
+        Value::Scalar {
+            tag: None,
+            text: text.to_string(),
+        }
+    }
+
+    /// The text a scalar target receives (a collection has none).
+    pub(super) fn text(&self) -> &str {
+        match self {
+            Value::Scalar { text, .. } => text,
+            Value::Tree(_) => "",
+        }
+    }
+
+    /// The value as a node of its own type (an untagged scalar's text read
+    /// as a plain scalar, as kustomize's output reads it).
+    pub(super) fn to_node(&self) -> std::result::Result<Node, String> {
+        match self {
+            Value::Scalar { tag, text } => crate::yaml::parse::resolve_resource_scalar(text, *tag),
+            Value::Tree(n) => Ok(n.clone()),
+        }
+    }
+
+    /// The value as go-yaml holds it when it replaces a mapping or list in
+    /// YAML text (kustomize's `SetYNode`): a `sourceValue` untagged, a source
+    /// scalar with its core tag. (kustomize also keeps the style the source
+    /// was written in; kbuild's nodes do not record it, so a scalar is plain
+    /// where it can be.)
+    pub(super) fn to_styled(&self) -> Styled {
+        match self {
+            Value::Scalar {
+                tag: Some(tag),
+                text,
+            } => Styled::core_scalar(tag, text),
+            Value::Scalar { tag: None, text } => Styled::untagged(text),
+            Value::Tree(n) => Styled::from_node(n),
+        }
+    }
+
+    /// What `options.create` makes at the end of a missing path.
+    pub(super) fn new_leaf(&self) -> NewLeaf {
+        match self {
+            Value::Scalar { .. } => NewLeaf::Scalar,
+            Value::Tree(n) => NewLeaf::like(n),
+        }
+    }
+}
+
+/// The YAML core tag a scalar node was read with.
+pub(super) fn tag_of(node: &Node) -> &'static str {
+    match node {
+        Node::Null => "null",
+        Node::Bool(_) => "bool",
+        Node::Int(_) | Node::Uint(_) => "int",
+        Node::Float(_) => "float",
+        Node::Str(_) | Node::Seq(_) | Node::Map(_) => "str",
+    }
+}
+
+/// `options.delimiter`/`index` on a target: the target's text with one part
+/// replaced by `value` (an index before the first part prepends, one past the
+/// last appends). `current` is the target's text ("" for a created field).
+pub(super) fn join_part(current: &str, value: &str, o: &FieldOptions) -> String {
+    let mut parts: Vec<&str> = current.split(o.delimiter.as_str()).collect();
+    match usize::try_from(o.index) {
+        Err(_) => parts.insert(0, value),
+        Ok(i) if i >= parts.len() => parts.push(value),
+        Ok(i) => parts[i] = value,
+    }
+    parts.join(&o.delimiter)
+}
+
+/// The error kustomize gives for a delimiter on a mapping or list target.
+pub(super) fn delimiter_on_collection(found: &str) -> Error {
+    Error::invalid_config(format!(
+        "options.delimiter needs a scalar target field, found a {found}"
+    ))
+}
+
+/// Puts `value` into one target field (kustomize's `setFieldValue`).
+pub(super) fn set_field(
+    field: &mut Node,
+    created: bool,
+    value: &Value,
+    o: &FieldOptions,
+) -> Result<()> {
+    let is_scalar = !matches!(field, Node::Map(_) | Node::Seq(_));
+    let mut text = value.text().to_string();
+    if !o.delimiter.is_empty() {
+        if !is_scalar {
+            return Err(delimiter_on_collection(field.type_name()));
+        }
+        let current = if created {
+            String::new()
+        } else {
+            field.scalar_string().unwrap_or_default()
+        };
+        text = join_part(&current, value.text(), o);
+    }
+    if !is_scalar {
+        *field = value.to_node().map_err(Error::invalid_config)?;
+        return Ok(());
+    }
+    // kustomize keeps the scalar's tag and swaps its text; a created field
+    // has no tag, and its text is read as a plain scalar.
+    let tag = (!created).then(|| tag_of(field));
+    *field = crate::yaml::parse::resolve_resource_scalar(&text, tag).map_err(|e| {
+        let hint = if tag == Some("null") { "; write the field as \"\" to make it a string" } else { "" };
+        Error::invalid_config(format!(
+            "cannot put {text:?} into {} field: kustomize keeps the type of the field it replaces ({e}){hint}",
+            tag.map_or("a new", type_word)
+        ))
+    })?;
+    Ok(())
+}
+
+fn type_word(tag: &str) -> &'static str {
+    match tag {
+        "null" => "a null",
+        "bool" => "a boolean",
+        "int" => "an integer",
+        "float" => "a number",
+        _ => "a string",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn yaml(s: &str) -> Node {
+        crate::yaml::parse::parse_stream(s, "test")
+            .expect("yaml")
+            .remove(0)
+    }
+
+    fn set(field: Node, created: bool, value: Node, o: FieldOptions) -> Result<Node> {
+        let mut f = field;
+        set_field(&mut f, created, &Value::of(&value), &o)?;
+        Ok(f)
+    }
+
+    #[test]
+    fn scalar_targets_keep_their_type() {
+        let none = FieldOptions::default;
+        assert_eq!(
+            set(Node::Str("x".into()), false, Node::Int(8080), none()).ok(),
+            Some(Node::Str("8080".into()))
+        );
+        assert_eq!(
+            set(Node::Int(80), false, Node::Str("8080".into()), none()).ok(),
+            Some(Node::Int(8080))
+        );
+        assert!(set(Node::Int(80), false, Node::Str("abc".into()), none()).is_err());
+        assert!(set(Node::Null, false, Node::Str("abc".into()), none()).is_err());
+        assert_eq!(
+            set(Node::Float(1.5), false, Node::Int(2), none()).ok(),
+            Some(Node::Float(2.0))
+        );
+        // A created field reads the text as a plain scalar.
+        assert_eq!(
+            set(Node::Null, true, Node::Str("8080".into()), none()).ok(),
+            Some(Node::Int(8080))
+        );
+        assert_eq!(
+            set(Node::Null, true, Node::text(String::new()), none()).ok(),
+            Some(Node::Null)
+        );
+        // A scalar target of a mapping source gets empty text; a mapping target gets the mapping.
+        let m = yaml("a: 1\n");
+        assert_eq!(
+            set(Node::Str("x".into()), false, m.clone(), none()).ok(),
+            Some(Node::text(String::new()))
+        );
+        assert_eq!(
+            set(yaml("k: v\n"), false, Node::Bool(true), none()).ok(),
+            Some(Node::Bool(true))
+        );
+        assert_eq!(
+            set(Node::Seq(vec![]), true, m.clone(), none()).ok(),
+            Some(m)
+        );
+    }
+
+    #[test]
+    fn untagged_values_read_as_plain_scalars_where_no_type_is_kept() {
+        let o = FieldOptions::default();
+        let put = |field: Node, created: bool, text: &str| {
+            let mut f = field;
+            set_field(&mut f, created, &Value::untagged(text), &o).map(|()| f)
+        };
+        // A scalar target keeps its type; a created field or a replaced
+        // mapping reads the text as YAML would.
+        assert_eq!(
+            put(Node::Str("x".into()), false, "2").ok(),
+            Some(Node::Str("2".into()))
+        );
+        assert_eq!(put(Node::Int(1), false, "2").ok(), Some(Node::Int(2)));
+        assert_eq!(put(Node::Null, true, "2").ok(), Some(Node::Int(2)));
+        assert_eq!(put(Node::Null, true, "").ok(), Some(Node::Null));
+        assert_eq!(
+            put(yaml("k: v\n"), false, "true").ok(),
+            Some(Node::Bool(true))
+        );
+    }
+
+    #[test]
+    fn delimiter_replaces_prepends_or_appends() {
+        let o = |index| FieldOptions {
+            delimiter: ",".into(),
+            index,
+            create: false,
+        };
+        let v = || Node::Str("N".into());
+        assert_eq!(
+            set(Node::Str("a,b".into()), false, v(), o(1)).ok(),
+            Some(Node::Str("a,N".into()))
+        );
+        assert_eq!(
+            set(Node::Str("a,b".into()), false, v(), o(-1)).ok(),
+            Some(Node::Str("N,a,b".into()))
+        );
+        assert_eq!(
+            set(Node::Str("a,b".into()), false, v(), o(7)).ok(),
+            Some(Node::Str("a,b,N".into()))
+        );
+        assert_eq!(
+            set(Node::Null, true, v(), o(-1)).ok(),
+            Some(Node::Str("N,".into()))
+        );
+        assert!(set(yaml("k: v\n"), false, v(), o(0)).is_err());
+    }
+}
