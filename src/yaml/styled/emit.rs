@@ -61,25 +61,22 @@ struct Ctx {
 }
 
 impl Ctx {
-    const ROOT: Ctx = Ctx {
-        root: true,
-        mapping: false,
-        simple_key: false,
-    };
     const ITEM: Ctx = Ctx {
         root: false,
         mapping: false,
         simple_key: false,
     };
+    const ROOT: Ctx = Ctx {
+        root: true,
+        ..Ctx::ITEM
+    };
     const VALUE: Ctx = Ctx {
-        root: false,
         mapping: true,
-        simple_key: false,
+        ..Ctx::ITEM
     };
     const SIMPLE_KEY: Ctx = Ctx {
-        root: false,
-        mapping: true,
         simple_key: true,
+        ..Ctx::VALUE
     };
 }
 
@@ -114,27 +111,21 @@ impl TagParts {
             return None;
         }
         // The encoder's `longTag` expands `!!x` to the core prefix; the
-        // emitter's directives turn it back into `!!`.
-        Some(if let Some(core) = short.strip_prefix("!!") {
-            TagParts {
-                handle: "!!",
-                suffix: core.to_string(),
-            }
+        // emitter's directives turn it back into `!!`. (No tag starts with
+        // both `!` and the core prefix, so the order of the tests is free.)
+        let (handle, suffix) = if let Some(core) = short
+            .strip_prefix("!!")
+            .or_else(|| short.strip_prefix(super::CORE))
+        {
+            ("!!", core)
         } else if let Some(local) = short.strip_prefix('!') {
-            TagParts {
-                handle: "!",
-                suffix: local.to_string(),
-            }
-        } else if let Some(core) = short.strip_prefix(super::CORE) {
-            TagParts {
-                handle: "!!",
-                suffix: core.to_string(),
-            }
+            ("!", local)
         } else {
-            TagParts {
-                handle: "",
-                suffix: short.to_string(),
-            }
+            ("", short)
+        };
+        Some(TagParts {
+            handle,
+            suffix: suffix.to_string(),
         })
     }
 
@@ -237,21 +228,39 @@ impl Emitter {
         self.pop_indent();
     }
 
-    fn flow_sequence(&mut self, items: &[Styled], in_block_seq: bool) {
-        self.write_indicator("[", true, true, false);
+    /// A flow collection's opening indicator and the indentation and level of
+    /// its items.
+    fn flow_start(&mut self, open: &str, in_block_seq: bool) {
+        self.write_indicator(open, true, true, false);
         self.increase_indent(true, false, in_block_seq);
         self.flow_level += 1;
-        for (i, item) in items.iter().enumerate() {
-            if i > 0 {
-                self.write_indicator(",", false, false, false);
-            }
-            if self.column == 0 {
-                self.write_indent();
-            }
-            self.node(item, Ctx::ITEM, false);
+    }
+
+    /// What libyaml writes before each item of a flow collection: a `,` after
+    /// the first, and the indentation at the start of a line.
+    fn flow_item_start(&mut self, first: bool) {
+        if !first {
+            self.write_indicator(",", false, false, false);
         }
+        if self.column == 0 {
+            self.write_indent();
+        }
+    }
+
+    /// Leaves a flow collection's items (its closing indicator is the
+    /// caller's: libyaml breaks the line before `]` only).
+    fn flow_end(&mut self) {
         self.flow_level -= 1;
         self.pop_indent();
+    }
+
+    fn flow_sequence(&mut self, items: &[Styled], in_block_seq: bool) {
+        self.flow_start("[", in_block_seq);
+        for (i, item) in items.iter().enumerate() {
+            self.flow_item_start(i == 0);
+            self.node(item, Ctx::ITEM, false);
+        }
+        self.flow_end();
         if self.column == 0 {
             self.write_indent();
         }
@@ -259,16 +268,9 @@ impl Emitter {
     }
 
     fn flow_mapping(&mut self, pairs: &[(Styled, Styled)], in_block_seq: bool) {
-        self.write_indicator("{", true, true, false);
-        self.increase_indent(true, false, in_block_seq);
-        self.flow_level += 1;
+        self.flow_start("{", in_block_seq);
         for (i, (k, v)) in pairs.iter().enumerate() {
-            if i > 0 {
-                self.write_indicator(",", false, false, false);
-            }
-            if self.column == 0 {
-                self.write_indent();
-            }
+            self.flow_item_start(i == 0);
             if self.is_simple_key(k) {
                 self.node(k, Ctx::SIMPLE_KEY, false);
                 self.write_indicator(":", false, false, false);
@@ -279,8 +281,7 @@ impl Emitter {
             }
             self.node(v, Ctx::VALUE, false);
         }
-        self.flow_level -= 1;
-        self.pop_indent();
+        self.flow_end();
         self.write_indicator("}", false, false, false);
     }
 
