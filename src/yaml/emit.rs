@@ -10,10 +10,13 @@
 //! because the corner cases (`- - a`, `? long key`, `|2-`, folded quoted scalars) fall out of it.
 //!
 //! Layout: this file holds the entry points; `emitter` has the state and the walk over nodes,
-//! `style` chooses each string's style, `scalar` writes scalars in it; `key_order` sorts
+//! `style` chooses each string's style from `analysis`, `scalar` writes scalars in it (with
+//! `escape`; `analysis` and `escape` also serve go-yaml v3's emitter, `styled::emit`); `key_order` sorts
 //! mapping keys, `number` formats floats and `resolve` tells which strings need quotes.
 
+pub(super) mod analysis;
 mod emitter;
+pub(super) mod escape;
 mod key_order;
 mod number;
 mod resolve;

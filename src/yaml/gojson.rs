@@ -8,7 +8,8 @@
 //! floats in Go's shortest form (`1e+21`, `1e-7`).
 
 use crate::error::Error;
-use crate::yaml::Node;
+use crate::yaml::map::Key;
+use crate::yaml::{Map, Node};
 use std::fmt::Write;
 
 /// How numbers reach the encoder.
@@ -64,10 +65,8 @@ fn write_indented(
             out.push(']');
         }
         Node::Map(map) if !map.is_empty() => {
-            let mut entries: Vec<_> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
             out.push('{');
-            for (i, (k, v)) in entries.into_iter().enumerate() {
+            for (i, (k, v)) in sorted_entries(map).into_iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
@@ -82,6 +81,14 @@ fn write_indented(
         other => write_node(other, numbers, out)?,
     }
     Ok(())
+}
+
+/// A map's entries in key order: `encoding/json` sorts a Go map's keys, in
+/// both the compact and the indented form.
+fn sorted_entries(map: &Map) -> Vec<(&Key, &Node)> {
+    let mut entries: Vec<_> = map.iter().collect();
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    entries
 }
 
 /// Appends a node as Go JSON.
@@ -111,10 +118,8 @@ pub fn write_node(node: &Node, numbers: Numbers, out: &mut String) -> Result<(),
             out.push(']');
         }
         Node::Map(map) => {
-            let mut entries: Vec<_> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
             out.push('{');
-            for (i, (k, v)) in entries.into_iter().enumerate() {
+            for (i, (k, v)) in sorted_entries(map).into_iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }

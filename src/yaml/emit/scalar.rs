@@ -2,8 +2,10 @@
 //! single or double quotes (folding, escapes), literal blocks (indentation hint, chomping).
 
 use super::BEST_WIDTH;
+use super::analysis::{is_break, is_printable};
 use super::emitter::{Context, Emitter, char_count};
-use super::style::{Scalar, Style, is_break, is_printable};
+use super::escape::write_escape;
+use super::style::{Scalar, Style};
 
 impl Emitter<'_> {
     pub(super) fn scalar(&mut self, scalar: &Scalar<'_>, ctx: Context) {
@@ -138,7 +140,7 @@ impl Emitter<'_> {
         let mut chars = s.char_indices().peekable();
         while let Some((i, c)) = chars.next() {
             if escape_all || !is_printable(c) || is_break(c) || c == '"' || c == '\\' {
-                self.write_escape(c);
+                write_escape(c, |e| self.put(e));
                 spaces = false;
             } else if c == ' ' {
                 let next = chars.peek().map(|&(_, n)| n);
@@ -159,43 +161,6 @@ impl Emitter<'_> {
         self.write_indicator("\"", false, false, false);
         self.whitespace = false;
         self.indention = false;
-    }
-
-    fn write_escape(&mut self, c: char) {
-        self.put('\\');
-        let short = match c {
-            '\0' => Some('0'),
-            '\u{7}' => Some('a'),
-            '\u{8}' => Some('b'),
-            '\t' => Some('t'),
-            '\n' => Some('n'),
-            '\u{b}' => Some('v'),
-            '\u{c}' => Some('f'),
-            '\r' => Some('r'),
-            '\u{1b}' => Some('e'),
-            '"' => Some('"'),
-            '\\' => Some('\\'),
-            '\u{85}' => Some('N'),
-            '\u{A0}' => Some('_'),
-            '\u{2028}' => Some('L'),
-            '\u{2029}' => Some('P'),
-            _ => None,
-        };
-        if let Some(s) = short {
-            self.put(s);
-            return;
-        }
-        let v = u32::from(c);
-        let (letter, digits) = match v {
-            0..=0xFF => ('x', 2),
-            0x100..=0xFFFF => ('u', 4),
-            _ => ('U', 8),
-        };
-        self.put(letter);
-        for k in (0..digits).rev() {
-            let digit = (v >> (4 * k)) & 0xF;
-            self.put(char::from_digit(digit, 16).map_or('0', |d| d.to_ascii_uppercase()));
-        }
     }
 
     #[inline(never)]

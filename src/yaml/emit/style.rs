@@ -1,9 +1,10 @@
 //! Which style a string is written in: go-yaml v2's choice of the style to ask for, the
 //! JSON round trip's change to the text (NEL folding), libyaml's scalar analysis and style
-//! selection, and a one-pass fast path for plain ASCII.
+//! selection (the analysis itself is in `analysis`), and a one-pass fast path for plain ASCII.
 
 use std::borrow::Cow;
 
+use super::analysis::{Analysis, Tabs};
 use super::emitter::Context;
 use super::resolve;
 
@@ -55,7 +56,7 @@ impl<'s> Scalar<'s> {
         } else {
             Style::Plain
         };
-        let a = Analysis::of(&text);
+        let a = Analysis::of(&text, Tabs::Unprintable);
         let mut style = wanted;
         if ctx.simple_key && a.multiline {
             style = Style::DoubleQuoted;
@@ -89,7 +90,7 @@ pub(super) const DIGIT: u8 = 8;
 /// holding one takes the full analysis (NEL folding, escapes, literal blocks).
 pub(super) const SLOW: u8 = 16;
 
-static CLASS: [u8; 256] = {
+pub(super) static CLASS: [u8; 256] = {
     let mut t = [SLOW; 256];
     let mut c = b'!';
     while c <= b'~' {
@@ -180,107 +181,4 @@ pub fn json_round_trip(s: &str) -> Cow<'_, str> {
     }
     out.push_str(rest);
     Cow::Owned(out)
-}
-
-/// libyaml's `yaml_emitter_analyze_scalar`, reduced to block context (kbuild never writes a
-/// scalar inside a flow collection: only empty `{}` and `[]` are flow).
-struct Analysis {
-    multiline: bool,
-    block_plain_allowed: bool,
-    single_quoted_allowed: bool,
-    block_allowed: bool,
-}
-
-impl Analysis {
-    fn of(s: &str) -> Analysis {
-        if s.is_empty() {
-            return Analysis {
-                multiline: false,
-                block_plain_allowed: true,
-                single_quoted_allowed: true,
-                block_allowed: false,
-            };
-        }
-        let b = s.as_bytes();
-        let followed_by_whitespace = |next: usize| matches!(b.get(next), None | Some(b' ' | b'\t'));
-        let mut block_indicators = match b[0] {
-            b'#' | b',' | b'[' | b']' | b'{' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\''
-            | b'"' | b'%' | b'@' | b'`' => true,
-            b'?' | b':' | b'-' => followed_by_whitespace(1),
-            _ => false,
-        };
-        block_indicators |= s.starts_with("---") || s.starts_with("...");
-        let (mut line_breaks, mut special_characters) = (false, false);
-        let (mut leading_space, mut leading_break) = (false, false);
-        let (mut trailing_space, mut trailing_break) = (false, false);
-        let (mut break_space, mut space_break) = (false, false);
-        let (mut previous_space, mut previous_break) = (false, false);
-        let mut preceded_by_whitespace = true;
-        let mut i = 0;
-        while i < b.len() {
-            if CLASS[usize::from(b[i])] & !DIGIT == 0 {
-                // The common case: a run of printable ASCII characters with nothing to note.
-                i += 1;
-                while i < b.len() && CLASS[usize::from(b[i])] & !DIGIT == 0 {
-                    i += 1;
-                }
-                (previous_space, previous_break, preceded_by_whitespace) = (false, false, false);
-                continue;
-            }
-            let Some(c) = s[i..].chars().next() else {
-                break;
-            };
-            let next = i + c.len_utf8();
-            let last = next == b.len();
-            if i > 0 {
-                match c {
-                    ':' if followed_by_whitespace(next) => block_indicators = true,
-                    '#' if preceded_by_whitespace => block_indicators = true,
-                    _ => {}
-                }
-            }
-            if !is_printable(c) {
-                special_characters = true;
-            }
-            if c == ' ' {
-                leading_space |= i == 0;
-                trailing_space |= last;
-                break_space |= previous_break;
-                (previous_space, previous_break) = (true, false);
-            } else if is_break(c) {
-                line_breaks = true;
-                leading_break |= i == 0;
-                trailing_break |= last;
-                space_break |= previous_space;
-                (previous_space, previous_break) = (false, true);
-            } else {
-                (previous_space, previous_break) = (false, false);
-            }
-            preceded_by_whitespace = matches!(c, ' ' | '\t' | '\0') || is_break(c);
-            i = next;
-        }
-        let edge_blank = leading_space || leading_break || trailing_space || trailing_break;
-        Analysis {
-            multiline: line_breaks,
-            block_plain_allowed: !(edge_blank
-                || break_space
-                || space_break
-                || special_characters
-                || line_breaks
-                || block_indicators),
-            single_quoted_allowed: !(break_space || space_break || special_characters),
-            block_allowed: !(trailing_space || space_break || special_characters),
-        }
-    }
-}
-
-/// libyaml's `is_printable`: what may appear unescaped (4-byte UTF-8 never may).
-pub(super) fn is_printable(c: char) -> bool {
-    matches!(c, '\n' | ' '..='~' | '\u{A0}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}')
-        && c != '\u{FEFF}'
-}
-
-/// libyaml's `is_break`: the YAML 1.1 line breaks.
-pub(super) fn is_break(c: char) -> bool {
-    matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
 }

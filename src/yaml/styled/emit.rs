@@ -20,6 +20,8 @@
 //! that stack.
 
 use super::{Kind, ScalarStyle, Styled};
+use crate::yaml::emit::analysis::{Analysis, Tabs, is_break, is_printable};
+use crate::yaml::emit::escape::write_escape;
 
 /// kyaml's indent.
 const BEST_INDENT: isize = 2;
@@ -59,46 +61,23 @@ struct Ctx {
 }
 
 impl Ctx {
-    const ROOT: Ctx = Ctx {
-        root: true,
-        mapping: false,
-        simple_key: false,
-    };
     const ITEM: Ctx = Ctx {
         root: false,
         mapping: false,
         simple_key: false,
     };
+    const ROOT: Ctx = Ctx {
+        root: true,
+        ..Ctx::ITEM
+    };
     const VALUE: Ctx = Ctx {
-        root: false,
         mapping: true,
-        simple_key: false,
+        ..Ctx::ITEM
     };
     const SIMPLE_KEY: Ctx = Ctx {
-        root: false,
-        mapping: true,
         simple_key: true,
+        ..Ctx::VALUE
     };
-}
-
-/// libyaml's `yaml_emitter_analyze_scalar` result, as go-yaml v3 computes it
-/// (tabs keep plain and single quotes out, but not block scalars).
-struct Analysis {
-    multiline: bool,
-    flow_plain_allowed: bool,
-    block_plain_allowed: bool,
-    single_quoted_allowed: bool,
-    block_allowed: bool,
-}
-
-fn is_break(c: char) -> bool {
-    matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
-}
-
-/// libyaml's `is_printable` (code points beyond U+FFFF are not).
-fn is_printable(c: char) -> bool {
-    matches!(c, '\n' | ' '..='~' | '\u{A0}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}')
-        && c != '\u{FEFF}'
 }
 
 fn is_blank(c: Option<char>) -> bool {
@@ -113,118 +92,10 @@ fn is_blankz(c: Option<char>) -> bool {
     }
 }
 
+/// libyaml's scalar analysis as go-yaml v3 computes it (tabs keep plain and single quotes
+/// out, but not block scalars).
 fn analyze(value: &str) -> Analysis {
-    if value.is_empty() {
-        return Analysis {
-            multiline: false,
-            flow_plain_allowed: false,
-            block_plain_allowed: true,
-            single_quoted_allowed: true,
-            block_allowed: false,
-        };
-    }
-    let chars: Vec<char> = value.chars().collect();
-    let mut block_indicators = false;
-    let mut flow_indicators = false;
-    if value.starts_with("---") || value.starts_with("...") {
-        block_indicators = true;
-        flow_indicators = true;
-    }
-    let (mut line_breaks, mut special, mut tabs) = (false, false, false);
-    let (mut leading_space, mut leading_break) = (false, false);
-    let (mut trailing_space, mut trailing_break) = (false, false);
-    let (mut break_space, mut space_break) = (false, false);
-    let (mut previous_space, mut previous_break) = (false, false);
-    let mut preceded_by_whitespace = true;
-    for (i, &c) in chars.iter().enumerate() {
-        let next = chars.get(i + 1).copied();
-        let followed_by_whitespace = next.is_none() || is_blank(next) || next.is_some_and(is_break);
-        if i == 0 {
-            match c {
-                '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"'
-                | '%' | '@' | '`' => {
-                    flow_indicators = true;
-                    block_indicators = true;
-                }
-                '?' | ':' => {
-                    flow_indicators = true;
-                    block_indicators |= followed_by_whitespace;
-                }
-                '-' if followed_by_whitespace => {
-                    flow_indicators = true;
-                    block_indicators = true;
-                }
-                _ => {}
-            }
-        } else {
-            match c {
-                ',' | '?' | '[' | ']' | '{' | '}' => flow_indicators = true,
-                ':' => {
-                    flow_indicators = true;
-                    block_indicators |= followed_by_whitespace;
-                }
-                '#' if preceded_by_whitespace => {
-                    flow_indicators = true;
-                    block_indicators = true;
-                }
-                _ => {}
-            }
-        }
-        if c == '\t' {
-            tabs = true;
-        } else if !is_printable(c) {
-            special = true;
-        }
-        let last = i + 1 == chars.len();
-        if c == ' ' {
-            leading_space |= i == 0;
-            trailing_space |= last;
-            break_space |= previous_break;
-            (previous_space, previous_break) = (true, false);
-        } else if is_break(c) {
-            line_breaks = true;
-            leading_break |= i == 0;
-            trailing_break |= last;
-            space_break |= previous_space;
-            (previous_space, previous_break) = (false, true);
-        } else {
-            (previous_space, previous_break) = (false, false);
-        }
-        preceded_by_whitespace = is_blankz(Some(c));
-    }
-    let mut a = Analysis {
-        multiline: line_breaks,
-        flow_plain_allowed: true,
-        block_plain_allowed: true,
-        single_quoted_allowed: true,
-        block_allowed: true,
-    };
-    if leading_space || leading_break || trailing_space || trailing_break {
-        a.flow_plain_allowed = false;
-        a.block_plain_allowed = false;
-    }
-    if trailing_space {
-        a.block_allowed = false;
-    }
-    if break_space || space_break || tabs || special {
-        a.flow_plain_allowed = false;
-        a.block_plain_allowed = false;
-        a.single_quoted_allowed = false;
-    }
-    if space_break || special {
-        a.block_allowed = false;
-    }
-    if line_breaks {
-        a.flow_plain_allowed = false;
-        a.block_plain_allowed = false;
-    }
-    if flow_indicators {
-        a.flow_plain_allowed = false;
-    }
-    if block_indicators {
-        a.block_plain_allowed = false;
-    }
-    a
+    Analysis::of(value, Tabs::AllowedInBlocks)
 }
 
 /// A tag split by go-yaml's default tag directives (`!` and `!!`): the handle
@@ -240,27 +111,21 @@ impl TagParts {
             return None;
         }
         // The encoder's `longTag` expands `!!x` to the core prefix; the
-        // emitter's directives turn it back into `!!`.
-        Some(if let Some(core) = short.strip_prefix("!!") {
-            TagParts {
-                handle: "!!",
-                suffix: core.to_string(),
-            }
+        // emitter's directives turn it back into `!!`. (No tag starts with
+        // both `!` and the core prefix, so the order of the tests is free.)
+        let (handle, suffix) = if let Some(core) = short
+            .strip_prefix("!!")
+            .or_else(|| short.strip_prefix(super::CORE))
+        {
+            ("!!", core)
         } else if let Some(local) = short.strip_prefix('!') {
-            TagParts {
-                handle: "!",
-                suffix: local.to_string(),
-            }
-        } else if let Some(core) = short.strip_prefix(super::CORE) {
-            TagParts {
-                handle: "!!",
-                suffix: core.to_string(),
-            }
+            ("!", local)
         } else {
-            TagParts {
-                handle: "",
-                suffix: short.to_string(),
-            }
+            ("", short)
+        };
+        Some(TagParts {
+            handle,
+            suffix: suffix.to_string(),
         })
     }
 
@@ -363,21 +228,39 @@ impl Emitter {
         self.pop_indent();
     }
 
-    fn flow_sequence(&mut self, items: &[Styled], in_block_seq: bool) {
-        self.write_indicator("[", true, true, false);
+    /// A flow collection's opening indicator and the indentation and level of
+    /// its items.
+    fn flow_start(&mut self, open: &str, in_block_seq: bool) {
+        self.write_indicator(open, true, true, false);
         self.increase_indent(true, false, in_block_seq);
         self.flow_level += 1;
-        for (i, item) in items.iter().enumerate() {
-            if i > 0 {
-                self.write_indicator(",", false, false, false);
-            }
-            if self.column == 0 {
-                self.write_indent();
-            }
-            self.node(item, Ctx::ITEM, false);
+    }
+
+    /// What libyaml writes before each item of a flow collection: a `,` after
+    /// the first, and the indentation at the start of a line.
+    fn flow_item_start(&mut self, first: bool) {
+        if !first {
+            self.write_indicator(",", false, false, false);
         }
+        if self.column == 0 {
+            self.write_indent();
+        }
+    }
+
+    /// Leaves a flow collection's items (its closing indicator is the
+    /// caller's: libyaml breaks the line before `]` only).
+    fn flow_end(&mut self) {
         self.flow_level -= 1;
         self.pop_indent();
+    }
+
+    fn flow_sequence(&mut self, items: &[Styled], in_block_seq: bool) {
+        self.flow_start("[", in_block_seq);
+        for (i, item) in items.iter().enumerate() {
+            self.flow_item_start(i == 0);
+            self.node(item, Ctx::ITEM, false);
+        }
+        self.flow_end();
         if self.column == 0 {
             self.write_indent();
         }
@@ -385,16 +268,9 @@ impl Emitter {
     }
 
     fn flow_mapping(&mut self, pairs: &[(Styled, Styled)], in_block_seq: bool) {
-        self.write_indicator("{", true, true, false);
-        self.increase_indent(true, false, in_block_seq);
-        self.flow_level += 1;
+        self.flow_start("{", in_block_seq);
         for (i, (k, v)) in pairs.iter().enumerate() {
-            if i > 0 {
-                self.write_indicator(",", false, false, false);
-            }
-            if self.column == 0 {
-                self.write_indent();
-            }
+            self.flow_item_start(i == 0);
             if self.is_simple_key(k) {
                 self.node(k, Ctx::SIMPLE_KEY, false);
                 self.write_indicator(":", false, false, false);
@@ -405,8 +281,7 @@ impl Emitter {
             }
             self.node(v, Ctx::VALUE, false);
         }
-        self.flow_level -= 1;
-        self.pop_indent();
+        self.flow_end();
         self.write_indicator("}", false, false, false);
     }
 
@@ -623,45 +498,7 @@ impl Emitter {
         self.write_indicator("\"", true, false, false);
         for c in value.chars() {
             if !is_printable(c) || c == '\u{FEFF}' || is_break(c) || c == '"' || c == '\\' {
-                self.put('\\');
-                let short = match c {
-                    '\0' => Some('0'),
-                    '\u{7}' => Some('a'),
-                    '\u{8}' => Some('b'),
-                    '\t' => Some('t'),
-                    '\n' => Some('n'),
-                    '\u{b}' => Some('v'),
-                    '\u{c}' => Some('f'),
-                    '\r' => Some('r'),
-                    '\u{1b}' => Some('e'),
-                    '"' => Some('"'),
-                    '\\' => Some('\\'),
-                    '\u{85}' => Some('N'),
-                    '\u{A0}' => Some('_'),
-                    '\u{2028}' => Some('L'),
-                    '\u{2029}' => Some('P'),
-                    _ => None,
-                };
-                match short {
-                    Some(s) => self.put(s),
-                    None => {
-                        let v = u32::from(c);
-                        let (letter, width) = if v <= 0xFF {
-                            ('x', 2)
-                        } else if v <= 0xFFFF {
-                            ('u', 4)
-                        } else {
-                            ('U', 8)
-                        };
-                        self.put(letter);
-                        for k in (0..width).rev() {
-                            let digit = (v >> (4 * k)) & 0xF;
-                            self.put(
-                                char::from_digit(digit, 16).map_or('0', |d| d.to_ascii_uppercase()),
-                            );
-                        }
-                    }
-                }
+                write_escape(c, |e| self.put(e));
             } else {
                 self.put(c);
             }
