@@ -24,7 +24,8 @@ oracle() { # $1: path or command, $2: wanted version; prints the path if it is t
   local bin=$1 want=$2
   command -v "$bin" >/dev/null 2>&1 || return 0
   if "$bin" version --client 2>/dev/null | grep -q "Kustomize Version: $want\$"; then
-    command -v "$bin"
+    # Absolute: each case runs it from inside its own directory.
+    realpath "$(command -v "$bin")"
   fi
 }
 v550=$(oracle "${KUBECTL_V550:-kubectl}" v5.5.0)
