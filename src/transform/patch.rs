@@ -307,6 +307,24 @@ pub fn apply_strategic(
                 }
             }
             drop_deleted(resmap, changes);
+            // kustomize rebuilds the resource map after a targeted patch, so a
+            // rename (allowNameChange/allowKindChange) onto another resource's id
+            // fails there; generated names have no hash suffix yet to tell them apart.
+            if (allow_name || allow_kind)
+                && let Some((a, b)) = resmap.find_conflict()
+            {
+                let (a, b) = (&resmap.resources[a], &resmap.resources[b]);
+                let id = id_text(&a.id());
+                return Err(Error::duplicate_id(
+                    id.clone(),
+                    format!(
+                        "after the patch, {} and {} are both {id}; two resources may not share \
+                         an id (give the patch a target that selects only one of them)",
+                        a.orig_id(),
+                        b.orig_id()
+                    ),
+                ));
+            }
         }
         None => {
             for (n, p) in patches.iter().enumerate() {
