@@ -309,11 +309,7 @@ fn patch_effect(patch: &Node, t: &[Step]) -> PatchEffect {
 mod tests {
     use super::*;
 
-    fn yaml(s: &str) -> Node {
-        crate::yaml::parse::parse_stream(s, "test")
-            .expect("yaml")
-            .remove(0)
-    }
+    use crate::yaml::parse::first_doc as yaml;
 
     fn trail(path: &str) -> Trail {
         path.split('/')

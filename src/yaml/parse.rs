@@ -58,6 +58,12 @@ pub const MAX_ALIAS_NODES: usize = 1_000_000;
 /// Most bytes of scalar text one document may gain from expanding aliases.
 pub const MAX_ALIAS_BYTES: usize = 64 << 20;
 
+/// The first document of `text` (tests only: panics on bad YAML).
+#[cfg(test)]
+pub(crate) fn first_doc(text: &str) -> Node {
+    parse_stream(text, "test").expect("yaml").remove(0)
+}
+
 /// Parses a multi-document YAML stream of resources. `source` names the file in errors.
 ///
 /// Follows kustomize's reader: documents that are empty, `null`, `{}` or `[]` are

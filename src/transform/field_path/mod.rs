@@ -307,11 +307,7 @@ mod tests {
         FieldPath::parse(s).parts().to_vec()
     }
 
-    fn yaml(s: &str) -> Node {
-        crate::yaml::parse::parse_stream(s, "test")
-            .expect("yaml")
-            .remove(0)
-    }
+    use crate::yaml::parse::first_doc as yaml;
 
     #[test]
     fn splits_like_kustomize() {

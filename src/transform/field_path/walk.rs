@@ -645,11 +645,7 @@ mod tests {
     use super::*;
     use crate::transform::field_path::FieldPath;
 
-    fn yaml(s: &str) -> Node {
-        crate::yaml::parse::parse_stream(s, "test")
-            .expect("yaml")
-            .remove(0)
-    }
+    use crate::yaml::parse::first_doc as yaml;
 
     fn walk(n: &mut Node, p: &str, opts: Options<'_>) -> Result<Vec<bool>> {
         let mut seen = Vec::new();

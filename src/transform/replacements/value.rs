@@ -164,11 +164,7 @@ fn type_word(tag: &str) -> &'static str {
 mod tests {
     use super::*;
 
-    fn yaml(s: &str) -> Node {
-        crate::yaml::parse::parse_stream(s, "test")
-            .expect("yaml")
-            .remove(0)
-    }
+    use crate::yaml::parse::first_doc as yaml;
 
     fn set(field: Node, created: bool, value: Node, o: FieldOptions) -> Result<Node> {
         let mut f = field;
