@@ -18,7 +18,8 @@ pub enum KustomizeVersion {
     V5_8_1,
 }
 
-/// The environment variable that picks the version when no flag does.
+/// The environment variable the command line reads when no flag picks the version
+/// (the library never reads it: `BuildOptions` says).
 pub const ENV_VAR: &str = "KBUILD_KUSTOMIZE_VERSION";
 
 /// A version string kbuild does not reproduce.
@@ -71,16 +72,6 @@ impl KustomizeVersion {
                         .is_some_and(|(minor, _)| bare == minor)
             })
             .ok_or_else(|| UnsupportedVersion(text.to_string()))
-    }
-
-    /// The version `KBUILD_KUSTOMIZE_VERSION` names, or the default when it is unset
-    /// or empty.
-    pub fn from_env() -> Result<KustomizeVersion, UnsupportedVersion> {
-        match std::env::var(ENV_VAR) {
-            Ok(v) if !v.trim().is_empty() => KustomizeVersion::parse(&v)
-                .map_err(|e| UnsupportedVersion(format!("{} (from {ENV_VAR})", e.0))),
-            _ => Ok(KustomizeVersion::default()),
-        }
     }
 
     // ---- The switches: one per behaviour that differs between releases. ----

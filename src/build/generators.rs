@@ -67,16 +67,18 @@ impl Builder<'_> {
         // kustomize takes the entries it can read as inline YAML first, then the files
         // and directories, each group in list order: an inline config runs (or
         // generates) before a file's, wherever it is listed.
-        let (texts, paths): (Vec<&String>, Vec<&String>) = entries
+        let (texts, paths): (Vec<_>, Vec<_>) = entries
             .iter()
-            .partition(|e| e.contains('\n') || ldr.kind_of(e).is_none());
-        for entry in texts.into_iter().chain(paths) {
-            let inline = entry.contains('\n');
+            .map(|e| {
+                let inline = e.contains('\n');
+                (e, inline, if inline { None } else { ldr.kind_of(e) })
+            })
+            .partition(|(_, _, kind)| kind.is_none());
+        for (entry, inline, kind) in texts.into_iter().chain(paths) {
             if !inline && crate::load::is_remote_file(entry) {
                 // kustomize fetches it (and fails offline) before trying anything else.
                 return Err(crate::load::remote_file(entry, "plugin config"));
             }
-            let kind = if inline { None } else { ldr.kind_of(entry) };
             let exists = kind.is_some();
             if kind == Some(FileKind::Dir) {
                 let (real, _) = ldr.resolve(entry, "plugin config directory")?;

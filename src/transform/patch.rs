@@ -327,10 +327,9 @@ pub fn apply_strategic(
             }
         }
         None => {
-            for (n, p) in patches.iter().enumerate() {
-                // A deletion takes its resource out before the next document
-                // looks for its own: a later document naming it finds nothing.
-                if drop_deleted(resmap, changes) && n > 0 && !continue_after_delete {
+            let mut deleted = false;
+            for p in patches {
+                if deleted && !continue_after_delete {
                     // kustomize v5.5.0 crashes here (it looks up the next
                     // document's target among resources one containing a
                     // deletion has emptied); refuse the input instead.
@@ -345,22 +344,27 @@ pub fn apply_strategic(
                 changes.will_change(i, res);
                 apply_smp(res, p.clone(), opts, allow_name, allow_kind)
                     .map_err(|e| e.context(format!("patching {}", res.id())))?;
+                // A deletion takes its resource out before the next document
+                // looks for its own: a later document naming it finds nothing.
+                if is_empty(&resmap.resources[i].node) {
+                    let kept: Vec<bool> = (0..resmap.resources.len()).map(|j| j != i).collect();
+                    changes.removed(&kept);
+                    resmap.resources.remove(i);
+                    deleted = true;
+                }
             }
-            drop_deleted(resmap, changes);
         }
     }
     Ok(())
 }
 
-/// Takes out the resources a `$patch: delete` has emptied; says whether there were any.
-fn drop_deleted(resmap: &mut ResMap, changes: &mut Changes) -> bool {
+/// Takes out the resources a `$patch: delete` has emptied.
+fn drop_deleted(resmap: &mut ResMap, changes: &mut Changes) {
     let kept: Vec<bool> = resmap.iter().map(|r| !is_empty(&r.node)).collect();
-    if !kept.contains(&false) {
-        return false;
+    if kept.contains(&false) {
+        changes.removed(&kept);
+        resmap.resources.retain(|r| !is_empty(&r.node));
     }
-    changes.removed(&kept);
-    resmap.resources.retain(|r| !is_empty(&r.node));
-    true
 }
 
 /// Reads a `patches`/`patchesJson6902` entry's content (`path` or inline).
