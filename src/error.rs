@@ -105,6 +105,10 @@ pub enum Error {
     /// selector, an OpenAPI schema or what a kustomization lists.
     #[error("{0}")]
     InvalidConfig(String),
+    /// An `edit` command that cannot be carried out: its arguments, or what the
+    /// kustomization file holds, do not allow it. The file is left as it was.
+    #[error("{0}")]
+    Edit(String),
     /// Any other problem, already phrased for the user.
     #[error("{0}")]
     Msg(String),
@@ -191,6 +195,8 @@ pub enum ErrorKind {
     InvalidPatch,
     /// [`Error::InvalidConfig`].
     InvalidConfig,
+    /// [`Error::Edit`].
+    Edit,
     /// [`Error::Msg`].
     Other,
 }
@@ -265,6 +271,7 @@ impl Error {
             Error::InvalidResource(msg)
             | Error::InvalidPatch(msg)
             | Error::InvalidConfig(msg)
+            | Error::Edit(msg)
             | Error::Msg(msg) => Some(msg),
             _ => None,
         }
@@ -319,6 +326,7 @@ impl Error {
             Error::InvalidResource(m) => Error::InvalidResource(m.clone()),
             Error::InvalidPatch(m) => Error::InvalidPatch(m.clone()),
             Error::InvalidConfig(m) => Error::InvalidConfig(m.clone()),
+            Error::Edit(m) => Error::Edit(m.clone()),
             Error::Msg(m) => Error::Msg(m.clone()),
             Error::Context { context, source } => Error::Context {
                 context: context.clone(),
@@ -361,6 +369,7 @@ impl Error {
             Error::InvalidResource(_) => ErrorKind::InvalidResource,
             Error::InvalidPatch(_) => ErrorKind::InvalidPatch,
             Error::InvalidConfig(_) => ErrorKind::InvalidConfig,
+            Error::Edit(_) => ErrorKind::Edit,
             Error::Msg(_) | Error::Context { .. } => ErrorKind::Other,
         }
     }

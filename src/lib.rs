@@ -26,6 +26,7 @@ pub mod build;
 mod config;
 pub mod deps;
 pub mod diff;
+pub mod edit;
 pub mod error;
 mod generate;
 pub mod kubectl_apply;

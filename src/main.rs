@@ -20,12 +20,13 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod cli {
     pub(crate) mod deps;
     pub(crate) mod diff;
+    pub(crate) mod edit;
     pub(crate) mod merge;
     pub(crate) mod render;
     pub(crate) use super::{BuildFlags, VersionFlag, parse_version, print_stdout};
 }
 use cli::merge as merge_cli;
-use cli::{deps::*, diff::*, render::*};
+use cli::{deps::*, diff::*, edit::*, render::*};
 
 /// Renders Kubernetes configuration the way `kustomize build` does.
 #[derive(Parser, Debug)]
@@ -56,6 +57,9 @@ enum Command {
     Render(RenderArgs),
     /// Print the input files of a kustomization.
     Deps(DepsArgs),
+    /// Edit the kustomization file in the current directory, as `kustomize edit`
+    /// does, keeping its comments and layout.
+    Edit(EditArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -142,6 +146,7 @@ fn main() -> ExitCode {
         Some(Command::Diff(a)) => return run_diff(&a),
         Some(Command::Render(a)) => return run_render(&a),
         Some(Command::Deps(a)) => return run_deps(&a),
+        Some(Command::Edit(a)) => return run_edit(&a),
         None => cli.build,
     };
     match run_build(&args) {

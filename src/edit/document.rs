@@ -1,0 +1,754 @@
+//! A YAML document edited in place: every change is a splice of the text, so the
+//! comments, blank lines, key order, quoting and indentation of everything the change
+//! does not touch stay byte for byte. kustomize's own `edit` re-marshals the whole file
+//! (keeping only comments that sit above top-level fields); kbuild changes only the lines
+//! it must.
+//!
+//! The document is parsed twice per change, both cheap for a kustomization: once into
+//! kbuild's value ([`Node`], what the commands read) and once into a tree of byte spans
+//! (where each key, value and list item is written). A change finds its place in the
+//! span tree, renders the new text in the style around it ([`super::render`]) and
+//! splices it in; the next change parses again.
+
+use super::render::{Layout, render_after_key, render_item, render_key, render_scalar};
+use crate::error::{Error, Result};
+use crate::yaml::Node;
+use saphyr_parser::{Event, Parser, ScalarStyle};
+
+/// One step of a path into the document.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    /// A mapping key.
+    Key(String),
+    /// A sequence index.
+    Index(usize),
+}
+
+impl Step {
+    /// A key step.
+    pub fn key(k: &str) -> Step {
+        Step::Key(k.to_string())
+    }
+}
+
+/// Where a value is written: `[start, end)` in bytes, content only (no trailing
+/// comment or line break).
+#[derive(Clone, Debug)]
+struct Tree {
+    start: usize,
+    end: usize,
+    kind: Kind,
+}
+
+#[derive(Clone, Debug)]
+enum Kind {
+    /// A scalar; `empty` when written as nothing (`key:` with no value).
+    Scalar {
+        block: bool,
+        empty: bool,
+    },
+    /// An alias (`*name`): a leaf kbuild does not edit in place.
+    Alias,
+    Seq {
+        flow: bool,
+        items: Vec<Tree>,
+    },
+    Map {
+        flow: bool,
+        entries: Vec<(Tree, Tree)>,
+    },
+}
+
+/// The key or list dash a value is written after.
+struct Owner {
+    /// The key's (or dash's) column.
+    col: usize,
+    /// `key: value` rather than `- value`.
+    after_key: bool,
+    /// Right after the key's colon (or the dash).
+    indicator_end: usize,
+}
+
+/// A kustomization (or any YAML document) open for editing.
+#[derive(Clone, Debug)]
+pub struct Document {
+    text: String,
+    source: String,
+    value: Node,
+    tree: Option<Tree>,
+}
+
+impl Document {
+    /// Parses `text`; `source` names it in errors.
+    pub fn parse(text: String, source: &str) -> Result<Document> {
+        let mut doc = Document {
+            text,
+            source: source.to_string(),
+            value: Node::Null,
+            tree: None,
+        };
+        doc.reparse()?;
+        Ok(doc)
+    }
+
+    /// The text as it stands.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The document's value as it stands.
+    pub fn value(&self) -> &Node {
+        &self.value
+    }
+
+    /// The value at `path`, if there is one.
+    pub fn get(&self, path: &[Step]) -> Option<&Node> {
+        let mut node = &self.value;
+        for step in path {
+            node = match step {
+                Step::Key(k) => node.as_map()?.get(k.as_str())?,
+                Step::Index(i) => node.as_seq()?.get(*i)?,
+            };
+        }
+        Some(node)
+    }
+
+    fn reparse(&mut self) -> Result<()> {
+        self.value = crate::yaml::parse::parse_document(&self.text, &self.source)?;
+        self.tree = span_tree(&self.text).map_err(|msg| Error::Yaml {
+            source_name: self.source.clone(),
+            line: 0,
+            col: 0,
+            msg,
+        })?;
+        Ok(())
+    }
+
+    /// Sets the value at `path`, creating the mappings on the way. An existing scalar is
+    /// rewritten in place (its trailing comment stays); an existing collection is
+    /// replaced whole.
+    pub fn set(&mut self, path: &[Step], value: &Node) -> Result<()> {
+        if path.is_empty() {
+            self.text = render_root(value);
+            return self.reparse();
+        }
+        // The first step that is missing (or null); the rest of the path is created there.
+        let missing = (0..path.len()).find(|&d| self.get(&path[..=d]).is_none_or(Node::is_null));
+        let Some(d) = missing else {
+            return self.replace(path, value);
+        };
+        let mut nested = value.clone();
+        for step in path[d + 1..].iter().rev() {
+            nested = wrap(step, nested)?;
+        }
+        match (&path[d], self.get(&path[..=d])) {
+            (Step::Key(k), None) => self.insert_entry(&path[..d], k, &nested),
+            (_, Some(_)) => self.replace(&path[..=d], &nested),
+            (Step::Index(_), None) => Err(Error::Msg("edit: no such list item".into())),
+        }
+    }
+
+    /// Appends `item` to the sequence at `path`, creating it when missing or null.
+    pub fn append(&mut self, path: &[Step], item: &Node) -> Result<()> {
+        match self.get(path) {
+            None | Some(Node::Null) => self.set(path, &Node::Seq(vec![item.clone()])),
+            Some(Node::Seq(items)) => {
+                let len = items.len();
+                self.insert_item(path, len, item)
+            }
+            Some(other) => Err(self.not_a(path, "list", other)),
+        }
+    }
+
+    /// Inserts `item` before index `at` of the sequence at `path` (which exists).
+    pub fn insert_item(&mut self, path: &[Step], at: usize, item: &Node) -> Result<()> {
+        let layout = self.layout();
+        let tree = self.tree_at(path).cloned();
+        match tree {
+            Some(Tree {
+                kind: Kind::Seq { flow: false, items },
+                ..
+            }) if !items.is_empty() => {
+                let first = &items[0];
+                let dash = self.dash_before(first.start);
+                let dash_col = self.column(dash);
+                let text = format!(
+                    "{}- {}\n",
+                    " ".repeat(dash_col),
+                    render_item(item, dash_col, &layout)
+                );
+                let pos = match items.get(at) {
+                    Some(next) => self.item_first_line(next),
+                    None => self.after_line(items[items.len() - 1].end),
+                };
+                self.splice(pos, pos, &text)
+            }
+            _ => {
+                let mut seq = self
+                    .get(path)
+                    .and_then(Node::as_seq)
+                    .cloned()
+                    .unwrap_or_default();
+                seq.insert(at.min(seq.len()), item.clone());
+                self.replace(path, &Node::Seq(seq))
+            }
+        }
+    }
+
+    /// Removes the value at `path`: a mapping entry (key and value) or a list item,
+    /// with the lines they take. Comments on lines of their own stay.
+    pub fn remove(&mut self, path: &[Step]) -> Result<()> {
+        let Some((last, parent)) = path.split_last() else {
+            self.text.clear();
+            return self.reparse();
+        };
+        let Some(parent_tree) = self.tree_at(parent).cloned() else {
+            return Ok(());
+        };
+        match (&parent_tree.kind, last) {
+            (
+                Kind::Map {
+                    flow: false,
+                    entries,
+                },
+                Step::Key(k),
+            ) => {
+                let Some(i) = self.entry_index(entries, k) else {
+                    return Ok(());
+                };
+                let (key, value) = &entries[i];
+                let start = self.line_start(key.start);
+                let end = self.after_line(value.end.max(key.end));
+                if self.text[self.line_start(key.start)..key.start]
+                    .trim()
+                    .is_empty()
+                {
+                    self.splice(start, end, "")
+                } else {
+                    // The entry shares its first line with a list dash (`- name: x`):
+                    // the next entry moves up onto the dash's line.
+                    self.remove_first_entry_of_item(parent, entries, i)
+                }
+            }
+            (Kind::Seq { flow: false, items }, Step::Index(i)) => {
+                let Some(item) = items.get(*i) else {
+                    return Ok(());
+                };
+                let start = self.item_first_line(item);
+                let end = self.after_line(item.end);
+                self.splice(start, end, "")
+            }
+            _ => {
+                let mut value = self.get(parent).cloned().unwrap_or_default();
+                match (&mut value, last) {
+                    (Node::Map(m), Step::Key(k)) => {
+                        m.shift_remove(k.as_str());
+                    }
+                    (Node::Seq(s), Step::Index(i)) if *i < s.len() => {
+                        s.remove(*i);
+                    }
+                    _ => return Ok(()),
+                }
+                self.replace(parent, &value)
+            }
+        }
+    }
+
+    /// Removing the entry written on a list item's dash line: the item is rewritten
+    /// whole from its value (rare: only `edit` of lists of mappings gets here, and only
+    /// when a field of an item is removed).
+    fn remove_first_entry_of_item(
+        &mut self,
+        parent: &[Step],
+        entries: &[(Tree, Tree)],
+        i: usize,
+    ) -> Result<()> {
+        let mut value = self.get(parent).cloned().unwrap_or_default();
+        if let (Node::Map(m), Some((key, _))) = (&mut value, entries.get(i)) {
+            let k = self.text[key.start..key.end].to_string();
+            let k = crate::yaml::parse::parse_document(&k, &self.source)?
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or(k);
+            m.shift_remove(k.as_str());
+        }
+        self.replace(parent, &value)
+    }
+
+    /// Replaces the value at `path` (which exists).
+    fn replace(&mut self, path: &[Step], value: &Node) -> Result<()> {
+        let layout = self.layout();
+        let Some(tree) = self.tree_at(path).cloned() else {
+            return Err(Error::Msg("edit: nothing to replace".into()));
+        };
+        let owner = self.owner(path);
+        let scalar_new =
+            !matches!(value, Node::Map(_) | Node::Seq(_)) || is_empty_collection(value);
+        if let (Kind::Scalar { empty: false, .. } | Kind::Alias, true) = (&tree.kind, scalar_new) {
+            let text = render_scalar(value, owner.col);
+            let start = self.value_start(&tree);
+            return self.splice(start, tree.end, &text);
+        }
+        // Everything from right after `key:` (or `-`) to the end of the value is
+        // written again; a comment after the value stays after the new one.
+        let text = match owner.after_key {
+            true => render_after_key(value, owner.col, &layout),
+            false => format!(" {}", render_item(value, owner.col, &layout)),
+        };
+        let end = match tree.kind {
+            Kind::Scalar { empty: true, .. } => owner.indicator_end,
+            _ => tree.end,
+        };
+        self.splice(owner.indicator_end, end, &text)
+    }
+
+    /// Inserts `key: value` into the mapping at `path` right before the entry `before`
+    /// (and the comment lines directly above it), or at the end when there is no such
+    /// entry.
+    pub fn insert_entry_before(
+        &mut self,
+        path: &[Step],
+        key: &str,
+        value: &Node,
+        before: &str,
+    ) -> Result<()> {
+        let layout = self.layout();
+        let target = match self.tree_at(path) {
+            Some(Tree {
+                kind:
+                    Kind::Map {
+                        flow: false,
+                        entries,
+                    },
+                ..
+            }) => self
+                .entry_index(entries, before)
+                .map(|i| (entries[i].0.start, self.column(entries[i].0.start))),
+            _ => None,
+        };
+        let Some((key_start, col)) = target else {
+            return self.insert_entry(path, key, value);
+        };
+        let mut pos = self.line_start(key_start);
+        // Comment lines right above the entry describe it: the new entry goes above them.
+        while pos > 0 {
+            let prev = self.line_start(pos - 1);
+            if self.text[prev..pos].trim_start().starts_with('#') {
+                pos = prev;
+            } else {
+                break;
+            }
+        }
+        let text = format!(
+            "{}{}:{}\n",
+            " ".repeat(col),
+            render_key(key),
+            render_after_key(value, col, &layout)
+        );
+        self.splice(pos, pos, &text)
+    }
+
+    /// Inserts `key: value` at the end of the mapping at `path`.
+    pub fn insert_entry(&mut self, path: &[Step], key: &str, value: &Node) -> Result<()> {
+        let layout = self.layout();
+        let tree = self.tree_at(path).cloned();
+        match tree {
+            Some(Tree {
+                kind:
+                    Kind::Map {
+                        flow: false,
+                        entries,
+                    },
+                ..
+            }) if !entries.is_empty() => {
+                let col = self.column(entries[0].0.start);
+                let text = format!(
+                    "{}{}:{}\n",
+                    " ".repeat(col),
+                    render_key(key),
+                    render_after_key(value, col, &layout)
+                );
+                let last = &entries[entries.len() - 1];
+                let pos = self.after_line(last.1.end.max(last.0.end));
+                self.splice(pos, pos, &text)
+            }
+            _ if path.is_empty() && self.value.is_null() => {
+                // An empty file (or only comments): the entry goes at the end.
+                let mut text = std::mem::take(&mut self.text);
+                if !text.is_empty() && !text.ends_with('\n') {
+                    text.push('\n');
+                }
+                text.push_str(&format!(
+                    "{}:{}\n",
+                    render_key(key),
+                    render_after_key(value, 0, &layout)
+                ));
+                self.text = text;
+                self.reparse()
+            }
+            _ => {
+                let mut map = match self.get(path) {
+                    Some(Node::Map(m)) => m.clone(),
+                    Some(Node::Null) | None => Default::default(),
+                    Some(other) => return Err(self.not_a(path, "mapping", other)),
+                };
+                map.insert(key, value.clone());
+                self.replace(path, &Node::Map(map))
+            }
+        }
+    }
+
+    fn not_a(&self, path: &[Step], what: &str, found: &Node) -> Error {
+        let name: Vec<String> = path
+            .iter()
+            .map(|s| match s {
+                Step::Key(k) => k.clone(),
+                Step::Index(i) => i.to_string(),
+            })
+            .collect();
+        Error::Msg(format!(
+            "{}: {} is a {}, not a {what}; fix the file and run the command again",
+            self.source,
+            name.join("."),
+            found.type_name()
+        ))
+    }
+
+    // --- the span tree -------------------------------------------------------------
+
+    fn tree_at(&self, path: &[Step]) -> Option<&Tree> {
+        let mut tree = self.tree.as_ref()?;
+        for step in path {
+            tree = match (&tree.kind, step) {
+                (Kind::Map { entries, .. }, Step::Key(k)) => {
+                    &entries[self.entry_index(entries, k)?].1
+                }
+                (Kind::Seq { items, .. }, Step::Index(i)) => items.get(*i)?,
+                _ => return None,
+            };
+        }
+        Some(tree)
+    }
+
+    /// The entry whose key reads `k` (keys are compared by their value, so `"a"` and
+    /// `a` are the same key).
+    fn entry_index(&self, entries: &[(Tree, Tree)], k: &str) -> Option<usize> {
+        entries.iter().position(|(key, _)| {
+            let raw = &self.text[key.start..key.end];
+            raw == k || unquote(raw).as_deref() == Some(k)
+        })
+    }
+
+    /// The key (or dash) that owns the value at `path`.
+    fn owner(&self, path: &[Step]) -> Owner {
+        let root = Owner {
+            col: 0,
+            after_key: false,
+            indicator_end: 0,
+        };
+        let Some((last, parent)) = path.split_last() else {
+            return root;
+        };
+        let Some(parent_tree) = self.tree_at(parent) else {
+            return root;
+        };
+        match (&parent_tree.kind, last) {
+            (Kind::Map { entries, .. }, Step::Key(k)) => {
+                let key = &entries[self.entry_index(entries, k).unwrap_or(0)].0;
+                let colon = self.text[key.end..]
+                    .find(':')
+                    .map_or(key.end, |i| key.end + i + 1);
+                Owner {
+                    col: self.column(key.start),
+                    after_key: true,
+                    indicator_end: colon,
+                }
+            }
+            (Kind::Seq { items, .. }, Step::Index(i)) => {
+                let dash = self.dash_before(items[*i].start);
+                Owner {
+                    col: self.column(dash),
+                    after_key: false,
+                    indicator_end: (dash + 1).min(self.text.len()),
+                }
+            }
+            _ => root,
+        }
+    }
+
+    /// Where a value's text begins: for a block scalar, its `|`/`>` header.
+    fn value_start(&self, tree: &Tree) -> usize {
+        if let Kind::Scalar { block: true, .. } = tree.kind {
+            let before = &self.text[..tree.start];
+            if let Some(i) = before.rfind(['|', '>']) {
+                return i;
+            }
+        }
+        tree.start
+    }
+
+    /// The dash of the list item whose value begins at `start`.
+    fn dash_before(&self, start: usize) -> usize {
+        let before = &self.text[..start];
+        match before
+            .trim_end_matches([' ', '\t', '\n', '\r'])
+            .strip_suffix('-')
+        {
+            Some(rest) => rest.len(),
+            None => start,
+        }
+    }
+
+    /// The start of the first line of a list item (its dash's line).
+    fn item_first_line(&self, item: &Tree) -> usize {
+        self.line_start(self.dash_before(item.start))
+    }
+
+    fn column(&self, pos: usize) -> usize {
+        self.text[self.line_start(pos)..pos].chars().count()
+    }
+
+    fn line_start(&self, pos: usize) -> usize {
+        self.text[..pos].rfind('\n').map_or(0, |i| i + 1)
+    }
+
+    /// The end of the line holding `pos` (before its line break).
+    fn line_end(&self, pos: usize) -> usize {
+        self.text[pos..]
+            .find('\n')
+            .map_or(self.text.len(), |i| pos + i)
+    }
+
+    /// The start of the line after the one holding `pos` (the text's end when none).
+    fn after_line(&self, pos: usize) -> usize {
+        let end = self.line_end(pos);
+        (end + 1).min(self.text.len()).max(end)
+    }
+
+    /// How the file writes nested values: indentation step and whether lists are
+    /// indented under their key, read from the first nested collection written.
+    fn layout(&self) -> Layout {
+        let mut layout = Layout::default();
+        if let Some(tree) = &self.tree {
+            self.read_layout(tree, &mut layout, &mut (false, false));
+        }
+        layout
+    }
+
+    fn read_layout(&self, tree: &Tree, layout: &mut Layout, seen: &mut (bool, bool)) {
+        let Kind::Map {
+            flow: false,
+            entries,
+        } = &tree.kind
+        else {
+            if let Kind::Seq { flow: false, items } = &tree.kind {
+                for item in items {
+                    self.read_layout(item, layout, seen);
+                }
+            }
+            return;
+        };
+        for (key, value) in entries {
+            let key_col = self.column(key.start);
+            match &value.kind {
+                Kind::Map {
+                    flow: false,
+                    entries: inner,
+                } if !seen.0 && !inner.is_empty() => {
+                    let step = self.column(inner[0].0.start).saturating_sub(key_col);
+                    if step > 0 {
+                        layout.step = step;
+                        seen.0 = true;
+                    }
+                }
+                Kind::Seq { flow: false, items } if !seen.1 && !items.is_empty() => {
+                    let dash_col = self.column(self.dash_before(items[0].start));
+                    layout.seq_indent = dash_col > key_col;
+                    seen.1 = true;
+                }
+                _ => {}
+            }
+            self.read_layout(value, layout, seen);
+        }
+    }
+
+    fn splice(&mut self, start: usize, end: usize, with: &str) -> Result<()> {
+        let mut text = String::with_capacity(self.text.len() + with.len());
+        text.push_str(&self.text[..start]);
+        // Inserting at the very end of a file without a final line break.
+        if start == self.text.len()
+            && !text.is_empty()
+            && !text.ends_with('\n')
+            && with.ends_with('\n')
+            && !with.starts_with(['\n', ' ', ':'])
+        {
+            text.push('\n');
+        }
+        text.push_str(with);
+        text.push_str(&self.text[end..]);
+        let previous = std::mem::replace(&mut self.text, text);
+        if let Err(e) = self.reparse() {
+            // A splice that breaks the document is kbuild's bug, not the user's: say so
+            // and keep the file as it was.
+            self.text = previous;
+            self.reparse()?;
+            return Err(Error::Msg(format!(
+                "{}: kbuild could not edit this file in place ({}); please report it with the file",
+                self.source,
+                e.report()
+            )));
+        }
+        Ok(())
+    }
+}
+
+fn is_empty_collection(node: &Node) -> bool {
+    match node {
+        Node::Map(m) => m.is_empty(),
+        Node::Seq(s) => s.is_empty(),
+        _ => false,
+    }
+}
+
+fn wrap(step: &Step, inner: Node) -> Result<Node> {
+    match step {
+        Step::Key(k) => Ok(wrap_key(k, inner)),
+        Step::Index(_) => Err(Error::Msg("edit: no such list item".into())),
+    }
+}
+
+fn wrap_key(k: &str, inner: Node) -> Node {
+    let mut map = crate::yaml::Map::new();
+    map.insert(k, inner);
+    Node::Map(map)
+}
+
+fn render_root(value: &Node) -> String {
+    let mut out = String::new();
+    crate::yaml::emit::emit_document(value, &mut out);
+    out
+}
+
+/// The value of a quoted key as written (`"a"` → `a`).
+fn unquote(raw: &str) -> Option<String> {
+    if raw.starts_with(['"', '\'']) {
+        crate::yaml::parse::parse_document(raw, "key")
+            .ok()
+            .and_then(|n| n.as_str().map(str::to_string))
+    } else {
+        None
+    }
+}
+
+/// The byte spans of the first document of `text` (`None` for no document).
+fn span_tree(text: &str) -> std::result::Result<Option<Tree>, String> {
+    // saphyr-parser reports positions in characters.
+    let bytes: Option<Vec<usize>> = (!text.is_ascii()).then(|| {
+        text.char_indices()
+            .map(|(i, _)| i)
+            .chain([text.len()])
+            .collect()
+    });
+    let at = |index: usize| match &bytes {
+        Some(b) => b.get(index).copied().unwrap_or(text.len()),
+        None => index.min(text.len()),
+    };
+    enum Open {
+        Seq(usize, bool, Vec<Tree>),
+        Map(usize, bool, Vec<Tree>),
+    }
+    let mut stack: Vec<Open> = Vec::new();
+    let mut root = None;
+    let parser = Parser::new_from_str(text);
+    let push = |stack: &mut Vec<Open>, root: &mut Option<Tree>, tree: Tree| match stack.last_mut() {
+        Some(Open::Seq(_, _, items) | Open::Map(_, _, items)) => items.push(tree),
+        None => {
+            if root.is_none() {
+                *root = Some(tree);
+            }
+        }
+    };
+    let mut documents = 0;
+    for event in parser {
+        let (event, span) = event.map_err(|e| e.to_string())?;
+        let (start, end) = (at(span.start.index()), at(span.end.index()));
+        match event {
+            Event::DocumentStart(_) => {
+                documents += 1;
+                if documents > 1 {
+                    break;
+                }
+            }
+            Event::Scalar(value, style, ..) => {
+                let block = matches!(style, ScalarStyle::Literal | ScalarStyle::Folded);
+                let empty = value.is_empty() && style == ScalarStyle::Plain && start == end;
+                let end = if block {
+                    start + text[start..end].trim_end().len()
+                } else {
+                    end
+                };
+                push(
+                    &mut stack,
+                    &mut root,
+                    Tree {
+                        start,
+                        end,
+                        kind: Kind::Scalar { block, empty },
+                    },
+                );
+            }
+            Event::Alias(_) => push(
+                &mut stack,
+                &mut root,
+                Tree {
+                    start,
+                    end,
+                    kind: Kind::Alias,
+                },
+            ),
+            Event::SequenceStart(..) => {
+                let flow = text[start..].starts_with('[');
+                stack.push(Open::Seq(start, flow, Vec::new()));
+            }
+            Event::MappingStart(..) => {
+                let flow = text[start..].starts_with('{');
+                stack.push(Open::Map(start, flow, Vec::new()));
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                let Some(open) = stack.pop() else { continue };
+                let tree = match open {
+                    Open::Seq(s, flow, items) => Tree {
+                        start: s,
+                        end: if flow {
+                            end
+                        } else {
+                            items.last().map_or(s, |t| t.end)
+                        },
+                        kind: Kind::Seq { flow, items },
+                    },
+                    Open::Map(s, flow, children) => {
+                        let end_pos = if flow {
+                            end
+                        } else {
+                            children.last().map_or(s, |t| t.end)
+                        };
+                        let mut entries = Vec::new();
+                        let mut it = children.into_iter();
+                        while let (Some(k), Some(v)) = (it.next(), it.next()) {
+                            entries.push((k, v));
+                        }
+                        Tree {
+                            start: s,
+                            end: end_pos,
+                            kind: Kind::Map { flow, entries },
+                        }
+                    }
+                };
+                push(&mut stack, &mut root, tree);
+            }
+            Event::StreamEnd => break,
+            _ => {}
+        }
+    }
+    Ok(root)
+}

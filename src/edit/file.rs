@@ -1,0 +1,198 @@
+//! The kustomization file an `edit` command changes: found as kustomize finds it,
+//! checked before and after the change, written atomically.
+
+use super::document::{Document, Step};
+use super::{FIELD_ORDER, edit_error};
+use crate::error::{Error, Result};
+use crate::yaml::Node;
+use std::path::{Path, PathBuf};
+
+/// The names kustomize recognises, in its order.
+const NAMES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
+/// A kustomization file open for editing.
+#[derive(Debug)]
+pub struct KustomizationFile {
+    path: PathBuf,
+    original: String,
+    doc: Document,
+    notes: Vec<String>,
+}
+
+impl KustomizationFile {
+    /// Opens the kustomization file of `dir`; errors when there is none, more than one,
+    /// or when it is not a valid kustomization (with its line and column).
+    pub fn open(dir: &Path) -> Result<KustomizationFile> {
+        let found: Vec<PathBuf> = NAMES
+            .iter()
+            .map(|n| dir.join(n))
+            .filter(|p| std::fs::symlink_metadata(p).is_ok())
+            .collect();
+        let path = match found.as_slice() {
+            [] => {
+                return Err(edit_error(format!(
+                    "no kustomization file in {}: expected one of {}; create one with `kbuild create`",
+                    dir.display(),
+                    NAMES.join(", ")
+                )));
+            }
+            [one] => one.clone(),
+            many => {
+                let names: Vec<String> = many.iter().map(|p| p.display().to_string()).collect();
+                return Err(edit_error(format!(
+                    "found more than one kustomization file: {}; keep one",
+                    names.join(", ")
+                )));
+            }
+        };
+        if path.is_dir() {
+            return Err(edit_error(format!("{} should be a file", path.display())));
+        }
+        let bytes = std::fs::read(&path).map_err(|e| Error::Io {
+            path: path.clone(),
+            source: e,
+        })?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| edit_error(format!("{}: not UTF-8 text", path.display())))?;
+        let source = path.display().to_string();
+        check(&path, &text)?;
+        let doc = Document::parse(text.clone(), &source)?;
+        if !matches!(doc.value(), Node::Map(_) | Node::Null) {
+            return Err(edit_error(format!(
+                "{source}: a kustomization is a mapping of fields, not a {}",
+                doc.value().type_name()
+            )));
+        }
+        Ok(KustomizationFile {
+            path,
+            original: text,
+            doc,
+            notes: Vec::new(),
+        })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The document as edited so far.
+    pub fn doc(&self) -> &Document {
+        &self.doc
+    }
+
+    pub(super) fn doc_mut(&mut self) -> &mut Document {
+        &mut self.doc
+    }
+
+    /// What the commands had to say without failing ("resource x already in
+    /// kustomization file"), as kustomize logs it.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    pub(super) fn note(&mut self, msg: String) {
+        self.notes.push(msg);
+    }
+
+    /// Whether the text changed.
+    pub fn changed(&self) -> bool {
+        self.doc.text() != self.original
+    }
+
+    /// A unified diff of the change (empty when nothing changed).
+    pub fn diff(&self) -> String {
+        if !self.changed() {
+            return String::new();
+        }
+        let name = self.path.display().to_string();
+        similar::TextDiff::from_lines(self.original.as_str(), self.doc.text())
+            .unified_diff()
+            .header(&format!("a/{name}"), &format!("b/{name}"))
+            .to_string()
+    }
+
+    /// Sets the top-level field `field` to `value`, adding it where kustomize's field
+    /// order puts it when missing.
+    pub(super) fn set_field(&mut self, field: &str, value: &Node) -> Result<()> {
+        if self.doc.get(&[Step::key(field)]).is_some() {
+            return self.doc.set(&[Step::key(field)], value);
+        }
+        match self.next_present_field(field) {
+            Some(before) => self.doc.insert_entry_before(&[], field, value, &before),
+            None => self.doc.insert_entry(&[], field, value),
+        }
+    }
+
+    /// Appends `item` to the top-level list `field`.
+    pub(super) fn append(&mut self, field: &str, item: &Node) -> Result<()> {
+        match self.doc.get(&[Step::key(field)]) {
+            None | Some(Node::Null) => self.set_field(field, &Node::Seq(vec![item.clone()])),
+            Some(Node::Seq(_)) => self.doc.append(&[Step::key(field)], item),
+            Some(other) => Err(edit_error(format!(
+                "{}: {field} is a {}, not a list; fix the file and run the command again",
+                self.path.display(),
+                other.type_name()
+            ))),
+        }
+    }
+
+    /// The first field after `field` in kustomize's order that the file has.
+    fn next_present_field(&self, field: &str) -> Option<String> {
+        let at = FIELD_ORDER.iter().position(|f| *f == field)?;
+        let map = self.doc.value().as_map()?;
+        FIELD_ORDER[at + 1..]
+            .iter()
+            .find(|f| map.contains_key(f))
+            .map(|f| f.to_string())
+    }
+
+    /// Checks the edited text is still a valid kustomization, then writes it over the
+    /// file: to a temporary file beside it, renamed over it, with the file's mode. A
+    /// read-only file is an error, not overwritten.
+    pub fn save(&self) -> Result<()> {
+        if !self.changed() {
+            return Ok(());
+        }
+        check(&self.path, self.doc.text())?;
+        // Write through a symlink to the file it names, not over the link.
+        let target = std::fs::canonicalize(&self.path).unwrap_or_else(|_| self.path.clone());
+        let io = |e: std::io::Error| Error::Io {
+            path: target.clone(),
+            source: e,
+        };
+        let meta = std::fs::metadata(&target).map_err(io)?;
+        if meta.permissions().readonly() {
+            return Err(edit_error(format!(
+                "{} is read-only; make it writable (chmod u+w) and run the command again",
+                self.path.display()
+            )));
+        }
+        let dir = match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let mut tmp = tempfile::Builder::new()
+            .prefix(".kustomization.")
+            .tempfile_in(&dir)
+            .map_err(io)?;
+        use std::io::Write;
+        tmp.write_all(self.doc.text().as_bytes()).map_err(io)?;
+        tmp.as_file()
+            .set_permissions(meta.permissions())
+            .map_err(io)?;
+        tmp.as_file().sync_all().map_err(io)?;
+        tmp.persist(&target).map_err(|e| io(e.error))?;
+        Ok(())
+    }
+}
+
+/// The text must read as a kustomization (the same checks as a build's, except that
+/// an empty one is fine: `edit` may start from, or leave, a file with no fields).
+fn check(path: &Path, text: &str) -> Result<()> {
+    let node = crate::yaml::parse::parse_document(text, &path.display().to_string())?;
+    if crate::kustomization::empty::is_empty(&node) {
+        return Ok(());
+    }
+    crate::kustomization::decode::decode(path.to_path_buf(), text.as_bytes().to_vec()).map(|_| ())
+}
