@@ -66,7 +66,7 @@ struct PatchFlags {
     #[arg(long, default_value = "")]
     path: String,
     /// Literal string of patch content. Cannot be used with --path at the same time.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     patch: String,
     /// API group in patch target.
     #[arg(long, default_value = "")]

@@ -178,7 +178,8 @@ impl Document {
                     render_item(item, dash_col, &layout)
                 );
                 let pos = match items.get(at) {
-                    Some(next) => self.item_first_line(next),
+                    // Comment lines right above the item describe it: insert above them.
+                    Some(next) => self.above_comments(self.item_first_line(next)),
                     None => self.after_line(items[items.len() - 1].end),
                 };
                 self.splice(pos, pos, &text)
@@ -302,6 +303,42 @@ impl Document {
         self.splice(owner.indicator_end, end, &text)
     }
 
+    /// Inserts `key: value` into the mapping at `path` right after the entry `after`
+    /// (its value's last line), or at the end when there is no such entry.
+    pub fn insert_entry_after(
+        &mut self,
+        path: &[Step],
+        key: &str,
+        value: &Node,
+        after: &str,
+    ) -> Result<()> {
+        let layout = self.layout();
+        let target = match self.tree_at(path) {
+            Some(Tree {
+                kind:
+                    Kind::Map {
+                        flow: false,
+                        entries,
+                    },
+                ..
+            }) => self.entry_index(entries, after).map(|i| {
+                let (k, v) = &entries[i];
+                (self.after_line(v.end.max(k.end)), self.column(k.start))
+            }),
+            _ => None,
+        };
+        let Some((pos, col)) = target else {
+            return self.insert_entry(path, key, value);
+        };
+        let text = format!(
+            "{}{}:{}\n",
+            " ".repeat(col),
+            render_key(key),
+            render_after_key(value, col, &layout)
+        );
+        self.splice(pos, pos, &text)
+    }
+
     /// Inserts `key: value` into the mapping at `path` right before the entry `before`
     /// (and the comment lines directly above it), or at the end when there is no such
     /// entry.
@@ -329,16 +366,8 @@ impl Document {
         let Some((key_start, col)) = target else {
             return self.insert_entry(path, key, value);
         };
-        let mut pos = self.line_start(key_start);
         // Comment lines right above the entry describe it: the new entry goes above them.
-        while pos > 0 {
-            let prev = self.line_start(pos - 1);
-            if self.text[prev..pos].trim_start().starts_with('#') {
-                pos = prev;
-            } else {
-                break;
-            }
-        }
+        let pos = self.above_comments(self.line_start(key_start));
         let text = format!(
             "{}{}:{}\n",
             " ".repeat(col),
@@ -504,6 +533,19 @@ impl Document {
         self.line_start(self.dash_before(item.start))
     }
 
+    /// The start of the run of comment lines directly above the line starting at `pos`.
+    fn above_comments(&self, mut pos: usize) -> usize {
+        while pos > 0 {
+            let prev = self.line_start(pos - 1);
+            if self.text[prev..pos].trim_start().starts_with('#') {
+                pos = prev;
+            } else {
+                break;
+            }
+        }
+        pos
+    }
+
     fn column(&self, pos: usize) -> usize {
         self.text[self.line_start(pos)..pos].chars().count()
     }
@@ -563,7 +605,7 @@ impl Document {
                 }
                 Kind::Seq { flow: false, items } if !seen.1 && !items.is_empty() => {
                     let dash_col = self.column(self.dash_before(items[0].start));
-                    layout.seq_indent = dash_col > key_col;
+                    layout.seq_offset = dash_col.saturating_sub(key_col);
                     seen.1 = true;
                 }
                 _ => {}
@@ -573,6 +615,14 @@ impl Document {
     }
 
     fn splice(&mut self, start: usize, end: usize, with: &str) -> Result<()> {
+        // A file written with CRLF line breaks gets CRLF in the new lines too.
+        let crlf;
+        let with = if self.text.contains("\r\n") && with.contains('\n') {
+            crlf = with.replace("\r\n", "\n").replace('\n', "\r\n");
+            crlf.as_str()
+        } else {
+            with
+        };
         let mut text = String::with_capacity(self.text.len() + with.len());
         text.push_str(&self.text[..start]);
         // Inserting at the very end of a file without a final line break.
@@ -640,6 +690,22 @@ fn unquote(raw: &str) -> Option<String> {
     }
 }
 
+/// Where the quoted scalar opening at `start` ends (after its closing quote).
+fn quoted_end(text: &str, start: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let quote = *bytes.get(start)?;
+    let mut i = start + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if quote == b'"' => i += 2,
+            b'\'' if quote == b'\'' && bytes.get(i + 1) == Some(&b'\'') => i += 2,
+            b if b == quote => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
 /// The byte spans of the first document of `text` (`None` for no document).
 fn span_tree(text: &str) -> std::result::Result<Option<Tree>, String> {
     // saphyr-parser reports positions in characters.
@@ -682,10 +748,14 @@ fn span_tree(text: &str) -> std::result::Result<Option<Tree>, String> {
             Event::Scalar(value, style, ..) => {
                 let block = matches!(style, ScalarStyle::Literal | ScalarStyle::Folded);
                 let empty = value.is_empty() && style == ScalarStyle::Plain && start == end;
-                let end = if block {
-                    start + text[start..end].trim_end().len()
-                } else {
-                    end
+                let end = match style {
+                    _ if block => start + text[start..end].trim_end().len(),
+                    // saphyr-parser's span of a quoted scalar can run on over a comment
+                    // after it: the closing quote ends it.
+                    ScalarStyle::DoubleQuoted | ScalarStyle::SingleQuoted => {
+                        quoted_end(text, start).unwrap_or(end)
+                    }
+                    _ => end,
                 };
                 push(
                     &mut stack,
@@ -752,3 +822,7 @@ fn span_tree(text: &str) -> std::result::Result<Option<Tree>, String> {
     }
     Ok(root)
 }
+
+#[cfg(test)]
+#[path = "document_tests.rs"]
+mod tests;

@@ -118,8 +118,9 @@ impl KustomizationFile {
         if self.doc.get(&[Step::key(field)]).is_some() {
             return self.doc.set(&[Step::key(field)], value);
         }
-        match self.next_present_field(field) {
-            Some(before) => self.doc.insert_entry_before(&[], field, value, &before),
+        match self.neighbour_field(field) {
+            Some((true, after)) => self.doc.insert_entry_after(&[], field, value, &after),
+            Some((false, before)) => self.doc.insert_entry_before(&[], field, value, &before),
             None => self.doc.insert_entry(&[], field, value),
         }
     }
@@ -137,14 +138,27 @@ impl KustomizationFile {
         }
     }
 
-    /// The first field after `field` in kustomize's order that the file has.
-    fn next_present_field(&self, field: &str) -> Option<String> {
+    /// Where a new top-level field goes: after the field written last in the file among
+    /// those kustomize's order puts before it (`(true, name)`), else before the first
+    /// field kustomize puts after it (`(false, name)`); `None`: at the end. So a new
+    /// `namePrefix` follows `resources` wherever the file has it, and the file's own
+    /// order is never rearranged.
+    fn neighbour_field(&self, field: &str) -> Option<(bool, String)> {
         let at = FIELD_ORDER.iter().position(|f| *f == field)?;
         let map = self.doc.value().as_map()?;
+        let position = |name: &str| map.keys().position(|k| k.as_str() == name);
+        let earlier = FIELD_ORDER[..at]
+            .iter()
+            .filter_map(|f| position(f).map(|p| (p, *f)))
+            .max();
+        if let Some((_, name)) = earlier {
+            return Some((true, name.to_string()));
+        }
         FIELD_ORDER[at + 1..]
             .iter()
-            .find(|f| map.contains_key(f))
-            .map(|f| f.to_string())
+            .filter_map(|f| position(f).map(|p| (p, *f)))
+            .min()
+            .map(|(_, name)| (false, name.to_string()))
     }
 
     /// Checks the edited text is still a valid kustomization, then writes it over the

@@ -10,16 +10,16 @@ use crate::yaml::{Map, Node};
 pub(crate) struct Layout {
     /// Columns a nested mapping's keys sit right of their parent key.
     pub(crate) step: usize,
-    /// Whether list dashes sit under their key indented (`key:\n  - a`) or at its
-    /// column (`key:\n- a`, kustomize's own style).
-    pub(crate) seq_indent: bool,
+    /// Columns list dashes sit right of their key: 0 for kustomize's own style
+    /// (`key:\n- a`), 2 for `key:\n  - a`.
+    pub(crate) seq_offset: usize,
 }
 
 impl Default for Layout {
     fn default() -> Self {
         Layout {
             step: 2,
-            seq_indent: false,
+            seq_offset: 0,
         }
     }
 }
@@ -63,7 +63,7 @@ pub(crate) fn render_after_key(value: &Node, col: usize, layout: &Layout) -> Str
             out
         }
         Node::Seq(items) if !items.is_empty() => {
-            let dash = col + if layout.seq_indent { layout.step } else { 0 };
+            let dash = col + layout.seq_offset;
             let mut out = String::new();
             for item in items {
                 out.push('\n');
@@ -164,7 +164,7 @@ mod tests {
         );
         let indented = Layout {
             step: 4,
-            seq_indent: true,
+            seq_offset: 4,
         };
         assert_eq!(
             render_after_key(&value, 0, &indented),
