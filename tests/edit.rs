@@ -193,3 +193,100 @@ fn edit_fixtures() {
         failures.join("\n\n")
     );
 }
+
+fn run(dir: &Path, args: &[&str]) -> std::process::Output {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    kbuild(dir, &args)
+}
+
+#[test]
+fn a_read_only_file_is_an_error_and_stays() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("kustomization.yaml");
+    std::fs::write(&file, "namespace: a\n").unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let out = run(tmp.path(), &["edit", "set", "namespace", "b"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("is read-only"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "namespace: a\n");
+}
+
+#[test]
+fn the_mode_is_kept_and_a_symlink_is_written_through() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let real = tmp.path().join("shared.yaml");
+    std::fs::write(&real, "namespace: a # env\n").unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
+    std::os::unix::fs::symlink("shared.yaml", tmp.path().join("kustomization.yaml")).unwrap();
+    let out = run(tmp.path(), &["edit", "set", "namespace", "b"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        std::fs::symlink_metadata(tmp.path().join("kustomization.yaml"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        std::fs::read_to_string(&real).unwrap(),
+        "namespace: b # env\n"
+    );
+    let mode = std::fs::metadata(&real).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o640);
+    // No temporary file is left behind.
+    let names: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+}
+
+#[test]
+fn dry_run_prints_the_diff_and_writes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("kustomization.yaml");
+    std::fs::write(&file, "# app\nresources:\n- a.yaml\n").unwrap();
+    std::fs::write(tmp.path().join("b.yaml"), "").unwrap();
+    let out = run(
+        tmp.path(),
+        &["edit", "add", "resource", "b.yaml", "--dry-run"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let diff = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        diff.contains("+- b.yaml\n") && diff.contains(" - a.yaml\n"),
+        "{diff}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "# app\nresources:\n- a.yaml\n"
+    );
+}
+
+#[test]
+fn unknown_subcommands_get_a_suggestion_and_missing_files_a_plain_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(tmp.path(), &["edit", "set", "imag", "a:b"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("similar subcommand") && stderr.contains("image"),
+        "{stderr}"
+    );
+    let out = run(tmp.path(), &["edit", "set", "image", "a:b"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no kustomization file in"), "{stderr}");
+    assert!(out.stdout.is_empty());
+}

@@ -483,7 +483,10 @@ impl Document {
         };
         match (&parent_tree.kind, last) {
             (Kind::Map { entries, .. }, Step::Key(k)) => {
-                let key = &entries[self.entry_index(entries, k).unwrap_or(0)].0;
+                let Some((key, _)) = self.entry_index(entries, k).and_then(|i| entries.get(i))
+                else {
+                    return root;
+                };
                 let colon = self.text[key.end..]
                     .find(':')
                     .map_or(key.end, |i| key.end + i + 1);
@@ -494,7 +497,10 @@ impl Document {
                 }
             }
             (Kind::Seq { items, .. }, Step::Index(i)) => {
-                let dash = self.dash_before(items[*i].start);
+                let Some(item) = items.get(*i) else {
+                    return root;
+                };
+                let dash = self.dash_before(item.start);
                 Owner {
                     col: self.column(dash),
                     after_key: false,
