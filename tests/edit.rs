@@ -1,6 +1,6 @@
 //! `kbuild edit` through the real binary.
 //!
-//! Fixture cases (tests/fixtures/edit/<case>/): `in/` is the tree, `commands` one edit
+//! Fixture cases (tests/edit-fixtures/<case>/): `in/` is the tree, `commands` one edit
 //! command a line (a JSON array of arguments, run in `in/<cwd>` where `cwd` is the
 //! first line when it starts with `cwd:`), then either `expected.yaml` (the exact
 //! kustomization file afterwards) or `expected.err` (text the error must hold; the file
@@ -72,7 +72,7 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/edit");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/edit-fixtures");
     let mut cases: Vec<Case> = std::fs::read_dir(&root)
         .expect("fixtures/edit")
         .map(|e| e.expect("entry").path())
@@ -289,4 +289,124 @@ fn unknown_subcommands_get_a_suggestion_and_missing_files_a_plain_error() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("no kustomization file in"), "{stderr}");
     assert!(out.stdout.is_empty());
+}
+
+/// Argo CD's repo-server, replayed (util/kustomize/kustomize.go): it reads the version
+/// with `version --short`, runs `edit` in the app directory for the Application's
+/// overrides, then builds the absolute path from the repository root with the global
+/// build options appended after it.
+#[test]
+fn argo_cd_sequence_edits_in_place_and_builds_like_kustomize() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/edit-fixtures/argocd");
+    copy_tree(&fixture.join("in"), repo);
+    let app = repo.join("apps/web/overlays/prod");
+
+    // `kustomize version --short`, parsed as Argo CD parses it.
+    let out = run(repo, &["version", "--short"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let version = String::from_utf8_lossy(&out.stdout);
+    let version = version
+        .trim()
+        .trim_start_matches('{')
+        .trim_end_matches('}')
+        .trim();
+    let version = version.replace("  ", " ");
+    let version = version.trim_start_matches("kustomize/");
+    let semver = regex_lite_semver(version).expect("a semver in `version --short`");
+    assert!(semver.starts_with("v5."), "{semver}");
+
+    let steps: [&[&str]; 8] = [
+        &["edit", "set", "nameprefix", "--", "p-"],
+        &["edit", "set", "namesuffix", "--", "-s"],
+        &[
+            "edit",
+            "set",
+            "image",
+            "nginx=registry.example.com/nginx:1.27",
+            "busybox:1.36",
+        ],
+        &["edit", "set", "replicas", "web=4"],
+        &[
+            "edit",
+            "add",
+            "label",
+            "--force",
+            "--without-selector",
+            "--include-templates",
+            "argocd.argoproj.io/instance:web-prod",
+        ],
+        &["edit", "add", "annotation", "--force", "team:payments"],
+        &["edit", "set", "namespace", "--", "payments"],
+        &["edit", "add", "component", "../../components/monitoring"],
+    ];
+    for step in steps {
+        let out = run(&app, step);
+        assert!(
+            out.status.success(),
+            "{step:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let edited = std::fs::read_to_string(app.join("kustomization.yaml")).unwrap();
+    let expected = std::fs::read_to_string(fixture.join("kustomization.expected.yaml")).unwrap();
+    assert_eq!(edited, expected);
+
+    let abs = app.display().to_string();
+    let out = run(
+        repo,
+        &[
+            "build",
+            &abs,
+            "--load-restrictor",
+            "LoadRestrictionsNone",
+            "--enable-helm",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let built = String::from_utf8(out.stdout).unwrap();
+    let want = std::fs::read_to_string(fixture.join("expected.yaml")).unwrap();
+    assert_eq!(built, want);
+    match kubectl() {
+        Some(kubectl) => {
+            let out = Command::new(kubectl)
+                .args([
+                    "kustomize",
+                    &abs,
+                    "--load-restrictor",
+                    "LoadRestrictionsNone",
+                    "--enable-helm",
+                ])
+                .current_dir(repo)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert_eq!(String::from_utf8_lossy(&out.stdout), built);
+        }
+        None => {
+            eprintln!("SKIPPED the kubectl kustomize comparison of the Argo CD replay: no kubectl")
+        }
+    }
+}
+
+/// The first match of the semver pattern Argo CD uses (`v?MAJOR(.MINOR)?(.PATCH)?…`).
+fn regex_lite_semver(text: &str) -> Option<String> {
+    let re = regex::Regex::new(
+        r"v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?",
+    )
+    .unwrap();
+    re.find(text).map(|m| m.as_str().to_string())
 }

@@ -77,6 +77,16 @@ impl PatchArgs {
 /// Expands glob patterns relative to `dir` as Go's `filepath.Glob` does (sorted; `*`
 /// does not cross `/`); a pattern that is not a valid glob is an error.
 pub(super) fn glob_in(dir: &Path, pattern: &str) -> Result<Vec<String>> {
+    // A path without metacharacters matches itself when it exists (Go's Glob does the
+    // same), `..` included, which the glob crate does not walk.
+    if !is_pattern(pattern) {
+        let exists = std::fs::symlink_metadata(dir.join(pattern)).is_ok();
+        return Ok(if exists {
+            vec![pattern.to_string()]
+        } else {
+            Vec::new()
+        });
+    }
     let escaped_dir = glob::Pattern::escape(&dir.display().to_string());
     let full_pattern = if Path::new(pattern).is_absolute() {
         pattern.to_string()

@@ -128,6 +128,22 @@ impl Document {
     /// rewritten in place (its trailing comment stays); an existing collection is
     /// replaced whole.
     pub fn set(&mut self, path: &[Step], value: &Node) -> Result<()> {
+        let before = self.text.clone();
+        self.set_unchecked(path, value)?;
+        // The splice must mean what was asked; if it does not, the file's shape is one the
+        // editor does not handle: keep the file as it was and say so.
+        if self.get(path) != Some(value) {
+            self.text = before;
+            self.reparse()?;
+            return Err(Error::Edit(format!(
+                "{}: kbuild could not edit this file in place; please report it with the file",
+                self.source
+            )));
+        }
+        Ok(())
+    }
+
+    fn set_unchecked(&mut self, path: &[Step], value: &Node) -> Result<()> {
         if path.is_empty() {
             self.text = render_root(value);
             return self.reparse();
@@ -144,7 +160,7 @@ impl Document {
         match (&path[d], self.get(&path[..=d])) {
             (Step::Key(k), None) => self.insert_entry(&path[..d], k, &nested),
             (_, Some(_)) => self.replace(&path[..=d], &nested),
-            (Step::Index(_), None) => Err(Error::Msg("edit: no such list item".into())),
+            (Step::Index(_), None) => Err(Error::Edit("edit: no such list item".into())),
         }
     }
 
@@ -280,7 +296,7 @@ impl Document {
     fn replace(&mut self, path: &[Step], value: &Node) -> Result<()> {
         let layout = self.layout();
         let Some(tree) = self.tree_at(path).cloned() else {
-            return Err(Error::Msg("edit: nothing to replace".into()));
+            return Err(Error::Edit("edit: nothing to replace".into()));
         };
         let owner = self.owner(path);
         let scalar_new =
@@ -298,7 +314,7 @@ impl Document {
         };
         let end = match tree.kind {
             Kind::Scalar { empty: true, .. } => owner.indicator_end,
-            _ => tree.end,
+            _ => self.past_colon(tree.end),
         };
         self.splice(owner.indicator_end, end, &text)
     }
@@ -435,7 +451,7 @@ impl Document {
                 Step::Index(i) => i.to_string(),
             })
             .collect();
-        Error::Msg(format!(
+        Error::Edit(format!(
             "{}: {} is a {}, not a {what}; fix the file and run the command again",
             self.source,
             name.join("."),
@@ -508,6 +524,17 @@ impl Document {
                 }
             }
             _ => root,
+        }
+    }
+
+    /// A collection whose last value is written as nothing (`key:`) ends where that
+    /// empty value is reported, before the key's colon: move past the colon.
+    fn past_colon(&self, end: usize) -> usize {
+        let rest = &self.text[end..];
+        let spaces = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+        match rest[spaces..].starts_with(':') {
+            true => end + spaces + 1,
+            false => end,
         }
     }
 
@@ -648,7 +675,7 @@ impl Document {
             // and keep the file as it was.
             self.text = previous;
             self.reparse()?;
-            return Err(Error::Msg(format!(
+            return Err(Error::Edit(format!(
                 "{}: kbuild could not edit this file in place ({}); please report it with the file",
                 self.source,
                 e.report()
@@ -669,7 +696,7 @@ fn is_empty_collection(node: &Node) -> bool {
 fn wrap(step: &Step, inner: Node) -> Result<Node> {
     match step {
         Step::Key(k) => Ok(wrap_key(k, inner)),
-        Step::Index(_) => Err(Error::Msg("edit: no such list item".into())),
+        Step::Index(_) => Err(Error::Edit("edit: no such list item".into())),
     }
 }
 
