@@ -35,9 +35,9 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-/// A `kubectl` whose `kustomize` prints what kbuild's default build (v5.8.1) prints for
-/// trees without version-specific features: `$KUBECTL_V581`, kubectl v1.37 beside the
-/// repository, or the `kubectl` on PATH.
+/// A `kubectl` whose `kustomize` is v5.8.1, the release kbuild's default build
+/// reproduces: `$KUBECTL_V581`, kubectl v1.37 beside the repository, or the `kubectl` on
+/// PATH, whichever reports Kustomize v5.8.1 (`.ci/run` installs kubectl v1.37.1).
 fn kubectl() -> Option<PathBuf> {
     let candidates = [
         std::env::var_os("KUBECTL_V581").map(PathBuf::from),
@@ -51,7 +51,10 @@ fn kubectl() -> Option<PathBuf> {
         Command::new(k)
             .args(["version", "--client"])
             .output()
-            .is_ok_and(|o| o.status.success())
+            .is_ok_and(|o| {
+                o.status.success()
+                    && String::from_utf8_lossy(&o.stdout).contains("Kustomize Version: v5.8.1")
+            })
     })
 }
 
@@ -175,7 +178,9 @@ fn run_case(case: &Case, kubectl: Option<&Path>) -> Result<(), String> {
 fn edit_fixtures() {
     let kubectl = kubectl();
     if kubectl.is_none() {
-        eprintln!("SKIPPED the kubectl kustomize half of edit_fixtures: no kubectl found");
+        eprintln!(
+            "SKIPPED the kubectl kustomize half of edit_fixtures: no kubectl with kustomize v5.8.1 (set KUBECTL_V581)"
+        );
     }
     let mut failures = Vec::new();
     let all = cases();
@@ -397,7 +402,9 @@ fn argo_cd_sequence_edits_in_place_and_builds_like_kustomize() {
             assert_eq!(String::from_utf8_lossy(&out.stdout), built);
         }
         None => {
-            eprintln!("SKIPPED the kubectl kustomize comparison of the Argo CD replay: no kubectl")
+            eprintln!(
+                "SKIPPED the kubectl kustomize comparison of the Argo CD replay: no kubectl with kustomize v5.8.1 (set KUBECTL_V581)"
+            )
         }
     }
 }
