@@ -184,3 +184,13 @@ fn a_whole_list_is_replaced_in_the_file_style() {
         "buildMetadata:\n    - managedByLabel\n    - originAnnotations # why\nnamespace: x\n"
     );
 }
+
+#[test]
+fn a_collection_ending_in_an_empty_value_is_replaced_whole() {
+    // Found by the edit_document fuzz target: the empty value's span sits before the
+    // key's colon, which was left behind.
+    let mut d = doc("patches:\n- path: a\n  target:\n    kind:\nnamePrefix: p-\n");
+    d.set(&[k("patches")], &seq(&["a\nb"])).unwrap();
+    assert_eq!(d.text(), "patches:\n- |-\n  a\n  b\nnamePrefix: p-\n");
+    assert_eq!(d.get(&[k("patches")]), Some(&seq(&["a\nb"])));
+}
