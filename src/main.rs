@@ -18,6 +18,7 @@ use std::process::ExitCode;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod cli {
+    pub(crate) mod create;
     pub(crate) mod deps;
     pub(crate) mod diff;
     pub(crate) mod edit;
@@ -26,7 +27,7 @@ mod cli {
     pub(crate) use super::{BuildFlags, VersionFlag, parse_version, print_stdout};
 }
 use cli::merge as merge_cli;
-use cli::{deps::*, diff::*, edit::*, render::*};
+use cli::{create::*, deps::*, diff::*, edit::*, render::*};
 
 /// Renders Kubernetes configuration the way `kustomize build` does.
 #[derive(Parser, Debug)]
@@ -60,6 +61,10 @@ enum Command {
     /// Edit the kustomization file in the current directory, as `kustomize edit`
     /// does, keeping its comments and layout.
     Edit(EditArgs),
+    /// Create a kustomization file in the current directory, as `kustomize create`
+    /// does.
+    #[command(alias = "init")]
+    Create(CreateArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -147,6 +152,7 @@ fn main() -> ExitCode {
         Some(Command::Render(a)) => return run_render(&a),
         Some(Command::Deps(a)) => return run_deps(&a),
         Some(Command::Edit(a)) => return run_edit(&a),
+        Some(Command::Create(a)) => return run_create(&a),
         None => cli.build,
     };
     match run_build(&args) {

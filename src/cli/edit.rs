@@ -3,7 +3,7 @@
 
 use super::print_stdout;
 use clap::{Args, Subcommand};
-use kbuild::edit::{KustomizationFile, Metadata, PatchArgs};
+use kbuild::edit::{Fix, Generator, GeneratorFlags, KustomizationFile, Metadata, PatchArgs};
 use std::process::ExitCode;
 
 #[derive(Args, Debug)]
@@ -26,6 +26,96 @@ enum EditCommand {
     /// Remove items from the kustomization file.
     #[command(subcommand)]
     Remove(RemoveCommand),
+    /// Rewrite deprecated fields as their successors (bases, imageTags,
+    /// patchesJson6902, patchesStrategicMerge, commonLabels, a generator's env,
+    /// helmChartInflationGenerator) and add apiVersion and kind when missing.
+    Fix {
+        /// Convert vars to replacements too (rewrites the resource files that use them).
+        #[arg(long)]
+        vars: bool,
+    },
+}
+
+/// The NAME of a ConfigMap or Secret generator entry.
+#[derive(Args, Debug)]
+struct Name {
+    #[arg(value_name = "NAME")]
+    name: Vec<String>,
+}
+
+/// The flags `edit add configmap` and `edit add secret` share.
+#[derive(Args, Debug)]
+struct AddSources {
+    #[command(flatten)]
+    name: Name,
+    /// A file to read, `[key=]source`: the key is the file name unless given; a glob
+    /// pattern adds every file it matches (with a key it must match one). Repeatable,
+    /// or comma-separated.
+    #[arg(long, value_name = "[KEY=]SOURCE", value_delimiter = ',')]
+    from_file: Vec<String>,
+    /// A key and literal value, `key=value`. Repeatable.
+    #[arg(long, value_name = "KEY=VALUE")]
+    from_literal: Vec<String>,
+    /// An env file of `key=value` lines (not with --from-file or --from-literal).
+    #[arg(long, value_name = "PATH", default_value = "")]
+    from_env_file: String,
+    /// Disable the name suffix hash of the generated object.
+    #[arg(long = "disableNameSuffixHash")]
+    disable_name_suffix_hash: bool,
+    /// The namespace of the generated object.
+    #[arg(long, default_value = "")]
+    namespace: String,
+}
+
+impl AddSources {
+    fn flags(&self) -> GeneratorFlags {
+        GeneratorFlags {
+            from_file: self.from_file.clone(),
+            from_literal: self.from_literal.clone(),
+            from_env_file: self.from_env_file.clone(),
+            namespace: self.namespace.clone(),
+            disable_name_suffix_hash: self.disable_name_suffix_hash,
+            ..GeneratorFlags::default()
+        }
+    }
+}
+
+/// The flags of `edit set configmap|secret`.
+#[derive(Args, Debug)]
+struct SetSources {
+    #[command(flatten)]
+    name: Name,
+    /// A key the entry has and its new value, `key=value`. Repeatable.
+    #[arg(long, value_name = "KEY=VALUE")]
+    from_literal: Vec<String>,
+    /// The current namespace of the entry (none means `default`).
+    #[arg(long, default_value = "")]
+    namespace: String,
+    /// A new namespace for the entry.
+    #[arg(long, default_value = "")]
+    new_namespace: String,
+}
+
+impl SetSources {
+    fn flags(&self) -> GeneratorFlags {
+        GeneratorFlags {
+            from_literal: self.from_literal.clone(),
+            namespace: self.namespace.clone(),
+            new_namespace: self.new_namespace.clone(),
+            ..GeneratorFlags::default()
+        }
+    }
+}
+
+/// The arguments of `edit remove configmap|secret`.
+#[derive(Args, Debug)]
+struct RemoveGenerators {
+    /// Names, comma-separated.
+    #[arg(value_name = "NAME[,NAME...]")]
+    names: Vec<String>,
+    /// The namespace of the entries to remove (none means `default`).
+    #[arg(long, default_value = "")]
+    namespace: String,
 }
 
 /// Values given after the subcommand (`--` first when one begins with `-`).
@@ -58,6 +148,10 @@ enum SetCommand {
     /// transformerAnnotations, managedByLabel).
     #[command(name = "buildmetadata")]
     BuildMetadata(Values),
+    /// Change literal values or the namespace of a configMapGenerator entry.
+    Configmap(SetSources),
+    /// Change literal values or the namespace of a secretGenerator entry.
+    Secret(SetSources),
 }
 
 #[derive(Args, Debug)]
@@ -154,6 +248,24 @@ enum AddCommand {
     /// Add buildMetadata options (comma-separated).
     #[command(name = "buildmetadata")]
     BuildMetadata(Values),
+    /// Add a configMapGenerator entry, or sources to the one with that name and
+    /// namespace.
+    Configmap {
+        #[command(flatten)]
+        sources: AddSources,
+        /// create, merge or replace (a base's ConfigMap of the same name).
+        #[arg(long, default_value = "")]
+        behavior: String,
+    },
+    /// Add a secretGenerator entry, or sources to the one with that name and
+    /// namespace.
+    Secret {
+        #[command(flatten)]
+        sources: AddSources,
+        /// The type of a new Secret (Opaque, kubernetes.io/tls, ...).
+        #[arg(long = "type", default_value = "Opaque")]
+        secret_type: String,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -185,6 +297,10 @@ enum RemoveCommand {
     /// Remove buildMetadata options (comma-separated).
     #[command(name = "buildmetadata")]
     BuildMetadata(Values),
+    /// Remove configMapGenerator entries.
+    Configmap(RemoveGenerators),
+    /// Remove secretGenerator entries.
+    Secret(RemoveGenerators),
 }
 
 /// `kbuild edit`: exit 0 when the file was changed (or needed no change), 1 on any
@@ -192,15 +308,33 @@ enum RemoveCommand {
 pub(crate) fn run_edit(args: &EditArgs) -> ExitCode {
     let result = (|| {
         let mut file = KustomizationFile::open(std::path::Path::new("."))?;
-        apply(&mut file, &args.command)?;
+        let fix = match &args.command {
+            EditCommand::Fix { vars } => file.fix(*vars).map(Some),
+            command => apply(&mut file, command).map(|()| None),
+        };
+        // kustomize logs as it goes: its notes come out before its error too.
         for note in file.notes() {
             eprintln!("{note}");
         }
-        if args.dry_run {
-            print_stdout(&file.diff())
-        } else {
-            file.save()
+        let fix = fix?;
+        let Some(fix) = fix else {
+            return finish(&file, args.dry_run, &[]);
+        };
+        let mut changed = vec![(file.path().to_path_buf(), file.doc().text().to_string())];
+        changed.extend(fix.files.iter().cloned());
+        let dir = file.path().parent().unwrap_or(std::path::Path::new("."));
+        let mut report = fix_report(&fix);
+        if let Some(warning) = kbuild::edit::build_change(dir, &changed) {
+            report.push_str(&warning);
+            report.push('\n');
         }
+        // kustomize prints this on stdout; with --dry-run stdout is the diff's.
+        if args.dry_run {
+            eprint!("{report}");
+        } else {
+            print_stdout(&report)?;
+        }
+        finish(&file, args.dry_run, &fix.files)
     })();
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -209,6 +343,54 @@ pub(crate) fn run_edit(args: &EditArgs) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Writes the kustomization and the other `files` the command changed, or prints
+/// their diffs (`dry_run`).
+fn finish(
+    file: &KustomizationFile,
+    dry_run: bool,
+    files: &[(std::path::PathBuf, String)],
+) -> kbuild::Result<()> {
+    if dry_run {
+        print_stdout(&file.diff())?;
+        for (path, text) in files {
+            let old = std::fs::read_to_string(path).unwrap_or_default();
+            let name = path.display().to_string();
+            let diff = similar::TextDiff::from_lines(old.as_str(), text.as_str())
+                .unified_diff()
+                .header(&format!("a/{name}"), &format!("b/{name}"))
+                .to_string();
+            print_stdout(&diff)?;
+        }
+        return Ok(());
+    }
+    file.save()?;
+    for (path, text) in files {
+        kbuild::edit::write_file(path, text)?;
+    }
+    Ok(())
+}
+
+/// What `edit fix` changed, and what it left (kustomize's message, with the fields
+/// this file had).
+fn fix_report(fix: &Fix) -> String {
+    let mut out = String::new();
+    if !fix.fixed.is_empty() {
+        out.push_str("Fixed fields:\n");
+        for (from, to) in &fix.fixed {
+            out.push_str(&format!("  {from} -> {to}\n"));
+        }
+    }
+    if fix.vars_left {
+        out.push_str(
+            "To convert vars -> replacements, run the command `kbuild edit fix --vars`\n\n\
+             WARNING: Converting vars to replacements will potentially overwrite many resource files\n\
+             and the resulting files may not produce the same output when `kbuild build` is run.\n\
+             We recommend doing this in a clean git repository where the change is easy to undo.\n",
+        );
+    }
+    out
 }
 
 fn apply(file: &mut KustomizationFile, command: &EditCommand) -> kbuild::Result<()> {
@@ -222,6 +404,12 @@ fn apply(file: &mut KustomizationFile, command: &EditCommand) -> kbuild::Result<
             SetCommand::Label(v) => file.set_metadata(Metadata::Label, &v.values),
             SetCommand::Annotation(v) => file.set_metadata(Metadata::Annotation, &v.values),
             SetCommand::BuildMetadata(v) => file.set_build_metadata(&v.values),
+            SetCommand::Configmap(s) => {
+                file.set_generator(Generator::ConfigMap, &s.name.name, &s.flags())
+            }
+            SetCommand::Secret(s) => {
+                file.set_generator(Generator::Secret, &s.name.name, &s.flags())
+            }
         },
         EditCommand::Add(add) => match add {
             AddCommand::Resource { values, no_verify } => {
@@ -248,6 +436,23 @@ fn apply(file: &mut KustomizationFile, command: &EditCommand) -> kbuild::Result<
             AddCommand::Generator(v) => file.add_plugin_files("generators", &v.values),
             AddCommand::Transformer(v) => file.add_plugin_files("transformers", &v.values),
             AddCommand::BuildMetadata(v) => file.add_build_metadata(&v.values),
+            AddCommand::Configmap { sources, behavior } => {
+                let flags = GeneratorFlags {
+                    behavior: behavior.clone(),
+                    ..sources.flags()
+                };
+                file.add_generator(Generator::ConfigMap, &sources.name.name, &flags)
+            }
+            AddCommand::Secret {
+                sources,
+                secret_type,
+            } => {
+                let flags = GeneratorFlags {
+                    secret_type: secret_type.clone(),
+                    ..sources.flags()
+                };
+                file.add_generator(Generator::Secret, &sources.name.name, &flags)
+            }
         },
         EditCommand::Remove(remove) => match remove {
             RemoveCommand::Resource(v) => file.remove_listed("resources", &v.values),
@@ -261,6 +466,13 @@ fn apply(file: &mut KustomizationFile, command: &EditCommand) -> kbuild::Result<
                 file.remove_metadata(Metadata::Annotation, &values.values, *ignore)
             }
             RemoveCommand::BuildMetadata(v) => file.remove_build_metadata(&v.values),
+            RemoveCommand::Configmap(r) => {
+                file.remove_generators(Generator::ConfigMap, &r.names, &r.namespace)
+            }
+            RemoveCommand::Secret(r) => {
+                file.remove_generators(Generator::Secret, &r.names, &r.namespace)
+            }
         },
+        EditCommand::Fix { .. } => Ok(()),
     }
 }

@@ -127,7 +127,7 @@ fn is_remote(s: &str) -> bool {
 }
 
 impl KustomizationFile {
-    fn dir(&self) -> &Path {
+    pub(super) fn dir(&self) -> &Path {
         self.path().parent().unwrap_or(Path::new("."))
     }
 
@@ -276,40 +276,56 @@ impl KustomizationFile {
         super::append_string(self, field, item)
     }
 
-    /// Expands the patterns. `verify`: a pattern matching no file must name a directory
-    /// (or a remote URL, when `remote_ok`), else it is an error; without `verify` it is
-    /// taken as written (`no_verify`) or skipped with a note (plugin files).
+    /// [`expand_patterns`] in the kustomization's directory, its notes kept.
     fn expand(
         &mut self,
         patterns: &[String],
         verify: bool,
         remote_ok: bool,
     ) -> Result<Vec<String>> {
-        let mut out = Vec::new();
-        for pattern in patterns {
-            let matched = glob_in(self.dir(), pattern)?;
-            if !matched.is_empty() {
-                out.extend(matched);
-                continue;
-            }
-            if !remote_ok {
-                self.note(format!("{pattern} has no match"));
-                continue;
-            }
-            if !verify || (remote_ok && is_remote(pattern)) {
-                out.push(pattern.clone());
-                continue;
-            }
-            let dir = self.dir().join(pattern);
-            if !is_pattern(pattern) && dir.is_dir() {
-                out.push(pattern.clone());
-                continue;
-            }
-            return Err(edit_error(format!(
-                "{pattern} has no match: no file or directory matches it in {}",
-                self.dir().display()
-            )));
+        let mut notes = Vec::new();
+        let found = expand_patterns(self.dir(), patterns, verify, remote_ok, &mut notes);
+        for note in notes {
+            self.note(note);
         }
-        Ok(out)
+        found
     }
+}
+
+/// Expands the patterns in `dir`. `verify`: a pattern matching no file must name a
+/// directory (or a remote URL, when `remote_ok`), else it is an error; without
+/// `verify` it is taken as written (`no_verify`) or skipped with a note (plugin
+/// files).
+pub(super) fn expand_patterns(
+    dir: &Path,
+    patterns: &[String],
+    verify: bool,
+    remote_ok: bool,
+    notes: &mut Vec<String>,
+) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for pattern in patterns {
+        let matched = glob_in(dir, pattern)?;
+        if !matched.is_empty() {
+            out.extend(matched);
+            continue;
+        }
+        if !remote_ok {
+            notes.push(format!("{pattern} has no match"));
+            continue;
+        }
+        if !verify || (remote_ok && is_remote(pattern)) {
+            out.push(pattern.clone());
+            continue;
+        }
+        if !is_pattern(pattern) && dir.join(pattern).is_dir() {
+            out.push(pattern.clone());
+            continue;
+        }
+        return Err(edit_error(format!(
+            "{pattern} has no match: no file or directory matches it in {}",
+            dir.display()
+        )));
+    }
+    Ok(out)
 }

@@ -234,12 +234,20 @@ impl Document {
                     return Ok(());
                 };
                 let (key, value) = &entries[i];
-                let start = self.line_start(key.start);
-                let end = self.after_line(value.end.max(key.end));
+                let mut start = self.line_start(key.start);
+                let mut end = self.after_line(value.end.max(key.end));
                 if self.text[self.line_start(key.start)..key.start]
                     .trim()
                     .is_empty()
                 {
+                    // An entry set off by blank lines leaves one blank line, not two
+                    // (nor one at the end of the file).
+                    let blank_before = start > 0 && self.is_blank_line(self.line_start(start - 1));
+                    if blank_before && end < self.text.len() && self.is_blank_line(end) {
+                        end = self.after_line(end);
+                    } else if blank_before && end == self.text.len() {
+                        start = self.line_start(start - 1);
+                    }
                     self.splice(start, end, "")
                 } else {
                     // The entry shares its first line with a list dash (`- name: x`):
@@ -382,8 +390,13 @@ impl Document {
         let Some((key_start, col)) = target else {
             return self.insert_entry(path, key, value);
         };
-        // Comment lines right above the entry describe it: the new entry goes above them.
-        let pos = self.above_comments(self.line_start(key_start));
+        let entry_line = self.line_start(key_start);
+        // Comment lines right above the entry describe it: the new entry goes above
+        // them; but comments that open the file are its header, which stays on top.
+        let pos = match self.above_comments(entry_line) {
+            0 => entry_line,
+            pos => pos,
+        };
         let text = format!(
             "{}{}:{}\n",
             " ".repeat(col),
@@ -391,6 +404,26 @@ impl Document {
             render_after_key(value, col, &layout)
         );
         self.splice(pos, pos, &text)
+    }
+
+    /// Renames the key `from` of the mapping at `path` to `to`, in place: the value,
+    /// its comments and the comments around the entry stay as written (how `edit fix`
+    /// turns a deprecated field into its successor without rewriting it). Nothing
+    /// happens when there is no such key.
+    pub fn rename_key(&mut self, path: &[Step], from: &str, to: &str) -> Result<()> {
+        let span = match self.tree_at(path) {
+            Some(Tree {
+                kind: Kind::Map { entries, .. },
+                ..
+            }) => self
+                .entry_index(entries, from)
+                .map(|i| (entries[i].0.start, entries[i].0.end)),
+            _ => None,
+        };
+        match span {
+            Some((start, end)) => self.splice(start, end, &render_key(to)),
+            None => Ok(()),
+        }
     }
 
     /// Inserts `key: value` at the end of the mapping at `path`.
@@ -577,6 +610,11 @@ impl Document {
             }
         }
         pos
+    }
+
+    /// Whether the line starting at `pos` holds only whitespace.
+    fn is_blank_line(&self, pos: usize) -> bool {
+        self.text[pos..self.line_end(pos)].trim().is_empty()
     }
 
     fn column(&self, pos: usize) -> usize {

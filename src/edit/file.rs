@@ -8,7 +8,7 @@ use crate::yaml::Node;
 use std::path::{Path, PathBuf};
 
 /// The names kustomize recognises, in its order.
-const NAMES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+pub(super) const NAMES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
 /// A kustomization file open for editing.
 #[derive(Debug)]
@@ -162,43 +162,48 @@ impl KustomizationFile {
     }
 
     /// Checks the edited text is still a valid kustomization, then writes it over the
-    /// file: to a temporary file beside it, renamed over it, with the file's mode. A
-    /// read-only file is an error, not overwritten.
+    /// file ([`write_file`]).
     pub fn save(&self) -> Result<()> {
         if !self.changed() {
             return Ok(());
         }
         check(&self.path, self.doc.text())?;
-        // Write through a symlink to the file it names, not over the link.
-        let target = std::fs::canonicalize(&self.path).unwrap_or_else(|_| self.path.clone());
-        let io = |e: std::io::Error| Error::Io {
-            path: target.clone(),
-            source: e,
-        };
-        let meta = std::fs::metadata(&target).map_err(io)?;
-        if meta.permissions().readonly() {
-            return Err(edit_error(format!(
-                "{} is read-only; make it writable (chmod u+w) and run the command again",
-                self.path.display()
-            )));
-        }
-        let dir = match target.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".kustomization.")
-            .tempfile_in(&dir)
-            .map_err(io)?;
-        use std::io::Write;
-        tmp.write_all(self.doc.text().as_bytes()).map_err(io)?;
-        tmp.as_file()
-            .set_permissions(meta.permissions())
-            .map_err(io)?;
-        tmp.as_file().sync_all().map_err(io)?;
-        tmp.persist(&target).map_err(|e| io(e.error))?;
-        Ok(())
+        write_file(&self.path, self.doc.text())
     }
+}
+
+/// Writes `text` over the existing file `path`: to a temporary file beside it, renamed
+/// over it, with the file's mode; through a symlink to the file it names. A read-only
+/// file is an error, not overwritten.
+pub fn write_file(path: &Path, text: &str) -> Result<()> {
+    let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let io = |e: std::io::Error| Error::Io {
+        path: target.clone(),
+        source: e,
+    };
+    let meta = std::fs::metadata(&target).map_err(io)?;
+    if meta.permissions().readonly() {
+        return Err(edit_error(format!(
+            "{} is read-only; make it writable (chmod u+w) and run the command again",
+            path.display()
+        )));
+    }
+    let dir = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".kbuild-edit.")
+        .tempfile_in(&dir)
+        .map_err(io)?;
+    use std::io::Write;
+    tmp.write_all(text.as_bytes()).map_err(io)?;
+    tmp.as_file()
+        .set_permissions(meta.permissions())
+        .map_err(io)?;
+    tmp.as_file().sync_all().map_err(io)?;
+    tmp.persist(&target).map_err(|e| io(e.error))?;
+    Ok(())
 }
 
 /// The text must read as a kustomization (the same checks as a build's, except that

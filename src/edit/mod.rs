@@ -10,20 +10,29 @@
 //! command fails.
 
 mod add;
+mod create;
 pub mod document;
 mod file;
+mod fix;
+mod generator;
 mod image;
 mod metadata;
+mod rebuild;
 mod remove;
 mod render;
 mod set;
+mod vars;
 
 pub use add::PatchArgs;
+pub use create::{CreateArgs, create};
 pub use document::{Document, Step};
-pub use file::KustomizationFile;
+pub use file::{KustomizationFile, write_file};
+pub use fix::Fix;
+pub use generator::{Generator, GeneratorFlags};
 pub use image::ImageArg;
 pub use metadata::Metadata;
 pub use metadata::parse_pairs;
+pub use rebuild::build_change;
 
 use crate::error::{Error, Result};
 
@@ -94,7 +103,7 @@ fn append_string(file: &mut KustomizationFile, field: &str, value: &str) -> Resu
 fn remove_items(
     file: &mut KustomizationFile,
     field: &str,
-    drop: impl Fn(&crate::yaml::Node) -> bool,
+    mut drop: impl FnMut(&crate::yaml::Node) -> bool,
 ) -> Result<usize> {
     let items = file
         .doc()

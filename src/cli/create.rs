@@ -1,0 +1,59 @@
+//! `kbuild create`: kustomize's `create` flags, in the current directory.
+
+use clap::Args;
+use std::process::ExitCode;
+
+#[derive(Args, Debug)]
+pub(crate) struct CreateArgs {
+    /// Resources to list: comma-separated files, directories, URLs or glob patterns.
+    #[arg(long, default_value = "")]
+    resources: String,
+    /// Set the namespace field.
+    #[arg(long, default_value = "")]
+    namespace: String,
+    /// Set the namePrefix field.
+    #[arg(long, default_value = "")]
+    nameprefix: String,
+    /// Set the nameSuffix field.
+    #[arg(long, default_value = "")]
+    namesuffix: String,
+    /// Add common labels: `key:value,key:value`.
+    #[arg(long, default_value = "")]
+    labels: String,
+    /// Add common annotations: `key:value,key:value`.
+    #[arg(long, default_value = "")]
+    annotations: String,
+    /// List the Kubernetes resource files found in the current directory.
+    #[arg(long)]
+    autodetect: bool,
+    /// With --autodetect, search subdirectories too (one holding a kustomization is
+    /// listed as a resource itself).
+    #[arg(long)]
+    recursive: bool,
+}
+
+/// `kbuild create`: exit 0 when `kustomization.yaml` was written, 1 on any error.
+pub(crate) fn run_create(args: &CreateArgs) -> ExitCode {
+    let flags = kbuild::edit::CreateArgs {
+        resources: args.resources.clone(),
+        namespace: args.namespace.clone(),
+        name_prefix: args.nameprefix.clone(),
+        name_suffix: args.namesuffix.clone(),
+        labels: args.labels.clone(),
+        annotations: args.annotations.clone(),
+        autodetect: args.autodetect,
+        recursive: args.recursive,
+    };
+    match kbuild::edit::create(std::path::Path::new("."), &flags) {
+        Ok((_, _, notes)) => {
+            for note in notes {
+                eprintln!("{note}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("Error: {}", e.report());
+            ExitCode::FAILURE
+        }
+    }
+}
