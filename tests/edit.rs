@@ -296,10 +296,11 @@ fn unknown_subcommands_get_a_suggestion_and_missing_files_a_plain_error() {
     assert!(out.stdout.is_empty());
 }
 
-/// Argo CD's repo-server, replayed (util/kustomize/kustomize.go): it reads the version
-/// with `version --short`, runs `edit` in the app directory for the Application's
-/// overrides, then builds the absolute path from the repository root with the global
-/// build options appended after it.
+/// Argo CD's repo-server, replayed (util/kustomize/kustomize.go): it runs `edit` in the
+/// app directory for the Application's overrides, then builds the absolute path from the
+/// repository root with the global build options appended after it. (Its first call,
+/// `version --short`, and build options such as `--enable-helm` come with kbuild's
+/// `version` command and kustomize's full set of build flags, not on main yet.)
 #[test]
 fn argo_cd_sequence_edits_in_place_and_builds_like_kustomize() {
     let tmp = tempfile::tempdir().unwrap();
@@ -307,24 +308,6 @@ fn argo_cd_sequence_edits_in_place_and_builds_like_kustomize() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/edit-fixtures/argocd");
     copy_tree(&fixture.join("in"), repo);
     let app = repo.join("apps/web/overlays/prod");
-
-    // `kustomize version --short`, parsed as Argo CD parses it.
-    let out = run(repo, &["version", "--short"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let version = String::from_utf8_lossy(&out.stdout);
-    let version = version
-        .trim()
-        .trim_start_matches('{')
-        .trim_end_matches('}')
-        .trim();
-    let version = version.replace("  ", " ");
-    let version = version.trim_start_matches("kustomize/");
-    let semver = regex_lite_semver(version).expect("a semver in `version --short`");
-    assert!(semver.starts_with("v5."), "{semver}");
 
     let steps: [&[&str]; 8] = [
         &["edit", "set", "nameprefix", "--", "p-"],
@@ -365,13 +348,7 @@ fn argo_cd_sequence_edits_in_place_and_builds_like_kustomize() {
     let abs = app.display().to_string();
     let out = run(
         repo,
-        &[
-            "build",
-            &abs,
-            "--load-restrictor",
-            "LoadRestrictionsNone",
-            "--enable-helm",
-        ],
+        &["build", &abs, "--load-restrictor", "LoadRestrictionsNone"],
     );
     assert!(
         out.status.success(),
@@ -389,7 +366,6 @@ fn argo_cd_sequence_edits_in_place_and_builds_like_kustomize() {
                     &abs,
                     "--load-restrictor",
                     "LoadRestrictionsNone",
-                    "--enable-helm",
                 ])
                 .current_dir(repo)
                 .output()
@@ -407,13 +383,4 @@ fn argo_cd_sequence_edits_in_place_and_builds_like_kustomize() {
             )
         }
     }
-}
-
-/// The first match of the semver pattern Argo CD uses (`v?MAJOR(.MINOR)?(.PATCH)?…`).
-fn regex_lite_semver(text: &str) -> Option<String> {
-    let re = regex::Regex::new(
-        r"v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?",
-    )
-    .unwrap();
-    re.find(text).map(|m| m.as_str().to_string())
 }
