@@ -139,18 +139,7 @@ impl KustomizationFile {
         if args.is_empty() {
             return Err(edit_error("must specify a resource file"));
         }
-        let found = self.expand(args, !no_verify, true)?;
-        let own = self
-            .path()
-            .file_name()
-            .map(|n| n.to_string_lossy().to_string());
-        for item in found {
-            if Some(&item) == own.as_ref() {
-                continue;
-            }
-            self.add_unique("resources", &item, "resource")?;
-        }
-        Ok(())
+        self.add_found("resources", "resource", args, !no_verify)
     }
 
     /// `edit add component PATTERN…`: as `add resource`, into `components`.
@@ -158,16 +147,21 @@ impl KustomizationFile {
         if args.is_empty() {
             return Err(edit_error("must specify a component file"));
         }
-        let found = self.expand(args, true, true)?;
+        self.add_found("components", "component", args, true)
+    }
+
+    /// Adds what the patterns expand to (remote URLs allowed) to `field`, skipping the
+    /// kustomization file itself and entries already listed.
+    fn add_found(&mut self, field: &str, what: &str, args: &[String], verify: bool) -> Result<()> {
+        let found = self.expand(args, verify, true)?;
         let own = self
             .path()
             .file_name()
             .map(|n| n.to_string_lossy().to_string());
         for item in found {
-            if Some(&item) == own.as_ref() {
-                continue;
+            if Some(&item) != own.as_ref() {
+                self.add_unique(field, &item, what)?;
             }
-            self.add_unique("components", &item, "component")?;
         }
         Ok(())
     }

@@ -336,30 +336,11 @@ impl Document {
         value: &Node,
         after: &str,
     ) -> Result<()> {
-        let layout = self.layout();
-        let target = match self.tree_at(path) {
-            Some(Tree {
-                kind:
-                    Kind::Map {
-                        flow: false,
-                        entries,
-                    },
-                ..
-            }) => self.entry_index(entries, after).map(|i| {
-                let (k, v) = &entries[i];
-                (self.after_line(v.end.max(k.end)), self.column(k.start))
-            }),
-            _ => None,
-        };
-        let Some((pos, col)) = target else {
+        let Some((k, v)) = self.block_entry(path, after) else {
             return self.insert_entry(path, key, value);
         };
-        let text = format!(
-            "{}{}:{}\n",
-            " ".repeat(col),
-            render_key(key),
-            render_after_key(value, col, &layout)
-        );
+        let pos = self.after_line(v.end.max(k.end));
+        let text = self.entry_text(key, value, self.column(k.start));
         self.splice(pos, pos, &text)
     }
 
@@ -373,8 +354,23 @@ impl Document {
         value: &Node,
         before: &str,
     ) -> Result<()> {
-        let layout = self.layout();
-        let target = match self.tree_at(path) {
+        let Some((k, _)) = self.block_entry(path, before) else {
+            return self.insert_entry(path, key, value);
+        };
+        let entry_line = self.line_start(k.start);
+        // Comment lines right above the entry describe it: the new entry goes above
+        // them; but comments that open the file are its header, which stays on top.
+        let pos = match self.above_comments(entry_line) {
+            0 => entry_line,
+            pos => pos,
+        };
+        let text = self.entry_text(key, value, self.column(k.start));
+        self.splice(pos, pos, &text)
+    }
+
+    /// The entry `key` of the block mapping at `path` (key and value spans).
+    fn block_entry(&self, path: &[Step], key: &str) -> Option<(Tree, Tree)> {
+        match self.tree_at(path) {
             Some(Tree {
                 kind:
                     Kind::Map {
@@ -383,27 +379,20 @@ impl Document {
                     },
                 ..
             }) => self
-                .entry_index(entries, before)
-                .map(|i| (entries[i].0.start, self.column(entries[i].0.start))),
+                .entry_index(entries, key)
+                .and_then(|i| entries.get(i).cloned()),
             _ => None,
-        };
-        let Some((key_start, col)) = target else {
-            return self.insert_entry(path, key, value);
-        };
-        let entry_line = self.line_start(key_start);
-        // Comment lines right above the entry describe it: the new entry goes above
-        // them; but comments that open the file are its header, which stays on top.
-        let pos = match self.above_comments(entry_line) {
-            0 => entry_line,
-            pos => pos,
-        };
-        let text = format!(
+        }
+    }
+
+    /// The line `key: value` for a key at column `col`, in the file's layout.
+    fn entry_text(&self, key: &str, value: &Node, col: usize) -> String {
+        format!(
             "{}{}:{}\n",
             " ".repeat(col),
             render_key(key),
-            render_after_key(value, col, &layout)
-        );
-        self.splice(pos, pos, &text)
+            render_after_key(value, col, &self.layout())
+        )
     }
 
     /// Renames the key `from` of the mapping at `path` to `to`, in place: the value,
@@ -428,7 +417,6 @@ impl Document {
 
     /// Inserts `key: value` at the end of the mapping at `path`.
     pub fn insert_entry(&mut self, path: &[Step], key: &str, value: &Node) -> Result<()> {
-        let layout = self.layout();
         let tree = self.tree_at(path).cloned();
         match tree {
             Some(Tree {
@@ -439,13 +427,7 @@ impl Document {
                     },
                 ..
             }) if !entries.is_empty() => {
-                let col = self.column(entries[0].0.start);
-                let text = format!(
-                    "{}{}:{}\n",
-                    " ".repeat(col),
-                    render_key(key),
-                    render_after_key(value, col, &layout)
-                );
+                let text = self.entry_text(key, value, self.column(entries[0].0.start));
                 let last = &entries[entries.len() - 1];
                 let pos = self.after_line(last.1.end.max(last.0.end));
                 self.splice(pos, pos, &text)
@@ -456,11 +438,7 @@ impl Document {
                 if !text.is_empty() && !text.ends_with('\n') {
                     text.push('\n');
                 }
-                text.push_str(&format!(
-                    "{}:{}\n",
-                    render_key(key),
-                    render_after_key(value, 0, &layout)
-                ));
+                text.push_str(&self.entry_text(key, value, 0));
                 self.text = text;
                 self.reparse()
             }

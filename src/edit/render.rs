@@ -49,66 +49,49 @@ pub(crate) fn render_key(key: &str) -> String {
 /// What follows `key:` for a key at column `col`: ` value` for a scalar, or a line
 /// break and the nested block. No final line break.
 pub(crate) fn render_after_key(value: &Node, col: usize, layout: &Layout) -> String {
-    match value {
-        Node::Map(m) if !m.is_empty() => {
-            let inner = col + layout.step;
-            let mut out = String::new();
-            for (k, v) in m.iter() {
-                out.push('\n');
-                out.push_str(&" ".repeat(inner));
-                out.push_str(&render_key(k));
-                out.push(':');
-                out.push_str(&render_after_key(v, inner, layout));
-            }
-            out
-        }
-        Node::Seq(items) if !items.is_empty() => {
-            let dash = col + layout.seq_offset;
-            let mut out = String::new();
-            for item in items {
-                out.push('\n');
-                out.push_str(&" ".repeat(dash));
-                out.push_str("- ");
-                out.push_str(&render_item(item, dash, layout));
-            }
-            out
-        }
-        _ => format!(" {}", render_scalar(value, col)),
-    }
+    let nested = match value {
+        Node::Map(_) => col + layout.step,
+        _ => col + layout.seq_offset,
+    };
+    block(value, nested, false, layout).unwrap_or_else(|| format!(" {}", render_scalar(value, col)))
 }
 
 /// What follows `- ` for a list item whose dash is at column `dash`. No final line
 /// break.
 pub(crate) fn render_item(value: &Node, dash: usize, layout: &Layout) -> String {
-    let inner = dash + 2;
+    block(value, dash + 2, true, layout).unwrap_or_else(|| render_scalar(value, dash))
+}
+
+/// A non-empty collection's entries (or items, each with its dash), one a line at
+/// column `col`; with `inline`, the first stays on the current line (after a dash).
+/// `None` for a scalar or an empty collection.
+fn block(value: &Node, col: usize, inline: bool, layout: &Layout) -> Option<String> {
+    let mut out = String::new();
+    let new_line = |out: &mut String, i: usize| {
+        if i > 0 || !inline {
+            out.push('\n');
+            out.push_str(&" ".repeat(col));
+        }
+    };
     match value {
         Node::Map(m) if !m.is_empty() => {
-            let mut out = String::new();
             for (i, (k, v)) in m.iter().enumerate() {
-                if i > 0 {
-                    out.push('\n');
-                    out.push_str(&" ".repeat(inner));
-                }
+                new_line(&mut out, i);
                 out.push_str(&render_key(k));
                 out.push(':');
-                out.push_str(&render_after_key(v, inner, layout));
+                out.push_str(&render_after_key(v, col, layout));
             }
-            out
         }
         Node::Seq(items) if !items.is_empty() => {
-            let mut out = String::new();
             for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push('\n');
-                    out.push_str(&" ".repeat(inner));
-                }
+                new_line(&mut out, i);
                 out.push_str("- ");
-                out.push_str(&render_item(item, inner, layout));
+                out.push_str(&render_item(item, col, layout));
             }
-            out
         }
-        _ => render_scalar(value, dash),
+        _ => return None,
     }
+    Some(out)
 }
 
 fn indent_continuation(text: &str, col: usize) -> String {
