@@ -74,6 +74,20 @@ impl KustomizeVersion {
             .ok_or_else(|| UnsupportedVersion(text.to_string()))
     }
 
+    /// The date `kbuild version --short` and `-o yaml|json` report as the build date:
+    /// the commit date of the release's tag in the kustomize repository (`git log -1
+    /// --format=%cI kustomize/v5.8.1`), in UTC as kustomize's release builds write it
+    /// (`date -u +'%Y-%m-%dT%H:%M:%SZ'`). A released kustomize binary reports when it was
+    /// compiled, which is not the same second; tools read only the version from it.
+    pub fn release_date(self) -> &'static str {
+        match self {
+            // 2024-10-09T14:08:22+01:00
+            KustomizeVersion::V5_5_0 => "2024-10-09T13:08:22Z",
+            // 2026-02-09T21:41:22+05:30
+            KustomizeVersion::V5_8_1 => "2026-02-09T16:11:22Z",
+        }
+    }
+
     // ---- The switches: one per behaviour that differs between releases. ----
 
     /// The value of `buildMetadata: [managedByLabel]`'s label: kustomize writes

@@ -488,7 +488,7 @@ mod tests {
         cache: &FileCache,
     ) -> Result<super::super::BuildOutput> {
         let files = Files::new(crate::load::fs::real(), options.load_restrictor);
-        super::super::build_with_cache(&files, dir, options.kustomize_version, cache)
+        super::super::build_with_cache(&files, dir, options, cache)
     }
 
     fn write(root: &Path, files: &[(&str, &str)]) {

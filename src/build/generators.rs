@@ -54,9 +54,10 @@ impl Builder<'_> {
         Ok(())
     }
 
-    /// The config documents of `generators:`/`transformers:` entries: files,
-    /// directories holding a kustomization (its output are the configs), or
-    /// inline YAML. Each comes with the file that configured it.
+    /// The config documents of `generators:`/`transformers:`/`validators:` entries:
+    /// files, directories holding a kustomization (its output are the configs), or
+    /// inline YAML. Each comes with the file that configured it. A config kbuild cannot
+    /// run (an external plugin, a helm chart) is an error (see build/plugins.rs).
     pub(super) fn load_plugin_configs(
         &mut self,
         ldr: &Loader,
@@ -112,6 +113,16 @@ impl Builder<'_> {
                     .filter(|d| !d.is_null())
                     .map(|d| (d, src.clone())),
             );
+        }
+        for (config, source) in &out {
+            super::plugins::check_config(config, self.plugins).map_err(|e| {
+                // An inline config's source is the kustomization, which the context names.
+                if source == file {
+                    e
+                } else {
+                    e.context(format!("in plugin config {}", source.display()))
+                }
+            })?;
         }
         Ok(out)
     }

@@ -18,8 +18,10 @@ use crate::resource::shared;
 use crate::transform::build_metadata::BuildMeta;
 use crate::transform::builtin::env::Env;
 use crate::transform::builtin::{Step, configs, fields};
+pub use crate::transform::sort::Reorder;
 use crate::transform::{self};
 use crate::yaml;
+pub use plugins::Plugins;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -58,7 +60,7 @@ fn run_step(
     Ok(())
 }
 
-/// Options of a build.
+/// Options of a build: what `kustomize build`'s flags say.
 #[derive(Clone, Debug, Default)]
 pub struct BuildOptions {
     /// Whether files outside a kustomization's directory may be read (kustomize's
@@ -66,6 +68,15 @@ pub struct BuildOptions {
     pub load_restrictor: LoadRestrictor,
     /// The kustomize release whose output to reproduce (default: the newest supported).
     pub kustomize_version: KustomizeVersion,
+    /// The output order when the top kustomization has no `sortOptions` (kustomize's
+    /// deprecated `--reorder`).
+    pub reorder: Reorder,
+    /// Label every resource `app.kubernetes.io/managed-by`, as `buildMetadata:
+    /// [managedByLabel]` does (kustomize's deprecated `--enable-managedby-label`).
+    pub add_managed_by_label: bool,
+    /// Which plugins kustomize would run (`--enable-helm`, `--enable-alpha-plugins`). kbuild
+    /// runs none yet; these decide which error a kustomization that needs one gets.
+    pub plugins: Plugins,
 }
 
 /// What a kustomization (and everything below it) has produced so far.
@@ -118,26 +129,22 @@ pub fn build_in(
     options: &BuildOptions,
 ) -> Result<BuildOutput> {
     let files = Files::new(fs, options.load_restrictor);
-    build_with_cache(
-        &files,
-        dir,
-        options.kustomize_version,
-        &cache::FileCache::default(),
-    )
+    build_with_cache(&files, dir, options, &cache::FileCache::default())
 }
 
 /// [`build_in`] keeping parsed files in `cache`.
 fn build_with_cache(
     files: &Files,
     dir: &Path,
-    version: KustomizeVersion,
+    options: &BuildOptions,
     cache: &cache::FileCache,
 ) -> Result<BuildOutput> {
     let ldr = files.root(dir)?;
     cache.plan(files, ldr.root());
     let mut builder = Builder {
         files,
-        version,
+        version: options.kustomize_version,
+        plugins: options.plugins,
         chain: Vec::new(),
         meta: None,
         schemas: None,
@@ -149,16 +156,12 @@ fn build_with_cache(
     };
     let mut acc = Accumulator::default();
     let kust = builder.accumulate(&ldr, &mut acc, Expect::Kustomization)?;
-    finish(
-        &mut acc,
-        &kust,
-        builder.meta.unwrap_or_default(),
-        ldr.root(),
-        version,
-    )?;
+    let meta = builder.meta.unwrap_or_default();
+    let mut warnings = builder.warnings;
+    finish(&mut acc, &kust, meta, ldr.root(), options, &mut warnings)?;
     Ok(BuildOutput {
         resmap: acc.resmap,
-        warnings: builder.warnings,
+        warnings,
     })
 }
 
@@ -168,15 +171,24 @@ fn finish(
     top: &Kustomization,
     meta: BuildMeta,
     root: &Path,
-    version: KustomizeVersion,
+    options: &BuildOptions,
+    warnings: &mut Vec<String>,
 ) -> Result<()> {
-    crate::transform::build_metadata::annotate(&mut acc.resmap, meta, root, version);
+    use crate::transform::build_metadata;
+    build_metadata::annotate(&mut acc.resmap, meta, root);
     transform::name_hash::apply(&mut acc.resmap, true)?;
     transform::name_reference::apply(&mut acc.resmap, &acc.config.name_reference)?;
     transform::vars::resolve(&mut acc.resmap, &acc.vars, &acc.config.var_reference)?;
     transform::annotation_strings::normalize_annotations(&mut acc.resmap);
     transform::local_config::drop_local_config(&mut acc.resmap);
-    transform::sort::apply(&mut acc.resmap, top.sort_options.as_ref())
+    let sort_options = top.sort_options.as_ref();
+    transform::sort::apply(&mut acc.resmap, sort_options, options.reorder, warnings)?;
+    // The option labels resources as `buildMetadata` does, but, unlike it, does not make
+    // kustomize track origins through the build (`meta.any()` stays as the file says).
+    if meta.managed_by || options.add_managed_by_label {
+        build_metadata::add_managed_by_label(&mut acc.resmap, options.kustomize_version);
+    }
+    Ok(())
 }
 
 mod cache;
@@ -184,6 +196,7 @@ mod generators;
 mod memo;
 mod openapi;
 mod parallel;
+mod plugins;
 mod resources;
 
 use openapi::SchemaRef;
@@ -200,6 +213,8 @@ struct Builder<'o> {
     files: &'o Files,
     /// The kustomize release being reproduced.
     version: KustomizeVersion,
+    /// Which plugins kustomize would run (see build/plugins.rs).
+    plugins: Plugins,
     /// Directories being built, outermost first (for cycle detection).
     chain: Vec<PathBuf>,
     /// The top kustomization's `buildMetadata` (set when it is loaded).
@@ -251,7 +266,6 @@ impl Builder<'_> {
             }
             _ => {}
         }
-        crate::kustomization::decode::check_supported(&k).map_err(ctx)?;
         crate::kustomization::by_version::check(&k, self.version).map_err(ctx)?;
         if self.meta.is_none() {
             self.meta = Some(BuildMeta::parse(&k.build_metadata).map_err(ctx)?);
@@ -300,8 +314,12 @@ impl Builder<'_> {
             let specs = crate::config::crd::crd_field_specs_from_text(&text, entry)?;
             acc.config.merge(&crate::config::crd::crd_config(&specs)?)?;
         }
+        // As in kustomize, every generator is configured before any runs: helm charts and
+        // `generators:` configs fail (see build/plugins.rs) before a ConfigMap is generated.
+        plugins::check_helm_charts(k, self.plugins)?;
+        let generator_configs = self.load_plugin_configs(ldr, file, &k.generators)?;
         self.run_generators(ldr, file, k, acc)?;
-        for (config, source) in self.load_plugin_configs(ldr, file, &k.generators)? {
+        for (config, source) in generator_configs {
             self.run_generator_config(ldr, &config, &source, acc)
                 .map_err(|e| e.context(format!("running generator from {}", source.display())))?;
         }
@@ -344,6 +362,17 @@ impl Builder<'_> {
             let step = configs::step(&config, &source)
                 .map_err(|e| e.context(format!("running transformer from {}", source.display())))?;
             run(&step, &source, &mut self.warnings)?;
+        }
+        if let Some((config, _)) = self.load_plugin_configs(ldr, file, &k.validators)?.first() {
+            // Not external (load_plugin_configs refused those): kustomize would run a
+            // builtin transformer as a validator and fail if it changed anything.
+            let kind = config.get_str(&["kind"]).unwrap_or_default();
+            return Err(Error::Unsupported {
+                what: format!(
+                    "validators: kbuild does not run a builtin transformer ({kind}) as a validator"
+                ),
+                hint: Some("run the validator on kbuild's output instead".into()),
+            });
         }
         transform::vars::declare(&mut acc.resmap, &mut acc.vars, &k.vars, file)
     }

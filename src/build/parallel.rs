@@ -149,6 +149,7 @@ impl Builder<'_> {
         let mut builder = Builder {
             files: self.files,
             version: self.version,
+            plugins: self.plugins,
             chain: self.chain.clone(),
             meta: self.meta,
             schemas: self.schemas.clone(),

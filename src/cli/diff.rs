@@ -62,7 +62,7 @@ pub(crate) fn run_diff(args: &DiffArgs) -> ExitCode {
                 "only one side of a diff can be read from stdin ('-')",
             ));
         }
-        let old_options = args.flags.options();
+        let old_options = args.flags.options()?;
         let mut new_options = old_options.clone();
         if let Some(v) = args.to_kustomize_version {
             new_options.kustomize_version = v;

@@ -108,7 +108,7 @@ fn load(path: &Path, what: &str, options: &BuildOptions) -> Result<Loaded, Error
 
 /// `kbuild merge3`.
 pub fn run_merge3(args: &Merge3Args) -> Result<(), Error> {
-    let options = args.flags.options();
+    let options = args.flags.options()?;
     let original = load(&args.original, "--original", &options)?;
     let updated = load(&args.updated, "--updated", &options)?;
     let dest = load(&args.dest, "--dest", &options)?;
@@ -239,7 +239,7 @@ fn new_resource_file(
 
 /// `kbuild apply --dry-run`.
 pub fn run_apply(args: &ApplyArgs) -> Result<(), Error> {
-    let options = args.flags.options();
+    let options = args.flags.options()?;
     match args.dry_run.as_deref() {
         Some("client") | Some("true") => {}
         Some(other) => {

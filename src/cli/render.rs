@@ -58,7 +58,7 @@ pub(crate) fn run_render(args: &RenderArgs) -> ExitCode {
             dirs,
             out_dir: args.out.clone(),
             check: args.check,
-            build_options: args.flags.options(),
+            build_options: args.flags.options()?,
         };
         render::validate(&job)?;
         Ok(job)

@@ -85,29 +85,3 @@ fn type_meta_problem(k: &Kustomization) -> Option<(&'static str, String)> {
         )),
     }
 }
-
-/// Fields kbuild cannot honour: refused loudly rather than skipped.
-pub fn check_supported(k: &Kustomization) -> Result<()> {
-    let helm = k.helm_charts.is_some()
-        || k.helm_chart_inflation_generator.is_some()
-        || k.helm_globals.is_some();
-    if helm {
-        return Err(Error::Unsupported {
-            what: "helm charts (helmCharts, helmGlobals, helmChartInflationGenerator) are not \
-                   supported: kbuild does not run helm"
-                .into(),
-            hint: Some("render the chart to YAML and list that under 'resources'".into()),
-        });
-    }
-    if !k.validators.is_empty() {
-        // kustomize has no builtin validators: every entry is an external (exec,
-        // container or KRM function) plugin, which kustomize v5.5.0 fails on as well.
-        return Err(Error::Unsupported {
-            what: "validators are external plugins (exec or container KRM functions), which \
-                   kbuild does not run"
-                .into(),
-            hint: Some("run the validator on kbuild's output instead".into()),
-        });
-    }
-    Ok(())
-}

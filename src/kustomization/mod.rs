@@ -131,16 +131,17 @@ pub struct Kustomization {
     /// under `data`).
     #[serde(default)]
     pub secret_generator: Vec<GeneratorArgs>,
-    /// Settings shared by `helmCharts` (chart and config directories); refused by kbuild,
-    /// which does not run helm.
+    /// Settings shared by `helmCharts` (chart and config directories); alone, they do
+    /// nothing.
     #[serde(default)]
     pub helm_globals: Option<Node>,
-    /// Helm charts kustomize inflates with `helm template`; refused by kbuild (render the
-    /// chart and list the YAML under `resources`).
+    /// Helm charts kustomize inflates with `helm template` (with `--enable-helm`); an error
+    /// in kbuild, which does not inflate charts yet (render the chart and list the YAML
+    /// under `resources`).
     #[serde(default)]
     pub helm_charts: Option<Node>,
     /// Deprecated: use `helmCharts` and `helmGlobals`, which kustomize converts it to;
-    /// refused by kbuild.
+    /// an error in kbuild, as `helmCharts` is.
     #[serde(default)]
     pub helm_chart_inflation_generator: Option<Node>,
     /// Options for all of this kustomization's `configMapGenerator` and `secretGenerator`
@@ -160,8 +161,9 @@ pub struct Kustomization {
     /// kustomization's own fields; built-in ones only (PatchTransformer, LabelTransformer, ...).
     #[serde(default)]
     pub transformers: Vec<String>,
-    /// Validator plugins: kustomize has no built-in ones, and kbuild runs no external
-    /// plugins, so any entry is refused.
+    /// Validator plugins: kustomize has no built-in ones (it would run a built-in
+    /// transformer as one), and kbuild runs no external plugins yet, so any entry is an
+    /// error.
     #[serde(default)]
     pub validators: Vec<String>,
     /// `originAnnotations`, `transformerAnnotations`, `managedByLabel`: annotate each resource's

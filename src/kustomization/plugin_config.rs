@@ -2,7 +2,7 @@
 //! their identity (`apiVersion`, `kind`, `metadata`) and lenient decoding.
 //!
 //! kustomize reads built-in configs leniently (unknown fields are ignored);
-//! only `apiVersion: builtin` (or none) configs are built-in.
+//! only `apiVersion: builtin` configs are built-in.
 
 use super::config_text;
 use crate::error::{Error, Result};
@@ -37,7 +37,10 @@ fn decode_with<T: DeserializeOwned>(node: &Node, kind: &str, text_fields: &[&str
         .map_err(|e| Error::invalid_config(format!("invalid {kind} config: {e}")))
 }
 
-/// kind, metadata.name and metadata.namespace of a config document.
+/// kind, metadata.name and metadata.namespace of a builtin config document. A config whose
+/// `apiVersion` is not exactly `builtin` (none included: kustomize wants group "" and version
+/// "builtin") is an external plugin, and an error here; a build refuses those earlier, with
+/// the error `--enable-alpha-plugins` calls for (see build/plugins.rs).
 pub fn identity(node: &Node) -> Result<(String, Meta)> {
     let api = node.get_str(&["apiVersion"]).unwrap_or_default();
     let kind = node.get_str(&["kind"]).unwrap_or_default().to_string();
@@ -46,7 +49,7 @@ pub fn identity(node: &Node) -> Result<(String, Meta)> {
         .map(|m| decode_with(m, "metadata", config_text::METADATA_FIELDS))
         .transpose()?
         .unwrap_or_default();
-    if api != "builtin" && !api.is_empty() {
+    if api != "builtin" {
         return Err(Error::Unsupported {
             what: format!(
                 "{kind} ({api}) is not a builtin plugin: kbuild does not run external plugins (exec, Go or KRM functions)"

@@ -3,7 +3,8 @@
 //!
 //! As in kustomize, the top kustomization's `buildMetadata` governs the whole
 //! build (bases and components included), and paths are written relative to
-//! the top kustomization's directory.
+//! the top kustomization's directory. The managed-by label is also what kustomize's
+//! deprecated `--enable-managedby-label` flag asks for.
 
 use crate::error::{Error, Result};
 use crate::kustomize_version::KustomizeVersion;
@@ -79,8 +80,8 @@ fn configured_text(c: &Configured, root: &Path, indent: &str) -> String {
     s
 }
 
-/// Writes the annotations and label the options ask for.
-pub fn annotate(resmap: &mut ResMap, meta: BuildMeta, root: &Path, version: KustomizeVersion) {
+/// Writes the annotations the options ask for (the label is [`add_managed_by_label`]'s).
+pub fn annotate(resmap: &mut ResMap, meta: BuildMeta, root: &Path) {
     for res in resmap.iter_mut() {
         if meta.origin {
             let text = match &res.origin {
@@ -100,8 +101,16 @@ pub fn annotate(resmap: &mut ResMap, meta: BuildMeta, root: &Path, version: Kust
                 .collect();
             res.set_annotation(TRANSFORMATIONS_ANNOTATION, Some(&text));
         }
-        if meta.managed_by
-            && let Some(labels) = res.node.ensure_map(&["metadata", "labels"])
+    }
+}
+
+/// Sets `app.kubernetes.io/managed-by: kustomize-<version>` on every resource, for
+/// `buildMetadata: [managedByLabel]` or `--enable-managedby-label`. kustomize does it last,
+/// after the output sort (`krusty.Kustomizer.Run`): vars never see the label, and a var
+/// whose `fieldref` names it fails as in kustomize.
+pub fn add_managed_by_label(resmap: &mut ResMap, version: KustomizeVersion) {
+    for res in resmap.iter_mut() {
+        if let Some(labels) = res.node.ensure_map(&["metadata", "labels"])
             && let Some(old) = labels.insert(
                 MANAGED_BY_LABEL.to_string(),
                 Node::text(version.managed_by_value().to_string()),

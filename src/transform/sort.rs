@@ -1,4 +1,5 @@
-//! Output order: kustomize's legacy order (the default) or `fifo`.
+//! Output order: kustomize's legacy order (the default) or `fifo`, as the top
+//! kustomization's `sortOptions` says or, without it, kustomize's deprecated `--reorder` flag.
 
 use crate::config::legacy_order::{LEGACY_ORDER_FIRST, LEGACY_ORDER_LAST};
 use crate::error::{Error, Result};
@@ -77,12 +78,50 @@ fn sort_key(r: &Resource, rank: &HashMap<&str, i64>) -> (i64, String, String) {
     (rk, gvk, tail)
 }
 
-/// Applies the top-level `sortOptions` (None: the legacy default).
-pub fn apply(resmap: &mut ResMap, options: Option<&SortOptions>) -> Result<()> {
-    let Some(o) = options else {
-        legacy(resmap, LEGACY_ORDER_FIRST, LEGACY_ORDER_LAST);
-        return Ok(());
-    };
+/// kustomize's deprecated `--reorder` option: what to do with the output order when the
+/// top kustomization has no `sortOptions`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Reorder {
+    /// Not given: the legacy order.
+    #[default]
+    Unspecified,
+    /// `legacy`: the legacy order, as when not given.
+    Legacy,
+    /// `none`: the order resources were accumulated in (like `sortOptions: {order: fifo}`).
+    None,
+}
+
+/// What kustomize logs when both `sortOptions` and `--reorder` say how to sort (its text; the
+/// kustomization wins).
+pub const BOTH_SET_WARNING: &str = "Sorting order is set both in 'kustomization.yaml' ('sortOptions') \
+    and in a CLI flag ('--reorder'). Using the kustomization file over the CLI flag.";
+
+/// Sorts the output as the top kustomization's `sortOptions` says, or, without it, as
+/// `reorder` says (kustomize's `applySortOrder`). A `reorder` given beside `sortOptions`
+/// changes nothing but adds [`BOTH_SET_WARNING`] to `warnings`.
+pub fn apply(
+    resmap: &mut ResMap,
+    options: Option<&SortOptions>,
+    reorder: Reorder,
+    warnings: &mut Vec<String>,
+) -> Result<()> {
+    match options {
+        Some(o) => {
+            if reorder != Reorder::Unspecified {
+                warnings.push(BOTH_SET_WARNING.to_string());
+            }
+            apply_sort_options(resmap, o)
+        }
+        None if reorder == Reorder::None => Ok(()),
+        None => {
+            legacy(resmap, LEGACY_ORDER_FIRST, LEGACY_ORDER_LAST);
+            Ok(())
+        }
+    }
+}
+
+/// Applies the top-level `sortOptions`.
+fn apply_sort_options(resmap: &mut ResMap, o: &SortOptions) -> Result<()> {
     match (o.order.as_str(), &o.legacy_sort_options) {
         ("fifo", None) => Ok(()),
         ("fifo", Some(_)) => Err(Error::invalid_config(

@@ -1,0 +1,334 @@
+//! `kbuild build` (and `kbuild DIR`): the flags of `kustomize build`, what each means to a
+//! kbuild build, and writing the output.
+//!
+//! Every flag `kustomize build` v5.8.1 and `kubectl kustomize` take is accepted, before or
+//! after the path, spelled as pflag spells it (`--flag value`, `--flag=value`, booleans bare
+//! or `--flag=false`), so a command line written for kustomize (Argo CD's, a CI script's)
+//! runs unchanged. The flags for features kbuild does not have yet (helm inflation,
+//! function plugins) change nothing unless the kustomization uses the feature, and then
+//! the error says what is missing (see kbuild's build/plugins.rs).
+
+use kbuild::KustomizeVersion;
+use kbuild::build::{BuildOptions, Plugins, Reorder, build_with_warnings};
+use kbuild::load::LoadRestrictor;
+use kbuild::output;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Help heading of the flags kustomize deprecated.
+const DEPRECATED: &str = "Deprecated kustomize flags";
+/// Help heading of the flags for helm charts and plugins.
+const PLUGINS: &str = "Helm and plugins (kbuild runs neither yet; see README)";
+
+/// Arguments of `kbuild build`.
+#[derive(clap::Args, Debug)]
+pub(crate) struct BuildArgs {
+    /// Directory holding kustomization.yaml.
+    #[arg(default_value = ".")]
+    dir: PathBuf,
+    /// Further paths, taken so that they get kustomize's message, not clap's.
+    #[arg(hide = true)]
+    extra: Vec<PathBuf>,
+    /// Write the output to this file, or, if it is an existing directory, one
+    /// file per resource named as kustomize names them.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    #[command(flatten)]
+    flags: BuildFlags,
+    #[command(flatten)]
+    unbuilt: UnbuiltFlags,
+}
+
+/// The flags of every command that builds kustomizations: those that change a build's
+/// output or its error.
+#[derive(clap::Args, Debug, Clone)]
+pub(crate) struct BuildFlags {
+    /// Whether files outside a kustomization's directory may be read:
+    /// LoadRestrictionsRootOnly (the default) or LoadRestrictionsNone.
+    // A string checked after parsing, as kustomize checks it: its error text, and "" for
+    // the default.
+    #[arg(
+        long,
+        value_name = "RESTRICTOR",
+        default_value = "LoadRestrictionsRootOnly",
+        hide_default_value = true
+    )]
+    load_restrictor: String,
+    #[command(flatten)]
+    version: VersionFlag,
+    /// Without sortOptions in the kustomization: `legacy` sorts the output by kind (the
+    /// default), `none` keeps the order resources were read in. kustomize: use sortOptions
+    /// instead.
+    #[arg(long, value_name = "legacy|none", help_heading = DEPRECATED)]
+    reorder: Option<String>,
+    /// Label every resource app.kubernetes.io/managed-by, as `buildMetadata:
+    /// [managedByLabel]` does (also KUSTOMIZE_ENABLE_MANAGEDBY_LABEL=on). kustomize: use
+    /// buildMetadata instead.
+    #[arg(
+        long,
+        help_heading = DEPRECATED,
+        value_name = "BOOL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true",
+        value_parser = go_bool
+    )]
+    enable_managedby_label: Option<bool>,
+    /// Inflate helmCharts with helm. kbuild does not yet: a chart is an error either way,
+    /// saying what is missing.
+    #[arg(
+        long,
+        help_heading = PLUGINS,
+        value_name = "BOOL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true",
+        value_parser = go_bool
+    )]
+    enable_helm: Option<bool>,
+    /// Run external (exec, Go and KRM function) plugins and helm charts. kbuild does not
+    /// yet: such a plugin is an error either way, saying what is missing.
+    #[arg(
+        long,
+        help_heading = PLUGINS,
+        value_name = "BOOL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true",
+        value_parser = go_bool
+    )]
+    enable_alpha_plugins: Option<bool>,
+}
+
+/// The rest of `kustomize build`'s flags: settings of helm and of function plugins, which
+/// kbuild does not run yet. Accepted so that a kustomize command line runs; they change
+/// nothing (a kustomization that needs helm or a plugin fails whatever they say).
+// Nothing reads these fields yet: helm inflation and function plugins will.
+#[derive(clap::Args, Debug)]
+struct UnbuiltFlags {
+    /// The helm executable.
+    #[arg(long, value_name = "PATH", default_value = "helm", help_heading = PLUGINS)]
+    helm_command: String,
+    /// The Kubernetes version helm reports to charts (Capabilities.KubeVersion).
+    #[arg(long, value_name = "VERSION", help_heading = PLUGINS)]
+    helm_kube_version: Option<String>,
+    /// An API version helm reports to charts (Capabilities.APIVersions; repeatable).
+    #[arg(long, value_name = "GROUP/VERSION", help_heading = PLUGINS)]
+    helm_api_versions: Vec<String>,
+    /// Debug output from helm.
+    #[arg(
+        long,
+        help_heading = PLUGINS,
+        value_name = "BOOL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true",
+        value_parser = go_bool
+    )]
+    helm_debug: Option<bool>,
+    /// Run exec function plugins (raw executables).
+    #[arg(
+        long,
+        help_heading = PLUGINS,
+        value_name = "BOOL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true",
+        value_parser = go_bool
+    )]
+    enable_exec: Option<bool>,
+    /// An environment variable for container functions (repeatable).
+    #[arg(short, long, value_name = "KEY[=VALUE]", help_heading = PLUGINS)]
+    env: Vec<String>,
+    /// A storage option for container functions (repeatable).
+    #[arg(long, value_name = "OPTIONS", help_heading = PLUGINS)]
+    mount: Vec<String>,
+    /// Network access for container functions that declare it.
+    #[arg(
+        long,
+        help_heading = PLUGINS,
+        value_name = "BOOL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true",
+        value_parser = go_bool
+    )]
+    network: Option<bool>,
+    /// The docker network container functions run in.
+    #[arg(long, value_name = "NAME", default_value = "bridge", help_heading = PLUGINS)]
+    network_name: String,
+    /// Run container functions as the current user.
+    #[arg(
+        long,
+        help_heading = PLUGINS,
+        value_name = "BOOL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true",
+        value_parser = go_bool
+    )]
+    as_current_user: Option<bool>,
+}
+
+/// `--kustomize-version`, with `KBUILD_KUSTOMIZE_VERSION` as its default.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub(crate) struct VersionFlag {
+    /// The kustomize release whose output to reproduce: v5.8.1 (the default) or
+    /// v5.5.0 (5.8, v5.5, … name them too).
+    #[arg(
+        long,
+        value_name = "VERSION",
+        env = kbuild::kustomize_version::ENV_VAR,
+        value_parser = parse_version,
+        default_value = "v5.8.1"
+    )]
+    pub(crate) kustomize_version: KustomizeVersion,
+}
+
+/// [`KustomizeVersion::parse`], saying when the bad value came from the environment.
+/// An empty variable counts as unset.
+pub(crate) fn parse_version(text: &str) -> Result<KustomizeVersion, String> {
+    let var = kbuild::kustomize_version::ENV_VAR;
+    let from_env = std::env::var(var).is_ok_and(|v| v == text);
+    if from_env && text.trim().is_empty() {
+        return Ok(KustomizeVersion::default());
+    }
+    KustomizeVersion::parse(text).map_err(|e| {
+        if from_env {
+            format!("{e} (read from the environment variable {var})")
+        } else {
+            e.to_string()
+        }
+    })
+}
+
+/// A boolean flag's value as pflag reads it (Go's `strconv.ParseBool`), for
+/// `--enable-helm=false` and the like.
+pub(crate) fn go_bool(text: &str) -> Result<bool, String> {
+    match text {
+        "1" | "t" | "T" | "true" | "TRUE" | "True" => Ok(true),
+        "0" | "f" | "F" | "false" | "FALSE" | "False" => Ok(false),
+        _ => Err(format!(
+            "strconv.ParseBool: parsing {text:?}: invalid syntax"
+        )),
+    }
+}
+
+/// The environment variable that turns the managed-by label on (value `on`), as the flag does.
+const MANAGED_BY_ENV: &str = "KUSTOMIZE_ENABLE_MANAGEDBY_LABEL";
+
+impl BuildFlags {
+    /// The build options the flags ask for, checked as `kustomize build` checks them (its
+    /// error text). First prints kustomize's notice for each deprecated flag given, as
+    /// cobra does while parsing.
+    pub(crate) fn options(&self) -> Result<BuildOptions, kbuild::Error> {
+        if self.reorder.is_some() {
+            eprintln!(
+                "Flag --reorder has been deprecated, use the new 'sortOptions' field in kustomization.yaml instead."
+            );
+        }
+        if self.enable_managedby_label.is_some() {
+            // kustomize's message repeats itself; this is its text.
+            eprintln!(
+                "Flag --enable-managedby-label has been deprecated, The flag `enable-managedby-label` has been deprecated. Use the `managedByLabel` option in the `buildMetadata` field instead."
+            );
+        }
+        let load_restrictor = match self.load_restrictor.as_str() {
+            // kustomize takes "" for the default.
+            "LoadRestrictionsRootOnly" | "" => LoadRestrictor::RootOnly,
+            "LoadRestrictionsNone" => LoadRestrictor::None,
+            // kustomize's reader also maps "none" to LoadRestrictionsNone, but its check
+            // refuses "none" first: so does kbuild.
+            other => {
+                return Err(illegal_value(
+                    "load-restrictor",
+                    other,
+                    "LoadRestrictionsRootOnly LoadRestrictionsNone",
+                ));
+            }
+        };
+        let reorder = match self.reorder.as_deref() {
+            None => Reorder::Unspecified,
+            Some("legacy") => Reorder::Legacy,
+            Some("none") => Reorder::None,
+            Some(other) => return Err(illegal_value("reorder", other, "legacy none")),
+        };
+        let from_env = std::env::var(MANAGED_BY_ENV).is_ok_and(|v| v == "on");
+        Ok(BuildOptions {
+            load_restrictor,
+            kustomize_version: self.version.kustomize_version,
+            reorder,
+            add_managed_by_label: self.enable_managedby_label.unwrap_or(false) || from_env,
+            plugins: Plugins {
+                enable_helm: self.enable_helm.unwrap_or(false),
+                enable_alpha_plugins: self.enable_alpha_plugins.unwrap_or(false),
+            },
+        })
+    }
+}
+
+/// kustomize's error for a flag value it does not know (`legal` as Go prints a string slice).
+fn illegal_value(flag: &str, value: &str, legal: &str) -> kbuild::Error {
+    kbuild::Error::msg(format!(
+        "illegal flag value --{flag} {value}; legal values: [{legal}]"
+    ))
+}
+
+/// `kbuild build`: exit 0 on success, 1 on any error (as kustomize).
+pub(crate) fn run_build(args: &BuildArgs) -> ExitCode {
+    match build(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("Error: {}", e.report());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn build(args: &BuildArgs) -> Result<(), kbuild::Error> {
+    // The deprecation notices come first, as kustomize prints them while parsing, and
+    // kustomize checks the number of paths before the flag values.
+    let options = args.flags.options();
+    if !args.extra.is_empty() {
+        return Err(kbuild::Error::msg("specify one path to kustomization.yaml"));
+    }
+    let built = build_with_warnings(&args.dir, &options?)?;
+    for w in &built.warnings {
+        eprintln!("warning: {w}");
+    }
+    let resmap = built.resmap;
+    let result = write_output(args.output.as_deref(), &resmap);
+    // The process ends right after: freeing every node of a large build
+    // one by one costs more than the output took to write.
+    std::mem::forget(resmap);
+    result
+}
+
+fn write_output(
+    output: Option<&Path>,
+    resmap: &kbuild::resource::resmap::ResMap,
+) -> Result<(), kbuild::Error> {
+    match output {
+        Some(path) if path.is_dir() => output::write_dir(resmap, path),
+        Some(path) => output::write_file_atomic(path, output::render(resmap).as_bytes()),
+        None => super::print_stdout(&output::render(resmap)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::go_bool;
+
+    #[test]
+    fn booleans_read_as_go_reads_them() {
+        for t in ["1", "t", "T", "true", "TRUE", "True"] {
+            assert_eq!(go_bool(t), Ok(true), "{t}");
+        }
+        for f in ["0", "f", "F", "false", "FALSE", "False"] {
+            assert_eq!(go_bool(f), Ok(false), "{f}");
+        }
+        for bad in ["", "yes", "on", "tRuE", " true"] {
+            assert!(go_bool(bad).is_err(), "{bad}");
+        }
+    }
+}
