@@ -170,7 +170,7 @@ impl Document {
                 ..
             }) if !items.is_empty() => {
                 let first = &items[0];
-                let dash = self.dash_before(first.start);
+                let dash = self.dash_before(first);
                 let dash_col = self.column(dash);
                 let text = format!(
                     "{}- {}\n",
@@ -182,6 +182,21 @@ impl Document {
                     None => self.after_line(items[items.len() - 1].end),
                 };
                 self.splice(pos, pos, &text)
+            }
+            Some(Tree {
+                kind: Kind::Seq { flow: true, items },
+                ..
+            }) if !items.is_empty() && flow_plain(item).is_some() => {
+                // `[a, b]` stays on its line: `, c` after the item it follows (or
+                // `c, ` before the one it precedes).
+                let text = flow_plain(item).unwrap_or_default();
+                match items.get(at) {
+                    Some(next) => self.splice(next.start, next.start, &format!("{text}, ")),
+                    None => {
+                        let end = items[items.len() - 1].end;
+                        self.splice(end, end, &format!(", {text}"))
+                    }
+                }
             }
             _ => {
                 let mut seq = self
@@ -498,7 +513,7 @@ impl Document {
                 }
             }
             (Kind::Seq { items, .. }, Step::Index(i)) => {
-                let dash = self.dash_before(items[*i].start);
+                let dash = self.dash_before(&items[*i]);
                 Owner {
                     col: self.column(dash),
                     after_key: false,
@@ -520,8 +535,10 @@ impl Document {
         tree.start
     }
 
-    /// The dash of the list item whose value begins at `start`.
-    fn dash_before(&self, start: usize) -> usize {
+    /// The dash of the list item `item` (looked for before a block scalar's `|`/`>`
+    /// header, whose `|-` would read as a dash).
+    fn dash_before(&self, item: &Tree) -> usize {
+        let start = self.value_start(item);
         let before = &self.text[..start];
         match before
             .trim_end_matches([' ', '\t', '\n', '\r'])
@@ -534,7 +551,7 @@ impl Document {
 
     /// The start of the first line of a list item (its dash's line).
     fn item_first_line(&self, item: &Tree) -> usize {
-        self.line_start(self.dash_before(item.start))
+        self.line_start(self.dash_before(item))
     }
 
     /// Whether the line starting at `pos` holds only whitespace.
@@ -600,7 +617,7 @@ impl Document {
                     }
                 }
                 Kind::Seq { flow: false, items } if !seen.1 && !items.is_empty() => {
-                    let dash_col = self.column(self.dash_before(items[0].start));
+                    let dash_col = self.column(self.dash_before(&items[0]));
                     layout.seq_indent = dash_col > key_col;
                     seen.1 = true;
                 }
@@ -638,6 +655,18 @@ impl Document {
         }
         Ok(())
     }
+}
+
+/// A scalar as it can be written inside a flow collection: its block rendering, when
+/// that holds nothing a flow context reads differently (`,`, brackets, braces) and is
+/// one line.
+fn flow_plain(item: &Node) -> Option<String> {
+    if matches!(item, Node::Map(_) | Node::Seq(_)) {
+        return None;
+    }
+    let text = render_scalar(item, 0);
+    let flow_safe = !text.contains(['\n', ',', '[', ']', '{', '}']);
+    flow_safe.then_some(text)
 }
 
 fn is_empty_collection(node: &Node) -> bool {
