@@ -7,7 +7,7 @@
 //! The document is parsed twice per change, both cheap for a kustomization: once into
 //! kbuild's value ([`Node`], what the commands read) and once into a tree of byte spans
 //! (where each key, value and list item is written). A change finds its place in the
-//! span tree, renders the new text in the style around it ([`super::render`]) and
+//! span tree, renders the new text in the style around it (`edit::render`) and
 //! splices it in; the next change parses again.
 
 use super::render::{Layout, render_after_key, render_item, render_key, render_scalar};
