@@ -707,6 +707,55 @@ fn unquote(raw: &str) -> Option<String> {
     }
 }
 
+/// Right after the bracket or brace that closes the flow collection opening at
+/// `start` (the parser's end event may lie past a comment that follows it). Quoted
+/// strings and comments inside are skipped.
+fn flow_end(text: &str, start: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = start;
+    // The byte before `i`: a quote opens a quoted scalar only where a scalar can
+    // begin (`[don't]` is a plain one), and `#` is a comment only after a space.
+    let mut prev = b' ';
+    while i < bytes.len() {
+        let scalar_start = prev.is_ascii_whitespace() || b"[{,:".contains(&prev);
+        match bytes[i] {
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            b'"' if scalar_start => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'\'' if scalar_start => {
+                i += 1;
+                // `''` inside single quotes is an escaped quote.
+                while i < bytes.len() {
+                    if bytes[i] == b'\'' && bytes.get(i + 1) != Some(&b'\'') {
+                        break;
+                    }
+                    i += if bytes[i] == b'\'' { 2 } else { 1 };
+                }
+            }
+            b'#' if prev.is_ascii_whitespace() => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        prev = bytes.get(i).copied().unwrap_or(b' ');
+        i += 1;
+    }
+    None
+}
+
 /// The byte spans of the first document of `text` (`None` for no document).
 fn span_tree(text: &str) -> std::result::Result<Option<Tree>, String> {
     // saphyr-parser reports positions in characters.
@@ -787,7 +836,7 @@ fn span_tree(text: &str) -> std::result::Result<Option<Tree>, String> {
                     Open::Seq(s, flow, items) => Tree {
                         start: s,
                         end: if flow {
-                            end
+                            flow_end(text, s).unwrap_or(end)
                         } else {
                             items.last().map_or(s, |t| t.end)
                         },
@@ -795,7 +844,7 @@ fn span_tree(text: &str) -> std::result::Result<Option<Tree>, String> {
                     },
                     Open::Map(s, flow, children) => {
                         let end_pos = if flow {
-                            end
+                            flow_end(text, s).unwrap_or(end)
                         } else {
                             children.last().map_or(s, |t| t.end)
                         };
@@ -818,4 +867,87 @@ fn span_tree(text: &str) -> std::result::Result<Option<Tree>, String> {
         }
     }
     Ok(root)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(text: &str) -> Document {
+        Document::parse(text.to_string(), "test").unwrap()
+    }
+
+    #[test]
+    fn a_renamed_key_keeps_its_value_and_comments() {
+        let mut d = doc("# above\nbases:   # on the key\n  - a  # on the item\nx: 1\n");
+        d.rename_key(&[], "bases", "resources").unwrap();
+        assert_eq!(
+            d.text(),
+            "# above\nresources:   # on the key\n  - a  # on the item\nx: 1\n"
+        );
+        d.rename_key(&[], "missing", "other").unwrap();
+        assert_eq!(
+            d.get(&[Step::key("resources"), Step::Index(0)]),
+            Some(&Node::text("a"))
+        );
+    }
+
+    #[test]
+    fn a_flow_list_stays_a_flow_list() {
+        let mut d = doc("resources: [a.yaml, \"b.yaml\"]  # both\n");
+        d.append(&[Step::key("resources")], &Node::text("c.yaml"))
+            .unwrap();
+        d.insert_item(&[Step::key("resources")], 0, &Node::text("0.yaml"))
+            .unwrap();
+        assert_eq!(
+            d.text(),
+            "resources: [0.yaml, a.yaml, \"b.yaml\", c.yaml]  # both\n"
+        );
+        // An item a flow list cannot hold plainly: the list is written again.
+        d.append(&[Step::key("resources")], &Node::text("d, e"))
+            .unwrap();
+        assert_eq!(
+            d.text(),
+            "resources:\n- 0.yaml\n- a.yaml\n- b.yaml\n- c.yaml\n- d, e  # both\n"
+        );
+    }
+
+    #[test]
+    fn a_flow_collection_ends_at_its_closing_bracket() {
+        let text = "k: [a, 'b]''', \"c]\", don't, {x: y}] # ] }\n";
+        let start = text.find('[').unwrap();
+        assert_eq!(flow_end(text, start), text.find(" #"));
+        assert_eq!(flow_end("[a, # ]\n b]", 0), Some(11));
+        assert_eq!(flow_end("[a", 0), None);
+    }
+
+    #[test]
+    fn a_block_scalar_item_is_replaced_whole() {
+        let mut d = doc("l:\n- |-\n  text\n  more\n- b\n");
+        let mut entry = crate::yaml::Map::new();
+        entry.insert("patch", Node::text("text\nmore"));
+        d.set(&[Step::key("l"), Step::Index(0)], &Node::Map(entry))
+            .unwrap();
+        assert_eq!(d.text(), "l:\n- patch: |-\n    text\n    more\n- b\n");
+    }
+
+    #[test]
+    fn removing_a_field_between_blank_lines_leaves_one() {
+        let mut d = doc("a: 1\n\nb: 2\n\nc: 3\n");
+        d.remove(&[Step::key("b")]).unwrap();
+        assert_eq!(d.text(), "a: 1\n\nc: 3\n");
+        d.remove(&[Step::key("c")]).unwrap();
+        assert_eq!(d.text(), "a: 1\n");
+    }
+
+    #[test]
+    fn a_field_added_first_goes_below_the_file_header() {
+        let mut d = doc("# header\nresources:\n- a\n");
+        d.insert_entry_before(&[], "kind", &Node::text("Kustomization"), "resources")
+            .unwrap();
+        assert_eq!(d.text(), "# header\nkind: Kustomization\nresources:\n- a\n");
+        let mut d = doc("a: 1\n# about b\nb: 2\n");
+        d.insert_entry_before(&[], "x", &Node::Int(0), "b").unwrap();
+        assert_eq!(d.text(), "a: 1\nx: 0\n# about b\nb: 2\n");
+    }
 }
