@@ -6,22 +6,52 @@ use std::process::ExitCode;
 #[derive(Args, Debug)]
 pub(crate) struct CreateArgs {
     /// Resources to list: comma-separated files, directories, URLs or glob patterns.
-    #[arg(long, default_value = "")]
+    #[arg(
+        long,
+        default_value = "",
+        hide_default_value = true,
+        allow_hyphen_values = true
+    )]
     resources: String,
     /// Set the namespace field.
-    #[arg(long, default_value = "")]
+    #[arg(
+        long,
+        default_value = "",
+        hide_default_value = true,
+        allow_hyphen_values = true
+    )]
     namespace: String,
     /// Set the namePrefix field.
-    #[arg(long, default_value = "")]
+    #[arg(
+        long,
+        default_value = "",
+        hide_default_value = true,
+        allow_hyphen_values = true
+    )]
     nameprefix: String,
     /// Set the nameSuffix field.
-    #[arg(long, default_value = "")]
+    #[arg(
+        long,
+        default_value = "",
+        hide_default_value = true,
+        allow_hyphen_values = true
+    )]
     namesuffix: String,
     /// Add common labels: `key:value,key:value`.
-    #[arg(long, default_value = "")]
+    #[arg(
+        long,
+        default_value = "",
+        hide_default_value = true,
+        allow_hyphen_values = true
+    )]
     labels: String,
     /// Add common annotations: `key:value,key:value`.
-    #[arg(long, default_value = "")]
+    #[arg(
+        long,
+        default_value = "",
+        hide_default_value = true,
+        allow_hyphen_values = true
+    )]
     annotations: String,
     /// List the Kubernetes resource files found in the current directory.
     #[arg(long)]

@@ -57,13 +57,18 @@ struct AddSources {
     #[arg(long, value_name = "KEY=VALUE")]
     from_literal: Vec<String>,
     /// An env file of `key=value` lines (not with --from-file or --from-literal).
-    #[arg(long, value_name = "PATH", default_value = "")]
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "",
+        hide_default_value = true
+    )]
     from_env_file: String,
     /// Disable the name suffix hash of the generated object.
     #[arg(long = "disableNameSuffixHash")]
     disable_name_suffix_hash: bool,
     /// The namespace of the generated object.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", hide_default_value = true)]
     namespace: String,
 }
 
@@ -89,10 +94,10 @@ struct SetSources {
     #[arg(long, value_name = "KEY=VALUE")]
     from_literal: Vec<String>,
     /// The current namespace of the entry (none means `default`).
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", hide_default_value = true)]
     namespace: String,
     /// A new namespace for the entry.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", hide_default_value = true)]
     new_namespace: String,
 }
 
@@ -114,7 +119,7 @@ struct RemoveGenerators {
     #[arg(value_name = "NAME[,NAME...]")]
     names: Vec<String>,
     /// The namespace of the entries to remove (none means `default`).
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", hide_default_value = true)]
     namespace: String,
 }
 
@@ -254,7 +259,7 @@ enum AddCommand {
         #[command(flatten)]
         sources: AddSources,
         /// create, merge or replace (a base's ConfigMap of the same name).
-        #[arg(long, default_value = "")]
+        #[arg(long, default_value = "", hide_default_value = true)]
         behavior: String,
     },
     /// Add a secretGenerator entry, or sources to the one with that name and

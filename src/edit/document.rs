@@ -186,7 +186,7 @@ impl Document {
                 ..
             }) if !items.is_empty() => {
                 let first = &items[0];
-                let dash = self.dash_before(first.start);
+                let dash = self.dash_before(first);
                 let dash_col = self.column(dash);
                 let text = format!(
                     "{}- {}\n",
@@ -199,6 +199,21 @@ impl Document {
                     None => self.after_line(items[items.len() - 1].end),
                 };
                 self.splice(pos, pos, &text)
+            }
+            Some(Tree {
+                kind: Kind::Seq { flow: true, items },
+                ..
+            }) if !items.is_empty() && flow_plain(item).is_some() => {
+                // `[a, b]` stays on its line: `, c` after the item it follows (or
+                // `c, ` before the one it precedes).
+                let text = flow_plain(item).unwrap_or_default();
+                match items.get(at) {
+                    Some(next) => self.splice(next.start, next.start, &format!("{text}, ")),
+                    None => {
+                        let end = items[items.len() - 1].end;
+                        self.splice(end, end, &format!(", {text}"))
+                    }
+                }
             }
             _ => {
                 let mut seq = self
@@ -527,7 +542,7 @@ impl Document {
                 let Some(item) = items.get(*i) else {
                     return root;
                 };
-                let dash = self.dash_before(item.start);
+                let dash = self.dash_before(item);
                 Owner {
                     col: self.column(dash),
                     after_key: false,
@@ -560,8 +575,10 @@ impl Document {
         tree.start
     }
 
-    /// The dash of the list item whose value begins at `start`.
-    fn dash_before(&self, start: usize) -> usize {
+    /// The dash of the list item `item` (looked for before a block scalar's `|`/`>`
+    /// header, whose `|-` would read as a dash).
+    fn dash_before(&self, item: &Tree) -> usize {
+        let start = self.value_start(item);
         let before = &self.text[..start];
         match before
             .trim_end_matches([' ', '\t', '\n', '\r'])
@@ -574,7 +591,7 @@ impl Document {
 
     /// The start of the first line of a list item (its dash's line).
     fn item_first_line(&self, item: &Tree) -> usize {
-        self.line_start(self.dash_before(item.start))
+        self.line_start(self.dash_before(item))
     }
 
     /// The start of the run of comment lines directly above the line starting at `pos`.
@@ -653,7 +670,7 @@ impl Document {
                     }
                 }
                 Kind::Seq { flow: false, items } if !seen.1 && !items.is_empty() => {
-                    let dash_col = self.column(self.dash_before(items[0].start));
+                    let dash_col = self.column(self.dash_before(&items[0]));
                     layout.seq_offset = dash_col.saturating_sub(key_col);
                     seen.1 = true;
                 }
@@ -699,6 +716,18 @@ impl Document {
         }
         Ok(())
     }
+}
+
+/// A scalar as it can be written inside a flow collection: its block rendering, when
+/// that holds nothing a flow context reads differently (`,`, brackets, braces) and is
+/// one line.
+fn flow_plain(item: &Node) -> Option<String> {
+    if matches!(item, Node::Map(_) | Node::Seq(_)) {
+        return None;
+    }
+    let text = render_scalar(item, 0);
+    let flow_safe = !text.contains(['\n', ',', '[', ']', '{', '}']);
+    flow_safe.then_some(text)
 }
 
 fn is_empty_collection(node: &Node) -> bool {
@@ -751,6 +780,55 @@ fn quoted_end(text: &str, start: usize) -> Option<usize> {
             b if b == quote => return Some(i + 1),
             _ => i += 1,
         }
+    }
+    None
+}
+
+/// Right after the bracket or brace that closes the flow collection opening at
+/// `start` (the parser's end event may lie past a comment that follows it). Quoted
+/// strings and comments inside are skipped.
+fn flow_end(text: &str, start: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = start;
+    // The byte before `i`: a quote opens a quoted scalar only where a scalar can
+    // begin (`[don't]` is a plain one), and `#` is a comment only after a space.
+    let mut prev = b' ';
+    while i < bytes.len() {
+        let scalar_start = prev.is_ascii_whitespace() || b"[{,:".contains(&prev);
+        match bytes[i] {
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            b'"' if scalar_start => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'\'' if scalar_start => {
+                i += 1;
+                // `''` inside single quotes is an escaped quote.
+                while i < bytes.len() {
+                    if bytes[i] == b'\'' && bytes.get(i + 1) != Some(&b'\'') {
+                        break;
+                    }
+                    i += if bytes[i] == b'\'' { 2 } else { 1 };
+                }
+            }
+            b'#' if prev.is_ascii_whitespace() => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        prev = bytes.get(i).copied().unwrap_or(b' ');
+        i += 1;
     }
     None
 }
@@ -839,7 +917,7 @@ fn span_tree(text: &str) -> std::result::Result<Option<Tree>, String> {
                     Open::Seq(s, flow, items) => Tree {
                         start: s,
                         end: if flow {
-                            end
+                            flow_end(text, s).unwrap_or(end)
                         } else {
                             items.last().map_or(s, |t| t.end)
                         },
@@ -847,7 +925,7 @@ fn span_tree(text: &str) -> std::result::Result<Option<Tree>, String> {
                     },
                     Open::Map(s, flow, children) => {
                         let end_pos = if flow {
-                            end
+                            flow_end(text, s).unwrap_or(end)
                         } else {
                             children.last().map_or(s, |t| t.end)
                         };

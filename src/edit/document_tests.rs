@@ -26,15 +26,12 @@ fn appending_to_a_block_list_keeps_comments_and_style() {
 }
 
 #[test]
-fn a_flow_or_empty_list_is_written_again_as_a_block() {
-    for before in ["resources: [a.yaml]\n", "resources: []\n", "resources:\n"] {
+fn an_empty_list_is_written_again_as_a_block() {
+    // A non-empty flow list keeps its style: see a_flow_list_stays_a_flow_list.
+    for before in ["resources: []\n", "resources:\n"] {
         let mut d = doc(before);
         d.append(&[k("resources")], &Node::text("b.yaml")).unwrap();
-        let expected = if before.contains("a.yaml") {
-            "resources:\n- a.yaml\n- b.yaml\n"
-        } else {
-            "resources:\n- b.yaml\n"
-        };
+        let expected = "resources:\n- b.yaml\n";
         assert_eq!(d.text(), expected, "from {before:?}");
     }
 }
@@ -193,4 +190,78 @@ fn a_collection_ending_in_an_empty_value_is_replaced_whole() {
     d.set(&[k("patches")], &seq(&["a\nb"])).unwrap();
     assert_eq!(d.text(), "patches:\n- |-\n  a\n  b\nnamePrefix: p-\n");
     assert_eq!(d.get(&[k("patches")]), Some(&seq(&["a\nb"])));
+}
+
+#[test]
+fn a_renamed_key_keeps_its_value_and_comments() {
+    let mut d = doc("# above\nbases:   # on the key\n  - a  # on the item\nx: 1\n");
+    d.rename_key(&[], "bases", "resources").unwrap();
+    assert_eq!(
+        d.text(),
+        "# above\nresources:   # on the key\n  - a  # on the item\nx: 1\n"
+    );
+    d.rename_key(&[], "missing", "other").unwrap();
+    assert_eq!(
+        d.get(&[Step::key("resources"), Step::Index(0)]),
+        Some(&Node::text("a"))
+    );
+}
+
+#[test]
+fn a_flow_list_stays_a_flow_list() {
+    let mut d = doc("resources: [a.yaml, \"b.yaml\"]  # both\n");
+    d.append(&[Step::key("resources")], &Node::text("c.yaml"))
+        .unwrap();
+    d.insert_item(&[Step::key("resources")], 0, &Node::text("0.yaml"))
+        .unwrap();
+    assert_eq!(
+        d.text(),
+        "resources: [0.yaml, a.yaml, \"b.yaml\", c.yaml]  # both\n"
+    );
+    // An item a flow list cannot hold plainly: the list is written again.
+    d.append(&[Step::key("resources")], &Node::text("d, e"))
+        .unwrap();
+    assert_eq!(
+        d.text(),
+        "resources:\n- 0.yaml\n- a.yaml\n- b.yaml\n- c.yaml\n- d, e  # both\n"
+    );
+}
+
+#[test]
+fn a_flow_collection_ends_at_its_closing_bracket() {
+    let text = "k: [a, 'b]''', \"c]\", don't, {x: y}] # ] }\n";
+    let start = text.find('[').unwrap();
+    assert_eq!(flow_end(text, start), text.find(" #"));
+    assert_eq!(flow_end("[a, # ]\n b]", 0), Some(11));
+    assert_eq!(flow_end("[a", 0), None);
+}
+
+#[test]
+fn a_block_scalar_item_is_replaced_whole() {
+    let mut d = doc("l:\n- |-\n  text\n  more\n- b\n");
+    let mut entry = crate::yaml::Map::new();
+    entry.insert("patch", Node::text("text\nmore"));
+    d.set(&[Step::key("l"), Step::Index(0)], &Node::Map(entry))
+        .unwrap();
+    assert_eq!(d.text(), "l:\n- patch: |-\n    text\n    more\n- b\n");
+}
+
+#[test]
+fn removing_a_field_between_blank_lines_leaves_one() {
+    let mut d = doc("a: 1\n\nb: 2\n\nc: 3\n");
+    d.remove(&[Step::key("b")]).unwrap();
+    assert_eq!(d.text(), "a: 1\n\nc: 3\n");
+    d.remove(&[Step::key("c")]).unwrap();
+    assert_eq!(d.text(), "a: 1\n");
+}
+
+#[test]
+fn a_field_added_first_goes_below_the_file_header() {
+    let mut d = doc("# header\nresources:\n- a\n");
+    d.insert_entry_before(&[], "kind", &Node::text("Kustomization"), "resources")
+        .unwrap();
+    assert_eq!(d.text(), "# header\nkind: Kustomization\nresources:\n- a\n");
+    let mut d = doc("a: 1\n# about b\nb: 2\n");
+    d.insert_entry_before(&[], "x", &Node::Int(0), "b").unwrap();
+    assert_eq!(d.text(), "a: 1\nx: 0\n# about b\nb: 2\n");
 }

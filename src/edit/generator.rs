@@ -157,83 +157,23 @@ impl KustomizationFile {
             self.note(note);
         }
         let name = one_name(args)?;
-        let env = flags.from_env_file.as_str();
-        if env.is_empty() && files.is_empty() && flags.from_literal.is_empty() {
-            return Err(edit_error(
-                "failed to validate flags: at least from-env-file, or from-file or from-literal must be set",
-            ));
-        }
-        if !env.is_empty() && (!files.is_empty() || !flags.from_literal.is_empty()) {
-            return Err(edit_error(
-                "failed to validate flags: from-env-file cannot be combined with from-file or from-literal",
-            ));
-        }
-        if !flags.behavior.is_empty()
-            && !["create", "merge", "replace"].contains(&flags.behavior.as_str())
-        {
-            return Err(edit_error(
-                r#"failed to validate flags: invalid behavior: must be one of "create", "merge", or "replace""#,
-            ));
-        }
+        validate_add(&files, flags)?;
+        let sources = Sources {
+            literals: flags.from_literal.clone(),
+            files,
+            envs: (!flags.from_env_file.is_empty())
+                .then(|| flags.from_env_file.clone())
+                .into_iter()
+                .collect(),
+        };
         let field = which.kind().field();
-        let texts =
-            |list: &[String]| Node::Seq(list.iter().map(|s| Node::text(s.as_str())).collect());
-        let envs: Vec<String> = (!env.is_empty())
-            .then(|| env.to_string())
-            .into_iter()
-            .collect();
         let index = match self.find_generator(which, name, &flags.namespace) {
             Some(i) => {
-                let at = |k: &str| vec![Step::key(field), Step::Index(i), Step::key(k)];
-                for (key, list) in [
-                    ("literals", &flags.from_literal),
-                    ("files", &files),
-                    ("envs", &envs),
-                ] {
-                    for item in list {
-                        self.doc_mut()
-                            .append(&at(key), &Node::text(item.as_str()))?;
-                    }
-                }
-                if flags.disable_name_suffix_hash {
-                    let options = disable_hash_options();
-                    if self.doc().get(&at("options")) != Some(&options) {
-                        self.doc_mut().set(&at("options"), &options)?;
-                    }
-                }
-                let behavior = Node::text(flags.behavior.as_str());
-                if !flags.behavior.is_empty() && self.doc().get(&at("behavior")) != Some(&behavior)
-                {
-                    self.doc_mut().set(&at("behavior"), &behavior)?;
-                }
+                self.merge_into_entry(field, i, &sources, flags)?;
                 i
             }
             None => {
-                // kustomize writes an entry's fields in alphabetical order.
-                let mut entry = Map::new();
-                if !flags.behavior.is_empty() {
-                    entry.insert("behavior", Node::text(flags.behavior.as_str()));
-                }
-                for (key, list) in [
-                    ("envs", &envs),
-                    ("files", &files),
-                    ("literals", &flags.from_literal),
-                ] {
-                    if !list.is_empty() {
-                        entry.insert(key, texts(list));
-                    }
-                }
-                entry.insert("name", Node::text(name));
-                if !flags.namespace.is_empty() {
-                    entry.insert("namespace", Node::text(flags.namespace.as_str()));
-                }
-                if flags.disable_name_suffix_hash {
-                    entry.insert("options", disable_hash_options());
-                }
-                if which == Generator::Secret && !flags.secret_type.is_empty() {
-                    entry.insert("type", Node::text(flags.secret_type.as_str()));
-                }
-                self.append(field, &Node::Map(entry))?;
+                self.append(field, &new_entry(which, name, &sources, flags))?;
                 self.doc()
                     .get(&top(field))
                     .and_then(Node::as_seq)
@@ -242,6 +182,37 @@ impl KustomizationFile {
         };
         self.check_generator(which, index)
             .map_err(|e| edit_error(format!("failed to create {}: {}", which.word(), e.root())))
+    }
+
+    /// kustomize's `MergeFlagsIntoGeneratorArgs` on an existing entry: the sources
+    /// appended, `options` replaced by `--disableNameSuffixHash`'s, `behavior` set.
+    fn merge_into_entry(
+        &mut self,
+        field: &str,
+        index: usize,
+        sources: &Sources,
+        flags: &GeneratorFlags,
+    ) -> Result<()> {
+        let at = |k: &str| vec![Step::key(field), Step::Index(index), Step::key(k)];
+        for (key, list) in sources.fields() {
+            for item in list {
+                self.doc_mut()
+                    .append(&at(key), &Node::text(item.as_str()))?;
+            }
+        }
+        let mut wanted = Vec::new();
+        if flags.disable_name_suffix_hash {
+            wanted.push(("options", disable_hash_options()));
+        }
+        if !flags.behavior.is_empty() {
+            wanted.push(("behavior", Node::text(flags.behavior.as_str())));
+        }
+        for (key, value) in wanted {
+            if self.doc().get(&at(key)) != Some(&value) {
+                self.doc_mut().set(&at(key), &value)?;
+            }
+        }
+        Ok(())
     }
 
     /// `edit set configmap|secret NAME [--from-literal k=v]… [--namespace NS]
@@ -418,6 +389,75 @@ impl KustomizationFile {
         }
         Ok(())
     }
+}
+
+/// The sources `add` gives, by the field that holds each.
+struct Sources {
+    literals: Vec<String>,
+    files: Vec<String>,
+    envs: Vec<String>,
+}
+
+impl Sources {
+    /// The fields in alphabetical order (kustomize's for a new entry).
+    fn fields(&self) -> [(&'static str, &Vec<String>); 3] {
+        [
+            ("envs", &self.envs),
+            ("files", &self.files),
+            ("literals", &self.literals),
+        ]
+    }
+}
+
+/// kustomize's `ValidateAdd` (after the name, checked first): some source, an env file
+/// alone, a behavior it knows.
+fn validate_add(files: &[String], flags: &GeneratorFlags) -> Result<()> {
+    let env = !flags.from_env_file.is_empty();
+    let literals = !flags.from_literal.is_empty();
+    if !env && files.is_empty() && !literals {
+        return Err(edit_error(
+            "failed to validate flags: at least from-env-file, or from-file or from-literal must be set",
+        ));
+    }
+    if env && (!files.is_empty() || literals) {
+        return Err(edit_error(
+            "failed to validate flags: from-env-file cannot be combined with from-file or from-literal",
+        ));
+    }
+    if !flags.behavior.is_empty()
+        && !["create", "merge", "replace"].contains(&flags.behavior.as_str())
+    {
+        return Err(edit_error(
+            r#"failed to validate flags: invalid behavior: must be one of "create", "merge", or "replace""#,
+        ));
+    }
+    Ok(())
+}
+
+/// A new entry as kustomize writes it: fields in alphabetical order, empty ones left
+/// out, `type` for a secret.
+fn new_entry(which: Generator, name: &str, sources: &Sources, flags: &GeneratorFlags) -> Node {
+    let mut entry = Map::new();
+    if !flags.behavior.is_empty() {
+        entry.insert("behavior", Node::text(flags.behavior.as_str()));
+    }
+    for (key, list) in sources.fields() {
+        if !list.is_empty() {
+            let items = list.iter().map(|s| Node::text(s.as_str())).collect();
+            entry.insert(key, Node::Seq(items));
+        }
+    }
+    entry.insert("name", Node::text(name));
+    if !flags.namespace.is_empty() {
+        entry.insert("namespace", Node::text(flags.namespace.as_str()));
+    }
+    if flags.disable_name_suffix_hash {
+        entry.insert("options", disable_hash_options());
+    }
+    if which == Generator::Secret && !flags.secret_type.is_empty() {
+        entry.insert("type", Node::text(flags.secret_type.as_str()));
+    }
+    Node::Map(entry)
 }
 
 /// The `options` kustomize writes for `--disableNameSuffixHash`.

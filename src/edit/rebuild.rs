@@ -52,8 +52,10 @@ pub fn build_change(dir: &Path, changed: &[(PathBuf, String)]) -> Option<String>
     let render = |fs: Arc<dyn FileSystem>| {
         build_in(fs, dir, &options).map(|out| crate::output::render(&out.resmap))
     };
-    // kustomize compares with an empty output when the first build fails.
-    let before = render(Arc::new(RealFs)).unwrap_or_default();
+    // kustomize compares with an empty output when the first build fails, and warns
+    // about any error after; kbuild says nothing when it failed before too (a
+    // component, a kustomization that needs helm): there is no output to keep.
+    let before = render(Arc::new(RealFs));
     let files = changed
         .iter()
         .filter_map(|(path, text)| {
@@ -61,20 +63,23 @@ pub fn build_change(dir: &Path, changed: &[(PathBuf, String)]) -> Option<String>
             Some((real, text.clone().into_bytes()))
         })
         .collect();
-    match render(Arc::new(Overlay { files })) {
-        Err(e) => Some(format!(
+    match (before, render(Arc::new(Overlay { files }))) {
+        (Err(_), Err(_)) => None,
+        (Ok(_), Err(e)) => Some(format!(
             "Warning: 'Fixed' kustomization now produces the error when running `kbuild build`: {}",
             e.report()
         )),
-        Ok(after) if after != before => {
+        (before, Ok(after)) if before.as_ref().ok() != Some(&after) => {
+            let before = before.unwrap_or_default();
             let diff = similar::TextDiff::from_lines(before.as_str(), after.as_str())
                 .unified_diff()
                 .header("before", "after")
                 .to_string();
             Some(format!(
-                "Warning: 'Fixed' kustomization now produces different output when running `kbuild build`:\n{diff}"
+                "Warning: 'Fixed' kustomization now produces different output when running `kbuild build`:\n{}",
+                diff.trim_end()
             ))
         }
-        Ok(_) => None,
+        (_, Ok(_)) => None,
     }
 }
