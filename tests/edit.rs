@@ -296,11 +296,32 @@ fn unknown_subcommands_get_a_suggestion_and_missing_files_a_plain_error() {
     assert!(out.stdout.is_empty());
 }
 
-/// Argo CD's repo-server, replayed (util/kustomize/kustomize.go): it runs `edit` in the
-/// app directory for the Application's overrides, then builds the absolute path from the
-/// repository root with the global build options appended after it. (Its first call,
-/// `version --short`, and build options such as `--enable-helm` come with kbuild's
-/// `version` command and kustomize's full set of build flags, not on main yet.)
+/// The version Argo CD reads from `kustomize version --short` (util/kustomize/kustomize.go):
+/// the output trimmed of spaces and braces, double spaces made single, `kustomize/`
+/// dropped, then the first semver-looking run (`v?N(.N)?(.N)?`, the pre-release and build
+/// parts left out here) taken. An unparsable output makes it assume v99.99.99.
+fn argo_cd_semver(short: &str) -> Option<(u64, u64, u64)> {
+    let v = short
+        .trim()
+        .trim_start_matches('{')
+        .trim_end_matches('}')
+        .trim();
+    let v = v.replace("  ", " ");
+    let v = v.strip_prefix("kustomize/").unwrap_or(&v);
+    let start = v.find(|c: char| c.is_ascii_digit())?;
+    let mut parts = v[start..]
+        .split(|c: char| !c.is_ascii_digit() && c != '.')
+        .next()?
+        .split('.')
+        .map(|p| p.parse::<u64>().ok());
+    Some((parts.next()??, parts.next()??, parts.next()??))
+}
+
+/// Argo CD's repo-server, replayed (util/kustomize/kustomize.go): `version --short` first
+/// (a version of at least 5.3.0 makes it pass `--helm-kube-version` and
+/// `--helm-api-versions` when `--enable-helm` is among the build options), then `edit` in
+/// the app directory for the Application's overrides, then a build of the absolute path
+/// from the repository root with the global build options appended after it.
 #[test]
 fn argo_cd_sequence_edits_in_place_and_builds_like_kustomize() {
     let tmp = tempfile::tempdir().unwrap();
@@ -308,6 +329,11 @@ fn argo_cd_sequence_edits_in_place_and_builds_like_kustomize() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/edit-fixtures/argocd");
     copy_tree(&fixture.join("in"), repo);
     let app = repo.join("apps/web/overlays/prod");
+
+    let out = run(repo, &["version", "--short"]);
+    assert!(out.status.success());
+    let short = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(argo_cd_semver(&short), Some((5, 8, 1)), "{short:?}");
 
     let steps: [&[&str]; 8] = [
         &["edit", "set", "nameprefix", "--", "p-"],
@@ -346,10 +372,19 @@ fn argo_cd_sequence_edits_in_place_and_builds_like_kustomize() {
     assert_eq!(edited, expected);
 
     let abs = app.display().to_string();
-    let out = run(
-        repo,
-        &["build", &abs, "--load-restrictor", "LoadRestrictionsNone"],
-    );
+    // Argo CD's global build options (argocd-cm `kustomize.buildOptions`), then what it
+    // adds for helm from the Application's kubeVersion and apiVersions.
+    let flags = [
+        "--load-restrictor",
+        "LoadRestrictionsNone",
+        "--enable-helm",
+        "--helm-kube-version",
+        "1.31.0",
+        "--helm-api-versions",
+        "monitoring.coreos.com/v1",
+    ];
+    let build: Vec<&str> = ["build", abs.as_str()].into_iter().chain(flags).collect();
+    let out = run(repo, &build);
     assert!(
         out.status.success(),
         "{}",
@@ -361,12 +396,7 @@ fn argo_cd_sequence_edits_in_place_and_builds_like_kustomize() {
     match kubectl() {
         Some(kubectl) => {
             let out = Command::new(kubectl)
-                .args([
-                    "kustomize",
-                    &abs,
-                    "--load-restrictor",
-                    "LoadRestrictionsNone",
-                ])
+                .args(["kustomize", abs.as_str()].into_iter().chain(flags))
                 .current_dir(repo)
                 .output()
                 .unwrap();
