@@ -414,3 +414,43 @@ fn argo_cd_sequence_edits_in_place_and_builds_like_kustomize() {
         }
     }
 }
+
+/// kustomize's `edit alpha-list-builtin-plugin` needs no kustomization file; kbuild lists
+/// the builtins it runs (kustomize v5.8.1 lists the same plus HelmChartInflationGenerator,
+/// in Go's random map order).
+#[test]
+fn alpha_list_builtin_plugin_lists_the_builtins_without_a_kustomization() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(tmp.path(), &["edit", "alpha-list-builtin-plugin"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let (head, list) = text.split_at("Builtin plugins:\n\n".len());
+    assert_eq!(head, "Builtin plugins:\n\n");
+    let mut kinds: Vec<&str> = list
+        .lines()
+        .map(|l| l.strip_prefix(" * ").expect(" * prefix"))
+        .collect();
+    kinds.sort_unstable();
+    assert_eq!(
+        kinds,
+        [
+            "AnnotationsTransformer",
+            "ConfigMapGenerator",
+            "HashTransformer",
+            "IAMPolicyGenerator",
+            "ImageTagTransformer",
+            "LabelTransformer",
+            "NamespaceTransformer",
+            "PatchJson6902Transformer",
+            "PatchStrategicMergeTransformer",
+            "PatchTransformer",
+            "PrefixSuffixTransformer",
+            "PrefixTransformer",
+            "ReplacementTransformer",
+            "ReplicaCountTransformer",
+            "SecretGenerator",
+            "SuffixTransformer",
+            "ValueAddTransformer",
+        ]
+    );
+}

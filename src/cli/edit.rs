@@ -34,6 +34,9 @@ enum EditCommand {
         #[arg(long)]
         vars: bool,
     },
+    /// [Alpha] List the builtin plugins (the configs `generators:` and `transformers:`
+    /// run without --enable-alpha-plugins).
+    AlphaListBuiltinPlugin,
 }
 
 /// The NAME of a ConfigMap or Secret generator entry.
@@ -311,6 +314,9 @@ enum RemoveCommand {
 /// `kbuild edit`: exit 0 when the file was changed (or needed no change), 1 on any
 /// error, with the file untouched.
 pub(crate) fn run_edit(args: &EditArgs) -> ExitCode {
+    if let EditCommand::AlphaListBuiltinPlugin = args.command {
+        return list_builtin_plugins();
+    }
     let result = (|| {
         let mut file = KustomizationFile::open(std::path::Path::new("."))?;
         let fix = match &args.command {
@@ -478,6 +484,24 @@ fn apply(file: &mut KustomizationFile, command: &EditCommand) -> kbuild::Result<
                 file.remove_generators(Generator::Secret, &r.names, &r.namespace)
             }
         },
-        EditCommand::Fix { .. } => Ok(()),
+        EditCommand::Fix { .. } | EditCommand::AlphaListBuiltinPlugin => Ok(()),
+    }
+}
+
+/// kustomize's `edit alpha-list-builtin-plugin`, which needs no kustomization file. kustomize
+/// prints its plugins in Go's random map order; kbuild prints the generators, then the
+/// transformers, each in a fixed order.
+fn list_builtin_plugins() -> ExitCode {
+    use kbuild::kustomization::plugin_config::{GENERATOR_KINDS, TRANSFORMER_KINDS};
+    let mut text = String::from("Builtin plugins:\n\n");
+    for kind in GENERATOR_KINDS.iter().chain(TRANSFORMER_KINDS) {
+        text.push_str(&format!(" * {kind}\n"));
+    }
+    match print_stdout(&text) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            ExitCode::FAILURE
+        }
     }
 }

@@ -60,11 +60,30 @@ pub fn identity(node: &Node) -> Result<(String, Meta)> {
     Ok((kind, meta))
 }
 
+/// The built-in generator kinds kbuild runs from `generators:`.
+pub const GENERATOR_KINDS: &[&str] = &[
+    "ConfigMapGenerator",
+    "SecretGenerator",
+    "IAMPolicyGenerator",
+];
+
 /// The built-in transformer kinds kbuild runs from `transformers:`.
-pub const TRANSFORMER_KINDS: &str = "AnnotationsTransformer, HashTransformer, ImageTagTransformer, \
-    LabelTransformer, NamespaceTransformer, PatchJson6902Transformer, \
-    PatchStrategicMergeTransformer, PatchTransformer, PrefixSuffixTransformer, PrefixTransformer, \
-    ReplacementTransformer, ReplicaCountTransformer, SuffixTransformer, ValueAddTransformer";
+pub const TRANSFORMER_KINDS: &[&str] = &[
+    "AnnotationsTransformer",
+    "HashTransformer",
+    "ImageTagTransformer",
+    "LabelTransformer",
+    "NamespaceTransformer",
+    "PatchJson6902Transformer",
+    "PatchStrategicMergeTransformer",
+    "PatchTransformer",
+    "PrefixSuffixTransformer",
+    "PrefixTransformer",
+    "ReplacementTransformer",
+    "ReplicaCountTransformer",
+    "SuffixTransformer",
+    "ValueAddTransformer",
+];
 
 /// The error for a config whose kind is no built-in `what` ("transformer", "generator").
 pub fn unknown(kind: &str, what: &str) -> Error {
@@ -73,7 +92,8 @@ pub fn unknown(kind: &str, what: &str) -> Error {
         if what == "transformer" {
             TRANSFORMER_KINDS
         } else {
-            "ConfigMapGenerator, SecretGenerator, IAMPolicyGenerator"
+            GENERATOR_KINDS
         }
+        .join(", ")
     ))
 }

@@ -206,3 +206,26 @@ fn builtin(node: &Node, kind: &str) -> Result<Builtin<'static>> {
         other => return Err(plugin_config::unknown(other, "transformer")),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kustomization::plugin_config::TRANSFORMER_KINDS;
+
+    /// The list `edit alpha-list-builtin-plugin` and the unknown-kind error print is the
+    /// list this dispatch knows.
+    #[test]
+    fn every_listed_transformer_kind_is_dispatched() {
+        for kind in TRANSFORMER_KINDS {
+            let node = crate::yaml::parse::parse_document(
+                &format!("apiVersion: builtin\nkind: {kind}\nmetadata:\n  name: x\n"),
+                "config.yaml",
+            )
+            .unwrap();
+            if let Err(e) = builtin(&node, kind) {
+                assert!(!e.to_string().contains("not a builtin"), "{kind}: {e}");
+            }
+        }
+        assert!(builtin(&Node::Null, "NoSuchTransformer").is_err());
+    }
+}
