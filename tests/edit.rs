@@ -454,3 +454,48 @@ fn alpha_list_builtin_plugin_lists_the_builtins_without_a_kustomization() {
         ]
     );
 }
+
+/// kustomize's flags are pflag's: a boolean takes `=true`/`=false` (and Go's other
+/// spellings), and a repeated flag's last value wins.
+#[test]
+fn boolean_flags_take_go_values() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("kustomization.yaml");
+    std::fs::write(&file, "commonLabels:\n  a: b\n").unwrap();
+    let out = run(
+        tmp.path(),
+        &["edit", "add", "label", "--force=false", "a:c"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    for (flag, value) in [("--force=true", "c"), ("--force=1", "d"), ("-f", "e")] {
+        let label = format!("a:{value}");
+        let out = run(tmp.path(), &["edit", "add", "label", flag, &label]);
+        assert!(out.status.success(), "{flag}");
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert_eq!(text, format!("commonLabels:\n  a: {value}\n"), "{flag}");
+    }
+    let out = run(
+        tmp.path(),
+        &["edit", "add", "label", "--force=maybe", "a:f"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("strconv.ParseBool"), "{stderr}");
+    let out = run(
+        tmp.path(),
+        &[
+            "edit",
+            "--dry-run=true",
+            "add",
+            "resource",
+            "--no-verify=1",
+            "x.yaml",
+        ],
+    );
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("+- x.yaml"));
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "commonLabels:\n  a: e\n"
+    );
+}

@@ -11,7 +11,17 @@ pub(crate) struct EditArgs {
     #[command(subcommand)]
     command: EditCommand,
     /// Print the change as a unified diff instead of writing the file.
-    #[arg(long, global = true)]
+    #[arg(
+        long, global = true,
+        value_name = "BOOL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true",
+        default_value = "false",
+        hide_default_value = true,
+        value_parser = super::go_bool,
+        action = clap::ArgAction::Set
+    )]
     dry_run: bool,
 }
 
@@ -31,7 +41,17 @@ enum EditCommand {
     /// helmChartInflationGenerator) and add apiVersion and kind when missing.
     Fix {
         /// Convert vars to replacements too (rewrites the resource files that use them).
-        #[arg(long)]
+        #[arg(
+            long,
+            value_name = "BOOL",
+            num_args = 0..=1,
+            require_equals = true,
+            default_missing_value = "true",
+            default_value = "false",
+            hide_default_value = true,
+            value_parser = super::go_bool,
+            action = clap::ArgAction::Set
+        )]
         vars: bool,
     },
     /// [Alpha] List the builtin plugins (the configs `generators:` and `transformers:`
@@ -68,7 +88,17 @@ struct AddSources {
     )]
     from_env_file: String,
     /// Disable the name suffix hash of the generated object.
-    #[arg(long = "disableNameSuffixHash")]
+    #[arg(
+        long = "disableNameSuffixHash",
+        value_name = "BOOL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true",
+        default_value = "false",
+        hide_default_value = true,
+        value_parser = super::go_bool,
+        action = clap::ArgAction::Set
+    )]
     disable_name_suffix_hash: bool,
     /// The namespace of the generated object.
     #[arg(long, default_value = "", hide_default_value = true)]
@@ -218,7 +248,17 @@ enum AddCommand {
         #[command(flatten)]
         values: Values,
         /// Skip checking that each resource exists.
-        #[arg(long)]
+        #[arg(
+            long,
+            value_name = "BOOL",
+            num_args = 0..=1,
+            require_equals = true,
+            default_missing_value = "true",
+            default_value = "false",
+            hide_default_value = true,
+            value_parser = super::go_bool,
+            action = clap::ArgAction::Set
+        )]
         no_verify: bool,
     },
     /// Add bases (comma-separated directories) to resources.
@@ -232,13 +272,43 @@ enum AddCommand {
         #[command(flatten)]
         values: Values,
         /// Overwrite a label that already exists.
-        #[arg(short, long)]
+        #[arg(
+            short, long,
+            value_name = "BOOL",
+            num_args = 0..=1,
+            require_equals = true,
+            default_missing_value = "true",
+            default_value = "false",
+            hide_default_value = true,
+            value_parser = super::go_bool,
+            action = clap::ArgAction::Set
+        )]
         force: bool,
         /// Add to `labels` with includeSelectors false instead of commonLabels.
-        #[arg(long)]
+        #[arg(
+            long,
+            value_name = "BOOL",
+            num_args = 0..=1,
+            require_equals = true,
+            default_missing_value = "true",
+            default_value = "false",
+            hide_default_value = true,
+            value_parser = super::go_bool,
+            action = clap::ArgAction::Set
+        )]
         without_selector: bool,
         /// Include the labels in templates (requires --without-selector).
-        #[arg(long)]
+        #[arg(
+            long,
+            value_name = "BOOL",
+            num_args = 0..=1,
+            require_equals = true,
+            default_missing_value = "true",
+            default_value = "false",
+            hide_default_value = true,
+            value_parser = super::go_bool,
+            action = clap::ArgAction::Set
+        )]
         include_templates: bool,
     },
     /// Add commonAnnotations: `key:value`.
@@ -246,7 +316,17 @@ enum AddCommand {
         #[command(flatten)]
         values: Values,
         /// Overwrite an annotation that already exists.
-        #[arg(short, long)]
+        #[arg(
+            short, long,
+            value_name = "BOOL",
+            num_args = 0..=1,
+            require_equals = true,
+            default_missing_value = "true",
+            default_value = "false",
+            hide_default_value = true,
+            value_parser = super::go_bool,
+            action = clap::ArgAction::Set
+        )]
         force: bool,
     },
     /// Add generator plugin config files (glob patterns are expanded).
@@ -291,7 +371,17 @@ enum RemoveCommand {
         #[command(flatten)]
         values: Values,
         /// Ignore keys that are not there.
-        #[arg(short, long = "ignore-non-existence")]
+        #[arg(
+            short, long = "ignore-non-existence",
+            value_name = "BOOL",
+            num_args = 0..=1,
+            require_equals = true,
+            default_missing_value = "true",
+            default_value = "false",
+            hide_default_value = true,
+            value_parser = super::go_bool,
+            action = clap::ArgAction::Set
+        )]
         ignore: bool,
     },
     /// Remove commonAnnotations (comma-separated keys).
@@ -299,7 +389,17 @@ enum RemoveCommand {
         #[command(flatten)]
         values: Values,
         /// Ignore keys that are not there.
-        #[arg(short, long = "ignore-non-existence")]
+        #[arg(
+            short, long = "ignore-non-existence",
+            value_name = "BOOL",
+            num_args = 0..=1,
+            require_equals = true,
+            default_missing_value = "true",
+            default_value = "false",
+            hide_default_value = true,
+            value_parser = super::go_bool,
+            action = clap::ArgAction::Set
+        )]
         ignore: bool,
     },
     /// Remove buildMetadata options (comma-separated).
