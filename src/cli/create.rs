@@ -54,31 +54,11 @@ pub(crate) struct CreateArgs {
     )]
     annotations: String,
     /// List the Kubernetes resource files found in the current directory.
-    #[arg(
-        long,
-        value_name = "BOOL",
-        num_args = 0..=1,
-        require_equals = true,
-        default_missing_value = "true",
-        default_value = "false",
-        hide_default_value = true,
-        value_parser = super::go_bool,
-        action = clap::ArgAction::Set
-    )]
+    #[arg(long)]
     autodetect: bool,
     /// With --autodetect, search subdirectories too (one holding a kustomization is
     /// listed as a resource itself).
-    #[arg(
-        long,
-        value_name = "BOOL",
-        num_args = 0..=1,
-        require_equals = true,
-        default_missing_value = "true",
-        default_value = "false",
-        hide_default_value = true,
-        value_parser = super::go_bool,
-        action = clap::ArgAction::Set
-    )]
+    #[arg(long)]
     recursive: bool,
 }
 

@@ -11,17 +11,7 @@ pub(crate) struct EditArgs {
     #[command(subcommand)]
     command: EditCommand,
     /// Print the change as a unified diff instead of writing the file.
-    #[arg(
-        long, global = true,
-        value_name = "BOOL",
-        num_args = 0..=1,
-        require_equals = true,
-        default_missing_value = "true",
-        default_value = "false",
-        hide_default_value = true,
-        value_parser = super::go_bool,
-        action = clap::ArgAction::Set
-    )]
+    #[arg(long, global = true)]
     dry_run: bool,
 }
 
@@ -41,17 +31,7 @@ enum EditCommand {
     /// helmChartInflationGenerator) and add apiVersion and kind when missing.
     Fix {
         /// Convert vars to replacements too (rewrites the resource files that use them).
-        #[arg(
-            long,
-            value_name = "BOOL",
-            num_args = 0..=1,
-            require_equals = true,
-            default_missing_value = "true",
-            default_value = "false",
-            hide_default_value = true,
-            value_parser = super::go_bool,
-            action = clap::ArgAction::Set
-        )]
+        #[arg(long)]
         vars: bool,
     },
     /// [Alpha] List the builtin plugins (the configs `generators:` and `transformers:`
@@ -88,17 +68,7 @@ struct AddSources {
     )]
     from_env_file: String,
     /// Disable the name suffix hash of the generated object.
-    #[arg(
-        long = "disableNameSuffixHash",
-        value_name = "BOOL",
-        num_args = 0..=1,
-        require_equals = true,
-        default_missing_value = "true",
-        default_value = "false",
-        hide_default_value = true,
-        value_parser = super::go_bool,
-        action = clap::ArgAction::Set
-    )]
+    #[arg(long = "disableNameSuffixHash")]
     disable_name_suffix_hash: bool,
     /// The namespace of the generated object.
     #[arg(long, default_value = "", hide_default_value = true)]
@@ -248,17 +218,7 @@ enum AddCommand {
         #[command(flatten)]
         values: Values,
         /// Skip checking that each resource exists.
-        #[arg(
-            long,
-            value_name = "BOOL",
-            num_args = 0..=1,
-            require_equals = true,
-            default_missing_value = "true",
-            default_value = "false",
-            hide_default_value = true,
-            value_parser = super::go_bool,
-            action = clap::ArgAction::Set
-        )]
+        #[arg(long)]
         no_verify: bool,
     },
     /// Add bases (comma-separated directories) to resources.
@@ -272,43 +232,13 @@ enum AddCommand {
         #[command(flatten)]
         values: Values,
         /// Overwrite a label that already exists.
-        #[arg(
-            short, long,
-            value_name = "BOOL",
-            num_args = 0..=1,
-            require_equals = true,
-            default_missing_value = "true",
-            default_value = "false",
-            hide_default_value = true,
-            value_parser = super::go_bool,
-            action = clap::ArgAction::Set
-        )]
+        #[arg(short, long)]
         force: bool,
         /// Add to `labels` with includeSelectors false instead of commonLabels.
-        #[arg(
-            long,
-            value_name = "BOOL",
-            num_args = 0..=1,
-            require_equals = true,
-            default_missing_value = "true",
-            default_value = "false",
-            hide_default_value = true,
-            value_parser = super::go_bool,
-            action = clap::ArgAction::Set
-        )]
+        #[arg(long)]
         without_selector: bool,
         /// Include the labels in templates (requires --without-selector).
-        #[arg(
-            long,
-            value_name = "BOOL",
-            num_args = 0..=1,
-            require_equals = true,
-            default_missing_value = "true",
-            default_value = "false",
-            hide_default_value = true,
-            value_parser = super::go_bool,
-            action = clap::ArgAction::Set
-        )]
+        #[arg(long)]
         include_templates: bool,
     },
     /// Add commonAnnotations: `key:value`.
@@ -316,17 +246,7 @@ enum AddCommand {
         #[command(flatten)]
         values: Values,
         /// Overwrite an annotation that already exists.
-        #[arg(
-            short, long,
-            value_name = "BOOL",
-            num_args = 0..=1,
-            require_equals = true,
-            default_missing_value = "true",
-            default_value = "false",
-            hide_default_value = true,
-            value_parser = super::go_bool,
-            action = clap::ArgAction::Set
-        )]
+        #[arg(short, long)]
         force: bool,
     },
     /// Add generator plugin config files (glob patterns are expanded).
@@ -371,17 +291,7 @@ enum RemoveCommand {
         #[command(flatten)]
         values: Values,
         /// Ignore keys that are not there.
-        #[arg(
-            short, long = "ignore-non-existence",
-            value_name = "BOOL",
-            num_args = 0..=1,
-            require_equals = true,
-            default_missing_value = "true",
-            default_value = "false",
-            hide_default_value = true,
-            value_parser = super::go_bool,
-            action = clap::ArgAction::Set
-        )]
+        #[arg(short, long = "ignore-non-existence")]
         ignore: bool,
     },
     /// Remove commonAnnotations (comma-separated keys).
@@ -389,17 +299,7 @@ enum RemoveCommand {
         #[command(flatten)]
         values: Values,
         /// Ignore keys that are not there.
-        #[arg(
-            short, long = "ignore-non-existence",
-            value_name = "BOOL",
-            num_args = 0..=1,
-            require_equals = true,
-            default_missing_value = "true",
-            default_value = "false",
-            hide_default_value = true,
-            value_parser = super::go_bool,
-            action = clap::ArgAction::Set
-        )]
+        #[arg(short, long = "ignore-non-existence")]
         ignore: bool,
     },
     /// Remove buildMetadata options (comma-separated).

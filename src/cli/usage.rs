@@ -18,7 +18,14 @@ use std::ffi::OsString;
 /// Parses the command line; prints help, the version or a usage error and exits (2 for
 /// an error) when that is what it holds.
 pub(crate) fn parse<T: Parser>() -> T {
-    match T::try_parse_from(without_stack_trace(std::env::args_os())) {
+    let command = T::command().mut_subcommands(|sub| match sub.get_name() {
+        "edit" | "create" => with_go_booleans(sub),
+        _ => sub,
+    });
+    let parsed = command
+        .try_get_matches_from(without_stack_trace(std::env::args_os()))
+        .and_then(|mut matches| T::from_arg_matches_mut(&mut matches));
+    match parsed {
         Ok(cli) => cli,
         Err(e) => match unknown_argument(&e) {
             Some(text) => {
@@ -28,6 +35,27 @@ pub(crate) fn parse<T: Parser>() -> T {
             None => e.exit(),
         },
     }
+}
+
+/// `command` with its on/off flags, and its subcommands' flags, taking a value as pflag's do
+/// (`--force=true`, `--force=0`; bare still means true; a bad value is Go's
+/// `strconv.ParseBool` error): the form scripts written for kustomize's `edit` use. Build
+/// flags spell this out per flag, as they are optional values there.
+fn with_go_booleans(command: clap::Command) -> clap::Command {
+    command
+        .mut_args(|arg| match arg.get_action() {
+            clap::ArgAction::SetTrue => arg
+                .action(clap::ArgAction::Set)
+                .value_name("BOOL")
+                .num_args(0..=1)
+                .require_equals(true)
+                .default_missing_value("true")
+                .default_value("false")
+                .hide_default_value(true)
+                .value_parser(super::go_bool),
+            _ => arg,
+        })
+        .mut_subcommands(with_go_booleans)
 }
 
 /// The message for an unknown flag or an extra argument (None for other errors).
