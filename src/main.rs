@@ -15,20 +15,22 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod cli {
     pub(crate) mod build;
+    pub(crate) mod completions;
     pub(crate) mod create;
     pub(crate) mod deps;
     pub(crate) mod diff;
     pub(crate) mod edit;
+    pub(crate) mod man;
     pub(crate) mod merge;
     pub(crate) mod render;
     pub(crate) mod usage;
     pub(crate) mod version;
-    pub(crate) use super::print_stdout;
+    pub(crate) use super::{finish_output, print_stdout};
     pub(crate) use build::{BuildFlags, VersionFlag, go_bool, parse_version};
 }
 use cli::merge as merge_cli;
 use cli::{build::BuildArgs, build::run_build, version::VersionArgs, version::run_version};
-use cli::{create::*, deps::*, diff::*, edit::*, render::*};
+use cli::{completions::*, create::*, deps::*, diff::*, edit::*, man::*, render::*};
 
 /// Renders Kubernetes configuration the way `kustomize build` does.
 #[derive(Parser, Debug)]
@@ -73,6 +75,10 @@ enum Command {
     Create(CreateArgs),
     /// Print the kustomize version kbuild reproduces, as `kustomize version` does.
     Version(VersionArgs),
+    /// Print a completion script for bash, zsh, fish, powershell or elvish.
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff), or write one per subcommand with --out.
+    Man(ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -87,9 +93,22 @@ fn main() -> ExitCode {
         Some(Command::Edit(a)) => return run_edit(&a),
         Some(Command::Create(a)) => return run_create(&a),
         Some(Command::Version(a)) => return run_version(&a),
+        Some(Command::Completions(a)) => return run_completions(&a, cli::usage::command::<Cli>()),
+        Some(Command::Man(a)) => return run_man(&a, cli::usage::command::<Cli>()),
         None => cli.build,
     };
     run_build(&args)
+}
+
+/// Exit 0, or print the error and exit 1.
+fn finish_output(result: Result<(), kbuild::Error>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("Error: {}", e.report());
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// Writes to stdout; a closed pipe (`kbuild | head`) is not an error.

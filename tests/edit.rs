@@ -10,6 +10,8 @@
 //! `kubectl` is available, `kubectl kustomize` of the edited tree must print what
 //! `kbuild build` prints.
 
+mod common;
+use common::argo_cd_semver;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -296,27 +298,6 @@ fn unknown_subcommands_get_a_suggestion_and_missing_files_a_plain_error() {
     assert!(out.stdout.is_empty());
 }
 
-/// The version Argo CD reads from `kustomize version --short` (util/kustomize/kustomize.go):
-/// the output trimmed of spaces and braces, double spaces made single, `kustomize/`
-/// dropped, then the first semver-looking run (`v?N(.N)?(.N)?`, the pre-release and build
-/// parts left out here) taken. An unparsable output makes it assume v99.99.99.
-fn argo_cd_semver(short: &str) -> Option<(u64, u64, u64)> {
-    let v = short
-        .trim()
-        .trim_start_matches('{')
-        .trim_end_matches('}')
-        .trim();
-    let v = v.replace("  ", " ");
-    let v = v.strip_prefix("kustomize/").unwrap_or(&v);
-    let start = v.find(|c: char| c.is_ascii_digit())?;
-    let mut parts = v[start..]
-        .split(|c: char| !c.is_ascii_digit() && c != '.')
-        .next()?
-        .split('.')
-        .map(|p| p.parse::<u64>().ok());
-    Some((parts.next()??, parts.next()??, parts.next()??))
-}
-
 /// Argo CD's repo-server, replayed (util/kustomize/kustomize.go): `version --short` first
 /// (a version of at least 5.3.0 makes it pass `--helm-kube-version` and
 /// `--helm-api-versions` when `--enable-helm` is among the build options), then `edit` in
@@ -333,7 +314,11 @@ fn argo_cd_sequence_edits_in_place_and_builds_like_kustomize() {
     let out = run(repo, &["version", "--short"]);
     assert!(out.status.success());
     let short = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(argo_cd_semver(&short), Some((5, 8, 1)), "{short:?}");
+    assert_eq!(
+        argo_cd_semver(&short).as_deref(),
+        Some("v5.8.1"),
+        "{short:?}"
+    );
 
     let steps: [&[&str]; 8] = [
         &["edit", "set", "nameprefix", "--", "p-"],

@@ -18,11 +18,7 @@ use std::ffi::OsString;
 /// Parses the command line; prints help, the version or a usage error and exits (2 for
 /// an error) when that is what it holds.
 pub(crate) fn parse<T: Parser>() -> T {
-    let command = T::command().mut_subcommands(|sub| match sub.get_name() {
-        "edit" | "create" => with_go_booleans(sub),
-        _ => sub,
-    });
-    let parsed = command
+    let parsed = command::<T>()
         .try_get_matches_from(without_stack_trace(std::env::args_os()))
         .and_then(|mut matches| T::from_arg_matches_mut(&mut matches));
     match parsed {
@@ -56,6 +52,27 @@ fn with_go_booleans(command: clap::Command) -> clap::Command {
             _ => arg,
         })
         .mut_subcommands(with_go_booleans)
+}
+
+/// The command line kbuild parses, which completions and man pages describe too:
+/// clap's derived definition, with `--version` naming the kustomize release reproduced
+/// and pflag-style on/off flags for `edit` and `create`.
+pub(crate) fn command<T: Parser>() -> clap::Command {
+    let versions: Vec<&str> = kbuild::KustomizeVersion::ALL
+        .iter()
+        .map(|v| v.as_str())
+        .collect();
+    T::command()
+        .version(format!(
+            "{} (reproduces kustomize {} by default; --kustomize-version: {})",
+            env!("CARGO_PKG_VERSION"),
+            kbuild::KustomizeVersion::default().as_str(),
+            versions.join(", ")
+        ))
+        .mut_subcommands(|sub| match sub.get_name() {
+            "edit" | "create" => with_go_booleans(sub),
+            _ => sub,
+        })
 }
 
 /// The message for an unknown flag or an extra argument (None for other errors).
