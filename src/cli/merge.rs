@@ -179,8 +179,24 @@ fn write_in_place(
         }
         placed.push((target, node));
     }
+    // A file whose resources all come out as they were is not written: rewriting it would
+    // only drop its comments and styles (kbuild writes kustomize's format), and its
+    // modification time would say it changed.
+    let unchanged = |path: &PathBuf| {
+        let before = dest
+            .docs
+            .iter()
+            .zip(&dest.origins)
+            .filter(|(_, o)| matches!(o, Origin::File { path: p, .. } if p == path))
+            .map(|(d, _)| d);
+        let after = placed.iter().filter(|(p, _)| p == path).map(|(_, n)| *n);
+        dest.files.contains(path) && before.eq(after)
+    };
     let rendered = inputs::render_files(&files, &placed);
     for (path, text) in rendered {
+        if unchanged(&path) {
+            continue;
+        }
         if text.is_empty() {
             if dest.files.contains(&path) {
                 std::fs::remove_file(&path).map_err(|e| Error::Io {
