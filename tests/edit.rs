@@ -180,8 +180,9 @@ fn run_case(case: &Case, kubectl: Option<&Path>) -> Result<(), String> {
 fn edit_fixtures() {
     let kubectl = kubectl();
     if kubectl.is_none() {
-        eprintln!(
-            "SKIPPED the kubectl kustomize half of edit_fixtures: no kubectl with kustomize v5.8.1 (set KUBECTL_V581)"
+        common::skipped(
+            "the kubectl kustomize half of edit_fixtures",
+            "no kubectl with kustomize v5.8.1 (set KUBECTL_V581)",
         );
     }
     let mut failures = Vec::new();
@@ -392,11 +393,10 @@ fn argo_cd_sequence_edits_in_place_and_builds_like_kustomize() {
             );
             assert_eq!(String::from_utf8_lossy(&out.stdout), built);
         }
-        None => {
-            eprintln!(
-                "SKIPPED the kubectl kustomize comparison of the Argo CD replay: no kubectl with kustomize v5.8.1 (set KUBECTL_V581)"
-            )
-        }
+        None => common::skipped(
+            "the kubectl kustomize comparison of the Argo CD replay",
+            "no kubectl with kustomize v5.8.1 (set KUBECTL_V581)",
+        ),
     }
 }
 

@@ -5,21 +5,13 @@
 //! keeps neither, so results are compared as data, with mapping key order ignored. Cases
 //! whose schema is written in a YAML comment are counted as unsupported.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::PathBuf;
 
 use kbuild::merge::merge3::{Merge3Options, merge3};
 use kbuild::openapi::Schemas;
 use kbuild::yaml::Node;
-
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/merge/merge3");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: merge3 corpus not found at {}", dir.display());
-        None
-    }
-}
 
 fn parse(text: &str) -> Result<Option<Node>, String> {
     let docs = kbuild::yaml::parse::parse_stream(text, "case").map_err(|e| e.to_string())?;
@@ -63,9 +55,7 @@ fn same(a: Option<&Node>, b: Option<&Node>) -> bool {
     a.unwrap_or(&empty) == b.unwrap_or(&empty)
 }
 
-#[test]
-fn merge3_corpus() {
-    let Some(dir) = corpus_dir() else { return };
+fn merge3_corpus(dir: PathBuf) {
     let empty = Node::from(&serde_json::json!({"definitions": {}}));
     let none = Schemas::from_openapi_document(&empty, "none").expect("empty schema");
     let (mut passed, mut unsupported, mut failures) = (0, 0, Vec::new());
@@ -103,4 +93,11 @@ fn merge3_corpus() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert_eq!(passed + unsupported, 72);
     assert_eq!(passed, 68);
+}
+
+fn main() {
+    common::run_needing(
+        common::shared_corpus("merge/merge3"),
+        &[("merge3_corpus", merge3_corpus as fn(PathBuf))],
+    );
 }

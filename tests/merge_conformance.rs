@@ -8,6 +8,8 @@
 //!
 //! The corpus is YAML and read with `kbuild::yaml::parse::parse_stream`.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use kbuild::merge::{ListIncrease, MergeOptions, apply_with, take_directive};
@@ -16,19 +18,6 @@ use kbuild::yaml::Node;
 
 /// Parses one document of a case (an empty text is no document: `Null`).
 pub type ParseDoc<'a> = &'a dyn Fn(&str) -> Result<Node, String>;
-
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/merge");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipping: merge conformance corpus not found at {}",
-            dir.display()
-        );
-        None
-    }
-}
 
 fn parse_yaml(text: &str) -> Result<Node, String> {
     let docs = kbuild::yaml::parse::parse_stream(text, "case").map_err(|e| e.to_string())?;
@@ -296,9 +285,7 @@ pub fn run_k8s_apply(
     (agreed, differences, failures)
 }
 
-#[test]
-fn merge2_corpus() {
-    let Some(dir) = corpus_dir() else { return };
+fn merge2_corpus(dir: PathBuf) {
     let (passed, unsupported, failures) = run_merge2_corpus(&dir, &parse_yaml, &parse_yaml);
     eprintln!(
         "merge2: {passed} passed, {unsupported} unsupported, {} failed",
@@ -309,9 +296,7 @@ fn merge2_corpus() {
     assert_eq!(passed, 80);
 }
 
-#[test]
-fn k8s_apply_corpus() {
-    let Some(dir) = corpus_dir() else { return };
+fn k8s_apply_corpus(dir: PathBuf) {
     let (agreed, differences, failures) = run_k8s_apply(&dir, &parse_yaml, &parse_yaml);
     eprintln!(
         "k8s-apply: {agreed} agree with apimachinery, {} differ as recorded",
@@ -321,4 +306,14 @@ fn k8s_apply_corpus() {
         eprintln!("  differs: {d}");
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn main() {
+    common::run_needing(
+        common::shared_corpus("merge"),
+        &[
+            ("merge2_corpus", merge2_corpus as fn(PathBuf)),
+            ("k8s_apply_corpus", k8s_apply_corpus),
+        ],
+    );
 }

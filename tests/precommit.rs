@@ -66,14 +66,13 @@ impl Repo {
 
 const DEPLOY: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.25\n";
 
-#[test]
-fn precommit_refuses_a_stale_render_and_accepts_it_rerendered() {
+/// What the test needs: git, pre-commit and a git checkout of kbuild; the checkout's HEAD.
+fn prerequisites() -> Result<String, String> {
     for tool in ["git", "pre-commit"] {
         if !have(tool) {
-            eprintln!(
-                "SKIPPED precommit test: `{tool}` is not installed (pre-commit: `pip install pre-commit`)"
-            );
-            return;
+            return Err(format!(
+                "needs `{tool}` on PATH (`pip install pre-commit` for pre-commit)"
+            ));
         }
     }
     let kbuild_repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -82,15 +81,23 @@ fn precommit_refuses_a_stale_render_and_accepts_it_rerendered() {
         .current_dir(&kbuild_repo)
         .output()
         .ok()
-        .filter(|o| o.status.success());
-    let Some(head) = head else {
-        eprintln!(
-            "SKIPPED precommit test: {} is not a git checkout",
-            kbuild_repo.display()
-        );
-        return;
-    };
-    let rev = String::from_utf8_lossy(&head.stdout).trim().to_string();
+        .filter(|o| o.status.success())
+        .ok_or_else(|| format!("needs {} to be a git checkout", kbuild_repo.display()))?;
+    Ok(String::from_utf8_lossy(&head.stdout).trim().to_string())
+}
+
+fn main() {
+    common::run_needing(
+        prerequisites(),
+        &[(
+            "precommit_refuses_a_stale_render_and_accepts_it_rerendered",
+            precommit_refuses_a_stale_render_and_accepts_it_rerendered as fn(String),
+        )],
+    );
+}
+
+fn precommit_refuses_a_stale_render_and_accepts_it_rerendered(rev: String) {
+    let kbuild_repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
 
     let tmp = tempfile::tempdir().expect("tempdir");
     let repo = Repo {

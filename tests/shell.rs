@@ -1,6 +1,8 @@
 //! Shell integration: `kbuild completions SHELL` and `kbuild man`, generated from the
 //! clap definitions that parse the command line.
 
+mod common;
+
 use std::process::Command;
 
 fn kbuild(args: &[&str]) -> std::process::Output {
@@ -45,7 +47,7 @@ printf '%s\n' "${{COMPREPLY[@]}}""#
             let words = String::from_utf8(out.stdout).unwrap();
             assert_eq!(words.trim(), "edit", "{words}");
         }
-        Err(_) => eprintln!("SKIPPED bash_completion_completes_subcommands: no bash"),
+        Err(_) => common::skipped("bash_completion_completes_subcommands", "no bash"),
     }
 }
 

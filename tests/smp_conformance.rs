@@ -4,7 +4,9 @@
 //! the two- and three-way cases (`create`, `raw`, `raw-extension`, `unknown-field`) and the
 //! `apply` cases, with the corpus's own test schema (`smp/schema.yaml`).
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::PathBuf;
 
 use kbuild::Error;
 use kbuild::merge::strategic::{
@@ -12,16 +14,6 @@ use kbuild::merge::strategic::{
     three_way_conflicts,
 };
 use kbuild::yaml::Node;
-
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/merge/smp");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: smp corpus not found at {}", dir.display());
-        None
-    }
-}
 
 /// A position in `smp/schema.yaml`: an object type, or a field of one.
 #[derive(Clone, Copy)]
@@ -301,9 +293,7 @@ impl Tally {
     }
 }
 
-#[test]
-fn smp_corpus() {
-    let Some(dir) = corpus_dir() else { return };
+fn smp_corpus(dir: PathBuf) {
     let schema_text = std::fs::read_to_string(dir.join("schema.yaml")).expect("schema.yaml");
     let schema_doc = parse(&schema_text, false).expect("schema YAML");
     let types = schema_doc.get("types").expect("types");
@@ -362,9 +352,7 @@ fn smp_corpus() {
 
 /// `smp/k8s-apply.yaml`: merge2 inputs on real kinds applied by apimachinery (recorded with
 /// `kubectl patch --local`), run with kbuild's built-in schema.
-#[test]
-fn k8s_apply_corpus() {
-    let Some(dir) = corpus_dir() else { return };
+fn k8s_apply_corpus(dir: PathBuf) {
     let merge_dir = dir.join("../merge2");
     let mut sources = std::collections::HashMap::new();
     for file in ["scalar", "list", "element", "map", "old"] {
@@ -441,4 +429,14 @@ fn k8s_apply_corpus() {
         eprintln!("FAIL {f}");
     }
     assert!(tally.failures.is_empty());
+}
+
+fn main() {
+    common::run_needing(
+        common::shared_corpus("merge/smp"),
+        &[
+            ("smp_corpus", smp_corpus as fn(PathBuf)),
+            ("k8s_apply_corpus", k8s_apply_corpus as fn(PathBuf)),
+        ],
+    );
 }

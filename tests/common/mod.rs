@@ -29,3 +29,61 @@ pub fn argo_cd_semver(output: &str) -> Option<String> {
     .expect("regex");
     semver.find(version).map(|m| m.as_str().to_string())
 }
+
+/// A named test taking what its prerequisite check found.
+#[allow(dead_code)]
+pub type Needing<T> = (&'static str, fn(T));
+
+/// Runs the tests of a `harness = false` test file, each given what its prerequisite check
+/// found. A missing prerequisite (`Err(reason)`) reports each test as ignored with the
+/// reason, never as passed; under `CI=true` it fails them instead, so CI cannot go green
+/// without running them.
+#[allow(dead_code)] // only the files with prerequisites use it
+pub fn run_needing<T: Clone + Send + 'static>(
+    prerequisite: Result<T, String>,
+    tests: &[Needing<T>],
+) -> ! {
+    use libtest_mimic::{Arguments, Completion, Failed, Trial};
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    let trials = tests
+        .iter()
+        .map(|&(name, test)| {
+            let prerequisite = prerequisite.clone();
+            Trial::ignorable_test(name, move || match prerequisite {
+                Ok(found) => {
+                    test(found);
+                    Ok(Completion::Completed)
+                }
+                Err(reason) if ci => Err(Failed::from(format!("CI=true and {reason}"))),
+                Err(reason) => Ok(Completion::ignored_with(reason)),
+            })
+        })
+        .collect();
+    libtest_mimic::run(&Arguments::from_args(), trials).exit()
+}
+
+/// `../shared/conformance/<rel>` beside the repository, or why it cannot be used.
+#[allow(dead_code)] // only the corpus tests use it
+pub fn shared_corpus(rel: &str) -> Result<std::path::PathBuf, String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/conformance")
+        .join(rel);
+    if dir.is_dir() {
+        Ok(dir)
+    } else {
+        Err(format!(
+            "needs the shared corpus at {} (../shared beside the repository)",
+            dir.display()
+        ))
+    }
+}
+
+/// Says that part of a test could not run, and why: on stderr as `SKIPPED …`, or, under
+/// `CI=true`, as a failure (CI must not go green without the check).
+#[allow(dead_code)] // only tests with optional parts use it
+pub fn skipped(what: &str, reason: &str) {
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("CI=true and {what} cannot run: {reason}");
+    }
+    eprintln!("SKIPPED {what}: {reason}");
+}
