@@ -294,11 +294,31 @@ impl Builder<'_> {
         // Collected first and appended at once: the duplicate-id check is
         // one pass per kustomization, not one per file.
         let mut loaded = Vec::new();
+        // Where each entry's resources start in `loaded`, to name the entries of a clash.
+        let mut starts = Vec::with_capacity(k.resources.len());
         for (entry, p) in k.resources.iter().zip(prepared) {
+            starts.push(loaded.len());
             self.accumulate_resource(entry, p, acc, &mut loaded)
                 .map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
         }
-        acc.resmap.append_all(loaded)?;
+        if let Some((earlier, later)) = acc.resmap.first_clash(&loaded) {
+            let entry_of = |i: usize| &k.resources[starts.partition_point(|&s| s <= i) - 1];
+            let id = crate::resource::resmap::id_text(&loaded[later].id());
+            let holders = match earlier {
+                Some(e) if entry_of(e) == entry_of(later) => {
+                    format!("'{}' holds it twice", entry_of(later))
+                }
+                Some(e) => format!("'{}' and '{}' both hold it", entry_of(e), entry_of(later)),
+                None => format!("'{}' adds it again", entry_of(later)),
+            };
+            return Err(Error::duplicate_id(
+                id.clone(),
+                format!(
+                    "may not add resource with an already registered id: {id}: {holders} (the same kind, namespace and name); remove one, or give one another name or namespace"
+                ),
+            ));
+        }
+        acc.resmap.extend_checked(loaded);
         // As in kustomize: the built-in configuration plus this kustomization's files is
         // merged into what its bases brought, then what its `crds:` files say.
         let mut own = TransformerConfig::builtin(self.version);

@@ -97,6 +97,26 @@ impl ResMap {
         Ok(())
     }
 
+    /// Where the first resource of `new` whose id is taken ([`ResMap::append_all`]'s
+    /// refusal) clashes: the index in `new` of the earlier holder (`None`: one already in
+    /// the map), and its own index in `new`. None: [`ResMap::extend_checked`] may append.
+    pub fn first_clash(&self, new: &[Resource]) -> Option<(Option<usize>, usize)> {
+        let mut seen: HashMap<IdKey, Option<usize>, FastState> = HashMap::default();
+        seen.extend(self.resources.iter().map(|r| (r.id_key(), None)));
+        for (i, r) in new.iter().enumerate() {
+            if let Some(&earlier) = seen.get(&r.id_key()) {
+                return Some((earlier, i));
+            }
+            seen.insert(r.id_key(), Some(i));
+        }
+        None
+    }
+
+    /// Appends resources [`ResMap::first_clash`] found no clash in.
+    pub fn extend_checked(&mut self, new: Vec<Resource>) {
+        self.resources.extend(new);
+    }
+
     /// The first pair of resources that share a current id, if any.
     pub fn find_conflict(&self) -> Option<(usize, usize)> {
         let mut seen =
