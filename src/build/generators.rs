@@ -14,7 +14,7 @@ impl Builder<'_> {
     /// `configMapGenerator` and `secretGenerator`: new resources, or merged
     /// into / replacing existing ones according to `behavior`.
     pub(super) fn run_generators(
-        &self,
+        &mut self,
         ldr: &Loader,
         file: &Path,
         k: &Kustomization,
@@ -37,6 +37,14 @@ impl Builder<'_> {
             for args in list {
                 let mut read = |p: &str| ldr.read(p, "generator file").map(|(_, b)| b);
                 let g = generate(kind, args, k.generator_options.as_ref(), &mut read)?;
+                self.warnings.extend(g.warnings.iter().map(|w| {
+                    format!(
+                        "{} {:?} in {}: {w}",
+                        kind.field(),
+                        args.name,
+                        file.display()
+                    )
+                }));
                 let mut res = Resource::new(g.node)?;
                 res.needs_hash = g.hash_suffix;
                 if self.meta.unwrap_or_default().origin {
@@ -129,7 +137,7 @@ impl Builder<'_> {
 
     /// A ConfigMapGenerator/SecretGenerator config from `generators:`.
     pub(super) fn run_generator_config(
-        &self,
+        &mut self,
         ldr: &Loader,
         config: &Node,
         source: &Path,
@@ -145,6 +153,14 @@ impl Builder<'_> {
                     // generator fields; a builtin config under `generators:` gets
                     // only the options it carries itself.
                     let g = crate::generate::generate(kind, &args, None, &mut read)?;
+                    self.warnings.extend(g.warnings.iter().map(|w| {
+                        format!(
+                            "{} {:?} in {}: {w}",
+                            kind.field(),
+                            args.name,
+                            source.display()
+                        )
+                    }));
                     let mut res = Resource::new(g.node)?;
                     res.needs_hash = g.hash_suffix;
                     let builtin = match kind {

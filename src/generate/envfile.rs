@@ -20,9 +20,19 @@ use crate::error::Error;
 /// Longest line Go's `bufio.Scanner` accepts, newline included.
 const MAX_LINE: usize = 64 * 1024;
 
-/// Parses an env file into key/value pairs in file order.
-pub fn parse(content: &[u8]) -> Result<Vec<(String, String)>, Error> {
-    let mut pairs = Vec::new();
+/// An env file's pairs in file order, and the lines that had no `=`.
+#[derive(Debug, Default)]
+pub struct EnvFile {
+    pub pairs: Vec<(String, String)>,
+    /// The 1-based numbers of lines without `=`, whose key got an empty value: kustomize
+    /// accepts them silently, though such a line is usually a mistake (a missing `=`, or
+    /// a variable meant to come from the environment, which kustomize v5 no longer reads).
+    pub without_equals: Vec<usize>,
+}
+
+/// Parses an env file.
+pub fn parse(content: &[u8]) -> Result<EnvFile, Error> {
+    let mut out = EnvFile::default();
     for (index, raw) in lines(content).enumerate() {
         if raw.len() >= MAX_LINE {
             break;
@@ -36,10 +46,13 @@ pub fn parse(content: &[u8]) -> Result<Vec<(String, String)>, Error> {
             line
         };
         if let Some(pair) = parse_line(line) {
-            pairs.push(pair);
+            if !line.contains('=') {
+                out.without_equals.push(index + 1);
+            }
+            out.pairs.push(pair);
         }
     }
-    Ok(pairs)
+    Ok(out)
 }
 
 /// The lines of the content, without their `\n`; no empty line after a
@@ -68,7 +81,17 @@ mod tests {
     use super::*;
 
     fn pairs(content: &[u8]) -> Vec<(String, String)> {
-        parse(content).expect("valid env file")
+        parse(content).expect("valid env file").pairs
+    }
+
+    #[test]
+    fn lines_without_equals_are_noted() {
+        let parsed = parse(b"A=1\n# c\nBROKEN\n=x\n  SPACED \nB=\n").unwrap();
+        assert_eq!(parsed.without_equals, [3, 5]);
+        assert_eq!(
+            parsed.pairs,
+            owned(&[("A", "1"), ("BROKEN", ""), ("SPACED ", ""), ("B", "")])
+        );
     }
 
     fn owned(p: &[(&str, &str)]) -> Vec<(String, String)> {

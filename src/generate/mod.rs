@@ -81,6 +81,8 @@ pub struct Generated {
     /// Whether a name hash must be appended at the end of the build.
     pub hash_suffix: bool,
     pub behavior: Behavior,
+    /// What looked wrong in the sources without being an error (kbuild's, beyond kustomize).
+    pub warnings: Vec<String>,
 }
 
 /// Builds the ConfigMap or Secret one generator entry describes.
@@ -116,7 +118,8 @@ fn build(
         ));
     }
     let opts = options::effective(args.options.as_ref(), global);
-    let pairs = sources::load(args, read_file)?;
+    let mut warnings = Vec::new();
+    let pairs = sources::load(args, read_file, &mut warnings)?;
 
     let mut root = Map::new();
     root.insert("apiVersion", Node::Str("v1".into()));
@@ -134,6 +137,7 @@ fn build(
         node: Node::Map(root),
         hash_suffix: !opts.disable_name_suffix_hash,
         behavior: Behavior::parse(&args.behavior),
+        warnings,
     })
 }
 

@@ -9,13 +9,15 @@ use crate::kustomization::GeneratorArgs;
 /// One data entry; the value may be binary (file contents).
 pub type Pair = (String, Vec<u8>);
 
-/// Reads all sources of a generator, rejecting repeated keys.
+/// Reads all sources of a generator, rejecting repeated keys; pushes a warning for each
+/// env file line without `=`.
 ///
 /// kustomize does not validate key names (`a b`, `..x`, `é` all pass), so
 /// neither does kbuild.
 pub fn load(
     args: &GeneratorArgs,
     read_file: &mut dyn FnMut(&str) -> Result<Vec<u8>, Error>,
+    warnings: &mut Vec<String>,
 ) -> Result<Vec<Pair>, Error> {
     let mut pairs = Vec::new();
     // The deprecated single `env` comes after `envs`, as kustomize appends it.
@@ -26,7 +28,12 @@ pub fn load(
     for path in env_files {
         let content = read_file(path)?;
         let parsed = envfile::parse(&content).map_err(|e| e.context(format!("env file {path}")))?;
-        pairs.extend(parsed.into_iter().map(|(k, v)| (k, v.into_bytes())));
+        for line in parsed.without_equals {
+            warnings.push(format!(
+                "env file {path}: line {line} has no '=': its key gets an empty value, as in kustomize (write KEY=VALUE, or KEY= for an empty value on purpose)"
+            ));
+        }
+        pairs.extend(parsed.pairs.into_iter().map(|(k, v)| (k, v.into_bytes())));
     }
     for literal in &args.literals {
         let (key, value) = parse_literal(literal)?;
@@ -221,7 +228,7 @@ mod tests {
             ("bar.env", b"BIRD=falcon\n"),
             ("phrase.dat", b"x\n"),
         ]);
-        let keys: Vec<String> = load(&args, &mut read)
+        let keys: Vec<String> = load(&args, &mut read, &mut Vec::new())
             .expect("loads")
             .into_iter()
             .map(|p| p.0)
@@ -241,7 +248,7 @@ mod tests {
             ..Default::default()
         };
         let mut read = files(&[("e.env", b"a=0\n"), ("f.txt", b"x\n")]);
-        let err = load(&args, &mut read).expect_err("repeated key");
+        let err = load(&args, &mut read, &mut Vec::new()).expect_err("repeated key");
         assert_eq!(
             err.to_string(),
             r#"the key "a" appears more than once in its sources"#
@@ -255,14 +262,19 @@ mod tests {
             files: vec!["missing.txt".into()],
             ..Default::default()
         };
-        let err = load(&args, &mut files(&[])).expect_err("missing file");
+        let err = load(&args, &mut files(&[]), &mut Vec::new()).expect_err("missing file");
         assert_eq!(err.to_string(), "missing.txt: no such file");
         let args = GeneratorArgs {
             name: "q".into(),
             envs: vec!["bad.env".into()],
             ..Default::default()
         };
-        let err = load(&args, &mut files(&[("bad.env", b"B=\xff")])).expect_err("bad env");
+        let err = load(
+            &args,
+            &mut files(&[("bad.env", b"B=\xff")]),
+            &mut Vec::new(),
+        )
+        .expect_err("bad env");
         assert_eq!(
             err.to_string(),
             "env file bad.env: line 1 is not valid UTF-8"
