@@ -496,18 +496,71 @@ impl Kustomization {
 }
 
 /// The JSON schema of kustomization files (`kustomization.schema.json`),
-/// generated from these types.
+/// generated from these types, then given what the types do not say: the values `kind`
+/// and `apiVersion` may take, and field names in any case (kustomize decodes through Go's
+/// `encoding/json`, which matches field names case-insensitively; kbuild does the same).
 pub fn schema_json() -> String {
+    use serde_json::{Value, json};
     let mut schema = schemars::schema_for!(Kustomization);
     if let Some(obj) = schema.as_object_mut() {
         obj.insert(
             "title".to_string(),
-            serde_json::Value::String(
-                "kustomization.yaml (as read by kbuild and kustomize v5.5.0)".to_string(),
+            Value::String(
+                "kustomization.yaml (as read by kbuild and kustomize v5.8.1 and v5.5.0)"
+                    .to_string(),
             ),
+        );
+        if let Some(Value::Object(kind)) = obj.get_mut("properties").and_then(|p| p.get_mut("kind"))
+        {
+            kind.insert("enum".into(), json!(["Kustomization", "Component", null]));
+        }
+        any_case_field_names(obj, "#");
+        if let Some(Value::Object(defs)) = obj.get_mut("$defs") {
+            for (name, def) in defs.iter_mut() {
+                if let Value::Object(def) = def {
+                    any_case_field_names(def, &format!("#/$defs/{name}"));
+                }
+            }
+        }
+        // The apiVersion each kind takes (kustomize's check; leaving it out is allowed).
+        let api = |v: &str| json!({ "properties": { "apiVersion": { "enum": [v, null] } } });
+        obj.insert(
+            "allOf".into(),
+            json!([{
+                "if": { "properties": { "kind": { "const": "Component" } }, "required": ["kind"] },
+                "then": api("kustomize.config.k8s.io/v1alpha1"),
+                "else": api("kustomize.config.k8s.io/v1beta1"),
+            }]),
         );
     }
     let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
     text.push('\n');
     text
+}
+
+/// Adds to the object schema at `pointer` a `patternProperties` entry for every other
+/// spelling of each of its field names, referring to the field's schema.
+fn any_case_field_names(object: &mut serde_json::Map<String, serde_json::Value>, pointer: &str) {
+    use serde_json::{Value, json};
+    let Some(Value::Object(props)) = object.get("properties") else {
+        return;
+    };
+    let patterns: serde_json::Map<String, Value> = props
+        .keys()
+        .map(|name| {
+            let pattern: String = name
+                .chars()
+                .map(|c| match (c.to_ascii_lowercase(), c.to_ascii_uppercase()) {
+                    (l, u) if l != u => format!("[{l}{u}]"),
+                    _ => c.to_string(),
+                })
+                .collect();
+            let target = format!(
+                "{pointer}/properties/{}",
+                name.replace('~', "~0").replace('/', "~1")
+            );
+            (format!("^{pattern}$"), json!({ "$ref": target }))
+        })
+        .collect();
+    object.insert("patternProperties".into(), Value::Object(patterns));
 }
