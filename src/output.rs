@@ -26,11 +26,23 @@ pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| io(without_temp_path(e)))?;
     tmp.write_all(bytes).map_err(io)?;
     tmp.as_file().sync_all().map_err(io)?;
     tmp.persist(path).map_err(|e| io(e.error))?;
     Ok(())
+}
+
+/// tempfile's error without the name of the temporary file (`.tmpXXXX`, which the user
+/// never asked for): tempfile wraps the OS error as `<error> at path "<temp file>"` and
+/// hides the original, so the suffix is cut off the text; the message names the output
+/// file instead.
+pub(crate) fn without_temp_path(e: std::io::Error) -> std::io::Error {
+    let text = e.to_string();
+    match text.split_once(" at path \"") {
+        Some((os, _)) => std::io::Error::new(e.kind(), os.to_string()),
+        None => e,
+    }
 }
 
 /// kustomize's file name for a resource in `-o DIR` mode:

@@ -228,7 +228,7 @@ pub fn validate(job: &RenderJob) -> Result<()> {
             .context("the output directory is not writable")
         };
         std::fs::create_dir_all(out).map_err(io)?;
-        tempfile::NamedTempFile::new_in(out).map_err(io)?;
+        tempfile::NamedTempFile::new_in(out).map_err(|e| io(output::without_temp_path(e)))?;
     }
     Ok(())
 }

@@ -528,3 +528,21 @@ fn argo_cd_reads_the_short_version() {
         Some("v3.8.1")
     );
 }
+
+/// An output file that cannot be written: the error names it, not the temporary file the
+/// atomic write goes through.
+#[test]
+fn output_error_names_the_output_file_only() {
+    let t = tree();
+    let target = t.path().join("missing-dir/out.yaml");
+    let run = kbuild(t.path(), &["app", "-o", target.to_str().expect("utf-8")]);
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.is_empty());
+    assert!(
+        run.stderr
+            .contains("missing-dir/out.yaml: No such file or directory"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains(".tmp"), "{}", run.stderr);
+}

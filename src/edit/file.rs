@@ -195,7 +195,7 @@ pub fn write_file(path: &Path, text: &str) -> Result<()> {
     let mut tmp = tempfile::Builder::new()
         .prefix(".kbuild-edit.")
         .tempfile_in(&dir)
-        .map_err(io)?;
+        .map_err(|e| io(crate::output::without_temp_path(e)))?;
     use std::io::Write;
     tmp.write_all(text.as_bytes()).map_err(io)?;
     tmp.as_file()
