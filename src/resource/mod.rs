@@ -42,6 +42,9 @@ pub struct Resource {
     /// Fields that hold one label or annotation value in kustomize's tree, so that a
     /// write into one changes them all (see [`shared`]).
     pub shared: shared::Shared,
+    /// Made by `helm template` (kustomize v5.8's `internal.config.kubernetes.io/helm-generated`
+    /// annotation): from v5.8.0 the namespace transformer leaves it alone.
+    pub helm_generated: bool,
 }
 
 /// A builtin transformer or generator and the file that configured it.
@@ -195,6 +198,7 @@ impl Resource {
             ref_var_names: Vec::new(),
             empty_nulls: Vec::new(),
             shared: shared::Shared::default(),
+            helm_generated: false,
         })
     }
 

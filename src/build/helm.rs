@@ -1,0 +1,66 @@
+//! A kustomization's helm charts at the generator stage: configured with the other
+//! generators (so a bad chart fails before any ConfigMap is generated), inflated after
+//! `configMapGenerator` and `secretGenerator` and before `generators:` configs, in
+//! kustomize's order.
+
+use super::{Accumulator, Builder};
+use crate::error::Result;
+use crate::helm::args::{self, ChartArgs};
+use crate::kustomization::Kustomization;
+use crate::kustomization::helm::charts_and_globals;
+use crate::load::Loader;
+use crate::resource::{Configured, Origin};
+use std::path::Path;
+
+impl Builder<'_> {
+    /// The kustomization's charts, configured (see helm/args.rs); an error without
+    /// `--enable-helm` (see build/plugins.rs).
+    pub(super) fn configure_helm_charts(
+        &self,
+        ldr: &Loader,
+        file: &Path,
+        k: &Kustomization,
+    ) -> Result<Vec<ChartArgs>> {
+        super::plugins::check_helm_charts(k, self.plugins)?;
+        let (charts, globals) = charts_and_globals(
+            &k.helm_charts,
+            k.helm_globals.as_ref(),
+            &k.helm_chart_inflation_generator,
+        );
+        let namespace = self.helm_namespace.as_deref();
+        let flags = self.helm.options();
+        charts
+            .iter()
+            .map(|c| args::configure(c, &globals, namespace, ldr, file, flags))
+            .collect()
+    }
+
+    /// Inflates `charts` and adds their resources, chart by chart, as generated resources
+    /// (an id already there is an error, as for a generator without `behavior`).
+    pub(super) fn run_helm_charts(
+        &self,
+        charts: &[ChartArgs],
+        file: &Path,
+        acc: &mut Accumulator,
+    ) -> Result<()> {
+        use crate::generate::Behavior;
+        if charts.is_empty() {
+            return Ok(());
+        }
+        let origin = self.meta.unwrap_or_default().origin;
+        for resources in self.helm.inflate_all(charts, self.version)? {
+            for mut res in resources {
+                if origin {
+                    res.origin = Some(Origin::Generated(Configured {
+                        configured_in: file.to_path_buf(),
+                        kind: "HelmChartInflationGenerator",
+                        name: None,
+                        namespace: None,
+                    }));
+                }
+                crate::generate::behavior::absorb(&mut acc.resmap, res, Behavior::Unspecified)?;
+            }
+        }
+        Ok(())
+    }
+}
