@@ -367,3 +367,153 @@ fn helm_cases_match_kustomize() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// A tree holding `kustomization` (with `$HELM_REPO` replaced) and the charts `vendor`
+/// lists, for the tests below.
+fn scratch_tree(kustomization: &str, vendor: &[(&str, &str)]) -> Tree {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let base = std::fs::canonicalize(tmp.path()).expect("canonical");
+    let root = base.join("tree");
+    std::fs::create_dir_all(&root).expect("mkdir");
+    let repo = fixtures().join("repo").display().to_string();
+    std::fs::write(
+        root.join("kustomization.yaml"),
+        kustomization.replace("$HELM_REPO", &repo),
+    )
+    .expect("write");
+    for (from, to) in vendor {
+        copy_tree(&fixtures().join("repo").join(from), &root.join(to), &root);
+    }
+    Tree {
+        log: base.join("helm.log"),
+        root,
+        _tmp: tmp,
+    }
+}
+
+fn kbuild_in(t: &Tree, extra: &[&str]) -> Output {
+    let mut args: Vec<String> = vec![
+        "build".into(),
+        ".".into(),
+        "--enable-helm".into(),
+        "--helm-command".into(),
+        standin().display().to_string(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    run(Path::new(env!("CARGO_BIN_EXE_kbuild")), &args, t)
+}
+
+/// The helm subcommands the stand-in ran, in order.
+fn helm_runs(t: &Tree) -> Vec<String> {
+    read(&t.log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("log line");
+            v["argv"][0].as_str().unwrap_or_default().to_string()
+        })
+        .collect()
+}
+
+const PULLED: &str = "helmCharts:
+- name: web
+  repo: file://$HELM_REPO
+  version: 1.0.0
+  releaseName: cached
+";
+
+#[test]
+fn a_pulled_chart_is_cached_outside_the_tree_and_offline_builds_use_it() {
+    if !standin_runs() {
+        eprintln!("SKIPPED: the helm stand-in needs python3 with PyYAML");
+        return;
+    }
+    let t = scratch_tree(PULLED, &[]);
+    let cache = t.root.parent().expect("parent").join("cache");
+    let cache_arg = cache.display().to_string();
+    let offline = ["--helm-cache-dir", &cache_arg, "--offline"];
+    // Nothing cached yet: --offline refuses to pull, and leaves nothing behind.
+    let out = kbuild_in(&t, &offline);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && out.stdout.is_empty(), "{stderr}");
+    assert!(stderr.contains("--offline forbids pulling it"), "{stderr}");
+    assert!(!cache.exists() || std::fs::read_dir(&cache).expect("read").next().is_none());
+    // Pulled once into the cache, not into the tree.
+    std::fs::remove_file(&t.log).expect("rm log");
+    let first = kbuild_in(&t, &["--helm-cache-dir", &cache_arg]);
+    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    assert!(!t.root.join("charts").exists(), "the source tree was written to");
+    let entries: Vec<_> = std::fs::read_dir(&cache).expect("cache").flatten().collect();
+    assert_eq!(entries.len(), 1, "one cache entry, no temporary left");
+    assert!(entries[0].path().join("web/Chart.yaml").is_file());
+    assert_eq!(helm_runs(&t), ["version", "pull", "template"]);
+    // Offline now works from the cache, with the same output and no pull.
+    std::fs::remove_file(&t.log).expect("rm log");
+    let again = kbuild_in(&t, &offline);
+    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+    assert_eq!(again.stdout, first.stdout);
+    assert_eq!(helm_runs(&t), ["version", "template"]);
+    // A version bump is a new cache entry, never the stale chart.
+    let bumped = scratch_tree(&PULLED.replace("1.0.0", "1.1.0"), &[]);
+    let out = kbuild_in(&bumped, &["--helm-cache-dir", &cache_arg]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("replicas: 2"));
+    assert_eq!(std::fs::read_dir(&cache).expect("cache").count(), 2);
+}
+
+#[test]
+fn a_failed_pull_leaves_nothing_in_the_cache() {
+    if !standin_runs() {
+        eprintln!("SKIPPED: the helm stand-in needs python3 with PyYAML");
+        return;
+    }
+    let t = scratch_tree(&PULLED.replace("1.0.0", "9.9.9"), &[]);
+    let cache = t.root.parent().expect("parent").join("cache");
+    let out = kbuild_in(&t, &["--helm-cache-dir", &cache.display().to_string()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && out.stdout.is_empty(), "{stderr}");
+    assert!(stderr.contains("version \"9.9.9\" not found"), "{stderr}");
+    assert_eq!(std::fs::read_dir(&cache).expect("cache").count(), 0);
+}
+
+#[test]
+fn identical_inflations_run_helm_once() {
+    if !standin_runs() {
+        eprintln!("SKIPPED: the helm stand-in needs python3 with PyYAML");
+        return;
+    }
+    // Two bases inflate the same chart with the same values; the overlay keeps both apart
+    // with prefixes. kustomize runs `helm template` twice, kbuild once.
+    let base = "helmCharts:\n- name: web\n  releaseName: same\n";
+    let t = scratch_tree(
+        "resources:\n- a\n- b\n",
+        &[("web/1.0.0", "charts/web")],
+    );
+    for (dir, prefix) in [("a", "a-"), ("b", "b-")] {
+        let d = t.root.join(dir);
+        std::fs::create_dir_all(&d).expect("mkdir");
+        std::fs::write(
+            d.join("kustomization.yaml"),
+            format!("namePrefix: {prefix}\nhelmGlobals:\n  chartHome: ../charts\n{base}"),
+        )
+        .expect("write");
+    }
+    let out = kbuild_in(&t, &["--load-restrictor", "LoadRestrictionsNone"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("name: a-same-web") && text.contains("name: b-same-web"));
+    assert_eq!(helm_runs(&t), ["version", "template"]);
+}
+
+#[test]
+fn without_enable_helm_a_chart_is_kustomizes_error() {
+    let t = scratch_tree("helmCharts:\n- name: web\n", &[]);
+    let out = run(
+        Path::new(env!("CARGO_BIN_EXE_kbuild")),
+        &["build".into(), ".".into()],
+        &t,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && out.stdout.is_empty());
+    assert!(stderr.contains("must specify --enable-helm"), "{stderr}");
+}

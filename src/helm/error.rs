@@ -84,7 +84,7 @@ impl HelmError {
     pub fn hint(&self) -> Option<&'static str> {
         match self.problem {
             HelmProblem::NotFound { .. } => {
-                Some("install helm (v3), or name the program with --helm-command")
+                Some("install helm, or name the program with --helm-command")
             }
             HelmProblem::NoChart { .. } => Some(
                 "put the chart there (helmGlobals.chartHome, default 'charts'), or set the chart's 'repo' to pull it",
