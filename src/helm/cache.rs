@@ -13,8 +13,8 @@
 //! only when helm succeeded: a failed or interrupted pull leaves nothing behind.
 
 use super::args::ChartArgs;
-use super::{HelmError, HelmProblem, Session, command};
-use crate::error::{Error, Result};
+use super::{HelmProblem, Session, command};
+use crate::error::Result;
 use std::path::{Path, PathBuf};
 
 /// The default chart cache: `$XDG_CACHE_HOME/kbuild/charts`, else `$HOME/.cache/kbuild/charts`.
@@ -90,7 +90,7 @@ fn pull_args(chart: &ChartArgs, untar_dir: &Path) -> Vec<String> {
 
 /// Pulls `chart` (see the module comment) and returns its directory.
 pub(super) fn pull(session: &Session, chart: &ChartArgs, config_home: &Path) -> Result<PathBuf> {
-    let fail = |p| Error::Helm(Box::new(HelmError::new(chart, p)));
+    let fail = |p| super::failure(chart, p);
     let options = session.options();
     let name = &chart.chart.name;
     let offline = || {
@@ -159,7 +159,7 @@ fn run_pull(
     dir: &Path,
     config_home: &Path,
 ) -> Result<()> {
-    let fail = |p| Error::Helm(Box::new(HelmError::new(chart, p)));
+    let fail = |p| super::failure(chart, p);
     command::run(&options.command, &pull_args(chart, dir), config_home).map_err(fail)?;
     if !dir.join(&chart.chart.name).is_dir() {
         return Err(fail(HelmProblem::Files(format!(

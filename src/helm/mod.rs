@@ -18,10 +18,9 @@
 pub mod args;
 mod cache;
 mod command;
-mod error;
 mod values;
 
-pub use error::{HelmError, HelmProblem};
+pub use crate::error::{HelmError, HelmProblem};
 
 use crate::error::{Error, Result};
 use crate::kustomize_version::KustomizeVersion;
@@ -114,7 +113,7 @@ impl Session {
 
     /// One chart's resources.
     fn inflate(&self, chart: &ChartArgs, version: KustomizeVersion) -> Result<Vec<Resource>> {
-        let fail = |problem| Error::Helm(Box::new(HelmError::new(chart, problem)));
+        let fail = |problem| failure(chart, problem);
         // kustomize's temporary directory: the values file, and helm's config home
         // unless `helmGlobals.configHome` names one.
         let scratch = tempfile::Builder::new()
@@ -154,7 +153,7 @@ impl Session {
     ) -> Result<()> {
         let result = self.version_checked.get_or_init(|| {
             command::check_version(&self.options.command, config_home, version)
-                .map_err(|p| Error::Helm(Box::new(HelmError::new(chart, p))))
+                .map_err(|p| failure(chart, p))
         });
         match result {
             Ok(()) => Ok(()),
@@ -170,10 +169,7 @@ impl Session {
             return Ok(local);
         }
         if chart.chart.repo.is_empty() {
-            return Err(Error::Helm(Box::new(HelmError::new(
-                chart,
-                HelmProblem::NoChart { path: local },
-            ))));
+            return Err(failure(chart, HelmProblem::NoChart { path: local }));
         }
         let key = cache::key(chart);
         self.once(&self.pulls, key, || cache::pull(self, chart, config_home))
@@ -197,6 +193,11 @@ impl Session {
             Err(e) => Err(e.duplicate()),
         }
     }
+}
+
+/// The error for `chart`.
+fn failure(chart: &ChartArgs, problem: HelmProblem) -> Error {
+    Error::Helm(Box::new(HelmError::new(&chart.chart.name, problem)))
 }
 
 /// What a `helm template` run's output depends on: the program, the chart directory, the

@@ -3,8 +3,8 @@
 //! `copyValuesFile`).
 
 use super::args::{ChartArgs, ValuesMerge};
-use super::{HelmError, HelmProblem};
-use crate::error::{Error, Result};
+use super::HelmProblem;
+use crate::error::Result;
 use crate::yaml::Node;
 use std::path::Path;
 
@@ -50,13 +50,13 @@ pub(super) fn values_file(chart: &ChartArgs, chart_dir: &Path) -> Result<Vec<u8>
 /// The values file's content as a tree: an empty file is no values.
 fn parse(chart: &ChartArgs, source: &Path, bytes: &[u8]) -> Result<Node> {
     let bad = |msg: String| {
-        Error::Helm(Box::new(HelmError::new(
+        super::failure(
             chart,
             HelmProblem::BadValues {
                 path: source.to_path_buf(),
                 msg,
             },
-        )))
+        )
     };
     let text = std::str::from_utf8(bytes).map_err(|e| bad(e.to_string()))?;
     let node = crate::yaml::parse::parse_document(text, &source.display().to_string())

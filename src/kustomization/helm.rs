@@ -1,6 +1,6 @@
 //! The helm fields of a kustomization: `helmGlobals`, `helmCharts` and the deprecated
 //! `helmChartInflationGenerator`, as kustomize's `api/types/helmchartargs.go` types them.
-//! What the fields mean to a build (defaults, paths, flags) is in `crate::helm::args`.
+//! What the fields mean to a build (defaults, paths, flags) is in helm/args.rs.
 
 use crate::yaml::Node;
 use schemars::JsonSchema;

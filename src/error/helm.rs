@@ -1,6 +1,5 @@
-//! What can go wrong while inflating a chart.
+//! What can go wrong while inflating a helm chart (see the `helm` module).
 
-use super::args::ChartArgs;
 use std::fmt;
 use std::path::PathBuf;
 
@@ -69,11 +68,8 @@ pub enum HelmProblem {
 }
 
 impl HelmError {
-    pub(super) fn new(chart: &ChartArgs, problem: HelmProblem) -> HelmError {
-        HelmError::named(&chart.chart.name, problem)
-    }
-
-    pub(super) fn named(chart: &str, problem: HelmProblem) -> HelmError {
+    /// The error for the chart named `chart`.
+    pub fn new(chart: &str, problem: HelmProblem) -> HelmError {
         HelmError {
             chart: chart.to_string(),
             problem,

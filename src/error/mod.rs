@@ -8,6 +8,9 @@
 //! kustomizations and entries that led to an error is kept as `Context`
 //! layers, outermost first; `Error::report` renders all of it for a terminal.
 
+mod helm;
+
+pub use helm::{HelmError, HelmProblem};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -66,7 +69,7 @@ pub enum Error {
     Cycle(Box<Cycle>),
     /// A helm chart that could not be inflated.
     #[error("{0}")]
-    Helm(Box<crate::helm::HelmError>),
+    Helm(Box<HelmError>),
     /// Input kbuild recognises but does not handle (helm charts, external plugins).
     #[error("{what}")]
     Unsupported {
