@@ -350,7 +350,14 @@ fn helm_and_plugin_errors_name_the_flag_or_what_is_missing() {
     // The same story in every command that builds.
     let diff = kbuild(
         t.path(),
-        &["diff", "helm", "app", "--enable-helm", "--helm-command", NO_HELM],
+        &[
+            "diff",
+            "helm",
+            "app",
+            "--enable-helm",
+            "--helm-command",
+            NO_HELM,
+        ],
     );
     assert_eq!(diff.code, 2);
     assert!(

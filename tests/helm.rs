@@ -441,22 +441,40 @@ fn a_pulled_chart_is_cached_outside_the_tree_and_offline_builds_use_it() {
     // Pulled once into the cache, not into the tree.
     std::fs::remove_file(&t.log).expect("rm log");
     let first = kbuild_in(&t, &["--helm-cache-dir", &cache_arg]);
-    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
-    assert!(!t.root.join("charts").exists(), "the source tree was written to");
-    let entries: Vec<_> = std::fs::read_dir(&cache).expect("cache").flatten().collect();
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    assert!(
+        !t.root.join("charts").exists(),
+        "the source tree was written to"
+    );
+    let entries: Vec<_> = std::fs::read_dir(&cache)
+        .expect("cache")
+        .flatten()
+        .collect();
     assert_eq!(entries.len(), 1, "one cache entry, no temporary left");
     assert!(entries[0].path().join("web/Chart.yaml").is_file());
     assert_eq!(helm_runs(&t), ["version", "pull", "template"]);
     // Offline now works from the cache, with the same output and no pull.
     std::fs::remove_file(&t.log).expect("rm log");
     let again = kbuild_in(&t, &offline);
-    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
     assert_eq!(again.stdout, first.stdout);
     assert_eq!(helm_runs(&t), ["version", "template"]);
     // A version bump is a new cache entry, never the stale chart.
     let bumped = scratch_tree(&PULLED.replace("1.0.0", "1.1.0"), &[]);
     let out = kbuild_in(&bumped, &["--helm-cache-dir", &cache_arg]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("replicas: 2"));
     assert_eq!(std::fs::read_dir(&cache).expect("cache").count(), 2);
 }
@@ -485,10 +503,7 @@ fn identical_inflations_run_helm_once() {
     // Two bases inflate the same chart with the same values; the overlay keeps both apart
     // with prefixes. kustomize runs `helm template` twice, kbuild once.
     let base = "helmCharts:\n- name: web\n  releaseName: same\n";
-    let t = scratch_tree(
-        "resources:\n- a\n- b\n",
-        &[("web/1.0.0", "charts/web")],
-    );
+    let t = scratch_tree("resources:\n- a\n- b\n", &[("web/1.0.0", "charts/web")]);
     for (dir, prefix) in [("a", "a-"), ("b", "b-")] {
         let d = t.root.join(dir);
         std::fs::create_dir_all(&d).expect("mkdir");
@@ -499,7 +514,11 @@ fn identical_inflations_run_helm_once() {
         .expect("write");
     }
     let out = kbuild_in(&t, &["--load-restrictor", "LoadRestrictionsNone"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("name: a-same-web") && text.contains("name: b-same-web"));
     assert_eq!(helm_runs(&t), ["version", "template"]);

@@ -53,7 +53,10 @@ pub(super) fn check_helm_charts(k: &Kustomization, plugins: Plugins) -> Result<(
         return Err(helm_not_enabled(&chart.name, "helmCharts"));
     }
     if let Some(chart) = k.helm_chart_inflation_generator.first() {
-        return Err(helm_not_enabled(&chart.chart_name, "helmChartInflationGenerator"));
+        return Err(helm_not_enabled(
+            &chart.chart_name,
+            "helmChartInflationGenerator",
+        ));
     }
     Ok(())
 }

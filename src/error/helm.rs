@@ -85,9 +85,9 @@ impl HelmError {
             HelmProblem::NoChart { .. } => Some(
                 "put the chart there (helmGlobals.chartHome, default 'charts'), or set the chart's 'repo' to pull it",
             ),
-            HelmProblem::Offline { .. } => Some(
-                "build once without --offline to fill the chart cache (--helm-cache-dir)",
-            ),
+            HelmProblem::Offline { .. } => {
+                Some("build once without --offline to fill the chart cache (--helm-cache-dir)")
+            }
             _ => None,
         }
     }
@@ -106,7 +106,10 @@ impl fmt::Display for HelmError {
                 status,
                 stderr,
             } => {
-                write!(f, "helm chart '{chart}': '{command_line}' failed ({status})")?;
+                write!(
+                    f,
+                    "helm chart '{chart}': '{command_line}' failed ({status})"
+                )?;
                 let stderr = stderr.trim_end();
                 if !stderr.is_empty() {
                     write!(f, ":\n{stderr}")?;

@@ -150,7 +150,9 @@ pub fn configure(
         c.namespace = ns.to_string();
     }
     if c.name.is_empty() {
-        return Err(Error::invalid_config("helmCharts: chart name cannot be empty"));
+        return Err(Error::invalid_config(
+            "helmCharts: chart name cannot be empty",
+        ));
     }
     let home = if globals.chart_home.is_empty() {
         "charts"
@@ -166,8 +168,12 @@ pub fn configure(
     let mut additional_values = Vec::new();
     for file in &c.additional_values_files {
         // Read once now, as kustomize does, so that the load restrictor applies.
-        ldr.read(file, "additionalValuesFile")
-            .map_err(|e| e.context(format!("helm chart '{}': could not load additionalValuesFile", c.name)))?;
+        ldr.read(file, "additionalValuesFile").map_err(|e| {
+            e.context(format!(
+                "helm chart '{}': could not load additionalValuesFile",
+                c.name
+            ))
+        })?;
         additional_values.push(join_clean(ldr.root(), file));
     }
     let values_merge = match c.values_merge.as_str() {
@@ -208,4 +214,103 @@ pub fn configure(
         values,
         kustomization: kustomization.to_path_buf(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::{Files, LoadRestrictor, MemFs};
+    use std::sync::Arc;
+
+    fn files() -> Files {
+        let fs = MemFs::new()
+            .file("/k/kustomization.yaml", "")
+            .file("/k/extra.yaml", "a: 1\n")
+            .file("/outside.yaml", "a: 1\n")
+            .file("/k/charts/web/values.yaml", "a: 0\n");
+        Files::new(Arc::new(fs), LoadRestrictor::RootOnly)
+    }
+
+    fn chart(text: &str) -> HelmChart {
+        let node = crate::yaml::parse::parse_document(text, "t.yaml").unwrap();
+        crate::yaml::de::from_node(&node).unwrap()
+    }
+
+    fn configure_with(c: &HelmChart, flags: &HelmOptions) -> Result<ChartArgs> {
+        let files = files();
+        let ldr = files.root(Path::new("/k")).unwrap();
+        configure(
+            c,
+            &HelmGlobals::default(),
+            None,
+            &ldr,
+            Path::new("/k/kustomization.yaml"),
+            flags,
+        )
+    }
+
+    #[test]
+    fn template_arguments_follow_kustomizes_order() {
+        let c = chart(
+            "name: web\nreleaseName: r\nnamespace: ns\nnameTemplate: t\nadditionalValuesFiles: [extra.yaml]\n\
+             apiVersions: [a/v1, b/v1]\nkubeVersion: v1.30.0\nincludeCRDs: true\nskipTests: true\n\
+             skipHooks: true\ndebug: true\ndevel: true\n",
+        );
+        let args = configure_with(&c, &HelmOptions::default()).unwrap();
+        let argv = args.template_args(Path::new("/c/web"), Path::new("/t/v.yaml"));
+        assert_eq!(
+            argv.join(" "),
+            "template r /c/web --namespace ns --name-template t -f /t/v.yaml -f /k/extra.yaml \
+             --api-versions a/v1 --api-versions b/v1 --kube-version v1.30.0 --include-crds \
+             --skip-tests --no-hooks --debug --devel"
+        );
+        let bare = configure_with(&chart("name: web\n"), &HelmOptions::default()).unwrap();
+        let argv = bare.template_args(Path::new("/c/web"), Path::new("/t/v.yaml"));
+        assert_eq!(
+            argv.join(" "),
+            "template --generate-name /c/web -f /t/v.yaml"
+        );
+    }
+
+    #[test]
+    fn flags_fill_in_what_the_chart_leaves_unset() {
+        let flags = HelmOptions {
+            kube_version: "v1.29.0".into(),
+            api_versions: vec!["x/v1".into()],
+            debug: true,
+            ..HelmOptions::default()
+        };
+        let own = configure_with(&chart("name: web\nkubeVersion: v1.33.0\n"), &flags).unwrap();
+        assert_eq!(own.chart.kube_version, "v1.33.0");
+        assert_eq!(own.chart.api_versions, ["x/v1"]);
+        assert!(own.chart.debug);
+    }
+
+    #[test]
+    fn chart_home_gets_name_and_version_only_with_a_repo() {
+        let pulled = chart("name: web\nversion: 1.0.0\nrepo: https://r\n");
+        let args = configure_with(&pulled, &HelmOptions::default()).unwrap();
+        assert_eq!(args.local_chart_dir(), Path::new("/k/charts/web-1.0.0/web"));
+        let local = chart("name: web\nversion: 1.0.0\n");
+        let args = configure_with(&local, &HelmOptions::default()).unwrap();
+        assert_eq!(args.local_chart_dir(), Path::new("/k/charts/web"));
+    }
+
+    #[test]
+    fn configuration_errors() {
+        let e = configure_with(&chart("name: ''\n"), &HelmOptions::default()).unwrap_err();
+        assert!(e.to_string().contains("chart name cannot be empty"), "{e}");
+        let e = configure_with(
+            &chart("name: web\nvaluesMerge: deep\n"),
+            &HelmOptions::default(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("valuesMerge must be one of"), "{e}");
+        let e = configure_with(
+            &chart("name: web\nadditionalValuesFiles: [../outside.yaml]\n"),
+            &HelmOptions::default(),
+        )
+        .unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::Restricted, "{e}");
+    }
 }

@@ -19,7 +19,11 @@ use std::path::{Path, PathBuf};
 
 /// The default chart cache: `$XDG_CACHE_HOME/kbuild/charts`, else `$HOME/.cache/kbuild/charts`.
 pub fn default_cache_dir() -> Option<PathBuf> {
-    let nonempty = |v: &str| std::env::var_os(v).filter(|s| !s.is_empty()).map(PathBuf::from);
+    let nonempty = |v: &str| {
+        std::env::var_os(v)
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
+    };
     let base = nonempty("XDG_CACHE_HOME").or_else(|| nonempty("HOME").map(|h| h.join(".cache")))?;
     Some(base.join("kbuild").join("charts"))
 }
@@ -132,7 +136,10 @@ pub(super) fn pull(session: &Session, chart: &ChartArgs, config_home: &Path) -> 
         return Err(offline());
     }
     let files = |what: &str, e: std::io::Error| {
-        fail(HelmProblem::Files(format!("{what} '{}': {e}", root.display())))
+        fail(HelmProblem::Files(format!(
+            "{what} '{}': {e}",
+            root.display()
+        )))
     };
     std::fs::create_dir_all(&root).map_err(|e| files("cannot create the chart cache", e))?;
     let tmp = tempfile::Builder::new()
@@ -146,7 +153,10 @@ pub(super) fn pull(session: &Session, chart: &ChartArgs, config_home: &Path) -> 
     if let Err(e) = std::fs::rename(&pulled, &entry) {
         let _ = std::fs::remove_dir_all(&pulled);
         if !entry.join(name).is_dir() {
-            return Err(files("cannot move the pulled chart into the chart cache", e));
+            return Err(files(
+                "cannot move the pulled chart into the chart cache",
+                e,
+            ));
         }
     }
     Ok(entry.join(name))
@@ -177,10 +187,25 @@ mod tests {
 
     #[test]
     fn exact_versions_are_cached_ranges_are_not() {
-        for v in ["1.2.3", "v1.2.3", "1.2.3-rc.1", "1.2.3+g1", "10.20.30-a.b+c"] {
+        for v in [
+            "1.2.3",
+            "v1.2.3",
+            "1.2.3-rc.1",
+            "1.2.3+g1",
+            "10.20.30-a.b+c",
+        ] {
             assert!(is_exact(v), "{v}");
         }
-        for v in ["", "1.2", "^1.2.3", "~1.2", ">=1.0.0", "1.2.x", "*", "1.2.3 || 2.0.0"] {
+        for v in [
+            "",
+            "1.2",
+            "^1.2.3",
+            "~1.2",
+            ">=1.0.0",
+            "1.2.x",
+            "*",
+            "1.2.3 || 2.0.0",
+        ] {
             assert!(!is_exact(v), "{v}");
         }
     }

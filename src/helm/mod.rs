@@ -105,8 +105,10 @@ impl Session {
         if charts.len() < 2 {
             return charts.iter().map(|c| self.inflate(c, version)).collect();
         }
-        let results: Vec<Result<Vec<Resource>>> =
-            charts.par_iter().map(|c| self.inflate(c, version)).collect();
+        let results: Vec<Result<Vec<Resource>>> = charts
+            .par_iter()
+            .map(|c| self.inflate(c, version))
+            .collect();
         // The first failure in chart order, as a sequential run would report it.
         results.into_iter().collect()
     }
