@@ -134,10 +134,16 @@ impl Session {
             source: e,
         })?;
         let argv = chart.template_args(&chart_dir, &values_path);
-        let key = template_key(chart, &chart_dir, &values, &argv, &values_path);
-        let stdout = self.once(&self.templates, key, || {
-            command::run(&self.options.command, &argv, &config_home).map_err(fail)
-        })?;
+        let run = || command::run(&self.options.command, &argv, &config_home).map_err(fail);
+        let stdout = if chart.chart.release_name.is_empty() && chart.chart.name_template.is_empty()
+        {
+            // `--generate-name`: helm makes up a new release name each time, so two such
+            // inflations are not the same.
+            run()?
+        } else {
+            let key = template_key(chart, &chart_dir, &values, &argv, &values_path);
+            self.once(&self.templates, key, run)?
+        };
         let mut resources = command::parse_output(&stdout).map_err(fail)?;
         for r in &mut resources {
             r.helm_generated = true;
