@@ -1,7 +1,7 @@
 //! A kustomization's helm charts at the generator stage: configured with the other
 //! generators (so a bad chart fails before any ConfigMap is generated), inflated after
 //! `configMapGenerator` and `secretGenerator` and before `generators:` configs, in
-//! kustomize's order.
+//! kustomize's order; and builtin `HelmChartInflationGenerator` configs under `generators:`.
 
 use super::{Accumulator, Builder};
 use crate::error::Result;
@@ -35,6 +35,34 @@ impl Builder<'_> {
             .collect()
     }
 
+    /// A builtin `HelmChartInflationGenerator` config from `generators:`: kustomize's
+    /// `HelmGlobals` and `HelmChart` fields side by side, unknown fields ignored, as it
+    /// reads builtin configs. Such a chart inherits no namespace (kustomize passes the
+    /// kustomization's namespace to `helmCharts` entries only).
+    pub(super) fn run_helm_config(
+        &self,
+        ldr: &Loader,
+        config: &crate::yaml::Node,
+        source: &Path,
+        acc: &mut Accumulator,
+    ) -> Result<()> {
+        use crate::kustomization::helm::{HelmChart, HelmGlobals};
+        use crate::kustomization::plugin_config::decode;
+        const KIND: &str = "HelmChartInflationGenerator";
+        let chart: HelmChart = decode(config, KIND)?;
+        let globals: HelmGlobals = decode(config, KIND)?;
+        let flags = self.helm.options();
+        let args = args::configure(&chart, &globals, None, ldr, source, flags)?;
+        let meta = crate::kustomization::plugin_config::identity(config)?.1;
+        let origin = self.meta.unwrap_or_default().origin.then(|| Configured {
+            configured_in: source.to_path_buf(),
+            kind: KIND,
+            name: Some(meta.name).filter(|n| !n.is_empty()),
+            namespace: Some(meta.namespace).filter(|n| !n.is_empty()),
+        });
+        self.absorb_charts(&[args], origin, acc)
+    }
+
     /// Inflates `charts` and adds their resources, chart by chart, as generated resources
     /// (an id already there is an error, as for a generator without `behavior`).
     pub(super) fn run_helm_charts(
@@ -43,21 +71,29 @@ impl Builder<'_> {
         file: &Path,
         acc: &mut Accumulator,
     ) -> Result<()> {
-        use crate::generate::Behavior;
         if charts.is_empty() {
             return Ok(());
         }
-        let origin = self.meta.unwrap_or_default().origin;
+        let origin = self.meta.unwrap_or_default().origin.then(|| Configured {
+            configured_in: file.to_path_buf(),
+            kind: "HelmChartInflationGenerator",
+            name: None,
+            namespace: None,
+        });
+        self.absorb_charts(charts, origin, acc)
+    }
+
+    /// Inflates `charts` and adds their resources (with `origin`, for `buildMetadata`).
+    fn absorb_charts(
+        &self,
+        charts: &[ChartArgs],
+        origin: Option<Configured>,
+        acc: &mut Accumulator,
+    ) -> Result<()> {
+        use crate::generate::Behavior;
         for resources in self.helm.inflate_all(charts, self.version)? {
             for mut res in resources {
-                if origin {
-                    res.origin = Some(Origin::Generated(Configured {
-                        configured_in: file.to_path_buf(),
-                        kind: "HelmChartInflationGenerator",
-                        name: None,
-                        namespace: None,
-                    }));
-                }
+                res.origin = origin.clone().map(Origin::Generated);
                 crate::generate::behavior::absorb(&mut acc.resmap, res, Behavior::Unspecified)?;
             }
         }

@@ -5,10 +5,10 @@
 //! with `--enable-helm` or `--enable-alpha-plugins`, and loads external plugins (exec, Go
 //! and KRM function configs under `generators:`, `transformers:` and `validators:`) only
 //! with `--enable-alpha-plugins`; without the flag, either is an error naming it. kbuild
-//! inflates `helmCharts` (see build/helm.rs) but runs no external plugin and no
-//! `HelmChartInflationGenerator` config under `generators:` yet: those always fail, without
-//! the flag with kustomize's reason, with it saying what kbuild lacks. A kustomization that
-//! needs none builds the same whatever the flags say.
+//! inflates `helmCharts` and builtin `HelmChartInflationGenerator` configs (see
+//! build/helm.rs) but runs no external plugin yet: those always fail, without the flag with
+//! kustomize's reason, with it saying what kbuild lacks. A kustomization that needs none
+//! builds the same whatever the flags say.
 
 use crate::error::{Error, Result};
 use crate::kustomization::Kustomization;
@@ -62,7 +62,7 @@ pub(super) fn check_helm_charts(k: &Kustomization, plugins: Plugins) -> Result<(
 }
 
 /// Fails when a `generators:`, `transformers:` or `validators:` config is one kbuild cannot
-/// run: an external plugin, or the builtin helm chart generator.
+/// run: an external plugin, or the builtin helm chart generator without `--enable-helm`.
 ///
 /// A config is builtin when its `apiVersion` is exactly `builtin` (kustomize: empty group,
 /// version `builtin`); without an `apiVersion` it is an external plugin, as in kustomize.
@@ -72,16 +72,9 @@ pub(super) fn check_config(config: &Node, plugins: Plugins) -> Result<()> {
     if api == "builtin" {
         if kind == "HelmChartInflationGenerator" {
             let name = config.get_str(&["name"]).unwrap_or_default();
-            let field = "HelmChartInflationGenerator config";
             if !plugins.helm() {
-                return Err(helm_not_enabled(name, field));
+                return Err(helm_not_enabled(name, "HelmChartInflationGenerator config"));
             }
-            return Err(Error::Unsupported {
-                what: format!(
-                    "helm chart '{name}' ({field}): kbuild inflates charts listed under 'helmCharts', not HelmChartInflationGenerator configs under 'generators'"
-                ),
-                hint: Some("list the chart under 'helmCharts' (with 'helmGlobals')".into()),
-            });
         }
         return Ok(());
     }
@@ -158,11 +151,7 @@ mod tests {
             .to_string();
         assert!(e.ends_with("must specify --enable-helm"), "{e}");
         for p in [HELM_ONLY, ALL] {
-            let e = check_config(&c, p).unwrap_err().to_string();
-            assert!(
-                e.contains("'web'") && e.contains("not HelmChartInflationGenerator configs"),
-                "{e}"
-            );
+            assert!(check_config(&c, p).is_ok());
         }
     }
 }
