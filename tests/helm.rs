@@ -536,3 +536,57 @@ fn without_enable_helm_a_chart_is_kustomizes_error() {
     assert!(!out.status.success() && out.stdout.is_empty());
     assert!(stderr.contains("must specify --enable-helm"), "{stderr}");
 }
+
+#[test]
+fn helm_versions_kustomize_accepts() {
+    if !standin_runs() {
+        eprintln!("SKIPPED: the helm stand-in needs python3 with PyYAML");
+        return;
+    }
+    let t = scratch_tree(
+        "helmCharts:\n- name: db\n  releaseName: v\n",
+        &[("db/0.1.0", "charts/db")],
+    );
+    // (helm's answer, kustomize version, accepted)
+    let cases = [
+        ("v3.16.2+g13654a5", "v5.5.0", true),
+        ("v3.16.2+g13654a5", "v5.8.1", true),
+        ("v4.0.0+gabcdef0", "v5.5.0", false),
+        ("v4.0.0+gabcdef0", "v5.8.1", true),
+        ("v2.17.0+ga690bad", "v5.8.1", false),
+        ("no version here", "v5.8.1", false),
+    ];
+    for (answer, version, accepted) in cases {
+        let kbuild = Command::new(env!("CARGO_BIN_EXE_kbuild"))
+            .args(["build", ".", "--enable-helm", "--kustomize-version", version])
+            .arg("--helm-command")
+            .arg(standin())
+            .current_dir(&t.root)
+            .env("HELM_STANDIN_VERSION", answer)
+            .output()
+            .expect("run kbuild");
+        let stderr = String::from_utf8_lossy(&kbuild.stderr);
+        assert_eq!(kbuild.status.success(), accepted, "{answer} {version}: {stderr}");
+        if !accepted {
+            assert!(stderr.contains("'helm version' says"), "{stderr}");
+            assert!(kbuild.stdout.is_empty());
+        }
+        match kubectl(version) {
+            Some(k) => {
+                let kc = Command::new(k)
+                    .args(["kustomize", "--enable-helm", "--helm-command"])
+                    .arg(standin())
+                    .arg(".")
+                    .current_dir(&t.root)
+                    .env("HELM_STANDIN_VERSION", answer)
+                    .output()
+                    .expect("run kubectl");
+                assert_eq!(kc.status.success(), accepted, "kubectl: {answer} {version}");
+                if accepted {
+                    assert_eq!(kc.stdout, kbuild.stdout, "{answer} {version}");
+                }
+            }
+            None => eprintln!("SKIPPED the kubectl comparison for {version}: no kubectl"),
+        }
+    }
+}
