@@ -6,10 +6,10 @@
 //! - [`args`]: the chart's settings from the kustomization, with kustomize's defaults and
 //!   the `--helm-*` flags, checked before any generator runs;
 //! - `helm version`, once per build (kustomize asks once per chart; the answer is the
-//!   same) — see [`command`];
+//!   same) — see command.rs;
 //! - the chart directory: `<chartHome>/<name>` as the user vendored it, or else a pull
-//!   into kbuild's chart cache (never into the source tree) — see [`cache`];
-//! - the values file, merged with `valuesInline` — see [`values`];
+//!   into kbuild's chart cache (never into the source tree) — see cache.rs;
+//! - the values file, merged with `valuesInline` — see values.rs;
 //! - `helm template`, whose output becomes the chart's resources.
 //!
 //! Identical inflations (same chart directory, values and flags) in one build run helm
