@@ -558,7 +558,13 @@ fn helm_versions_kustomize_accepts() {
     ];
     for (answer, version, accepted) in cases {
         let kbuild = Command::new(env!("CARGO_BIN_EXE_kbuild"))
-            .args(["build", ".", "--enable-helm", "--kustomize-version", version])
+            .args([
+                "build",
+                ".",
+                "--enable-helm",
+                "--kustomize-version",
+                version,
+            ])
             .arg("--helm-command")
             .arg(standin())
             .current_dir(&t.root)
@@ -566,7 +572,11 @@ fn helm_versions_kustomize_accepts() {
             .output()
             .expect("run kbuild");
         let stderr = String::from_utf8_lossy(&kbuild.stderr);
-        assert_eq!(kbuild.status.success(), accepted, "{answer} {version}: {stderr}");
+        assert_eq!(
+            kbuild.status.success(),
+            accepted,
+            "{answer} {version}: {stderr}"
+        );
         if !accepted {
             assert!(stderr.contains("'helm version' says"), "{stderr}");
             assert!(kbuild.stdout.is_empty());

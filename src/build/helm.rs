@@ -18,7 +18,6 @@ impl Builder<'_> {
     pub(super) fn configure_helm_charts(
         &self,
         ldr: &Loader,
-        file: &Path,
         k: &Kustomization,
     ) -> Result<Vec<ChartArgs>> {
         super::plugins::check_helm_charts(k, self.plugins)?;
@@ -31,7 +30,7 @@ impl Builder<'_> {
         let flags = self.helm.options();
         charts
             .iter()
-            .map(|c| args::configure(c, &globals, namespace, ldr, file, flags))
+            .map(|c| args::configure(c, &globals, namespace, ldr, flags))
             .collect()
     }
 
@@ -52,7 +51,7 @@ impl Builder<'_> {
         let chart: HelmChart = decode(config, KIND)?;
         let globals: HelmGlobals = decode(config, KIND)?;
         let flags = self.helm.options();
-        let args = args::configure(&chart, &globals, None, ldr, source, flags)?;
+        let args = args::configure(&chart, &globals, None, ldr, flags)?;
         let meta = crate::kustomization::plugin_config::identity(config)?.1;
         let origin = self.meta.unwrap_or_default().origin.then(|| Configured {
             configured_in: source.to_path_buf(),

@@ -51,8 +51,6 @@ pub struct ChartArgs {
     pub values_merge: ValuesMerge,
     /// The values file, when it is needed and already at hand.
     pub values: ValuesSource,
-    /// The kustomization file, for errors.
-    pub kustomization: PathBuf,
 }
 
 impl ChartArgs {
@@ -133,7 +131,6 @@ pub fn configure(
     globals: &HelmGlobals,
     inherited_namespace: Option<&str>,
     ldr: &Loader,
-    kustomization: &Path,
     flags: &HelmOptions,
 ) -> Result<ChartArgs> {
     let mut c = chart.clone();
@@ -212,7 +209,6 @@ pub fn configure(
         additional_values,
         values_merge,
         values,
-        kustomization: kustomization.to_path_buf(),
     })
 }
 
@@ -239,14 +235,7 @@ mod tests {
     fn configure_with(c: &HelmChart, flags: &HelmOptions) -> Result<ChartArgs> {
         let files = files();
         let ldr = files.root(Path::new("/k")).unwrap();
-        configure(
-            c,
-            &HelmGlobals::default(),
-            None,
-            &ldr,
-            Path::new("/k/kustomization.yaml"),
-            flags,
-        )
+        configure(c, &HelmGlobals::default(), None, &ldr, flags)
     }
 
     #[test]

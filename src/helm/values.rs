@@ -106,7 +106,6 @@ mod tests {
             additional_values: Vec::new(),
             values_merge: merge,
             values: ValuesSource::Read(PathBuf::from("/v.yaml"), file.as_bytes().to_vec()),
-            kustomization: PathBuf::from("/k/kustomization.yaml"),
         }
     }
 
