@@ -52,7 +52,40 @@ impl Walk {
                 self.file(dir, named.path);
             }
         }
+        self.helm_charts(dir, k);
         Ok(())
+    }
+
+    /// The files of the helm charts vendored in the chart home (`<chartHome>/<name>`, or
+    /// `<chartHome>/<name>-<version>/<name>` for a chart with a version and a repo). A chart
+    /// that would be pulled names no local input.
+    fn helm_charts(&mut self, dir: &Path, k: &Kustomization) {
+        use crate::kustomization::helm::charts_and_globals;
+        let (charts, globals) = charts_and_globals(
+            &k.helm_charts,
+            k.helm_globals.as_ref(),
+            &k.helm_chart_inflation_generator,
+        );
+        let home = if globals.chart_home.is_empty() {
+            "charts"
+        } else {
+            &globals.chart_home
+        };
+        let home = load::join_clean(dir, home);
+        for c in &charts {
+            let mut chart = home.clone();
+            if !c.version.is_empty() && !c.repo.is_empty() {
+                chart.push(format!("{}-{}", c.name, c.version));
+            }
+            chart.push(&c.name);
+            for entry in walkdir::WalkDir::new(&chart).into_iter().flatten() {
+                if entry.file_type().is_file() {
+                    let path = entry.path();
+                    let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+                    self.files.insert(path);
+                }
+            }
+        }
     }
 
     /// A resource-like entry: a file, or a directory that is walked in turn.

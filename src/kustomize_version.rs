@@ -101,6 +101,44 @@ impl KustomizeVersion {
         }
     }
 
+    /// The `helm version` command kustomize runs before inflating a chart: `version -c
+    /// --short` before v5.8.0, `version --short` since (helm 4 has no `-c`).
+    pub fn helm_version_args(self) -> &'static [&'static str] {
+        match self {
+            KustomizeVersion::V5_5_0 => &["version", "-c", "--short"],
+            KustomizeVersion::V5_8_1 => &["version", "--short"],
+        }
+    }
+
+    /// The helm major versions kustomize runs: 3, and 4 too since v5.8.0.
+    pub fn helm_majors(self) -> &'static [&'static str] {
+        match self {
+            KustomizeVersion::V5_5_0 => &["3"],
+            KustomizeVersion::V5_8_1 => &["3", "4"],
+        }
+    }
+
+    /// [`Self::helm_majors`] for a message.
+    pub fn helm_majors_text(self) -> &'static str {
+        match self {
+            KustomizeVersion::V5_5_0 => "v3",
+            KustomizeVersion::V5_8_1 => "v3 or v4",
+        }
+    }
+
+    /// Helm charts get the kustomization's `namespace` (or the nearest including
+    /// kustomization's) as their release namespace when they set none, and the namespace
+    /// transformer leaves resources from helm alone (v5.8.0, kustomize #5566, #6027,
+    /// #6031: the `internal.config.kubernetes.io/helm-generated` annotation).
+    pub fn namespace_for_helm_charts(self) -> bool {
+        self >= KustomizeVersion::V5_8_1
+    }
+
+    /// A `helmCharts` entry may set `devel` (v5.7.0); before, the field is unknown.
+    pub fn helm_devel(self) -> bool {
+        self >= KustomizeVersion::V5_8_1
+    }
+
     /// A `patches` entry (or PatchTransformer) whose patch holds no document (an
     /// empty file, only comments, blank lines or `---`) does nothing (v5.7.0,
     /// kustomize #5771); before, it was an error.

@@ -29,6 +29,7 @@ pub mod diff;
 pub mod edit;
 pub mod error;
 mod generate;
+pub mod helm;
 pub mod kubectl_apply;
 pub mod kustomization;
 pub mod kustomize_version;

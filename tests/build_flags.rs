@@ -304,8 +304,11 @@ fn unknown_flags_are_said_plainly() {
     }
 }
 
+/// A helm command that does not exist (a real `helm` on PATH would try the network).
+const NO_HELM: &str = "/nonexistent/kbuild-test/helm";
+
 #[test]
-fn helm_and_plugin_errors_name_the_flag_or_what_kbuild_lacks() {
+fn helm_and_plugin_errors_name_the_flag_or_what_is_missing() {
     let t = tree();
     write(
         t.path(),
@@ -323,12 +326,12 @@ fn helm_and_plugin_errors_name_the_flag_or_what_kbuild_lacks() {
             "Error: helm chart 'web' (helmCharts): must specify --enable-helm",
         ),
         (
-            &["helm", "--enable-helm"],
-            "Error: helm chart 'web' (helmCharts): helm chart inflation is not built into kbuild yet",
+            &["helm", "--enable-helm", "--helm-command", NO_HELM],
+            "Error: helm chart 'web': cannot run the helm command '/nonexistent/kbuild-test/helm' (--helm-command): No such file or directory (os error 2)",
         ),
         (
-            &["--enable-alpha-plugins", "helm"],
-            "Error: helm chart 'web' (helmCharts): helm chart inflation is not built into kbuild yet",
+            &["--enable-alpha-plugins", "--helm-command", NO_HELM, "helm"],
+            "Error: helm chart 'web': cannot run the helm command '/nonexistent/kbuild-test/helm' (--helm-command): No such file or directory (os error 2)",
         ),
         (
             &["plugin", "--enable-helm"],
@@ -345,10 +348,20 @@ fn helm_and_plugin_errors_name_the_flag_or_what_kbuild_lacks() {
         assert_eq!(run.stderr.lines().next(), Some(*first_line), "{args:?}");
     }
     // The same story in every command that builds.
-    let diff = kbuild(t.path(), &["diff", "helm", "app", "--enable-helm"]);
+    let diff = kbuild(
+        t.path(),
+        &[
+            "diff",
+            "helm",
+            "app",
+            "--enable-helm",
+            "--helm-command",
+            NO_HELM,
+        ],
+    );
     assert_eq!(diff.code, 2);
     assert!(
-        diff.stderr.contains("not built into kbuild yet"),
+        diff.stderr.contains("cannot run the helm command"),
         "{}",
         diff.stderr
     );

@@ -145,6 +145,9 @@ impl Builder<'_> {
     ) -> Result<()> {
         use crate::generate::configs::GeneratorConfigKind;
         use crate::generate::{Behavior, GeneratorKind};
+        if config.get_str(&["kind"]) == Some("HelmChartInflationGenerator") {
+            return self.run_helm_config(ldr, config, source, acc);
+        }
         let (mut res, behavior, meta, builtin) =
             match crate::generate::configs::generator_config(config)? {
                 GeneratorConfigKind::Data(kind, args, meta) => {

@@ -31,12 +31,15 @@ pub(super) struct Key {
     pub(super) dir: PathBuf,
     pub(super) schemas: Option<SchemaRef>,
     pub(super) builtin_loaded: bool,
+    /// The namespace its helm charts inherit (kustomize v5.8.0 and later).
+    pub(super) helm_namespace: Option<String>,
 }
 
 impl PartialEq for Key {
     fn eq(&self, other: &Key) -> bool {
         self.dir == other.dir
             && self.builtin_loaded == other.builtin_loaded
+            && self.helm_namespace == other.helm_namespace
             && SchemaRef::same(self.schemas.as_ref(), other.schemas.as_ref())
     }
 }
@@ -47,6 +50,7 @@ impl Hash for Key {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.dir.hash(state);
         self.builtin_loaded.hash(state);
+        self.helm_namespace.hash(state);
         self.schemas.as_ref().map(SchemaRef::id).hash(state);
     }
 }

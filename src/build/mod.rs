@@ -74,9 +74,11 @@ pub struct BuildOptions {
     /// Label every resource `app.kubernetes.io/managed-by`, as `buildMetadata:
     /// [managedByLabel]` does (kustomize's deprecated `--enable-managedby-label`).
     pub add_managed_by_label: bool,
-    /// Which plugins kustomize would run (`--enable-helm`, `--enable-alpha-plugins`). kbuild
-    /// runs none yet; these decide which error a kustomization that needs one gets.
+    /// Which plugins kustomize would run (`--enable-helm`, `--enable-alpha-plugins`): helm
+    /// charts are inflated with either; kbuild runs no external plugins yet.
     pub plugins: Plugins,
+    /// How helm charts are inflated (the `--helm-*` flags, the chart cache).
+    pub helm: crate::helm::HelmOptions,
 }
 
 /// What a kustomization (and everything below it) has produced so far.
@@ -141,6 +143,7 @@ fn build_with_cache(
 ) -> Result<BuildOutput> {
     let ldr = files.root(dir)?;
     cache.plan(files, ldr.root());
+    let helm = crate::helm::Session::new(options.helm.clone());
     let mut builder = Builder {
         files,
         version: options.kustomize_version,
@@ -153,6 +156,8 @@ fn build_with_cache(
         cache,
         memo: &memo::Memo::default(),
         visited: Vec::new(),
+        helm: &helm,
+        helm_namespace: None,
     };
     let mut acc = Accumulator::default();
     let kust = builder.accumulate(&ldr, &mut acc, Expect::Kustomization)?;
@@ -193,6 +198,7 @@ fn finish(
 
 mod cache;
 mod generators;
+mod helm;
 mod memo;
 mod openapi;
 mod parallel;
@@ -233,6 +239,11 @@ struct Builder<'o> {
     memo: &'o memo::Memo,
     /// The kustomization directories this builder has gone through.
     visited: Vec<PathBuf>,
+    /// The build's helm runs (see helm/mod.rs).
+    helm: &'o crate::helm::Session,
+    /// The namespace helm charts without one get: the nearest `namespace` of this
+    /// kustomization or one including it (kustomize v5.8.0 and later; `None` before).
+    helm_namespace: Option<String>,
 }
 
 impl Builder<'_> {
@@ -275,7 +286,16 @@ impl Builder<'_> {
         }
         self.visited.push(ldr.root().to_path_buf());
         self.chain.push(ldr.root().to_path_buf());
+        // Charts here and in every base and component below get this kustomization's
+        // namespace, or else the one it inherited.
+        let inherited = self.helm_namespace.clone();
+        if self.version.namespace_for_helm_charts()
+            && let Some(ns) = k.namespace.as_deref().filter(|ns| !ns.is_empty())
+        {
+            self.helm_namespace = Some(ns.to_string());
+        }
         let result = self.accumulate_body(ldr, &file, &k, acc);
+        self.helm_namespace = inherited;
         self.chain.pop();
         result.map_err(ctx)?;
         Ok(k)
@@ -336,9 +356,10 @@ impl Builder<'_> {
         }
         // As in kustomize, every generator is configured before any runs: helm charts and
         // `generators:` configs fail (see build/plugins.rs) before a ConfigMap is generated.
-        plugins::check_helm_charts(k, self.plugins)?;
+        let charts = self.configure_helm_charts(ldr, k)?;
         let generator_configs = self.load_plugin_configs(ldr, file, &k.generators)?;
         self.run_generators(ldr, file, k, acc)?;
+        self.run_helm_charts(&charts, file, acc)?;
         for (config, source) in generator_configs {
             self.run_generator_config(ldr, &config, &source, acc)
                 .map_err(|e| e.context(format!("running generator from {}", source.display())))?;

@@ -119,6 +119,7 @@ impl Builder<'_> {
             dir: real.clone(),
             schemas: self.schemas.clone(),
             builtin_loaded: self.builtin_loaded,
+            helm_namespace: self.helm_namespace.clone(),
         });
         let Some(mut slot) = super::cache::lock_slot(&slot) else {
             return self.build_base_anew(real);
@@ -158,6 +159,8 @@ impl Builder<'_> {
             cache: self.cache,
             memo: self.memo,
             visited: Vec::new(),
+            helm: self.helm,
+            helm_namespace: self.helm_namespace.clone(),
         };
         let mut acc = Accumulator::default();
         builder.accumulate(

@@ -5,7 +5,8 @@
 //! with `--enable-helm` or `--enable-alpha-plugins`, and loads external plugins (exec, Go
 //! and KRM function configs under `generators:`, `transformers:` and `validators:`) only
 //! with `--enable-alpha-plugins`; without the flag, either is an error naming it. kbuild
-//! runs neither yet, so a kustomization that needs one always fails: without the flag with
+//! inflates `helmCharts` and builtin `HelmChartInflationGenerator` configs (see
+//! build/helm.rs) but runs no external plugin yet: those always fail, without the flag with
 //! kustomize's reason, with it saying what kbuild lacks. A kustomization that needs none
 //! builds the same whatever the flags say.
 
@@ -29,62 +30,39 @@ impl Plugins {
     }
 }
 
-/// What to do instead of inflating a chart.
-const RENDER_CHART: &str =
-    "render the chart with `helm template` and list the output under 'resources'";
-
-/// The error for a helm chart named `chart` (from `field`).
-fn helm_chart(chart: &str, field: &str, plugins: Plugins) -> Error {
-    if plugins.helm() {
-        return Error::Unsupported {
-            what: format!(
-                "helm chart '{chart}' ({field}): helm chart inflation is not built into kbuild yet"
-            ),
-            hint: Some(RENDER_CHART.into()),
-        };
-    }
-    // kustomize's words ("must specify --enable-helm"); the hint keeps the user from
-    // expecting the flag to be enough.
+/// The error for a helm chart named `chart` (from `field`) without `--enable-helm`.
+fn helm_not_enabled(chart: &str, field: &str) -> Error {
+    // kustomize's words ("must specify --enable-helm").
     Error::Unsupported {
         what: format!("helm chart '{chart}' ({field}): must specify --enable-helm"),
-        hint: Some(format!(
-            "kbuild does not inflate helm charts yet, with the flag or without: {RENDER_CHART}"
-        )),
-    }
-}
-
-/// The first entry of a chart list, if it has any (`helmCharts: []` and a null list are
-/// none: kustomize then runs no generator, and `helmGlobals` alone does nothing).
-fn first_chart(list: Option<&Node>) -> Option<&Node> {
-    match list? {
-        Node::Seq(charts) => charts.first(),
-        other if other.is_null() => None,
-        other => Some(other),
+        hint: Some(
+            "kustomize and kbuild inflate helm charts only with --enable-helm (or --enable-alpha-plugins)"
+                .into(),
+        ),
     }
 }
 
 /// Fails when the kustomization lists a helm chart (`helmCharts`, or the deprecated
-/// `helmChartInflationGenerator`), with the error the flags call for.
+/// `helmChartInflationGenerator`) and helm is not enabled. An empty list is no chart:
+/// kustomize then runs no generator, and `helmGlobals` alone does nothing.
 pub(super) fn check_helm_charts(k: &Kustomization, plugins: Plugins) -> Result<()> {
-    let lists = [
-        (&k.helm_charts, "helmCharts", "name"),
-        (
-            &k.helm_chart_inflation_generator,
+    if plugins.helm() {
+        return Ok(());
+    }
+    if let Some(chart) = k.helm_charts.first() {
+        return Err(helm_not_enabled(&chart.name, "helmCharts"));
+    }
+    if let Some(chart) = k.helm_chart_inflation_generator.first() {
+        return Err(helm_not_enabled(
+            &chart.chart_name,
             "helmChartInflationGenerator",
-            "chartName",
-        ),
-    ];
-    for (list, field, name_key) in lists {
-        if let Some(chart) = first_chart(list.as_ref()) {
-            let name = chart.get_str(&[name_key]).unwrap_or_default();
-            return Err(helm_chart(name, field, plugins));
-        }
+        ));
     }
     Ok(())
 }
 
 /// Fails when a `generators:`, `transformers:` or `validators:` config is one kbuild cannot
-/// run: an external plugin, or the builtin helm chart generator.
+/// run: an external plugin, or the builtin helm chart generator without `--enable-helm`.
 ///
 /// A config is builtin when its `apiVersion` is exactly `builtin` (kustomize: empty group,
 /// version `builtin`); without an `apiVersion` it is an external plugin, as in kustomize.
@@ -94,11 +72,9 @@ pub(super) fn check_config(config: &Node, plugins: Plugins) -> Result<()> {
     if api == "builtin" {
         if kind == "HelmChartInflationGenerator" {
             let name = config.get_str(&["name"]).unwrap_or_default();
-            return Err(helm_chart(
-                name,
-                "HelmChartInflationGenerator config",
-                plugins,
-            ));
+            if !plugins.helm() {
+                return Err(helm_not_enabled(name, "HelmChartInflationGenerator config"));
+            }
         }
         return Ok(());
     }
@@ -175,11 +151,7 @@ mod tests {
             .to_string();
         assert!(e.ends_with("must specify --enable-helm"), "{e}");
         for p in [HELM_ONLY, ALL] {
-            let e = check_config(&c, p).unwrap_err().to_string();
-            assert!(
-                e.contains("'web'") && e.contains("not built into kbuild yet"),
-                "{e}"
-            );
+            assert!(check_config(&c, p).is_ok());
         }
     }
 }

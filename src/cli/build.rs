@@ -4,12 +4,13 @@
 //! Every flag `kustomize build` v5.8.1 and `kubectl kustomize` take is accepted, before or
 //! after the path, spelled as pflag spells it (`--flag value`, `--flag=value`, booleans bare
 //! or `--flag=false`), so a command line written for kustomize (Argo CD's, a CI script's)
-//! runs unchanged. The flags for features kbuild does not have yet (helm inflation,
-//! function plugins) change nothing unless the kustomization uses the feature, and then
-//! the error says what is missing (see kbuild's build/plugins.rs).
+//! runs unchanged. The flags for features kbuild does not have yet (function plugins)
+//! change nothing unless the kustomization uses the feature, and then the error says what
+//! is missing (see kbuild's build/plugins.rs).
 
 use kbuild::KustomizeVersion;
 use kbuild::build::{BuildOptions, Plugins, Reorder, build_with_warnings};
+use kbuild::helm::HelmOptions;
 use kbuild::load::LoadRestrictor;
 use kbuild::output;
 use std::path::{Path, PathBuf};
@@ -17,8 +18,10 @@ use std::process::ExitCode;
 
 /// Help heading of the flags kustomize deprecated.
 const DEPRECATED: &str = "Deprecated kustomize flags";
-/// Help heading of the flags for helm charts and plugins.
-const PLUGINS: &str = "Helm and plugins (kbuild runs neither yet; see README)";
+/// Help heading of the flags for helm charts.
+const HELM: &str = "Helm charts";
+/// Help heading of the flags for plugins.
+const PLUGINS: &str = "Function plugins (kbuild runs none yet; see README)";
 
 /// Arguments of `kbuild build`.
 #[derive(clap::Args, Debug)]
@@ -74,11 +77,10 @@ pub(crate) struct BuildFlags {
         value_parser = go_bool
     )]
     enable_managedby_label: Option<bool>,
-    /// Inflate helmCharts with helm. kbuild does not yet: a chart is an error either way,
-    /// saying what is missing.
+    /// Inflate helmCharts with helm (`helm template`).
     #[arg(
         long,
-        help_heading = PLUGINS,
+        help_heading = HELM,
         value_name = "BOOL",
         num_args = 0..=1,
         require_equals = true,
@@ -86,8 +88,9 @@ pub(crate) struct BuildFlags {
         value_parser = go_bool
     )]
     enable_helm: Option<bool>,
-    /// Run external (exec, Go and KRM function) plugins and helm charts. kbuild does not
-    /// yet: such a plugin is an error either way, saying what is missing.
+    /// Run external (exec, Go and KRM function) plugins and helm charts. kbuild inflates
+    /// helm charts with it but runs no external plugin yet: such a plugin is an error
+    /// either way, saying what is missing.
     #[arg(
         long,
         help_heading = PLUGINS,
@@ -98,27 +101,21 @@ pub(crate) struct BuildFlags {
         value_parser = go_bool
     )]
     enable_alpha_plugins: Option<bool>,
-}
-
-/// The rest of `kustomize build`'s flags: settings of helm and of function plugins, which
-/// kbuild does not run yet. Accepted so that a kustomize command line runs; they change
-/// nothing (a kustomization that needs helm or a plugin fails whatever they say).
-// Nothing reads these fields yet: helm inflation and function plugins will.
-#[derive(clap::Args, Debug)]
-struct UnbuiltFlags {
-    /// The helm executable.
-    #[arg(long, value_name = "PATH", default_value = "helm", help_heading = PLUGINS)]
+    /// The helm executable (a bare name is looked up on PATH).
+    #[arg(long, value_name = "PATH", default_value = "helm", help_heading = HELM)]
     helm_command: String,
-    /// The Kubernetes version helm reports to charts (Capabilities.KubeVersion).
-    #[arg(long, value_name = "VERSION", help_heading = PLUGINS)]
+    /// The Kubernetes version helm reports to charts (Capabilities.KubeVersion) for charts
+    /// that set no kubeVersion.
+    #[arg(long, value_name = "VERSION", help_heading = HELM)]
     helm_kube_version: Option<String>,
-    /// An API version helm reports to charts (Capabilities.APIVersions; repeatable).
-    #[arg(long, value_name = "GROUP/VERSION", help_heading = PLUGINS)]
+    /// An API version helm reports to charts (Capabilities.APIVersions; repeatable), for
+    /// charts that set no apiVersions.
+    #[arg(long, value_name = "GROUP/VERSION", help_heading = HELM)]
     helm_api_versions: Vec<String>,
-    /// Debug output from helm.
+    /// Debug output from helm (`helm template --debug`) for every chart.
     #[arg(
         long,
-        help_heading = PLUGINS,
+        help_heading = HELM,
         value_name = "BOOL",
         num_args = 0..=1,
         require_equals = true,
@@ -126,6 +123,22 @@ struct UnbuiltFlags {
         value_parser = go_bool
     )]
     helm_debug: Option<bool>,
+    /// Where pulled charts are kept, by repo, name and version (kbuild's; default
+    /// $XDG_CACHE_HOME/kbuild/charts or ~/.cache/kbuild/charts).
+    #[arg(long, value_name = "DIR", help_heading = HELM)]
+    helm_cache_dir: Option<PathBuf>,
+    /// Fail instead of pulling a chart that is neither in the chart home nor in the cache
+    /// (kbuild's).
+    #[arg(long, help_heading = HELM)]
+    offline: bool,
+}
+
+/// The rest of `kustomize build`'s flags: settings of function plugins, which kbuild does
+/// not run yet. Accepted so that a kustomize command line runs; they change nothing (a
+/// kustomization that needs a plugin fails whatever they say).
+// Nothing reads these fields yet: function plugins will.
+#[derive(clap::Args, Debug)]
+struct UnbuiltFlags {
     /// Run exec function plugins (raw executables).
     #[arg(
         long,
@@ -262,6 +275,14 @@ impl BuildFlags {
             plugins: Plugins {
                 enable_helm: self.enable_helm.unwrap_or(false),
                 enable_alpha_plugins: self.enable_alpha_plugins.unwrap_or(false),
+            },
+            helm: HelmOptions {
+                command: self.helm_command.clone(),
+                kube_version: self.helm_kube_version.clone().unwrap_or_default(),
+                api_versions: self.helm_api_versions.clone(),
+                debug: self.helm_debug.unwrap_or(false),
+                cache_dir: self.helm_cache_dir.clone(),
+                offline: self.offline,
             },
         })
     }

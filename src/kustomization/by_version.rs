@@ -21,6 +21,15 @@ pub fn check(k: &Kustomization, version: KustomizeVersion) -> Result<()> {
             )));
         }
     }
+    if !version.helm_devel()
+        && let Some(i) = k.helm_charts.iter().position(|c| c.devel.is_some())
+    {
+        // The decoder refuses it as any unknown field.
+        return Err(Error::invalid_config(format!(
+            "field helmCharts[{i}].devel: unknown field; kustomize {version} does not know it \
+             (devel came with v5.7.0)"
+        )));
+    }
     if version.patch_options_are_typed() {
         let entries = [
             ("patches", &k.patches),

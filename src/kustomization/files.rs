@@ -21,6 +21,8 @@ pub enum Field {
     Config,
     /// Generator `files` and `envs`.
     GeneratorInputs,
+    /// A helm chart's `valuesFile` and `additionalValuesFiles` (the deprecated `values`).
+    HelmValues,
 }
 
 /// An entry naming a file (or, for [`Named::may_be_dir`], a directory holding a kustomization).
@@ -106,6 +108,20 @@ pub fn named(k: &Kustomization) -> Vec<Named<'_>> {
             path: e,
         }));
     }
+    let helm_values = k
+        .helm_charts
+        .iter()
+        .flat_map(|c| std::iter::once(&c.values_file).chain(&c.additional_values_files));
+    let old_helm_values = k.helm_chart_inflation_generator.iter().map(|c| &c.values);
+    v.extend(
+        helm_values
+            .chain(old_helm_values)
+            .filter(|p| !p.is_empty())
+            .map(|e| Named {
+                field: Field::HelmValues,
+                path: e,
+            }),
+    );
     v
 }
 

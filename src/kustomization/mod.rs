@@ -10,6 +10,7 @@ pub mod config_text;
 pub mod decode;
 pub mod empty;
 pub mod files;
+pub mod helm;
 pub mod plugin_config;
 
 use crate::yaml::Node;
@@ -134,16 +135,15 @@ pub struct Kustomization {
     /// Settings shared by `helmCharts` (chart and config directories); alone, they do
     /// nothing.
     #[serde(default)]
-    pub helm_globals: Option<Node>,
-    /// Helm charts kustomize inflates with `helm template` (with `--enable-helm`); an error
-    /// in kbuild, which does not inflate charts yet (render the chart and list the YAML
-    /// under `resources`).
+    pub helm_globals: Option<helm::HelmGlobals>,
+    /// Helm charts to inflate with `helm template` (with `--enable-helm`); their output
+    /// joins the resources at the generator stage.
     #[serde(default)]
-    pub helm_charts: Option<Node>,
-    /// Deprecated: use `helmCharts` and `helmGlobals`, which kustomize converts it to;
-    /// an error in kbuild, as `helmCharts` is.
+    pub helm_charts: Vec<helm::HelmChart>,
+    /// Deprecated: use `helmCharts` and `helmGlobals`, which kustomize converts it to.
+    #[schemars(extend("deprecated" = true))]
     #[serde(default)]
-    pub helm_chart_inflation_generator: Option<Node>,
+    pub helm_chart_inflation_generator: Vec<helm::HelmChartArgs>,
     /// Options for all of this kustomization's `configMapGenerator` and `secretGenerator`
     /// entries.
     #[serde(default)]

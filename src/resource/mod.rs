@@ -42,6 +42,9 @@ pub struct Resource {
     /// Fields that hold one label or annotation value in kustomize's tree, so that a
     /// write into one changes them all (see [`shared`]).
     pub shared: shared::Shared,
+    /// Made by `helm template` (kustomize v5.8's `internal.config.kubernetes.io/helm-generated`
+    /// annotation): from v5.8.0 the namespace transformer leaves it alone.
+    pub helm_generated: bool,
 }
 
 /// A builtin transformer or generator and the file that configured it.
@@ -195,6 +198,7 @@ impl Resource {
             ref_var_names: Vec::new(),
             empty_nulls: Vec::new(),
             shared: shared::Shared::default(),
+            helm_generated: false,
         })
     }
 
@@ -204,42 +208,8 @@ impl Resource {
     /// mapping, but only the lists `schema` (the resource's type) makes
     /// associative (`containers` by `name`); other lists are kept whole.
     pub fn drop_empty_nulls(&mut self, schema: Option<crate::openapi::TypeRef<'_>>) {
-        use crate::yaml::parse::PathStep;
-        for path in std::mem::take(&mut self.empty_nulls) {
-            let Some((PathStep::Key(last), parents)) = path.split_last() else {
-                continue;
-            };
-            let mut cur = Some(&mut self.node);
-            let mut ty = schema;
-            for step in parents {
-                cur = match step {
-                    PathStep::Key(k) => {
-                        ty = ty.and_then(|t| t.field(k));
-                        cur.and_then(|n| n.get_mut(k))
-                    }
-                    PathStep::Index(i) => {
-                        if ty.is_none_or(|t| t.merge_keys().is_empty()) {
-                            cur = None;
-                            break;
-                        }
-                        ty = ty.and_then(|t| t.items());
-                        cur.and_then(|n| match n {
-                            Node::Seq(items) => items.get_mut(*i),
-                            _ => None,
-                        })
-                    }
-                };
-            }
-            // An annotation written as nothing reads as "" (annotations are text).
-            let annotation = matches!(parents, [PathStep::Key(a), PathStep::Key(b)]
-                if a == "metadata" && b == "annotations");
-            let dropped = |n: &Node| n.is_null() || (annotation && n.as_str() == Some(""));
-            if let Some(m) = cur.and_then(Node::as_map_mut)
-                && m.get(last.as_str()).is_some_and(dropped)
-            {
-                m.shift_remove(last.as_str());
-            }
-        }
+        let paths = std::mem::take(&mut self.empty_nulls);
+        drop_empty_nulls(&mut self.node, paths, schema);
     }
 
     /// `kind` as text; empty when missing.
@@ -364,6 +334,53 @@ pub fn brief(node: &Node) -> String {
         s(&["kind"]),
         s(&["metadata", "name"])
     )
+}
+
+/// Removes from `node` the fields at `paths` (fields written as nothing, `key:`) that
+/// still hold a null, as kyaml's merge does with a destination it walks (see
+/// [`Resource::drop_empty_nulls`]); lists are walked only where `schema` makes them
+/// associative.
+pub fn drop_empty_nulls(
+    node: &mut Node,
+    paths: crate::yaml::parse::EmptyNulls,
+    schema: Option<crate::openapi::TypeRef<'_>>,
+) {
+    use crate::yaml::parse::PathStep;
+    for path in paths {
+        let Some((PathStep::Key(last), parents)) = path.split_last() else {
+            continue;
+        };
+        let mut cur = Some(&mut *node);
+        let mut ty = schema;
+        for step in parents {
+            cur = match step {
+                PathStep::Key(k) => {
+                    ty = ty.and_then(|t| t.field(k));
+                    cur.and_then(|n| n.get_mut(k))
+                }
+                PathStep::Index(i) => {
+                    if ty.is_none_or(|t| t.merge_keys().is_empty()) {
+                        cur = None;
+                        break;
+                    }
+                    ty = ty.and_then(|t| t.items());
+                    cur.and_then(|n| match n {
+                        Node::Seq(items) => items.get_mut(*i),
+                        _ => None,
+                    })
+                }
+            };
+        }
+        // An annotation written as nothing reads as "" (annotations are text).
+        let annotation = matches!(parents, [PathStep::Key(a), PathStep::Key(b)]
+            if a == "metadata" && b == "annotations");
+        let dropped = |n: &Node| n.is_null() || (annotation && n.as_str() == Some(""));
+        if let Some(m) = cur.and_then(Node::as_map_mut)
+            && m.get(last.as_str()).is_some_and(dropped)
+        {
+            m.shift_remove(last.as_str());
+        }
+    }
 }
 
 #[cfg(test)]

@@ -39,6 +39,8 @@ pub struct Options {
     /// Only set namespaces that are not set yet.
     pub unset_only: bool,
     pub subjects: Subjects,
+    /// Leave resources made by helm alone (kustomize v5.8.0 and later).
+    pub skip_helm_generated: bool,
 }
 
 /// The field specs of the kustomization-level `namespace` field: the
@@ -79,6 +81,11 @@ pub fn apply(resmap: &mut ResMap, ns: &str, specs: &[FieldSpec], opts: Options) 
         }
     };
     for res in resmap.iter_mut() {
+        if opts.skip_helm_generated && res.helm_generated {
+            // kustomize: "Helm should take care of it" (the chart got the namespace as
+            // its release namespace).
+            continue;
+        }
         let gvk = res.gvk();
         res.store_prev_id();
         if openapi::is_namespaced(&gvk.group, &gvk.version, &gvk.kind)

@@ -135,6 +135,8 @@ fn builtin(node: &Node, kind: &str) -> Result<Builtin<'static>> {
                 options: namespace::Options {
                     unset_only: c.unset_only,
                     subjects: namespace::Subjects::parse(&c.set_role_binding_subjects)?,
+                    // Decided by the kustomize version when the step runs (builtin/mod.rs).
+                    skip_helm_generated: false,
                 },
             }
         }

@@ -143,7 +143,13 @@ impl Builtin<'_> {
                 namespace,
                 specs,
                 options,
-            } => namespace::apply(rm, namespace, specs, *options),
+            } => {
+                let options = namespace::Options {
+                    skip_helm_generated: env.version.namespace_for_helm_charts(),
+                    ..*options
+                };
+                namespace::apply(rm, namespace, specs, options)
+            }
             Builtin::PrefixSuffix {
                 prefix,
                 suffix,

@@ -8,6 +8,9 @@
 //! kustomizations and entries that led to an error is kept as `Context`
 //! layers, outermost first; `Error::report` renders all of it for a terminal.
 
+mod helm;
+
+pub use helm::{HelmError, HelmProblem};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -64,6 +67,9 @@ pub enum Error {
         join_paths(&.0.chain)
     )]
     Cycle(Box<Cycle>),
+    /// A helm chart that could not be inflated.
+    #[error("{0}")]
+    Helm(Box<HelmError>),
     /// Input kbuild recognises but does not handle (helm charts, external plugins).
     #[error("{what}")]
     Unsupported {
@@ -183,6 +189,8 @@ pub enum ErrorKind {
     Restricted,
     /// [`Error::Cycle`].
     Cycle,
+    /// [`Error::Helm`].
+    Helm,
     /// [`Error::Unsupported`].
     Unsupported,
     /// [`Error::DuplicateId`].
@@ -311,6 +319,7 @@ impl Error {
             },
             Error::Restricted(r) => Error::Restricted(r.clone()),
             Error::Cycle(c) => Error::Cycle(c.clone()),
+            Error::Helm(h) => Error::Helm(h.clone()),
             Error::Unsupported { what, hint } => Error::Unsupported {
                 what: what.clone(),
                 hint: hint.clone(),
@@ -363,6 +372,7 @@ impl Error {
             Error::NotFound { .. } => ErrorKind::NotFound,
             Error::Restricted(_) => ErrorKind::Restricted,
             Error::Cycle(_) => ErrorKind::Cycle,
+            Error::Helm(_) => ErrorKind::Helm,
             Error::Unsupported { .. } => ErrorKind::Unsupported,
             Error::DuplicateId { .. } => ErrorKind::DuplicateId,
             Error::NoMatch { .. } => ErrorKind::NoMatch,
@@ -380,6 +390,7 @@ impl Error {
             Error::Restricted(_) => Some("use --load-restrictor LoadRestrictionsNone to allow it"),
             Error::Field(field) => field.hint.as_deref(),
             Error::Unsupported { hint, .. } => hint.as_deref(),
+            Error::Helm(h) => h.hint(),
             _ => None,
         }
     }

@@ -1,0 +1,622 @@
+//! Helm chart inflation, compared with kustomize through a stand-in `helm`.
+//!
+//! There is no helm on the machines these tests run on: `tests/helm-standin/helm` (Python 3
+//! with PyYAML) implements what kustomize calls — `version`, `pull` from a directory
+//! "repository" and `template` over a tiny chart format — and logs every run (see its
+//! docstring). The charts are in `tests/helm-fixtures/repo` (and `oci/` for `oci://`).
+//!
+//! Cases (`tests/helm-fixtures/cases/<case>/`): `in/` is the tree (copied to a temporary
+//! directory for every run, `$HELM_REPO` and `$TREE` in its files replaced by the
+//! repository and the copy), `vendor` lists charts to copy into it (`REPO_PATH DEST` a
+//! line), `dir` the directory to build (default `.`), `args` extra flags (one a line),
+//! `versions` the kustomize versions the case is for (default both). Then, per version V:
+//! `expected.V.yaml` (the output of `kubectl kustomize`) and `expected.V.log` (the helm
+//! runs, normalised — see [`normalise_log`]), or, for both, `expected.err`: lines kbuild's
+//! error must contain (kubectl must fail too).
+//!
+//! kbuild is always checked against the recorded files. When the kubectl of version V is
+//! there (v5.5.0: `kubectl` on PATH; v5.8.1: `$KUBECTL_V581`, `../kubectl-1.37/bin/kubectl`
+//! or `kubectl`), `kubectl kustomize` runs too and must print the same bytes with the same
+//! helm runs; without it the comparison prints SKIPPED. `KBUILD_HELM_REGEN=1` rewrites the
+//! expected files from kubectl.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const VERSIONS: [&str; 2] = ["v5.5.0", "v5.8.1"];
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/helm-fixtures")
+}
+
+fn standin() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/helm-standin/helm")
+}
+
+/// Whether the stand-in can run (Python 3 with PyYAML).
+fn standin_runs() -> bool {
+    Command::new("python3")
+        .args(["-c", "import yaml"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// The kubectl whose kustomize is `version`, if there is one.
+fn kubectl(version: &str) -> Option<PathBuf> {
+    let mut candidates = Vec::new();
+    if version == "v5.8.1" {
+        candidates.extend(std::env::var_os("KUBECTL_V581").map(PathBuf::from));
+        candidates.push(PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../kubectl-1.37/bin/kubectl"
+        )));
+    }
+    candidates.push(PathBuf::from("kubectl"));
+    candidates.into_iter().find(|k| {
+        Command::new(k)
+            .args(["version", "--client"])
+            .output()
+            .is_ok_and(|o| {
+                String::from_utf8_lossy(&o.stdout)
+                    .contains(&format!("Kustomize Version: {version}"))
+            })
+    })
+}
+
+fn read(p: &Path) -> Option<String> {
+    std::fs::read_to_string(p).ok()
+}
+
+fn lines(p: &Path) -> Vec<String> {
+    read(p)
+        .unwrap_or_default()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Copies `from` into `to`, replacing `$HELM_REPO` and `$TREE` in every file.
+fn copy_tree(from: &Path, to: &Path, tree: &Path) {
+    let repo = fixtures().join("repo");
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.expect("walk");
+        let dest = to.join(entry.path().strip_prefix(from).expect("prefix"));
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).expect("mkdir");
+            continue;
+        }
+        let bytes = std::fs::read(entry.path()).expect("read");
+        let bytes = match String::from_utf8(bytes) {
+            Ok(text) => text
+                .replace("$HELM_REPO", &repo.display().to_string())
+                .replace("$TREE", &tree.display().to_string())
+                .into_bytes(),
+            Err(e) => e.into_bytes(),
+        };
+        std::fs::write(&dest, bytes).expect("write");
+    }
+}
+
+/// A fresh copy of the case's tree, with its vendored charts.
+struct Tree {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    log: PathBuf,
+}
+
+fn tree(case: &Path) -> Tree {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let base = std::fs::canonicalize(tmp.path()).expect("canonical");
+    let root = base.join("tree");
+    copy_tree(&case.join("in"), &root, &root);
+    for line in lines(&case.join("vendor")) {
+        let (from, to) = line.split_once(' ').expect("vendor: REPO_PATH DEST");
+        copy_tree(&fixtures().join("repo").join(from), &root.join(to), &root);
+    }
+    Tree {
+        log: base.join("helm.log"),
+        root,
+        _tmp: tmp,
+    }
+}
+
+fn run(program: &Path, args: &[String], t: &Tree) -> Output {
+    Command::new(program)
+        .args(args)
+        .current_dir(&t.root)
+        .env("HELM_STANDIN_LOG", &t.log)
+        .env("HELM_STANDIN_OCI_ROOT", fixtures().join("oci"))
+        .env_remove("KBUILD_KUSTOMIZE_VERSION")
+        .output()
+        .expect("run")
+}
+
+/// The helm runs of a build, comparable between kbuild and kustomize: paths of the tree,
+/// the repository and temporary directories replaced by names, the directories charts are
+/// pulled into (kustomize's chart home, kbuild's cache) by `<pulled>`, and each distinct
+/// run once, sorted (kbuild asks `helm version` once per build and inflates charts in
+/// parallel; kustomize asks per chart, in order).
+fn normalise_log(text: &str, t: &Tree, cache: Option<&Path>) -> String {
+    let tmp = std::fs::canonicalize(std::env::temp_dir()).unwrap_or_else(|_| "/tmp".into());
+    let tmp_re = regex::Regex::new(&format!(
+        "{}/(kustomize-helm-[0-9]+|kbuild-helm-[A-Za-z0-9]+)",
+        regex::escape(&tmp.display().to_string())
+    ))
+    .expect("regex");
+    let entries: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("log line"))
+        .collect();
+    let mut pulled: Vec<String> = entries
+        .iter()
+        .filter_map(|e| {
+            let argv = e["argv"].as_array()?;
+            let i = argv.iter().position(|a| a == "--untardir")?;
+            Some(argv.get(i + 1)?.as_str()?.to_string())
+        })
+        .collect();
+    if let Some(cache) = cache {
+        let cache = cache.display().to_string();
+        for e in std::fs::read_dir(&cache).into_iter().flatten().flatten() {
+            pulled.push(e.path().display().to_string());
+        }
+    }
+    pulled.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    let norm = |s: &str| -> String {
+        let mut s = s.to_string();
+        for p in &pulled {
+            s = s.replace(p.as_str(), "<pulled>");
+        }
+        let s = s
+            .replace(&t.root.display().to_string(), "$TREE")
+            .replace(&fixtures().display().to_string(), "$FIXTURES");
+        tmp_re.replace_all(&s, "$$TMP").into_owned()
+    };
+    let mut out = BTreeSet::new();
+    for e in &entries {
+        let argv: Vec<String> = e["argv"]
+            .as_array()
+            .expect("argv")
+            .iter()
+            .map(|a| norm(a.as_str().unwrap_or_default()))
+            .collect();
+        let env: Vec<String> = e["env"]
+            .as_object()
+            .expect("env")
+            .iter()
+            .map(|(k, v)| format!("{k}={}", norm(v.as_str().unwrap_or_default())))
+            .collect();
+        let values: Vec<String> = e["values"]
+            .as_object()
+            .expect("values")
+            .iter()
+            .map(|(k, v)| format!("{} = {v}", norm(k)))
+            .collect();
+        out.insert(format!(
+            "{}\n  env: {}\n  values: {}",
+            argv.join(" "),
+            env.join(" "),
+            values.join("; ")
+        ));
+    }
+    out.into_iter().collect::<Vec<_>>().join("\n") + "\n"
+}
+
+struct Run {
+    out: Output,
+    log: String,
+}
+
+fn build_kbuild(case: &Path, version: &str) -> Run {
+    let t = tree(case);
+    let cache = t.root.parent().expect("parent").join("cache");
+    let mut args = vec![
+        "build".to_string(),
+        read(&case.join("dir")).map_or(".".into(), |d| d.trim().to_string()),
+        "--enable-helm".into(),
+        "--helm-command".into(),
+        standin().display().to_string(),
+        "--kustomize-version".into(),
+        version.into(),
+        "--helm-cache-dir".into(),
+        cache.display().to_string(),
+    ];
+    args.extend(lines(&case.join("args")));
+    let out = run(Path::new(env!("CARGO_BIN_EXE_kbuild")), &args, &t);
+    let log = normalise_log(&read(&t.log).unwrap_or_default(), &t, Some(&cache));
+    Run { out, log }
+}
+
+fn build_kubectl(kubectl: &Path, case: &Path) -> Run {
+    let t = tree(case);
+    let mut args = vec![
+        "kustomize".to_string(),
+        "--enable-helm".into(),
+        "--helm-command".into(),
+        standin().display().to_string(),
+    ];
+    args.extend(lines(&case.join("args")));
+    args.push(read(&case.join("dir")).map_or(".".into(), |d| d.trim().to_string()));
+    let out = run(kubectl, &args, &t);
+    let log = normalise_log(&read(&t.log).unwrap_or_default(), &t, None);
+    Run { out, log }
+}
+
+fn cases() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(fixtures().join("cases"))
+        .expect("cases")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("in").is_dir())
+        .collect();
+    out.sort();
+    out
+}
+
+/// Checks one case for one version; failures are pushed to `failures`.
+fn check(case: &Path, version: &str, failures: &mut Vec<String>, skipped: &mut Vec<String>) {
+    let name = format!(
+        "{} ({version})",
+        case.file_name().unwrap_or_default().to_string_lossy()
+    );
+    let kb = build_kbuild(case, version);
+    let stdout = String::from_utf8_lossy(&kb.out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&kb.out.stderr).into_owned();
+    let expected_err = case.join("expected.err");
+    let kube = kubectl(version);
+    let regen = std::env::var_os("KBUILD_HELM_REGEN").is_some();
+    if expected_err.exists() {
+        if kb.out.status.success() || !stdout.is_empty() {
+            failures.push(format!("{name}: expected an error, got success:\n{stdout}"));
+        }
+        for want in lines(&expected_err) {
+            if !stderr.contains(&want) {
+                failures.push(format!("{name}: error lacks {want:?}:\n{stderr}"));
+            }
+        }
+        match &kube {
+            Some(k) => {
+                let kc = build_kubectl(k, case);
+                if kc.out.status.success() {
+                    failures.push(format!("{name}: kubectl succeeded where kbuild failed"));
+                }
+            }
+            None => skipped.push(name),
+        }
+        return;
+    }
+    let yaml = case.join(format!("expected.{version}.yaml"));
+    let log = case.join(format!("expected.{version}.log"));
+    if let Some(k) = &kube {
+        let kc = build_kubectl(k, case);
+        let kc_stdout = String::from_utf8_lossy(&kc.out.stdout).into_owned();
+        if !kc.out.status.success() {
+            failures.push(format!(
+                "{name}: kubectl failed: {}",
+                String::from_utf8_lossy(&kc.out.stderr)
+            ));
+            return;
+        }
+        if regen {
+            std::fs::write(&yaml, &kc_stdout).expect("write");
+            std::fs::write(&log, &kc.log).expect("write");
+        }
+        if kc_stdout != stdout {
+            failures.push(format!(
+                "{name}: kbuild and kubectl differ\n--- kubectl\n{kc_stdout}\n--- kbuild\n{stdout}\n{stderr}"
+            ));
+        }
+        if kc.log != kb.log {
+            failures.push(format!(
+                "{name}: helm runs differ\n--- kubectl\n{}\n--- kbuild\n{}",
+                kc.log, kb.log
+            ));
+        }
+    } else {
+        skipped.push(name.clone());
+    }
+    if !kb.out.status.success() {
+        failures.push(format!("{name}: kbuild failed: {stderr}"));
+        return;
+    }
+    match read(&yaml) {
+        Some(want) if want == stdout => {}
+        Some(want) => failures.push(format!(
+            "{name}: output differs from {}\n--- expected\n{want}\n--- kbuild\n{stdout}",
+            yaml.display()
+        )),
+        None => failures.push(format!("{name}: no {}", yaml.display())),
+    }
+    match read(&log) {
+        Some(want) if want == kb.log => {}
+        Some(want) => failures.push(format!(
+            "{name}: helm runs differ from {}\n--- expected\n{want}\n--- kbuild\n{}",
+            log.display(),
+            kb.log
+        )),
+        None => failures.push(format!("{name}: no {}", log.display())),
+    }
+}
+
+#[test]
+fn helm_cases_match_kustomize() {
+    if !standin_runs() {
+        common::skipped(
+            "this helm test",
+            "the helm stand-in needs python3 with PyYAML",
+        );
+        return;
+    }
+    let mut failures = Vec::new();
+    let mut skipped = Vec::new();
+    let all = cases();
+    assert!(!all.is_empty(), "no helm cases");
+    for case in &all {
+        let versions = lines(&case.join("versions"));
+        for version in VERSIONS {
+            if versions.is_empty() || versions.iter().any(|v| v == version) {
+                check(case, version, &mut failures, &mut skipped);
+            }
+        }
+    }
+    if !skipped.is_empty() {
+        common::skipped(
+            &format!("the kubectl comparison for {}", skipped.join(", ")),
+            "no kubectl of that kustomize version",
+        );
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// A tree holding `kustomization` (with `$HELM_REPO` replaced) and the charts `vendor`
+/// lists, for the tests below.
+fn scratch_tree(kustomization: &str, vendor: &[(&str, &str)]) -> Tree {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let base = std::fs::canonicalize(tmp.path()).expect("canonical");
+    let root = base.join("tree");
+    std::fs::create_dir_all(&root).expect("mkdir");
+    let repo = fixtures().join("repo").display().to_string();
+    std::fs::write(
+        root.join("kustomization.yaml"),
+        kustomization.replace("$HELM_REPO", &repo),
+    )
+    .expect("write");
+    for (from, to) in vendor {
+        copy_tree(&fixtures().join("repo").join(from), &root.join(to), &root);
+    }
+    Tree {
+        log: base.join("helm.log"),
+        root,
+        _tmp: tmp,
+    }
+}
+
+fn kbuild_in(t: &Tree, extra: &[&str]) -> Output {
+    let mut args: Vec<String> = vec![
+        "build".into(),
+        ".".into(),
+        "--enable-helm".into(),
+        "--helm-command".into(),
+        standin().display().to_string(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    run(Path::new(env!("CARGO_BIN_EXE_kbuild")), &args, t)
+}
+
+/// The helm subcommands the stand-in ran, in order.
+fn helm_runs(t: &Tree) -> Vec<String> {
+    read(&t.log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("log line");
+            v["argv"][0].as_str().unwrap_or_default().to_string()
+        })
+        .collect()
+}
+
+const PULLED: &str = "helmCharts:
+- name: web
+  repo: file://$HELM_REPO
+  version: 1.0.0
+  releaseName: cached
+";
+
+#[test]
+fn a_pulled_chart_is_cached_outside_the_tree_and_offline_builds_use_it() {
+    if !standin_runs() {
+        common::skipped(
+            "this helm test",
+            "the helm stand-in needs python3 with PyYAML",
+        );
+        return;
+    }
+    let t = scratch_tree(PULLED, &[]);
+    let cache = t.root.parent().expect("parent").join("cache");
+    let cache_arg = cache.display().to_string();
+    let offline = ["--helm-cache-dir", &cache_arg, "--offline"];
+    // Nothing cached yet: --offline refuses to pull, and leaves nothing behind.
+    let out = kbuild_in(&t, &offline);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && out.stdout.is_empty(), "{stderr}");
+    assert!(stderr.contains("--offline forbids pulling it"), "{stderr}");
+    assert!(!cache.exists() || std::fs::read_dir(&cache).expect("read").next().is_none());
+    // Pulled once into the cache, not into the tree.
+    std::fs::remove_file(&t.log).expect("rm log");
+    let first = kbuild_in(&t, &["--helm-cache-dir", &cache_arg]);
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    assert!(
+        !t.root.join("charts").exists(),
+        "the source tree was written to"
+    );
+    let entries: Vec<_> = std::fs::read_dir(&cache)
+        .expect("cache")
+        .flatten()
+        .collect();
+    assert_eq!(entries.len(), 1, "one cache entry, no temporary left");
+    assert!(entries[0].path().join("web/Chart.yaml").is_file());
+    assert_eq!(helm_runs(&t), ["version", "pull", "template"]);
+    // Offline now works from the cache, with the same output and no pull.
+    std::fs::remove_file(&t.log).expect("rm log");
+    let again = kbuild_in(&t, &offline);
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(again.stdout, first.stdout);
+    assert_eq!(helm_runs(&t), ["version", "template"]);
+    // A version bump is a new cache entry, never the stale chart.
+    let bumped = scratch_tree(&PULLED.replace("1.0.0", "1.1.0"), &[]);
+    let out = kbuild_in(&bumped, &["--helm-cache-dir", &cache_arg]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("replicas: 2"));
+    assert_eq!(std::fs::read_dir(&cache).expect("cache").count(), 2);
+}
+
+#[test]
+fn a_failed_pull_leaves_nothing_in_the_cache() {
+    if !standin_runs() {
+        common::skipped(
+            "this helm test",
+            "the helm stand-in needs python3 with PyYAML",
+        );
+        return;
+    }
+    let t = scratch_tree(&PULLED.replace("1.0.0", "9.9.9"), &[]);
+    let cache = t.root.parent().expect("parent").join("cache");
+    let out = kbuild_in(&t, &["--helm-cache-dir", &cache.display().to_string()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && out.stdout.is_empty(), "{stderr}");
+    assert!(stderr.contains("version \"9.9.9\" not found"), "{stderr}");
+    assert_eq!(std::fs::read_dir(&cache).expect("cache").count(), 0);
+}
+
+#[test]
+fn identical_inflations_run_helm_once() {
+    if !standin_runs() {
+        common::skipped(
+            "this helm test",
+            "the helm stand-in needs python3 with PyYAML",
+        );
+        return;
+    }
+    // Two bases inflate the same chart with the same values; the overlay keeps both apart
+    // with prefixes. kustomize runs `helm template` twice, kbuild once.
+    let base = "helmCharts:\n- name: web\n  releaseName: same\n";
+    let t = scratch_tree("resources:\n- a\n- b\n", &[("web/1.0.0", "charts/web")]);
+    for (dir, prefix) in [("a", "a-"), ("b", "b-")] {
+        let d = t.root.join(dir);
+        std::fs::create_dir_all(&d).expect("mkdir");
+        std::fs::write(
+            d.join("kustomization.yaml"),
+            format!("namePrefix: {prefix}\nhelmGlobals:\n  chartHome: ../charts\n{base}"),
+        )
+        .expect("write");
+    }
+    let out = kbuild_in(&t, &["--load-restrictor", "LoadRestrictionsNone"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("name: a-same-web") && text.contains("name: b-same-web"));
+    assert_eq!(helm_runs(&t), ["version", "template"]);
+}
+
+#[test]
+fn without_enable_helm_a_chart_is_kustomizes_error() {
+    let t = scratch_tree("helmCharts:\n- name: web\n", &[]);
+    let out = run(
+        Path::new(env!("CARGO_BIN_EXE_kbuild")),
+        &["build".into(), ".".into()],
+        &t,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && out.stdout.is_empty());
+    assert!(stderr.contains("must specify --enable-helm"), "{stderr}");
+}
+
+#[test]
+fn helm_versions_kustomize_accepts() {
+    if !standin_runs() {
+        common::skipped(
+            "this helm test",
+            "the helm stand-in needs python3 with PyYAML",
+        );
+        return;
+    }
+    let t = scratch_tree(
+        "helmCharts:\n- name: db\n  releaseName: v\n",
+        &[("db/0.1.0", "charts/db")],
+    );
+    // (helm's answer, kustomize version, accepted)
+    let cases = [
+        ("v3.16.2+g13654a5", "v5.5.0", true),
+        ("v3.16.2+g13654a5", "v5.8.1", true),
+        ("v4.0.0+gabcdef0", "v5.5.0", false),
+        ("v4.0.0+gabcdef0", "v5.8.1", true),
+        ("v2.17.0+ga690bad", "v5.8.1", false),
+        ("no version here", "v5.8.1", false),
+    ];
+    for (answer, version, accepted) in cases {
+        let kbuild = Command::new(env!("CARGO_BIN_EXE_kbuild"))
+            .args([
+                "build",
+                ".",
+                "--enable-helm",
+                "--kustomize-version",
+                version,
+            ])
+            .arg("--helm-command")
+            .arg(standin())
+            .current_dir(&t.root)
+            .env("HELM_STANDIN_VERSION", answer)
+            .output()
+            .expect("run kbuild");
+        let stderr = String::from_utf8_lossy(&kbuild.stderr);
+        assert_eq!(
+            kbuild.status.success(),
+            accepted,
+            "{answer} {version}: {stderr}"
+        );
+        if !accepted {
+            assert!(stderr.contains("'helm version' says"), "{stderr}");
+            assert!(kbuild.stdout.is_empty());
+        }
+        match kubectl(version) {
+            Some(k) => {
+                let kc = Command::new(k)
+                    .args(["kustomize", "--enable-helm", "--helm-command"])
+                    .arg(standin())
+                    .arg(".")
+                    .current_dir(&t.root)
+                    .env("HELM_STANDIN_VERSION", answer)
+                    .output()
+                    .expect("run kubectl");
+                assert_eq!(kc.status.success(), accepted, "kubectl: {answer} {version}");
+                if accepted {
+                    assert_eq!(kc.stdout, kbuild.stdout, "{answer} {version}");
+                }
+            }
+            None => common::skipped(
+                &format!("the kubectl comparison for {version}"),
+                "no kubectl",
+            ),
+        }
+    }
+}
