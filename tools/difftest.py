@@ -696,8 +696,138 @@ def gen_base(tree, path, app, first, shared):
                                                       "metadata.labels.app", "spec.ports[0].name"])}
         node.k["vars"] = [v]
     gen_fields(tree, node, res + cms + secrets, base=True, shared=shared)
+    # Not in a base reached twice: its chart's resources would clash (as in kustomize).
+    if chance(tree.helm_rng, 0.3) and not shared:
+        gen_helm_chart(tree, node, app)
     exports = [r for r in res + [c for c in cms if c.generated] + [s for s in secrets if s.generated]]
     return node, finish_exports(node, exports)
+
+
+# Charts for tests/helm-standin/helm (kbuild's stand-in for helm; see its docstring): the
+# builders run with --enable-helm --helm-command STANDIN.
+STANDIN = os.path.join(REPO, "tests", "helm-standin", "helm")
+
+CHART_TEMPLATES = {
+    "deployment.yaml": """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}-{{ .Chart.Name }}
+  labels:
+    chart: {{ .Chart.Name }}-{{ .Chart.Version }}
+spec:
+  replicas: {{ .Values.replicas }}
+  selector:
+    matchLabels:
+      release: {{ .Release.Name }}
+  template:
+    metadata:
+      labels:
+        release: {{ .Release.Name }}
+    spec:
+      containers:
+      - name: main
+        image: {{ .Values.image }}
+        envFrom:
+        - configMapRef:
+            name: {{ .Release.Name }}-settings
+""",
+    "configmap.yaml": """apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-settings
+  namespace: {{ .Release.Namespace }}
+data:
+  mode: "{{ .Values.mode }}"
+  level: "{{ .Values.settings.level }}"
+""",
+    "service.yaml": """# standin-if .Values.service.enabled
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ .Release.Name }}-svc
+spec:
+  selector:
+    release: {{ .Release.Name }}
+  ports:
+  - port: {{ .Values.service.port }}
+""",
+    "hook.yaml": """apiVersion: batch/v1
+kind: Job
+metadata:
+  name: {{ .Release.Name }}-migrate
+  annotations:
+    helm.sh/hook: pre-install
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: migrate
+        image: {{ .Values.image }}
+""",
+}
+
+CHART_CRD = """apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.{app}.example.com
+spec:
+  group: {app}.example.com
+  names:
+    kind: Widget
+    plural: widgets
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+"""
+
+
+def gen_helm_chart(tree, node, app):
+    """A vendored chart in the base's chart home and a helmCharts entry using it."""
+    rng = tree.helm_rng
+    chart = rng.choice(["web", "worker"])
+    home = "charts"
+    if chance(rng, 0.3):
+        home = "vendor"
+        node.k["helmGlobals"] = {"chartHome": home}
+    y = Yaml(rng)
+    node.files[f"{home}/{chart}/Chart.yaml"] = y.dump({"apiVersion": "v2", "name": chart, "version": "1.2.3"})
+    values = {"replicas": rng.choice([1, 2]), "image": f"example/{chart}:1.0", "mode": "prod",
+              "settings": {"level": "info"}, "service": {"enabled": chance(rng, 0.6), "port": 80}}
+    node.files[f"{home}/{chart}/values.yaml"] = y.dump(values)
+    for name, text in CHART_TEMPLATES.items():
+        node.files[f"{home}/{chart}/templates/{name}"] = text
+    node.files[f"{home}/{chart}/crds/widget.yaml"] = CHART_CRD.replace("{app}", app)
+    entry = {"name": chart}
+    if chance(rng, 0.8):
+        entry["releaseName"] = f"{app}-{rng.choice(['rel', 'r2'])}"
+    if chance(rng, 0.4):
+        entry["namespace"] = rng.choice(["charts", "apps"])
+    if chance(rng, 0.5):
+        inline = {}
+        if chance(rng, 0.6):
+            inline["replicas"] = rng.choice([3, 5])
+        if chance(rng, 0.5):
+            inline["settings"] = {"level": rng.choice(["debug", "warn"])}
+        if chance(rng, 0.3):
+            inline["service"] = {"enabled": True, "port": 8080}
+        entry["valuesInline"] = inline
+        if chance(rng, 0.5):
+            entry["valuesMerge"] = rng.choice(["override", "merge", "replace"])
+    if chance(rng, 0.3):
+        extra = node.add_file(f"{chart}-values", y.dump({"mode": rng.choice(["staging", "canary"])}))
+        entry["additionalValuesFiles"] = [extra]
+    if chance(rng, 0.4):
+        entry["includeCRDs"] = True
+    if chance(rng, 0.5):
+        entry["skipHooks"] = True
+    if chance(rng, 0.2):
+        entry["kubeVersion"] = "1.31.0"
+    node.k.setdefault("helmCharts", []).append(entry)
+    tree.notes.append("helm")
+
 
 
 def write_resource_files(node, rng, docs, stem):
@@ -1560,6 +1690,9 @@ def gen_overlay(tree, path, children, prefix=None, shared=False, comps=None):
 def gen_tree(seed, index):
     rng = random.Random(f"difftest:{seed}:{index}")
     tree = Tree(rng)
+    # Helm charts draw from their own generator, so the trees of a seed stay what they were
+    # before charts were added (only some bases gain a chart).
+    tree.helm_rng = random.Random(f"difftest-helm:{seed}:{index}")
     tree.ncomp = 0
     tree.density = rng.uniform(0.15, 0.6)
     levels = rng.choice([1, 2, 2, 3, 3, 4])
@@ -1784,12 +1917,13 @@ def oracle_cmds(args):
     # kbuild builds as each version in turn (--kustomize-version), and each build is
     # compared with that version's kustomize.
     cmds = {}
+    helm = ["--enable-helm", "--helm-command", STANDIN]
     if args.v550:
-        cmds["kbuild-v5.5.0"] = [args.kbuild, "build", "--kustomize-version", "v5.5.0", "."]
-        cmds["v5.5.0"] = [args.v550, "kustomize", "."]
+        cmds["kbuild-v5.5.0"] = [args.kbuild, "build", "--kustomize-version", "v5.5.0", *helm, "."]
+        cmds["v5.5.0"] = [args.v550, "kustomize", *helm, "."]
     if args.v581:
-        cmds["kbuild-v5.8.1"] = [args.kbuild, "build", "--kustomize-version", "v5.8.1", "."]
-        cmds["v5.8.1"] = [args.v581, "kustomize", "."]
+        cmds["kbuild-v5.8.1"] = [args.kbuild, "build", "--kustomize-version", "v5.8.1", *helm, "."]
+        cmds["v5.8.1"] = [args.v581, "kustomize", *helm, "."]
     return cmds
 
 
