@@ -67,39 +67,15 @@ pub(crate) struct BuildFlags {
     /// Label every resource app.kubernetes.io/managed-by, as `buildMetadata:
     /// [managedByLabel]` does (also KUSTOMIZE_ENABLE_MANAGEDBY_LABEL=on). kustomize: use
     /// buildMetadata instead.
-    #[arg(
-        long,
-        help_heading = DEPRECATED,
-        value_name = "BOOL",
-        num_args = 0..=1,
-        require_equals = true,
-        default_missing_value = "true",
-        value_parser = go_bool
-    )]
+    #[arg(long, help_heading = DEPRECATED, value_name = "BOOL", value_parser = go_bool)]
     enable_managedby_label: Option<bool>,
     /// Inflate helmCharts with helm (`helm template`).
-    #[arg(
-        long,
-        help_heading = HELM,
-        value_name = "BOOL",
-        num_args = 0..=1,
-        require_equals = true,
-        default_missing_value = "true",
-        value_parser = go_bool
-    )]
+    #[arg(long, help_heading = HELM, value_name = "BOOL", value_parser = go_bool)]
     enable_helm: Option<bool>,
     /// Run external (exec, Go and KRM function) plugins and helm charts. kbuild inflates
     /// helm charts with it but runs no external plugin yet: such a plugin is an error
     /// either way, saying what is missing.
-    #[arg(
-        long,
-        help_heading = PLUGINS,
-        value_name = "BOOL",
-        num_args = 0..=1,
-        require_equals = true,
-        default_missing_value = "true",
-        value_parser = go_bool
-    )]
+    #[arg(long, help_heading = PLUGINS, value_name = "BOOL", value_parser = go_bool)]
     enable_alpha_plugins: Option<bool>,
     /// The helm executable (a bare name is looked up on PATH).
     #[arg(long, value_name = "PATH", default_value = "helm", help_heading = HELM)]
@@ -113,15 +89,7 @@ pub(crate) struct BuildFlags {
     #[arg(long, value_name = "GROUP/VERSION", help_heading = HELM)]
     helm_api_versions: Vec<String>,
     /// Debug output from helm (`helm template --debug`) for every chart.
-    #[arg(
-        long,
-        help_heading = HELM,
-        value_name = "BOOL",
-        num_args = 0..=1,
-        require_equals = true,
-        default_missing_value = "true",
-        value_parser = go_bool
-    )]
+    #[arg(long, help_heading = HELM, value_name = "BOOL", value_parser = go_bool)]
     helm_debug: Option<bool>,
     /// Where pulled charts are kept, by repo, name and version (kbuild's; default
     /// $XDG_CACHE_HOME/kbuild/charts or ~/.cache/kbuild/charts).
@@ -140,15 +108,7 @@ pub(crate) struct BuildFlags {
 #[derive(clap::Args, Debug)]
 struct UnbuiltFlags {
     /// Run exec function plugins (raw executables).
-    #[arg(
-        long,
-        help_heading = PLUGINS,
-        value_name = "BOOL",
-        num_args = 0..=1,
-        require_equals = true,
-        default_missing_value = "true",
-        value_parser = go_bool
-    )]
+    #[arg(long, help_heading = PLUGINS, value_name = "BOOL", value_parser = go_bool)]
     enable_exec: Option<bool>,
     /// An environment variable for container functions (repeatable).
     #[arg(short, long, value_name = "KEY[=VALUE]", help_heading = PLUGINS)]
@@ -157,29 +117,13 @@ struct UnbuiltFlags {
     #[arg(long, value_name = "OPTIONS", help_heading = PLUGINS)]
     mount: Vec<String>,
     /// Network access for container functions that declare it.
-    #[arg(
-        long,
-        help_heading = PLUGINS,
-        value_name = "BOOL",
-        num_args = 0..=1,
-        require_equals = true,
-        default_missing_value = "true",
-        value_parser = go_bool
-    )]
+    #[arg(long, help_heading = PLUGINS, value_name = "BOOL", value_parser = go_bool)]
     network: Option<bool>,
     /// The docker network container functions run in.
     #[arg(long, value_name = "NAME", default_value = "bridge", help_heading = PLUGINS)]
     network_name: String,
     /// Run container functions as the current user.
-    #[arg(
-        long,
-        help_heading = PLUGINS,
-        value_name = "BOOL",
-        num_args = 0..=1,
-        require_equals = true,
-        default_missing_value = "true",
-        value_parser = go_bool
-    )]
+    #[arg(long, help_heading = PLUGINS, value_name = "BOOL", value_parser = go_bool)]
     as_current_user: Option<bool>,
 }
 

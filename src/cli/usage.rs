@@ -62,7 +62,7 @@ pub(crate) fn command<T: Parser>() -> clap::Command {
         .iter()
         .map(|v| v.as_str())
         .collect();
-    T::command()
+    let command = T::command()
         .version(format!(
             "{} (reproduces kustomize {} by default; --kustomize-version: {})",
             env!("CARGO_PKG_VERSION"),
@@ -72,7 +72,29 @@ pub(crate) fn command<T: Parser>() -> clap::Command {
         .mut_subcommands(|sub| match sub.get_name() {
             "edit" | "create" => with_go_booleans(sub),
             _ => sub,
+        });
+    optional_booleans(command)
+}
+
+/// Every flag declared with `value_name = "BOOL"` and a value parser (the build and
+/// version flags, which are `Option<bool>` so that giving one can be told apart from
+/// leaving it out) takes pflag's forms: bare for true, or `=VALUE`, never a separate
+/// argument (which would be the path).
+fn optional_booleans(command: clap::Command) -> clap::Command {
+    command
+        .mut_args(|arg| {
+            let boolean = arg
+                .get_value_names()
+                .is_some_and(|n| n.len() == 1 && n[0] == "BOOL");
+            if boolean && matches!(arg.get_action(), clap::ArgAction::Set) {
+                arg.num_args(0..=1)
+                    .require_equals(true)
+                    .default_missing_value("true")
+            } else {
+                arg
+            }
         })
+        .mut_subcommands(optional_booleans)
 }
 
 /// The message for an unknown flag or an extra argument (None for other errors).

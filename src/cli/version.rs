@@ -16,14 +16,7 @@ use std::process::ExitCode;
 pub(crate) struct VersionArgs {
     /// Print kustomize's short form, `{kustomize/v5.8.1  <build date>   }` (what Argo CD
     /// reads). Deprecated in kustomize.
-    #[arg(
-        long,
-        value_name = "BOOL",
-        num_args = 0..=1,
-        require_equals = true,
-        default_missing_value = "true",
-        value_parser = go_bool
-    )]
+    #[arg(long, value_name = "BOOL", value_parser = go_bool)]
     short: Option<bool>,
     /// yaml or json: the version, build date, OS and architecture, and kbuild's version.
     #[arg(short, long, value_name = "yaml|json")]
