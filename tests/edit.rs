@@ -484,3 +484,34 @@ fn boolean_flags_take_go_values() {
         "commonLabels:\n  a: e\n"
     );
 }
+
+/// `--from-file` is a pflag string slice: each value is one CSV record, so a quoted name
+/// may hold a comma.
+#[test]
+fn from_file_values_are_csv_records() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("kustomization.yaml"), "resources: []\n").unwrap();
+    std::fs::write(tmp.path().join("a,b.txt"), "x").unwrap();
+    std::fs::write(tmp.path().join("c.txt"), "y").unwrap();
+    let out = run(
+        tmp.path(),
+        &[
+            "edit",
+            "add",
+            "configmap",
+            "cm",
+            "--from-file",
+            "\"a,b.txt\",c.txt",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(tmp.path().join("kustomization.yaml")).unwrap();
+    assert!(
+        text.contains("  - a,b.txt\n") && text.contains("  - c.txt\n"),
+        "{text}"
+    );
+}

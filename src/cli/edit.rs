@@ -53,8 +53,8 @@ struct AddSources {
     name: Name,
     /// A file to read, `[key=]source`: the key is the file name unless given; a glob
     /// pattern adds every file it matches (with a key it must match one). Repeatable,
-    /// or comma-separated.
-    #[arg(long, value_name = "[KEY=]SOURCE", value_delimiter = ',')]
+    /// or comma-separated (a CSV record: `"a,b.txt"` is one name with a comma).
+    #[arg(long, value_name = "[KEY=]SOURCE")]
     from_file: Vec<String>,
     /// A key and literal value, `key=value`. Repeatable.
     #[arg(long, value_name = "KEY=VALUE")]
@@ -78,7 +78,7 @@ struct AddSources {
 impl AddSources {
     fn flags(&self) -> GeneratorFlags {
         GeneratorFlags {
-            from_file: self.from_file.clone(),
+            from_file: self.from_file.iter().flat_map(|v| csv_record(v)).collect(),
             from_literal: self.from_literal.clone(),
             from_env_file: self.from_env_file.clone(),
             namespace: self.namespace.clone(),
@@ -86,6 +86,23 @@ impl AddSources {
             ..GeneratorFlags::default()
         }
     }
+}
+
+/// The sources in one `--from-file` value. pflag reads a string-slice flag's value as one
+/// CSV record, so a comma separates sources unless quoted (`--from-file='"a,b.txt",c'` is
+/// two); an empty value is none.
+fn csv_record(value: &str) -> Vec<String> {
+    if value.is_empty() {
+        return Vec::new();
+    }
+    csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(value.as_bytes())
+        .records()
+        .next()
+        .and_then(Result::ok)
+        .map(|record| record.iter().map(String::from).collect())
+        .unwrap_or_else(|| vec![value.to_string()])
 }
 
 /// The flags of `edit set configmap|secret`.
