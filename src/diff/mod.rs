@@ -456,7 +456,13 @@ fn remove_field(node: &mut Node, path: &[Segment]) {
                     if rest.is_empty() {
                         map.shift_remove(&key);
                     } else if let Some(child) = map.get_mut(&key) {
+                        let was_empty = is_empty_map(child);
                         remove_field(child, rest);
+                        // A mapping the removal emptied goes too: ignoring the only
+                        // annotation must not leave `annotations: {}` to differ.
+                        if !was_empty && is_empty_map(child) {
+                            map.shift_remove(&key);
+                        }
                     }
                 } else if let Some(child) = map.get_mut(&key) {
                     remove_selected(child, selectors, rest);
@@ -466,6 +472,10 @@ fn remove_field(node: &mut Node, path: &[Segment]) {
         }
         _ => {}
     }
+}
+
+fn is_empty_map(node: &Node) -> bool {
+    matches!(node, Node::Map(m) if m.is_empty())
 }
 
 /// Applies element selectors to a sequence, then removes `rest` in each
@@ -631,9 +641,9 @@ impl DiffResult {
     }
 
     /// The human-readable report: a header and a unified diff per changed
-    /// resource, the added and removed resources, and the summary line. With
-    /// `stat`, one line per changed, added or removed resource instead of
-    /// the diffs.
+    /// resource, the added and removed resources with their content (a diff
+    /// against nothing), and the summary line. With `stat`, one line per
+    /// changed, added or removed resource instead of the diffs.
     pub fn to_text(&self, color: bool, stat: bool) -> String {
         let st = Style { color };
         let mut out = String::new();
@@ -662,6 +672,9 @@ impl DiffResult {
                 "{}",
                 st.paint(code, &format!("{sign} {}", pair_title(e)))
             );
+            if !stat {
+                out.push_str(&self.unified(e, st));
+            }
         }
         let s = self.summary();
         let _ = writeln!(
@@ -673,11 +686,10 @@ impl DiffResult {
     }
 
     fn unified(&self, e: &Entry, st: Style) -> String {
-        let head = |label: &str, id: &Option<ResId>| {
-            format!(
-                "{label}: {}",
-                id.as_ref().map(ToString::to_string).unwrap_or_default()
-            )
+        // The side a resource is missing from is /dev/null, as in diff(1).
+        let head = |label: &str, id: &Option<ResId>| match id {
+            Some(id) => format!("{label}: {id}"),
+            None => "/dev/null".to_string(),
         };
         let text = unified_diff(
             &e.old_text,
@@ -732,6 +744,8 @@ impl DiffResult {
                     "old": id(&e.old),
                     "new": id(&e.new),
                     "changedFields": e.paths,
+                    // The same unified diff as the text report (empty when unchanged).
+                    "diff": self.unified(e, Style { color: false }),
                 })
             })
             .collect();
@@ -810,6 +824,18 @@ mod tests {
             yaml(&n),
             "metadata:\n  annotations:\n    keep: z\nspec:\n  containers:\n  - name: b\n"
         );
+    }
+
+    #[test]
+    fn a_mapping_emptied_by_the_removal_goes_too() {
+        let mut n = node("metadata:\n  annotations:\n    x: \"1\"\n  name: a\n  labels: {}\n");
+        remove_field(
+            &mut n,
+            &FieldPath::parse("metadata.annotations.x").unwrap().0,
+        );
+        remove_field(&mut n, &FieldPath::parse("metadata.labels.y").unwrap().0);
+        // `labels: {}` was empty before: it stays, as written.
+        assert_eq!(yaml(&n), "metadata:\n  labels: {}\n  name: a\n");
     }
 
     #[test]
