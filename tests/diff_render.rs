@@ -426,3 +426,83 @@ fn deps_lists_input_files_transitively() {
         "base/deploy.yaml\nbase/kustomization.yaml\nbase/svc.yaml\noverlays/staging/kustomization.yaml\noverlays/staging/pdb.yaml\n"
     );
 }
+
+/// `--output markdown`: a summary table, a collapsible diff per resource, Secret values
+/// hashed unless --show-secrets, and the whole report within --max-bytes.
+#[test]
+fn diff_markdown_summarises_redacts_and_caps() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let secret = |v: &str| {
+        format!(
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  password: {v}\n"
+        )
+    };
+    let mut old = secret("hunter2");
+    let mut new = secret("correct-horse");
+    for i in 0..40 {
+        old.push_str(&format!(
+            "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\ndata:\n  k: old-{i}\n"
+        ));
+        new.push_str(&format!(
+            "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\ndata:\n  k: new-{i}\n"
+        ));
+    }
+    write(t.path(), "old.yaml", &old);
+    write(t.path(), "new.yaml", &new);
+    let r = kbuild(
+        t.path(),
+        &["diff", "--output", "markdown", "old.yaml", "new.yaml"],
+        None,
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .starts_with("### kbuild diff: `old.yaml` → `new.yaml`\n")
+    );
+    assert!(
+        r.stdout
+            .contains("| `old.yaml` → `new.yaml` | 41 | 0 | 0 | 0 |")
+    );
+    assert!(
+        r.stdout
+            .contains("<details><summary>~ v1 Secret s (1 field)</summary>")
+    );
+    assert!(
+        r.stdout.contains("-  password: <redacted sha256:"),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("hunter2") && !r.stdout.contains("correct-horse"));
+    let shown = kbuild(
+        t.path(),
+        &[
+            "diff",
+            "--output",
+            "markdown",
+            "--show-secrets",
+            "old.yaml",
+            "new.yaml",
+        ],
+        None,
+    );
+    assert!(shown.stdout.contains("-  password: hunter2"));
+    let capped = kbuild(
+        t.path(),
+        &[
+            "diff",
+            "--output",
+            "markdown",
+            "--max-bytes",
+            "2000",
+            "old.yaml",
+            "new.yaml",
+        ],
+        None,
+    );
+    assert!(capped.stdout.len() <= 2000, "{}", capped.stdout.len());
+    assert!(
+        capped
+            .stdout
+            .contains("more resources not shown: the comment reached --max-bytes 2000")
+    );
+}

@@ -34,6 +34,14 @@ pub(crate) struct DiffArgs {
     /// Compare generated ConfigMap/Secret names without their hash suffix.
     #[arg(long)]
     ignore_hash_suffix: bool,
+    /// With --output markdown: the most bytes the report may take (a pull-request
+    /// comment holds 65,536 characters); longer diffs are cut and say so.
+    #[arg(long, value_name = "N", default_value_t = 60_000)]
+    max_bytes: usize,
+    /// With --output markdown: show Secret data and stringData values (by default each is
+    /// replaced by a short hash of it).
+    #[arg(long)]
+    show_secrets: bool,
     #[command(flatten)]
     flags: BuildFlags,
 }
@@ -49,6 +57,8 @@ pub(crate) enum ColorWhen {
 pub(crate) enum DiffFormat {
     Text,
     Json,
+    // For pull-request comments: a summary table and a collapsible diff per resource.
+    Markdown,
 }
 
 /// `kbuild diff`: exit 0 when equal, 1 when different, 2 on error, as diff(1).
@@ -84,10 +94,12 @@ pub(crate) fn run_diff(args: &DiffArgs) -> ExitCode {
         let opts = DiffOptions {
             ignore_fields: args.ignore_field.clone(),
             ignore_hash_suffix: args.ignore_hash_suffix,
+            redact_secrets: matches!(args.output, DiffFormat::Markdown) && !args.show_secrets,
         };
         let result = diff(&old, &new, &opts)?;
         let text = match args.output {
             DiffFormat::Json => format!("{:#}\n", result.to_json()),
+            DiffFormat::Markdown => result.to_markdown(args.max_bytes),
             DiffFormat::Text => {
                 let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
                 let color = match args.color {

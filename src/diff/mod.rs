@@ -14,6 +14,8 @@
 //! or JSON.
 
 pub mod inputs;
+mod markdown;
+mod redact;
 
 use crate::build::{BuildOptions, build};
 use crate::error::{Error, Result};
@@ -80,6 +82,9 @@ pub struct DiffOptions {
     /// Compare generated names without their hash suffix (`app-config-5tb2m7h8f9`
     /// reads as `app-config`), in names and in every reference to them.
     pub ignore_hash_suffix: bool,
+    /// Replace Secret `data`/`stringData` values with a short hash of each (for reports
+    /// posted where others read them).
+    pub redact_secrets: bool,
 }
 
 /// How a resource compares.
@@ -153,6 +158,9 @@ pub fn diff(old: &Side, new: &Side, options: &DiffOptions) -> Result<DiffResult>
     };
     let prepare = |r: &Resource| {
         let mut node = r.node.clone();
+        if options.redact_secrets {
+            redact::redact_secret(&mut node);
+        }
         for p in &paths {
             remove_field(&mut node, &p.0);
         }

@@ -1,0 +1,107 @@
+//! `kbuild diff --output markdown`: the report as a pull-request comment. A summary table,
+//! then one collapsible section per changed, added or removed resource holding its
+//! unified diff in a fenced `diff` block. The whole comment stays within a byte budget
+//! (GitHub caps comments at 65,536 characters): a diff that does not fit is cut at a line
+//! and says how many lines were cut, and resources past the budget are counted at the end.
+
+use super::{DiffResult, Entry, Status, pair_title};
+
+/// Room kept for the closing note about resources left out.
+const TAIL: usize = 200;
+
+impl DiffResult {
+    /// The markdown report, at most `max_bytes` long (but never less than its table).
+    pub fn to_markdown(&self, max_bytes: usize) -> String {
+        let s = self.summary();
+        let mut out = format!(
+            "### kbuild diff: `{}` → `{}`\n\n| | changed | added | removed | unchanged |\n|---|---|---|---|---|\n| `{}` → `{}` | {} | {} | {} | {} |\n\n",
+            self.old_label,
+            self.new_label,
+            self.old_label,
+            self.new_label,
+            s.changed,
+            s.added,
+            s.removed,
+            s.unchanged
+        );
+        let shown: Vec<&Entry> = self
+            .entries
+            .iter()
+            .filter(|e| e.status == Status::Changed)
+            .chain(self.entries.iter().filter(|e| e.status == Status::Added))
+            .chain(self.entries.iter().filter(|e| e.status == Status::Removed))
+            .collect();
+        if shown.is_empty() {
+            out.push_str("No differences.\n");
+            return out;
+        }
+        for (i, e) in shown.iter().enumerate() {
+            let budget = max_bytes.saturating_sub(out.len() + TAIL);
+            match section(self, e, budget) {
+                Some(text) => out.push_str(&text),
+                None => {
+                    let left = shown.len() - i;
+                    out.push_str(&format!(
+                        "_{left} more resource{} not shown: the comment reached --max-bytes {max_bytes}._\n",
+                        if left == 1 { "" } else { "s" }
+                    ));
+                    break;
+                }
+            }
+        }
+        out
+    }
+}
+
+/// One resource's section within `budget` bytes, its diff cut at a line if needed; None
+/// when not even a cut section fits.
+fn section(result: &DiffResult, e: &Entry, budget: usize) -> Option<String> {
+    let sign = match e.status {
+        Status::Changed => "~",
+        Status::Added => "+",
+        _ => "-",
+    };
+    let fields = match e.status {
+        Status::Changed => format!(
+            " ({} field{})",
+            e.paths.len(),
+            if e.paths.len() == 1 { "" } else { "s" }
+        ),
+        _ => String::new(),
+    };
+    let title = escape(&format!("{sign} {}{fields}", pair_title(e)));
+    let diff = result.unified(e, super::Style { color: false });
+    // A fence longer than any backtick run inside.
+    let longest = diff.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    let head = format!("<details><summary>{title}</summary>\n\n{fence}diff\n");
+    let foot = format!("{fence}\n\n</details>\n\n");
+    let whole = head.len() + diff.len() + foot.len();
+    if whole <= budget {
+        return Some(format!("{head}{diff}{foot}"));
+    }
+    let cut_note_room = 80;
+    let room = budget.checked_sub(head.len() + foot.len() + cut_note_room)?;
+    let mut kept = String::new();
+    let lines: Vec<&str> = diff.split_inclusive('\n').collect();
+    let mut n = 0;
+    while n < lines.len() && kept.len() + lines[n].len() <= room {
+        kept.push_str(lines[n]);
+        n += 1;
+    }
+    if n == 0 {
+        return None;
+    }
+    let cut = lines.len() - n;
+    Some(format!(
+        "{head}{kept}{fence}\n\n_{cut} more line{} cut: the comment reached --max-bytes._\n\n</details>\n\n",
+        if cut == 1 { "" } else { "s" }
+    ))
+}
+
+/// Text safe inside HTML `<summary>`.
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
