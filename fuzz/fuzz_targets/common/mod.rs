@@ -20,6 +20,10 @@ pub fn same(a: &Node, b: &Node) -> bool {
     match (a, b) {
         (Node::Float(x), Node::Float(y)) => x == y || (x.is_nan() && y.is_nan()),
         (Node::Int(i), Node::Float(f)) | (Node::Float(f), Node::Int(i)) => *i as f64 == *f,
+        // A float above i64's range prints without an exponent when it is whole
+        // (18000000000524770000, as kustomize prints it) and reads back as an unsigned
+        // integer.
+        (Node::Uint(u), Node::Float(f)) | (Node::Float(f), Node::Uint(u)) => *u as f64 == *f,
         (Node::Str(x), Node::Str(y)) => printed(x) == printed(y),
         (Node::Seq(x), Node::Seq(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q)),
         (Node::Map(x), Node::Map(y)) => {
