@@ -6,7 +6,7 @@ use super::edit_error;
 use super::file::NAMES;
 use super::metadata::{Metadata, parse_pairs};
 use crate::error::{Error, Result};
-use crate::load::FileKind;
+use crate::load::{FileKind, FileSystem};
 use crate::yaml::{Map, Node};
 use std::path::{Path, PathBuf};
 
@@ -138,23 +138,9 @@ fn walk(dir: &Path, rel: &Path, recursive: bool, found: &mut Vec<String>) -> Res
         path: path.to_path_buf(),
         source: e,
     };
-    let mut entries: Vec<(std::ffi::OsString, FileKind)> = std::fs::read_dir(&here)
-        .map_err(|e| io(&here, e))?
-        .map(|e| {
-            let e = e.map_err(|err| io(&here, err))?;
-            let t = e.file_type().map_err(|err| io(&e.path(), err))?;
-            let kind = if t.is_dir() {
-                FileKind::Dir
-            } else if t.is_file() {
-                FileKind::File
-            } else if t.is_symlink() {
-                FileKind::Symlink
-            } else {
-                FileKind::Other
-            };
-            Ok((e.file_name(), kind))
-        })
-        .collect::<Result<_>>()?;
+    let mut entries = crate::load::RealFs
+        .read_dir(&here)
+        .map_err(|e| io(&here, e))?;
     // Go's directory walk visits names in byte order.
     entries.sort_by(|a, b| a.0.as_encoded_bytes().cmp(b.0.as_encoded_bytes()));
     for (name, kind) in entries {
