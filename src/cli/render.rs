@@ -133,14 +133,17 @@ pub(crate) fn run_render(args: &RenderArgs) -> ExitCode {
     let done = n.saturating_sub(failed);
     let summary = match (&job.out_dir, job.check) {
         (Some(out), true) => format!(
-            "checked {done} of {n} kustomizations against {}: {stale} stale",
+            "checked {done} of {} against {}: {stale} stale",
+            plural(n, "kustomization"),
             out.display()
         ),
         (Some(out), false) => format!(
-            "rendered {done} of {n} kustomizations into {} ({written} files updated)",
-            out.display()
+            "rendered {done} of {} into {} ({} updated)",
+            plural(n, "kustomization"),
+            out.display(),
+            plural(written, "file")
         ),
-        (None, _) => format!("built {done} of {n} kustomizations"),
+        (None, _) => format!("built {done} of {}", plural(n, "kustomization")),
     };
     eprintln!(
         "{summary}{}",
@@ -159,5 +162,14 @@ pub(crate) fn run_render(args: &RenderArgs) -> ExitCode {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// `1 file`, `2 files`.
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }
