@@ -217,13 +217,23 @@ fn output_matches(expected: &[String], lines: &[&str]) -> bool {
     matches[0][0]
 }
 
-/// Copies the directory `rel` of the repository into `into`.
+/// Copies the directory `rel` of the repository into `into`, without `target/` and `.git/`
+/// directories.
 fn copy_tree(rel: &str, into: &Path) -> Result<(), String> {
     let from = repo().join(rel);
     if !from.is_dir() {
         return Err(format!("sample directory {rel} does not exist"));
     }
-    for entry in walkdir::WalkDir::new(&from) {
+    // Build output and git's database are not samples' input (`.` is the repository).
+    let skip = |e: &walkdir::DirEntry| {
+        e.depth() > 0
+            && e.file_type().is_dir()
+            && (e.file_name() == "target" || e.file_name() == ".git")
+    };
+    for entry in walkdir::WalkDir::new(&from)
+        .into_iter()
+        .filter_entry(|e| !skip(e))
+    {
         let entry = entry.map_err(|e| e.to_string())?;
         let to = into.join(entry.path().strip_prefix(&from).expect("under the root"));
         if entry.file_type().is_dir() {
