@@ -14,7 +14,12 @@ fuzz_target!(|data: &[u8]| {
     for doc in &docs {
         common::check_roundtrip(doc, "document");
     }
-    // The stream form: `---` separators between documents.
+    // The stream form: `---` separators between documents. A key holding NEL is refused
+    // by a build (kustomize cannot print it: build/printable.rs), so a document with one
+    // has no stream form to check.
+    if docs.iter().any(common::has_key_with_nel) {
+        return;
+    }
     let stream = kbuild::yaml::emit::emit_stream(&docs);
     let back = kbuild::yaml::parse::parse_stream(&stream, "emitted")
         .unwrap_or_else(|e| panic!("emitted stream does not parse: {e}\n{stream}"));

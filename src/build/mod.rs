@@ -193,7 +193,7 @@ fn finish(
     if meta.managed_by || options.add_managed_by_label {
         build_metadata::add_managed_by_label(&mut acc.resmap, options.kustomize_version);
     }
-    Ok(())
+    printable::check(&acc.resmap)
 }
 
 mod cache;
@@ -203,6 +203,7 @@ mod memo;
 mod openapi;
 mod parallel;
 mod plugins;
+mod printable;
 mod resources;
 
 use openapi::SchemaRef;

@@ -54,6 +54,16 @@ pub fn keys_collide_when_printed(n: &Node) -> bool {
     }
 }
 
+/// Whether a key of `n` holds NEL (U+0085): a build refuses such a resource, as kustomize
+/// does (kbuild's build/printable.rs).
+pub fn has_key_with_nel(n: &Node) -> bool {
+    match n {
+        Node::Seq(items) => items.iter().any(has_key_with_nel),
+        Node::Map(m) => m.iter().any(|(k, v)| k.contains('\u{85}') || has_key_with_nel(v)),
+        _ => false,
+    }
+}
+
 /// Every successful result must print as YAML that parses back to the same value.
 pub fn check_roundtrip(doc: &Node, what: &str) {
     if keys_collide_when_printed(doc) {
