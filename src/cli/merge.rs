@@ -114,10 +114,12 @@ fn one_stdin(inputs: &[(&str, &Path)]) -> Result<(), Error> {
         .filter(|(_, p)| *p == Path::new("-"))
         .map(|(flag, _)| *flag)
         .collect();
-    if dashes.len() > 1 {
+    if let [first @ .., last] = dashes.as_slice()
+        && !first.is_empty()
+    {
         return Err(Error::msg(format!(
-            "{} are all '-': at most one input can be read from standard input; give the others as files (or as <(command), process substitution)",
-            dashes.join(" and ")
+            "{} and {last} each name standard input ('-'); at most one input can be read from it: give the others as files (or as <(command), process substitution)",
+            first.join(", ")
         )));
     }
     Ok(())
