@@ -18,7 +18,8 @@ use std::path::{Path, PathBuf};
 pub struct FileSet {
     changes: Vec<(PathBuf, Option<Vec<u8>>)>,
     /// When set, every path must lie below it with no symlink on the way
-    /// ([`target::confined`]), and symlinks are never followed.
+    /// ([`target::confined`]), and missing directories below it are created. Without it,
+    /// a missing directory is an error (as for `kustomize build -o dir/missing/file`).
     confine: Option<PathBuf>,
 }
 
@@ -38,7 +39,7 @@ impl FileSet {
         Self::default()
     }
 
-    /// An empty set whose paths must stay below `root`.
+    /// An empty set whose paths must stay below `root`, where it may create directories.
     pub fn confined_to(root: &Path) -> Self {
         Self {
             changes: Vec::new(),
@@ -122,7 +123,9 @@ impl FileSet {
             }
         };
         let dir = parent(&real);
-        create_dirs(dir, created_dirs)?;
+        if self.confine.is_some() {
+            create_dirs(dir, created_dirs)?;
+        }
         let temp = write_temp(dir, bytes, existing.as_ref()).map_err(|e| Error::Io {
             path: real.clone(),
             source: e,

@@ -250,8 +250,6 @@ pub fn validate(job: &RenderJob) -> Result<()> {
                 }
             }
         }
-        // A manifest that cannot be read stops the run before anything is written.
-        Manifest::load(out)?;
     }
     if let (Some(out), false) = (&job.out_dir, job.check) {
         let io = |e: std::io::Error| {
@@ -262,7 +260,16 @@ pub fn validate(job: &RenderJob) -> Result<()> {
             .context("the output directory is not writable")
         };
         std::fs::create_dir_all(out).map_err(io)?;
-        tempfile::NamedTempFile::new_in(out).map_err(|e| io(output::without_temp_path(e)))?;
+        // Named as kbuild's temporary files are, so that a signal arriving before it is
+        // dropped leaves a file the next render recognises and removes.
+        tempfile::Builder::new()
+            .prefix(&output::temp::own_prefix())
+            .tempfile_in(out)
+            .map_err(|e| io(output::without_temp_path(e)))?;
+    }
+    // A manifest that cannot be read stops the run before anything is written.
+    if let Some(out) = &job.out_dir {
+        Manifest::load(out)?;
     }
     Ok(())
 }
