@@ -73,8 +73,8 @@ impl FileSet {
         result
     }
 
-    /// Checks every path and writes every new content to its temporary file.
-    #[allow(clippy::type_complexity)]
+    /// Checks every path and writes every new content to its temporary file: the files
+    /// to rename into place, and those to remove.
     fn stage(&self, created_dirs: &mut Vec<PathBuf>) -> Result<(Vec<Staged>, Vec<Staged>)> {
         let mut written: Vec<Staged> = Vec::new();
         let mut removed: Vec<Staged> = Vec::new();

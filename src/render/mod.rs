@@ -304,7 +304,7 @@ fn render_one(job: &RenderJob, dir: &Path, file: Option<&Path>) -> Result<Outcom
         return Ok(Outcome::Built);
     };
     let out = job.out_dir.as_deref().unwrap_or(Path::new("."));
-    if let Some(problem) = not_a_render(out, file)? {
+    if let Some(problem) = not_a_render(out, file) {
         if job.check {
             return Ok(Outcome::Stale {
                 diff: format!("{problem}\n"),
@@ -357,17 +357,17 @@ fn render_one(job: &RenderJob, dir: &Path, file: Option<&Path>) -> Result<Outcom
 /// Why `file` cannot be read or replaced as a render: a render is a regular file below
 /// OUTDIR, reached through directories. A symlink on the way (or the file itself a
 /// symlink) is never followed: it could show any file's content in a diff.
-fn not_a_render(out: &Path, file: &Path) -> Result<Option<String>> {
+fn not_a_render(out: &Path, file: &Path) -> Option<String> {
     if let Err(e) = output::confined(out, file) {
-        return Ok(Some(e.to_string()));
+        return Some(e.to_string());
     }
-    Ok(match std::fs::symlink_metadata(file) {
+    match std::fs::symlink_metadata(file) {
         Ok(m) if !m.is_file() => Some(format!(
             "{} is not a regular file; renders are regular files: remove it",
             file.display()
         )),
         _ => None,
-    })
+    }
 }
 
 fn parent(path: &Path) -> &Path {

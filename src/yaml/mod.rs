@@ -38,7 +38,7 @@ pub fn utf8(bytes: Vec<u8>, path: &std::path::Path) -> crate::error::Result<Stri
         for (i, u) in char::decode_utf16(units.map_while(Result::ok)).enumerate() {
             text.push(u.map_err(|_| not_text(2 + 2 * i, "UTF-16"))?);
         }
-        if bytes.len() % 2 != 0 {
+        if !bytes.len().is_multiple_of(2) {
             return Err(not_text(bytes.len() - 1, "UTF-16"));
         }
         return Ok(text);
