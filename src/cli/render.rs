@@ -143,14 +143,17 @@ pub(crate) fn run_render(args: &RenderArgs) -> ExitCode {
     let done = n.saturating_sub(failed);
     let summary = match (&job.out_dir, job.check) {
         (Some(out), true) => format!(
-            "checked {done} of {n} kustomizations against {}: {stale} stale",
+            "checked {done} of {} against {}: {stale} stale",
+            plural(n, "kustomization"),
             out.display()
         ),
         (Some(out), false) => format!(
-            "rendered {done} of {n} kustomizations into {} ({written} files updated)",
-            out.display()
+            "rendered {done} of {} into {} ({} updated)",
+            plural(n, "kustomization"),
+            out.display(),
+            plural(written, "file")
         ),
-        (None, _) => format!("built {done} of {n} kustomizations"),
+        (None, _) => format!("built {done} of {}", plural(n, "kustomization")),
     };
     eprintln!(
         "{summary}{}",
@@ -194,5 +197,14 @@ fn shell_quote(word: &str) -> String {
         word.to_string()
     } else {
         format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// `1 file`, `2 files`.
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }
