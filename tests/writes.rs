@@ -394,8 +394,16 @@ fn merge3_in_place_never_writes_through_a_symlink_out_of_dest() {
     no_temporaries(d);
 
     std::fs::remove_file(d.join("dest/sub")).expect("rm link");
+    std::fs::set_permissions(
+        d.join("dest/a.yaml"),
+        std::fs::Permissions::from_mode(0o604),
+    )
+    .expect("chmod");
     let r = kbuild(d, &args, "");
     assert_eq!(r.code, 0, "{}", r.stderr);
+    // The rewritten file keeps its mode; the new one gets 0666 less the umask (027).
+    assert_eq!(mode(&d.join("dest/a.yaml")), 0o604);
+    assert_eq!(mode(&d.join("dest/sub/new.yaml")), 0o640);
     assert_eq!(
         std::fs::read_to_string(d.join("dest/a.yaml")).expect("read"),
         cm("a", "2")

@@ -340,3 +340,72 @@ fn backup_link(
     })?;
     Ok(keep)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut n: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        n.sort();
+        n
+    }
+
+    #[test]
+    fn a_set_writes_and_removes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        std::fs::write(d.join("a.yaml"), "old a").unwrap();
+        std::fs::write(d.join("gone.yaml"), "old").unwrap();
+        let mut set = FileSet::confined_to(d);
+        set.write(d.join("a.yaml"), b"new a".to_vec());
+        set.write(d.join("sub/b.yaml"), b"new b".to_vec());
+        set.remove(d.join("gone.yaml"));
+        set.commit().unwrap();
+        assert_eq!(names(d), ["a.yaml", "sub"]);
+        assert_eq!(std::fs::read_to_string(d.join("a.yaml")).unwrap(), "new a");
+        assert_eq!(
+            std::fs::read_to_string(d.join("sub/b.yaml")).unwrap(),
+            "new b"
+        );
+    }
+
+    /// A rename that fails after others succeeded: every target is put back as it was,
+    /// and no temporary or backup file stays.
+    #[test]
+    fn a_failed_rename_rolls_the_set_back() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        std::fs::write(d.join("a.yaml"), "old a").unwrap();
+        std::fs::write(d.join("b.yaml"), "old b").unwrap();
+        std::fs::write(d.join("gone.yaml"), "old gone").unwrap();
+        let new_a = write_temp(d, b"new a", None).unwrap();
+        let new_c = write_temp(d, b"new c", None).unwrap();
+        let staged = |temp: PathBuf, target: &str, created: bool| Staged {
+            temp,
+            target: d.join(target),
+            backup: None,
+            created,
+        };
+        let written = vec![
+            staged(new_a, "a.yaml", false),
+            staged(new_c, "c.yaml", true),
+            // Its temporary file does not exist: the rename fails.
+            staged(d.join(".kbuild-tmp.missing"), "b.yaml", false),
+        ];
+        let removed = vec![staged(PathBuf::new(), "gone.yaml", false)];
+        let err = critical_for_test(written, removed).unwrap_err().to_string();
+        assert!(err.contains("b.yaml"), "{err}");
+        assert_eq!(names(d), ["a.yaml", "b.yaml", "gone.yaml"]);
+        assert_eq!(std::fs::read_to_string(d.join("a.yaml")).unwrap(), "old a");
+        assert_eq!(std::fs::read_to_string(d.join("b.yaml")).unwrap(), "old b");
+        assert!(temp::critical(|r| r.iter().all(|p| !p.starts_with(d))));
+    }
+
+    fn critical_for_test(written: Vec<Staged>, removed: Vec<Staged>) -> Result<()> {
+        temp::critical(|register| rename_all(written, removed, register))
+    }
+}
