@@ -552,6 +552,18 @@ fn render_owns_its_output_directory() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(!d.join(&leftover).exists() && d.join(&live).exists());
     std::fs::remove_file(d.join(&live)).expect("rm");
+    // A `.tmpXXXXXX` file (an older kbuild's temporary, or any tempfile user's) is only
+    // reported.
+    write(d, "out/.tmpAb12Cd", "maybe kbuild's");
+    let r = kbuild(d, &["render", "--all", "--out", "out"], "");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("warning: out/.tmpAb12Cd was not written by kbuild render"),
+        "{}",
+        r.stderr
+    );
+    std::fs::remove_file(d.join("out/.tmpAb12Cd")).expect("rm");
 
     // A corrupt manifest: a clear error, nothing written or removed.
     let manifest = d.join("out/.kbuild-render.json");

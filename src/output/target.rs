@@ -76,7 +76,7 @@ pub(crate) fn plan(path: &Path) -> Result<Target> {
         "a socket"
     };
     Err(Error::msg(format!(
-        "{} is {what}, not a file kbuild can write; give a file path",
+        "{} is {what}, not a file kbuild can write; remove it or write elsewhere",
         path.display()
     )))
 }

@@ -17,7 +17,9 @@ pub struct Housekeeping {
     pub stale: Vec<(PathBuf, String)>,
     /// Files removed: renders of kustomizations that are gone, leftover temporary files.
     pub removed: Vec<PathBuf>,
-    /// `.yaml` files where renders go that kbuild did not write: left alone.
+    /// `.yaml` files where renders go that kbuild did not write, and files named as the
+    /// temporary files of kbuild before it named them its own way (`.tmpXXXXXX`, which
+    /// any program using Rust's tempfile may leave): left alone.
     pub foreign: Vec<PathBuf>,
 }
 
@@ -81,6 +83,7 @@ pub fn housekeep(
             }
         }
     }
+    done.foreign.extend(old_temporaries(out));
     for leftover in leftover_temporaries(out) {
         if job.check {
             done.stale.push((
@@ -131,6 +134,23 @@ fn leftover_temporaries(out: &Path) -> Vec<PathBuf> {
         .filter_map(|e| e.ok())
         .filter(|e| e.file_type().is_file())
         .filter(|e| temp::writer_pid(e.file_name()).is_some() && temp::is_stale(e.path()))
+        .map(|e| e.into_path())
+        .collect()
+}
+
+/// Files under `out` named as tempfile names its temporary files (`.tmp` and six letters or
+/// digits), as kbuild's were before `.kbuild-tmp.`: maybe kbuild's, maybe not, so only
+/// reported.
+fn old_temporaries(out: &Path) -> Vec<PathBuf> {
+    let looks_temporary = |name: &str| {
+        name.strip_prefix(".tmp")
+            .is_some_and(|rest| rest.len() == 6 && rest.chars().all(|c| c.is_ascii_alphanumeric()))
+    };
+    walkdir::WalkDir::new(out)
+        .into_iter()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_file())
+        .filter(|e| e.file_name().to_str().is_some_and(looks_temporary))
         .map(|e| e.into_path())
         .collect()
 }
