@@ -56,7 +56,7 @@ fn single_component(name: &str, res: &crate::resource::Resource, dir: &Path) -> 
     if plain {
         return Ok(());
     }
-    Err(Error::msg(format!(
+    Err(Error::Output(format!(
         "{} {}: its -o file name '{name}' (from its namespace, apiVersion, kind and name) is not a single file name in {}; fix the field with the '/' (or write the stream to one file)",
         res.gvk().kind,
         res.name(),

@@ -116,7 +116,7 @@ impl FileSet {
         let (real, existing) = match target::plan(path)? {
             Target::Replace { path, existing } => (path, existing),
             Target::Through(p) => {
-                return Err(Error::msg(format!(
+                return Err(Error::Output(format!(
                     "{} is not a regular file; a set of files is written only to regular files",
                     p.display()
                 )));

@@ -55,7 +55,7 @@ pub(crate) fn plan(path: &Path) -> Result<Target> {
     }
     if kind.is_file() {
         if meta.permissions().readonly() {
-            return Err(Error::msg(format!(
+            return Err(Error::Output(format!(
                 "{} is read-only; make it writable (chmod u+w) or write elsewhere",
                 path.display()
             )));
@@ -75,7 +75,7 @@ pub(crate) fn plan(path: &Path) -> Result<Target> {
     } else {
         "a socket"
     };
-    Err(Error::msg(format!(
+    Err(Error::Output(format!(
         "{} is {what}, not a file kbuild can write; remove it or write elsewhere",
         path.display()
     )))
@@ -105,7 +105,7 @@ pub(crate) fn write_through(path: &Path, bytes: &[u8]) -> Result<()> {
 /// Components that do not exist yet are fine (they are created as directories).
 pub(crate) fn confined(root: &Path, path: &Path) -> Result<()> {
     let rel = path.strip_prefix(root).map_err(|_| {
-        Error::msg(format!(
+        Error::Output(format!(
             "{} is outside {}; kbuild writes only below it",
             path.display(),
             root.display()
@@ -115,7 +115,7 @@ pub(crate) fn confined(root: &Path, path: &Path) -> Result<()> {
     let parts: Vec<_> = rel.components().collect();
     for (i, part) in parts.iter().enumerate() {
         let std::path::Component::Normal(name) = part else {
-            return Err(Error::msg(format!(
+            return Err(Error::Output(format!(
                 "{} leaves {}; kbuild writes only below it",
                 path.display(),
                 root.display()
@@ -126,7 +126,7 @@ pub(crate) fn confined(root: &Path, path: &Path) -> Result<()> {
             return Ok(());
         };
         if meta.file_type().is_symlink() {
-            return Err(Error::msg(format!(
+            return Err(Error::Output(format!(
                 "{} is a symlink; kbuild does not write through links below {} (the link could lead outside it): replace it with a {}",
                 at.display(),
                 root.display(),
@@ -138,7 +138,7 @@ pub(crate) fn confined(root: &Path, path: &Path) -> Result<()> {
             )));
         }
         if i + 1 < parts.len() && !meta.is_dir() {
-            return Err(Error::msg(format!(
+            return Err(Error::Output(format!(
                 "{} is not a directory; cannot write {}",
                 at.display(),
                 path.display()
@@ -170,8 +170,9 @@ mod tests {
             plan(Path::new("/dev/null")).unwrap(),
             Target::Through(_)
         ));
-        let err = plan(tmp.path()).unwrap_err().to_string();
-        assert!(err.contains("is a directory"), "{err}");
+        let err = plan(tmp.path()).unwrap_err();
+        assert_eq!(err.kind(), crate::error::ErrorKind::Output);
+        assert!(err.to_string().contains("is a directory"), "{err}");
     }
 
     #[test]

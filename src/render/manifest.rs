@@ -43,7 +43,7 @@ impl Manifest {
     pub fn load(out: &Path) -> Result<Manifest> {
         let path = out.join(FILE_NAME);
         let corrupt = |why: String| {
-            Error::msg(format!(
+            Error::Output(format!(
                 "{}: {why}; it is not a kbuild render manifest kbuild can use. Delete it and run kbuild render again (renders of kustomizations deleted before then are no longer recognised as kbuild's and stay)",
                 path.display()
             ))
@@ -135,7 +135,7 @@ impl Manifest {
             renders: self.renders.clone(),
         };
         let mut text = serde_json::to_string_pretty(&file)
-            .map_err(|e| Error::msg(format!("{}: {e}", self.path.display())))?;
+            .map_err(|e| Error::Output(format!("{}: {e}", self.path.display())))?;
         text.push('\n');
         output::write_file_atomic(&self.path, text.as_bytes())
     }

@@ -238,7 +238,7 @@ pub fn validate(job: &RenderJob) -> Result<()> {
             let real = load::canonical(dir, "kustomization directory")?;
             match taken.get(&file) {
                 Some((other, other_real)) if *other_real != real => {
-                    return Err(Error::msg(format!(
+                    return Err(Error::Output(format!(
                         "'{}' and '{}' would both render to {}; rename one of the directories",
                         other.display(),
                         dir.display(),
@@ -313,7 +313,7 @@ fn render_one(job: &RenderJob, dir: &Path, file: Option<&Path>) -> Result<Outcom
         // Only a link in the render's own place is replaced (the link, not its target);
         // a link on the way, a device or a directory is not kbuild's to remove.
         if !is_symlink(file) || output::confined(out, parent(file)).is_err() {
-            return Err(Error::msg(problem));
+            return Err(Error::Output(problem));
         }
         std::fs::remove_file(file).map_err(|e| Error::Io {
             path: file.to_path_buf(),
