@@ -731,6 +731,53 @@ fn utf16_files_with_a_byte_order_mark_build() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     let expected = "apiVersion: v1\ndata:\n  a: é\n  b: c\nkind: ConfigMap\nmetadata:\n  name: x\n---\napiVersion: v1\ndata:\n  a: é\nkind: ConfigMap\nmetadata:\n  name: \"y\"\n---\napiVersion: v1\ndata:\n  a: é\nkind: ConfigMap\nmetadata:\n  name: z\n";
     assert_eq!(r.stdout, expected);
+    // What kubectl kustomize prints for the same tree, v5.5.0 (kubectl on PATH) and v5.8.1
+    // ($KUBECTL_V581, or kubectl v1.37 beside the repository).
+    let kubectls = [
+        ("v5.5.0", Some(std::path::PathBuf::from("kubectl"))),
+        (
+            "v5.8.1",
+            std::env::var_os("KUBECTL_V581")
+                .map(std::path::PathBuf::from)
+                .or_else(|| {
+                    Some(std::path::PathBuf::from(concat!(
+                        env!("CARGO_MANIFEST_DIR"),
+                        "/../kubectl-1.37/bin/kubectl"
+                    )))
+                }),
+        ),
+    ];
+    for (version, kubectl) in kubectls {
+        let reports = |k: &std::path::PathBuf| {
+            Command::new(k)
+                .args(["version", "--client"])
+                .output()
+                .is_ok_and(|o| {
+                    String::from_utf8_lossy(&o.stdout)
+                        .contains(&format!("Kustomize Version: {version}"))
+                })
+        };
+        match kubectl.filter(reports) {
+            Some(k) => {
+                let out = Command::new(&k)
+                    .args(["kustomize", "k"])
+                    .current_dir(d)
+                    .output()
+                    .expect("kubectl kustomize");
+                assert_eq!(
+                    String::from_utf8_lossy(&out.stdout),
+                    expected,
+                    "kustomize {version}"
+                );
+            }
+            None => common::skipped(
+                &format!(
+                    "the kustomize {version} half of utf16_files_with_a_byte_order_mark_build"
+                ),
+                &format!("no kubectl with kustomize {version} (PATH, KUBECTL_V581)"),
+            ),
+        }
+    }
     // The same through merge3/apply/diff inputs and standard input.
     let r = kbuild(d, &["diff", "k/le.yaml", "-"], &format!("\u{feff}{cm}"));
     assert_eq!(
