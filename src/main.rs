@@ -23,6 +23,7 @@ mod cli {
     pub(crate) mod man;
     pub(crate) mod merge;
     pub(crate) mod render;
+    pub(crate) mod signals;
     pub(crate) mod usage;
     pub(crate) mod version;
     pub(crate) use super::{finish_output, print_stdout};
@@ -83,6 +84,9 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = cli::usage::parse::<Cli>();
+    if writes_files(&cli) {
+        cli::signals::remove_temporaries_on_signal();
+    }
     let args = match cli.command {
         Some(Command::Build(a)) => a,
         Some(Command::Merge3(a)) => return merge_cli::finish(merge_cli::run_merge3(&a)),
@@ -98,6 +102,25 @@ fn main() -> ExitCode {
         None => cli.build,
     };
     run_build(&args)
+}
+
+/// Whether the command may write files (and so leave temporary files if killed): only
+/// those start the signal thread, so `kbuild build` to stdout, the benchmarked path,
+/// spawns nothing.
+fn writes_files(cli: &Cli) -> bool {
+    match &cli.command {
+        Some(Command::Build(a)) => a.output.is_some(),
+        None => cli.build.output.is_some(),
+        Some(Command::Merge3(_) | Command::Apply(_) | Command::Render(_)) => true,
+        Some(Command::Edit(_) | Command::Create(_)) => true,
+        Some(
+            Command::Diff(_)
+            | Command::Deps(_)
+            | Command::Version(_)
+            | Command::Completions(_)
+            | Command::Man(_),
+        ) => false,
+    }
 }
 
 /// Exit 0, or print the error and exit 1.

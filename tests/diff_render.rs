@@ -318,8 +318,45 @@ fn render_writes_mirrored_files_then_check_finds_stale_ones() {
     assert_eq!(r.code, 1);
     assert_eq!(
         r.stdout,
-        "stale: rendered/overlays/staging.yaml (no kustomization renders to it any more)\n"
+        "stale: rendered/overlays/staging.yaml (render of 'overlays/staging', which is no longer a kustomization)\n"
     );
+    assert!(
+        r.stderr
+            .ends_with("run `kbuild render --all --out rendered` to update the renders\n"),
+        "{}",
+        r.stderr
+    );
+    // The command it names fixes it: the render is removed (its empty directory too), the
+    // manifest forgets it, and a hand-made file beside the renders is left alone.
+    write(d, "rendered/notes.yaml", "# mine\n");
+    let r = kbuild(d, &["render", "--all", "--out", "rendered"], None);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("removed rendered/overlays/staging.yaml\n"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("warning: rendered/notes.yaml was not written by kbuild render"),
+        "{}",
+        r.stderr
+    );
+    assert!(!d.join("rendered/overlays").exists());
+    assert!(d.join("rendered/notes.yaml").is_file());
+    let manifest =
+        std::fs::read_to_string(d.join("rendered/.kbuild-render.json")).expect("manifest");
+    assert_eq!(
+        manifest,
+        "{\n  \"kbuild-render\": 1,\n  \"renders\": {\n    \"base.yaml\": \"base\"\n  }\n}\n"
+    );
+    let r = kbuild(
+        d,
+        &["render", "--all", "--out", "rendered", "--check"],
+        None,
+    );
+    assert_eq!((r.code, r.stdout.as_str()), (0, ""), "{}", r.stderr);
 }
 
 #[test]

@@ -3,7 +3,9 @@
 //! through a temporary file in the target directory and rename it into place.
 //!
 //! The binary is killed with SIGKILL at points spread over a whole run, and once as soon as
-//! its temporary file appears (that is, while it is writing).
+//! its temporary file appears (that is, while it is writing). SIGTERM and SIGINT at the same
+//! points must moreover leave no temporary file behind, and a `-o DIR` set entirely old or
+//! entirely new.
 
 #![cfg(unix)]
 
@@ -50,6 +52,9 @@ fn complete(tree: &Path, out: &Path) -> Duration {
     start.elapsed()
 }
 
+/// kbuild's temporary files start with this (`kbuild::output::temp::PREFIX`).
+const TEMP_PREFIX: &str = ".kbuild-tmp.";
+
 /// Files in `dir` other than leftover temporary files (a SIGKILLed process cannot remove its
 /// temporary file; it never has a target's name).
 fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -57,7 +62,7 @@ fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         .expect("read dir")
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| !n.starts_with(".tmp"))
+        .filter(|n| !n.starts_with(TEMP_PREFIX))
         .map(|n| {
             let bytes = std::fs::read(dir.join(&n)).expect("read");
             (n, bytes)
@@ -69,13 +74,24 @@ fn has_temp_file(dir: &Path) -> bool {
     std::fs::read_dir(dir)
         .map(|rd| {
             rd.filter_map(|e| e.ok())
-                .any(|e| e.file_name().to_string_lossy().starts_with(".tmp"))
+                .any(|e| e.file_name().to_string_lossy().starts_with(TEMP_PREFIX))
         })
         .unwrap_or(false)
 }
 
 /// Kills the child after `delay`, or as soon as a temporary file shows up in `watch`.
-fn kill_after(mut child: Child, delay: Option<Duration>, watch: &Path) -> bool {
+fn kill_after(child: Child, delay: Option<Duration>, watch: &Path) -> bool {
+    signal_after(child, delay, watch, None)
+}
+
+/// Sends `signal` (`None`: SIGKILL) to the child after `delay`, or as soon as a temporary
+/// file shows up in `watch`, and waits for it; true if it was still running then.
+fn signal_after(
+    mut child: Child,
+    delay: Option<Duration>,
+    watch: &Path,
+    signal: Option<&str>,
+) -> bool {
     let start = Instant::now();
     loop {
         if child.try_wait().expect("try_wait").is_some() {
@@ -86,8 +102,28 @@ fn kill_after(mut child: Child, delay: Option<Duration>, watch: &Path) -> bool {
             None => has_temp_file(watch),
         };
         if due || start.elapsed() > Duration::from_secs(120) {
-            child.kill().expect("SIGKILL");
-            child.wait().expect("wait");
+            match signal {
+                None => child.kill().expect("SIGKILL"),
+                Some(name) => {
+                    let sent = Command::new("kill")
+                        .arg(format!("-{name}"))
+                        .arg(child.id().to_string())
+                        .status()
+                        .expect("run kill");
+                    assert!(sent.success(), "kill -{name} failed");
+                }
+            }
+            let status = child.wait().expect("wait");
+            if let Some(name) = signal {
+                use std::os::unix::process::ExitStatusExt;
+                // Either it died of the signal (after removing its temporary files), or it
+                // had finished just before the signal came.
+                let number = if name == "TERM" { 15 } else { 2 };
+                assert!(
+                    status.signal() == Some(number) || status.success(),
+                    "SIG{name}: ended with {status:?}"
+                );
+            }
             return true;
         }
         std::thread::sleep(Duration::from_micros(200));
@@ -171,4 +207,66 @@ fn killed_directory_output_keeps_previous_or_complete_files() {
         }
     }
     assert!(killed > 0, "no run was killed before it finished");
+}
+
+/// SIGTERM and SIGINT while `-o FILE` and `-o DIR` write: no temporary file is left, a file
+/// holds its old or its complete new content, and the directory's set is all old or all new.
+#[test]
+fn terminated_output_leaves_no_temporary_files() {
+    let tree = tempfile::tempdir().expect("tempdir");
+    big_tree(tree.path(), 40_000);
+    let work = tempfile::tempdir().expect("tempdir");
+    let reference = work.path().join("reference.yaml");
+    let run = complete(tree.path(), &reference);
+    let new = std::fs::read(&reference).expect("read reference");
+    let out_dir = work.path().join("out");
+    std::fs::create_dir(&out_dir).expect("mkdir");
+    let target = out_dir.join("existing.yaml");
+    let mut signalled = 0;
+    // Signalled while the temporary file exists (None), and at two points of the build.
+    let points = [None, Some(run / 3), Some(run * 2 / 3)];
+    for signal in ["TERM", "INT"] {
+        for point in points {
+            std::fs::write(&target, OLD).expect("write old");
+            if signal_after(spawn(tree.path(), &target), point, &out_dir, Some(signal)) {
+                signalled += 1;
+            }
+            assert!(
+                !has_temp_file(&out_dir),
+                "SIG{signal} at {point:?} left a temporary file"
+            );
+            let now = std::fs::read(&target).expect("target still exists");
+            assert!(
+                now == OLD || now == new,
+                "SIG{signal} at {point:?}: torn target"
+            );
+        }
+    }
+    assert!(signalled > 0, "no run was signalled before it finished");
+
+    let small = tempfile::tempdir().expect("tempdir");
+    big_tree(small.path(), 400);
+    let reference = work.path().join("reference-dir");
+    std::fs::create_dir(&reference).expect("mkdir");
+    let run = complete(small.path(), &reference);
+    let new = contents(&reference);
+    let out = work.path().join("dir-out");
+    for point in [None, Some(run / 2), Some(run * 9 / 10)] {
+        let _ = std::fs::remove_dir_all(&out);
+        std::fs::create_dir(&out).expect("mkdir");
+        for name in new.keys() {
+            std::fs::write(out.join(name), OLD).expect("write old");
+        }
+        signal_after(spawn(small.path(), &out), point, &out, Some("TERM"));
+        assert!(
+            !has_temp_file(&out),
+            "SIGTERM at {point:?} left a temporary file"
+        );
+        let now = contents(&out);
+        let all_old = now.values().all(|b| b == OLD);
+        assert!(
+            all_old || now == new,
+            "SIGTERM at {point:?}: the set is neither all old nor all new"
+        );
+    }
 }

@@ -35,7 +35,7 @@ pub(crate) struct BuildArgs {
     /// Write the output to this file, or, if it is an existing directory, one
     /// file per resource named as kustomize names them.
     #[arg(short, long)]
-    output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
     #[command(flatten)]
     flags: BuildFlags,
     #[command(flatten)]

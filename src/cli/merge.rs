@@ -106,8 +106,32 @@ fn load(path: &Path, what: &str, options: &BuildOptions) -> Result<Loaded, Error
     inputs::load(path, options).map_err(|e| e.context(format!("reading {what} {}", path.display())))
 }
 
+/// Refuses more than one input read from standard input: the second would read nothing
+/// (the first took it all) and the command would succeed on an empty input.
+fn one_stdin(inputs: &[(&str, &Path)]) -> Result<(), Error> {
+    let dashes: Vec<&str> = inputs
+        .iter()
+        .filter(|(_, p)| *p == Path::new("-"))
+        .map(|(flag, _)| *flag)
+        .collect();
+    if let [first @ .., last] = dashes.as_slice()
+        && !first.is_empty()
+    {
+        return Err(Error::msg(format!(
+            "{} and {last} each name standard input ('-'); at most one input can be read from it: give the others as files (or as <(command), process substitution)",
+            first.join(", ")
+        )));
+    }
+    Ok(())
+}
+
 /// `kbuild merge3`.
 pub fn run_merge3(args: &Merge3Args) -> Result<(), Error> {
+    one_stdin(&[
+        ("--original", &args.original),
+        ("--updated", &args.updated),
+        ("--dest", &args.dest),
+    ])?;
     let options = args.flags.options()?;
     let original = load(&args.original, "--original", &options)?;
     let updated = load(&args.updated, "--updated", &options)?;
@@ -192,29 +216,26 @@ fn write_in_place(
         let after = placed.iter().filter(|(p, _)| p == path).map(|(_, n)| *n);
         dest.files.contains(path) && before.eq(after)
     };
-    let rendered = inputs::render_files(&files, &placed);
-    for (path, text) in rendered {
+    // All files or none, and none outside DEST: a symlinked subdirectory (or file) below
+    // DEST could lead anywhere.
+    let mut set = if args.dest.is_dir() {
+        kbuild::output::FileSet::confined_to(&args.dest)
+    } else {
+        kbuild::output::FileSet::new()
+    };
+    for (path, text) in inputs::render_files(&files, &placed) {
         if unchanged(&path) {
             continue;
         }
         if text.is_empty() {
             if dest.files.contains(&path) {
-                std::fs::remove_file(&path).map_err(|e| Error::Io {
-                    path: path.clone(),
-                    source: e,
-                })?;
+                set.remove(path);
             }
             continue;
         }
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| Error::Io {
-                path: parent.to_path_buf(),
-                source: e,
-            })?;
-        }
-        kbuild::output::write_file_atomic(&path, text.as_bytes())?;
+        set.write(path, text.into_bytes());
     }
-    Ok(())
+    set.commit()
 }
 
 /// Where a resource new upstream goes: DEST itself when it is a file, else the path it has
@@ -255,6 +276,7 @@ fn new_resource_file(
 
 /// `kbuild apply --dry-run`.
 pub fn run_apply(args: &ApplyArgs) -> Result<(), Error> {
+    one_stdin(&[("--live", &args.live), ("CONFIG", &args.config)])?;
     let options = args.flags.options()?;
     match args.dry_run.as_deref() {
         Some("client") | Some("true") => {}

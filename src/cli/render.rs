@@ -100,29 +100,39 @@ pub(crate) fn run_render(args: &RenderArgs) -> ExitCode {
             }
         }
     }
-    // With --all --check, a render left behind by a deleted or moved
-    // kustomization is stale too.
-    if let (true, true, Some(out)) = (args.all, job.check, &job.out_dir) {
-        let roots = if args.paths.is_empty() {
+    // The rest of OUTDIR: the manifest, renders of kustomizations that are gone (with
+    // --all), leftover temporary files.
+    let roots = args.all.then(|| {
+        if args.paths.is_empty() {
             vec![PathBuf::from(".")]
         } else {
             args.paths.clone()
-        };
-        let expected: Vec<PathBuf> = results.iter().filter_map(|r| r.file.clone()).collect();
-        match render::orphans(out, &roots, &expected) {
-            Ok(files) => {
-                for f in files {
-                    stale += 1;
-                    report.push_str(&format!(
-                        "stale: {} (no kustomization renders to it any more)\n",
-                        f.display()
-                    ));
-                }
+        }
+    });
+    match render::housekeep(&job, roots.as_deref(), &results) {
+        Ok(done) => {
+            for (file, why) in &done.stale {
+                stale += 1;
+                report.push_str(&format!("stale: {} ({why})\n", file.display()));
             }
-            Err(e) => {
-                failed += 1;
-                eprintln!("Error: {}", e.report());
+            for file in &done.removed {
+                eprintln!("removed {}", file.display());
             }
+            for file in &done.foreign {
+                eprintln!(
+                    "warning: {} was not written by kbuild render (it is not in {}); left alone",
+                    file.display(),
+                    job.out_dir
+                        .as_deref()
+                        .unwrap_or(std::path::Path::new("."))
+                        .join(render::manifest::FILE_NAME)
+                        .display()
+                );
+            }
+        }
+        Err(e) => {
+            failed += 1;
+            eprintln!("Error: {}", e.report());
         }
     }
     if let Err(e) = print_stdout(&report) {
@@ -154,7 +164,7 @@ pub(crate) fn run_render(args: &RenderArgs) -> ExitCode {
         }
     );
     if stale > 0 && job.check {
-        eprintln!("run the same command without --check to update the renders");
+        eprintln!("run `{}` to update the renders", fix_command());
     }
     if failed > 0 {
         ExitCode::from(2)
@@ -162,6 +172,31 @@ pub(crate) fn run_render(args: &RenderArgs) -> ExitCode {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// The command that brings the renders up to date: this one without `--check`, its
+/// arguments quoted for a POSIX shell.
+fn fix_command() -> String {
+    let mut words = vec!["kbuild".to_string()];
+    words.extend(
+        std::env::args_os()
+            .skip(1)
+            .filter(|a| a != "--check")
+            .map(|a| shell_quote(&a.to_string_lossy())),
+    );
+    words.join(" ")
+}
+
+fn shell_quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
     }
 }
 

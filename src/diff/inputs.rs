@@ -78,11 +78,12 @@ pub fn load(path: &Path, options: &BuildOptions) -> Result<Loaded, Error> {
 }
 
 fn load_stdin() -> Result<Loaded, Error> {
-    let mut text = String::new();
-    std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map_err(|e| Error::Io {
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).map_err(|e| Error::Io {
         path: PathBuf::from("<stdin>"),
         source: e,
     })?;
+    let text = crate::yaml::utf8(bytes, Path::new("<stdin>"))?;
     let docs = parse::parse_stream(&text, "<stdin>")?;
     let origins = vec![Origin::Stdin; docs.len()];
     Ok(Loaded {
@@ -92,10 +93,22 @@ fn load_stdin() -> Result<Loaded, Error> {
     })
 }
 
+/// Reads a file named on the command line: a regular file, or a pipe or character device
+/// read to its end (`<(command)`, process substitution, names a pipe `/dev/fd/N`).
+pub fn read_named(path: &Path) -> Result<Vec<u8>, Error> {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = std::fs::metadata(path).map(|m| m.file_type());
+    if kind.is_ok_and(|k| k.is_fifo() || k.is_char_device()) {
+        return std::fs::read(path).map_err(|e| Error::Io {
+            path: path.to_path_buf(),
+            source: e,
+        });
+    }
+    crate::load::read_file(path)
+}
+
 fn read_file(path: &Path, loaded: &mut Loaded) -> Result<(), Error> {
-    let bytes = crate::load::read_file(path)?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| Error::msg(format!("{}: not UTF-8 text", path.display())))?;
+    let text = crate::yaml::utf8(read_named(path)?, path)?;
     let docs = parse::parse_stream(&text, &path.display().to_string())?;
     for (index, doc) in docs.into_iter().enumerate() {
         loaded.docs.push(doc);

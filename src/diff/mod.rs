@@ -64,7 +64,7 @@ pub fn load_side(spec: &str, options: &BuildOptions, stdin: &mut dyn Read) -> Re
         if meta.is_dir() {
             build(path, options)?.resources
         } else {
-            parse_resources(crate::load::read_file(path)?, path)?
+            parse_resources(inputs::read_named(path)?, path)?
         }
     };
     Ok(Side {

@@ -173,37 +173,10 @@ impl KustomizationFile {
 }
 
 /// Writes `text` over the existing file `path`: to a temporary file beside it, renamed
-/// over it, with the file's mode; through a symlink to the file it names. A read-only
-/// file is an error, not overwritten.
+/// over it, with the file's mode and owner; through a symlink to the file it names. A
+/// read-only file is an error, not overwritten.
 pub fn write_file(path: &Path, text: &str) -> Result<()> {
-    let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let io = |e: std::io::Error| Error::Io {
-        path: target.clone(),
-        source: e,
-    };
-    let meta = std::fs::metadata(&target).map_err(io)?;
-    if meta.permissions().readonly() {
-        return Err(edit_error(format!(
-            "{} is read-only; make it writable (chmod u+w) and run the command again",
-            path.display()
-        )));
-    }
-    let dir = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".kbuild-edit.")
-        .tempfile_in(&dir)
-        .map_err(|e| io(crate::output::without_temp_path(e)))?;
-    use std::io::Write;
-    tmp.write_all(text.as_bytes()).map_err(io)?;
-    tmp.as_file()
-        .set_permissions(meta.permissions())
-        .map_err(io)?;
-    tmp.as_file().sync_all().map_err(io)?;
-    tmp.persist(&target).map_err(|e| io(e.error))?;
-    Ok(())
+    crate::output::write_file_atomic(path, text.as_bytes())
 }
 
 /// The text must read as a kustomization (the same checks as a build's, except that

@@ -115,6 +115,12 @@ pub enum Error {
     /// kustomization file holds, do not allow it. The file is left as it was.
     #[error("{0}")]
     Edit(String),
+    /// A file kbuild was asked to write that it will not write: read-only, a directory or
+    /// a device in the way, a symlink that could lead out of the output directory, an
+    /// `-o DIR` file name that leaves DIR, two renders of one name, a render manifest it
+    /// cannot read. Nothing was written.
+    #[error("{0}")]
+    Output(String),
     /// Any other problem, already phrased for the user.
     #[error("{0}")]
     Msg(String),
@@ -205,6 +211,8 @@ pub enum ErrorKind {
     InvalidConfig,
     /// [`Error::Edit`].
     Edit,
+    /// [`Error::Output`].
+    Output,
     /// [`Error::Msg`].
     Other,
 }
@@ -280,6 +288,7 @@ impl Error {
             | Error::InvalidPatch(msg)
             | Error::InvalidConfig(msg)
             | Error::Edit(msg)
+            | Error::Output(msg)
             | Error::Msg(msg) => Some(msg),
             _ => None,
         }
@@ -336,6 +345,7 @@ impl Error {
             Error::InvalidPatch(m) => Error::InvalidPatch(m.clone()),
             Error::InvalidConfig(m) => Error::InvalidConfig(m.clone()),
             Error::Edit(m) => Error::Edit(m.clone()),
+            Error::Output(m) => Error::Output(m.clone()),
             Error::Msg(m) => Error::Msg(m.clone()),
             Error::Context { context, source } => Error::Context {
                 context: context.clone(),
@@ -380,6 +390,7 @@ impl Error {
             Error::InvalidPatch(_) => ErrorKind::InvalidPatch,
             Error::InvalidConfig(_) => ErrorKind::InvalidConfig,
             Error::Edit(_) => ErrorKind::Edit,
+            Error::Output(_) => ErrorKind::Output,
             Error::Msg(_) | Error::Context { .. } => ErrorKind::Other,
         }
     }

@@ -1,36 +1,25 @@
 //! Writing a build: one YAML stream, or kustomize's one-file-per-resource
-//! directory layout. Files are written atomically (temporary file + rename).
+//! directory layout. Files are written atomically (temporary file + rename, a
+//! set of files all or nothing), keep the mode and owner of the file they
+//! replace, and never replace a device or a symlink ([`target`]).
+
+mod set;
+mod target;
+pub mod temp;
 
 use crate::error::{Error, Result};
 use crate::openapi;
 use crate::resource::resmap::ResMap;
 use crate::yaml::emit;
+pub use set::{FileSet, write_file_atomic};
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
+pub(crate) use target::confined;
 
 /// The multi-document stream `kustomize build` prints.
 pub fn render(resmap: &ResMap) -> String {
     let docs: Vec<&crate::yaml::Node> = resmap.iter().map(|r| &r.node).collect();
     emit::emit_stream_refs(&docs)
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same directory,
-/// so readers never see a half-written file.
-pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let io = |e: std::io::Error| Error::Io {
-        path: path.to_path_buf(),
-        source: e,
-    };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| io(without_temp_path(e)))?;
-    tmp.write_all(bytes).map_err(io)?;
-    tmp.as_file().sync_all().map_err(io)?;
-    tmp.persist(path).map_err(|e| io(e.error))?;
-    Ok(())
 }
 
 /// tempfile's error without the name of the temporary file (`.tmpXXXX`, which the user
@@ -56,8 +45,28 @@ fn file_name(res: &crate::resource::Resource) -> String {
     format!("{}_{}.yaml", parts.join("_"), res.name()).to_lowercase()
 }
 
-/// Writes one file per resource into `dir`. Namespaced resources get their
-/// namespace as a prefix when the build spans more than one namespace.
+/// Refuses a file name that is not one plain path component. kustomize joins the
+/// namespace, apiVersion group, kind and name unchecked, so `namespace: ../x` or `/etc`
+/// writes outside the output directory; kbuild names the resource instead.
+fn single_component(name: &str, res: &crate::resource::Resource, dir: &Path) -> Result<()> {
+    let mut parts = Path::new(name).components();
+    let plain = matches!(parts.next(), Some(std::path::Component::Normal(_)))
+        && parts.next().is_none()
+        && !name.contains(['/', '\0']);
+    if plain {
+        return Ok(());
+    }
+    Err(Error::Output(format!(
+        "{} {}: its -o file name '{name}' (from its namespace, apiVersion, kind and name) is not a single file name in {}; fix the field with the '/' (or write the stream to one file)",
+        res.gvk().kind,
+        res.name(),
+        dir.display()
+    )))
+}
+
+/// Writes one file per resource into `dir`, all or none ([`FileSet`]).
+/// Namespaced resources get their namespace as a prefix when the build spans
+/// more than one namespace.
 pub fn write_dir(resmap: &ResMap, dir: &Path) -> Result<()> {
     let mut by_ns: BTreeMap<String, Vec<&crate::resource::Resource>> = BTreeMap::new();
     let mut cluster = Vec::new();
@@ -73,23 +82,25 @@ pub fn write_dir(resmap: &ResMap, dir: &Path) -> Result<()> {
         }
     }
     let multi = by_ns.len() > 1;
-    let mut files: Vec<(String, String)> = Vec::new();
+    let mut files = FileSet::new();
+    let mut add = |name: String, r: &crate::resource::Resource| -> Result<()> {
+        single_component(&name, r, dir)?;
+        files.write(dir.join(name), doc(r).into_bytes());
+        Ok(())
+    };
     for (ns, list) in &by_ns {
         for r in list {
             let mut name = file_name(r);
             if multi {
                 name = format!("{}_{name}", ns.to_lowercase());
             }
-            files.push((name, doc(r)));
+            add(name, r)?;
         }
     }
     for r in cluster {
-        files.push((file_name(r), doc(r)));
+        add(file_name(r), r)?;
     }
-    for (name, text) in files {
-        write_file_atomic(&dir.join(name), text.as_bytes())?;
-    }
-    Ok(())
+    files.commit()
 }
 
 fn doc(r: &crate::resource::Resource) -> String {

@@ -1,6 +1,9 @@
 //! `kbuild render`: builds many kustomizations in one process, in parallel,
 //! and writes (or, with `--check`, compares) one rendered file per
 //! kustomization under an output directory. Made for pre-commit hooks and CI.
+//! The output directory is kbuild's: a manifest there ([`manifest`]) records
+//! the files it wrote, so `--all` removes the renders of kustomizations that
+//! are gone and leaves hand-made files alone.
 //!
 //! A kustomization in `apps/web/overlays/prod` renders to
 //! `OUTDIR/apps/web/overlays/prod.yaml`: its path relative to the current
@@ -12,9 +15,15 @@ use crate::build::{BuildOptions, build};
 use crate::error::{Error, Result};
 use crate::load::read_kustomization as load_kustomization;
 use crate::{deps, load, output};
+use manifest::Manifest;
 use rayon::prelude::*;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+mod housekeep;
+pub mod manifest;
+
+pub use housekeep::{Housekeeping, housekeep};
 
 /// What to render.
 #[derive(Clone, Debug)]
@@ -170,7 +179,7 @@ pub fn orphans(out: &Path, roots: &[PathBuf], expected: &[PathBuf]) -> Result<Ve
     let mut found = BTreeSet::new();
     for root in roots {
         let file = render_path(out, root)?;
-        let tree = if clean(root).as_os_str().is_empty() {
+        let tree = if clean(root) == Path::new(".") {
             out.to_path_buf()
         } else {
             file.with_extension("")
@@ -194,12 +203,18 @@ pub fn orphans(out: &Path, roots: &[PathBuf], expected: &[PathBuf]) -> Result<Ve
         .collect())
 }
 
-/// A path without `.` components, so `./a` and `a` are one kustomization.
+/// A path without `.` components, so `./a` and `a` are one kustomization; the
+/// current directory itself is `.`.
 fn clean(path: &Path) -> PathBuf {
-    path.components()
+    let cleaned: PathBuf = path
+        .components()
         .filter(|c| !matches!(c, std::path::Component::CurDir))
-        .collect::<PathBuf>()
-        .to_path_buf()
+        .collect();
+    if cleaned.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        cleaned
+    }
 }
 
 /// Checks what can be checked before anything is written: every directory
@@ -215,8 +230,25 @@ pub fn validate(job: &RenderJob) -> Result<()> {
             )));
         }
         load::find_kustomization_file(&real)?;
-        if let Some(out) = &job.out_dir {
-            render_path(out, dir)?;
+    }
+    if let Some(out) = &job.out_dir {
+        let mut taken: BTreeMap<PathBuf, (&PathBuf, PathBuf)> = BTreeMap::new();
+        for dir in &job.dirs {
+            let file = clean(&render_path(out, dir)?);
+            let real = load::canonical(dir, "kustomization directory")?;
+            match taken.get(&file) {
+                Some((other, other_real)) if *other_real != real => {
+                    return Err(Error::Output(format!(
+                        "'{}' and '{}' would both render to {}; rename one of the directories",
+                        other.display(),
+                        dir.display(),
+                        file.display()
+                    )));
+                }
+                _ => {
+                    taken.insert(file, (dir, real));
+                }
+            }
         }
     }
     if let (Some(out), false) = (&job.out_dir, job.check) {
@@ -228,7 +260,16 @@ pub fn validate(job: &RenderJob) -> Result<()> {
             .context("the output directory is not writable")
         };
         std::fs::create_dir_all(out).map_err(io)?;
-        tempfile::NamedTempFile::new_in(out).map_err(|e| io(output::without_temp_path(e)))?;
+        // Named as kbuild's temporary files are, so that a signal arriving before it is
+        // dropped leaves a file the next render recognises and removes.
+        tempfile::Builder::new()
+            .prefix(&output::temp::own_prefix())
+            .tempfile_in(out)
+            .map_err(|e| io(output::without_temp_path(e)))?;
+    }
+    // A manifest that cannot be read stops the run before anything is written.
+    if let Some(out) = &job.out_dir {
+        Manifest::load(out)?;
     }
     Ok(())
 }
@@ -262,6 +303,23 @@ fn render_one(job: &RenderJob, dir: &Path, file: Option<&Path>) -> Result<Outcom
     let Some(file) = file else {
         return Ok(Outcome::Built);
     };
+    let out = job.out_dir.as_deref().unwrap_or(Path::new("."));
+    if let Some(problem) = not_a_render(out, file) {
+        if job.check {
+            return Ok(Outcome::Stale {
+                diff: format!("{problem}\n"),
+            });
+        }
+        // Only a link in the render's own place is replaced (the link, not its target);
+        // a link on the way, a device or a directory is not kbuild's to remove.
+        if !is_symlink(file) || output::confined(out, parent(file)).is_err() {
+            return Err(Error::Output(problem));
+        }
+        std::fs::remove_file(file).map_err(|e| Error::Io {
+            path: file.to_path_buf(),
+            source: e,
+        })?;
+    }
     let existing = match std::fs::read(file) {
         Ok(bytes) => Some(bytes),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -294,6 +352,30 @@ fn render_one(job: &RenderJob, dir: &Path, file: Option<&Path>) -> Result<Outcom
         output::write_file_atomic(file, text.as_bytes())?;
     }
     Ok(Outcome::Written { changed: !same })
+}
+
+/// Why `file` cannot be read or replaced as a render: a render is a regular file below
+/// OUTDIR, reached through directories. A symlink on the way (or the file itself a
+/// symlink) is never followed: it could show any file's content in a diff.
+fn not_a_render(out: &Path, file: &Path) -> Option<String> {
+    if let Err(e) = output::confined(out, file) {
+        return Some(e.to_string());
+    }
+    match std::fs::symlink_metadata(file) {
+        Ok(m) if !m.is_file() => Some(format!(
+            "{} is not a regular file; renders are regular files: remove it",
+            file.display()
+        )),
+        _ => None,
+    }
+}
+
+fn parent(path: &Path) -> &Path {
+    path.parent().unwrap_or(Path::new(""))
+}
+
+fn is_symlink(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
 
 #[cfg(test)]

@@ -1,0 +1,27 @@
+//! SIGINT, SIGTERM and SIGHUP while kbuild writes: its temporary files are removed before
+//! the process dies, and it dies of the signal (exit status 128+N to a shell), as it would
+//! without a handler. A killed process runs no destructors, so the library keeps a register
+//! of its temporary files (`kbuild::output::temp`) for this handler.
+
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+
+/// Starts the thread that waits for the signals. Installing it costs one thread; a process
+/// that cannot install it (no threads left) runs without, as before.
+pub(crate) fn remove_temporaries_on_signal() {
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
+    let _ = std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                // Held until the process ends: no thread creates or renames a temporary
+                // file after this point.
+                let _held = kbuild::output::temp::remove_all_for_exit();
+                let _ = signal_hook::low_level::emulate_default_handler(signal);
+                // A signal whose default is not to end the process (none of the three):
+                // end it the same way.
+                std::process::exit(128 + signal);
+            }
+        });
+}

@@ -1,0 +1,95 @@
+//! kbuild's temporary files: their names, and the register of those that exist, so that
+//! the binary's SIGINT/SIGTERM handler can remove them before the process dies (a killed
+//! process runs no destructors, and tempfile's cleanup is a destructor).
+//!
+//! A temporary file is registered *before* it is created and unregistered only after it
+//! was renamed into place or removed, so no instant exists where it is on disk and
+//! unknown to the handler. [`critical`] holds the register's lock across a step that must
+//! not be cut in two by a signal (renaming a set of files into place): the handler waits
+//! for it, then removes what is left.
+
+use std::collections::BTreeSet;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+/// Every temporary file kbuild writes starts with this, followed by the writing process's
+/// id and a dot: `kbuild render` recognises its own leftovers by it (and removes them only
+/// when that process is gone).
+pub const PREFIX: &str = ".kbuild-tmp.";
+
+static REGISTER: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+
+/// The register; a panic while it was held does not make it unusable (its content is a
+/// set of paths, valid whatever the panicking thread was doing).
+fn lock() -> MutexGuard<'static, BTreeSet<PathBuf>> {
+    REGISTER.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The prefix of this process's temporary files.
+pub(crate) fn own_prefix() -> String {
+    format!("{PREFIX}{}.", std::process::id())
+}
+
+pub(crate) fn register(path: &Path) {
+    lock().insert(path.to_path_buf());
+}
+
+pub(crate) fn unregister(path: &Path) {
+    lock().remove(path);
+}
+
+/// Runs `f` with the register locked: a signal arriving meanwhile is handled after it.
+pub(crate) fn critical<R>(f: impl FnOnce(&mut BTreeSet<PathBuf>) -> R) -> R {
+    f(&mut lock())
+}
+
+/// Removes every registered temporary file and keeps the register locked for the rest of
+/// the process's life, so no other thread renames or creates one afterwards. For the
+/// binary's signal handler, which then ends the process.
+pub fn remove_all_for_exit() -> MutexGuard<'static, BTreeSet<PathBuf>> {
+    let mut held = lock();
+    for path in std::mem::take(&mut *held) {
+        let _ = std::fs::remove_file(&path);
+    }
+    held
+}
+
+/// A kbuild temporary file's name: the process id that wrote it, if the name is one.
+pub fn writer_pid(name: &OsStr) -> Option<u32> {
+    let rest = name.to_str()?.strip_prefix(PREFIX)?;
+    rest.split_once('.')?.0.parse().ok()
+}
+
+/// Whether the temporary file `name` was left by a process that no longer runs. Only
+/// Linux's /proc answers "is process N alive" without a system call crate; elsewhere a
+/// temporary file is taken as stale after an hour (a write takes milliseconds).
+pub fn is_stale(path: &Path) -> bool {
+    let Some(pid) = path.file_name().and_then(writer_pid) else {
+        return false;
+    };
+    if pid == std::process::id() {
+        return false;
+    }
+    if Path::new("/proc/self").exists() {
+        return !Path::new(&format!("/proc/{pid}")).exists();
+    }
+    std::fs::symlink_metadata(path)
+        .and_then(|m| m.modified())
+        .is_ok_and(|t| t.elapsed().is_ok_and(|age| age.as_secs() > 3600))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_carry_the_writer() {
+        let name = format!("{}abc123", own_prefix());
+        assert_eq!(writer_pid(OsStr::new(&name)), Some(std::process::id()));
+        assert_eq!(writer_pid(OsStr::new(".tmpAbc")), None);
+        assert_eq!(writer_pid(OsStr::new(".kbuild-tmp.x.y")), None);
+        // This process is alive: its own files are never stale.
+        assert!(!is_stale(Path::new(&name)));
+    }
+}
