@@ -16,6 +16,8 @@
 pub mod inputs;
 mod markdown;
 mod redact;
+pub mod refs;
+pub mod revision;
 
 use crate::build::{BuildOptions, build};
 use crate::error::{Error, Result};
