@@ -60,7 +60,8 @@ enum Command {
     Merge3(merge_cli::Merge3Args),
     /// Show what `kubectl apply` (client-side) would do to live objects, offline.
     Apply(merge_cli::ApplyArgs),
-    /// Compare two builds, saved renders or YAML streams resource by resource.
+    /// Compare two builds, saved renders, YAML streams or git revisions resource by
+    /// resource.
     Diff(DiffArgs),
     /// Render many kustomizations, one file each (for pre-commit and CI).
     Render(RenderArgs),

@@ -18,7 +18,11 @@ pub(crate) struct DiffArgs {
     /// Compare with git revision REF (a branch, tag or commit): each PATH is built as of
     /// REF and in the working tree. The revision is read into a temporary directory,
     /// removed afterwards; the working tree and the index are not touched.
-    #[arg(long = "ref", value_name = "REF", conflicts_with = "to_kustomize_version")]
+    #[arg(
+        long = "ref",
+        value_name = "REF",
+        conflicts_with = "to_kustomize_version"
+    )]
     git_ref: Option<String>,
     /// With --ref: compare with this revision instead of the working tree.
     #[arg(long, value_name = "REF", requires = "git_ref")]

@@ -219,10 +219,7 @@ impl RefReport {
         }
         let mut out = String::new();
         for k in &self.kustomizations {
-            let head = format!(
-                "=== {}: {} -> {}",
-                k.path, self.old_label, self.new_label
-            );
+            let head = format!("=== {}: {} -> {}", k.path, self.old_label, self.new_label);
             if color {
                 out.push_str(&format!("\x1b[1m{head}\x1b[0m\n"));
             } else {

@@ -76,7 +76,13 @@ impl Repo {
     /// The commit id `rev` names (a branch, tag, `HEAD~1`, an id).
     pub fn resolve(&self, rev: &str) -> Result<String> {
         let spec = format!("{rev}^{{commit}}");
-        let args = ["rev-parse", "--verify", "--quiet", "--end-of-options", &spec];
+        let args = [
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            "--end-of-options",
+            &spec,
+        ];
         match git_output(&self.top, &args) {
             Ok(out) => Ok(String::from_utf8_lossy(&out).trim().to_string()),
             // --quiet: an unknown name exits 1 and prints nothing.

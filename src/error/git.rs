@@ -78,11 +78,9 @@ impl fmt::Display for GitError {
                 "'{path}' is outside the git repository '{}'",
                 top.display()
             ),
-            GitError::NoSuchPath { path, sides } => write!(
-                f,
-                "'{path}' exists neither {} nor {}",
-                sides.0, sides.1
-            ),
+            GitError::NoSuchPath { path, sides } => {
+                write!(f, "'{path}' exists neither {} nor {}", sides.0, sides.1)
+            }
             GitError::Failed {
                 command_line,
                 status,
