@@ -13,6 +13,7 @@
 //! argument: deciding whether the output is a terminal is the binary's job)
 //! or JSON.
 
+pub mod generated;
 pub mod inputs;
 mod markdown;
 mod redact;
