@@ -495,6 +495,96 @@ fn interrupted_run_leaves_no_checkout(_: ()) {
     assert_eq!(repo.git(&["worktree", "list"]).lines().count(), 1);
 }
 
+/// The diff steps of `examples/ci/` run as written (everything up to the comment, which needs
+/// GitHub's or GitLab's API): against a pull request's merge commit (GitHub: `--ref HEAD^1`)
+/// and a merge request's merge base (GitLab).
+fn ci_examples_run_their_diff_steps(_: ()) {
+    let repo = history();
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/ci");
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_kbuild"))
+        .parent()
+        .expect("bin dir");
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let yaml = |file: &str| {
+        let text = std::fs::read_to_string(examples.join(file)).expect("read example");
+        kbuild::yaml::parse::parse_stream(&text, file)
+            .expect("example parses")
+            .remove(0)
+    };
+    let run_script = |script: &str, env: &[(&str, String)]| {
+        let mut sh = Command::new("bash");
+        sh.args(["-e", "-c", script])
+            .current_dir(&repo.dir)
+            .env("PATH", &path)
+            .env("TMPDIR", &repo.scratch);
+        for (k, v) in env {
+            sh.env(k, v);
+        }
+        let out = sh.output().expect("run bash");
+        assert!(
+            out.status.success(),
+            "{script}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        repo.assert_no_checkout_left();
+        std::fs::read_to_string(repo.dir.join("kbuild-diff.md")).expect("kbuild-diff.md")
+    };
+    // GitHub Actions: the checkout is a merge commit whose first parent is the base branch.
+    repo.git(&["checkout", "-q", "HEAD~1"]);
+    repo.git(&["merge", "-q", "--no-ff", "main", "-m", "merge"]);
+    let workflow = yaml("github-actions.yml");
+    let steps = workflow
+        .get("jobs")
+        .and_then(|j| j.get("rendered-diff"))
+        .and_then(|j| j.get("steps"))
+        .and_then(|s| s.as_seq())
+        .expect("steps");
+    let step = steps
+        .iter()
+        .find(|s| s.get_str(&["name"]) == Some("Render the diff"))
+        .expect("the diff step");
+    let outputs = repo.scratch.join("../github-output");
+    let md = run_script(
+        step.get_str(&["run"]).expect("run"),
+        &[("GITHUB_OUTPUT", outputs.display().to_string())],
+    );
+    assert!(
+        md.starts_with("### kbuild diff: `HEAD^1` → `working tree`\n"),
+        "{md}"
+    );
+    assert!(md.contains("| `overlays/c` | 0 | 4 | 0 | 0 |"), "{md}");
+    assert_eq!(
+        std::fs::read_to_string(&outputs).expect("GITHUB_OUTPUT"),
+        "status=1\n"
+    );
+    std::fs::remove_file(repo.dir.join("kbuild-diff.md")).expect("rm");
+    // GitLab CI: the script up to the comment, without installing kbuild.
+    let job = yaml("gitlab-ci.yml");
+    let script: Vec<&str> = job
+        .get("kbuild-diff")
+        .and_then(|j| j.get("script"))
+        .and_then(|s| s.as_seq())
+        .expect("script")
+        .iter()
+        .map(|l| l.as_str().expect("a script line"))
+        .filter(|l| !l.starts_with("cargo install") && !l.starts_with("curl"))
+        .collect();
+    let base = repo.git(&["rev-parse", "HEAD^1"]).trim().to_string();
+    let md = run_script(
+        &script.join("\n"),
+        &[("CI_MERGE_REQUEST_DIFF_BASE_SHA", base.clone())],
+    );
+    assert!(
+        md.starts_with(&format!("### kbuild diff: `{base}` → `working tree`\n")),
+        "{md}"
+    );
+    assert!(md.contains("| `overlays/old` | 0 | 0 | 4 | 0 |"), "{md}");
+}
+
 fn main() {
     let have_git = Command::new("git")
         .arg("--version")
@@ -511,6 +601,10 @@ fn main() {
             markdown_report_redacts_and_keeps_to_the_cap,
         ),
         ("bad_input", bad_input),
+        (
+            "ci_examples_run_their_diff_steps",
+            ci_examples_run_their_diff_steps,
+        ),
         #[cfg(unix)]
         (
             "interrupted_run_leaves_no_checkout",
