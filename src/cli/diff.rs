@@ -171,7 +171,7 @@ fn run_diff_sides(args: &DiffArgs) -> Result<bool, kbuild::Error> {
 
 /// `kbuild diff --ref REF [--to-ref REF] [PATH]...`: whether any kustomization differs.
 fn run_diff_ref(args: &DiffArgs, git_ref: &str) -> Result<bool, kbuild::Error> {
-    use kbuild::diff::refs::{RefDiff, diff_refs};
+    use kbuild::refs::{RefDiff, diff_refs};
     if args.inputs.iter().any(|p| p == "-") {
         return Err(kbuild::Error::msg(
             "with --ref, the paths are kustomization directories or YAML files in the repository; standard input ('-') has no revision",
@@ -213,7 +213,7 @@ fn remove_checkouts_on_signal() -> Result<(), kbuild::Error> {
         .map_err(|e| kbuild::Error::msg(format!("cannot handle signals: {e}")))?;
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
-            kbuild::diff::revision::remove_checkouts_and_block();
+            kbuild::refs::git::remove_checkouts_and_block();
             // The default action ends the process, with the signal as its cause.
             let _ = signal_hook::low_level::emulate_default_handler(signal);
             std::process::exit(128 + signal);

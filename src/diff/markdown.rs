@@ -22,7 +22,7 @@ impl DiffResult {
 /// column), then the sections of every changed, added or removed resource, each comparison's
 /// under a heading of its label when `headings`. The byte budget is shared: what does not
 /// fit is counted at the end.
-pub(super) fn report(
+pub fn report(
     title: &str,
     column: &str,
     rows: &[(String, &DiffResult)],

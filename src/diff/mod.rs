@@ -17,8 +17,8 @@ pub mod generated;
 pub mod inputs;
 mod markdown;
 mod redact;
-pub mod refs;
-pub mod revision;
+
+pub use markdown::report as markdown_report;
 
 use crate::build::{BuildOptions, build};
 use crate::error::{Error, Result};

@@ -1,17 +1,21 @@
 //! `kbuild diff --ref`: the kustomizations of a git revision against the working tree (or
-//! a second revision), each compared resource by resource as [`diff`](super::diff) does.
+//! a second revision), each compared resource by resource as [`crate::diff::diff`] does.
+//! Above both `diff` and `render` (it uses `render`'s discovery of affected kustomizations,
+//! and `render` uses `diff`'s unified diffs).
 //!
 //! Without paths, the kustomizations compared are those a changed file affects, found on
 //! each side with the dependency data behind `render --affected` ([`crate::render::affected`])
 //! and joined: a kustomization that exists on one side only (an added or deleted overlay)
 //! is compared with nothing, so all its resources show as added or removed.
 
-use super::revision::{Checkout, Repo};
-use super::{DiffOptions, DiffResult, Side, load_side};
+pub mod git;
+
 use crate::build::BuildOptions;
+use crate::diff::{DiffOptions, DiffResult, Side, Summary, load_side, markdown_report};
 use crate::error::{GitError, Result};
 use crate::load;
 use crate::render;
+use git::{Checkout, Repo};
 use rayon::prelude::*;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -194,7 +198,7 @@ fn compare(
     let new_side = new_side.unwrap_or_else(|| empty(new));
     Ok(KustomizationDiff {
         path: path.to_string(),
-        result: super::diff(&old_side, &new_side, req.diff)?,
+        result: crate::diff::diff(&old_side, &new_side, req.diff)?,
     })
 }
 
@@ -281,12 +285,12 @@ impl RefReport {
             .iter()
             .map(|k| (format!("`{}`", k.path), &k.result))
             .collect();
-        super::markdown::report(&title, "kustomization", &rows, true, max_bytes)
+        markdown_report(&title, "kustomization", &rows, true, max_bytes)
     }
 
     /// Resource counts over every kustomization.
-    pub fn summary(&self) -> super::Summary {
-        let mut total = super::Summary::default();
+    pub fn summary(&self) -> Summary {
+        let mut total = Summary::default();
         for k in &self.kustomizations {
             let s = k.result.summary();
             total.changed += s.changed;
