@@ -450,7 +450,7 @@ fn interrupted_run_leaves_no_checkout(_: ()) {
     use std::time::{Duration, Instant};
     let repo = big_history(400);
     for (signal, name) in [(2, "INT"), (15, "TERM")] {
-        let mut child = repo
+        let child = repo
             .kbuild_command(&repo.dir, &["diff", "--ref", "HEAD"])
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

@@ -59,7 +59,7 @@ fn remove_tree(root: &Path) {
     in_parallel(&files, |f| {
         let _ = std::fs::remove_file(f);
     });
-    dirs.sort_by(|a, b| b.0.cmp(&a.0));
+    dirs.sort_by_key(|d| std::cmp::Reverse(d.0));
     for level in dirs.chunk_by(|a, b| a.0 == b.0) {
         in_parallel(level, |(_, d)| {
             let _ = std::fs::remove_dir(d);
