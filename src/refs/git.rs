@@ -255,45 +255,66 @@ fn split_z(bytes: &[u8]) -> impl Iterator<Item = &str> {
         .filter_map(|s| std::str::from_utf8(s).ok())
 }
 
-/// Reads the blobs through one `git cat-file --batch`, then writes them, many at a time.
+/// How many bytes of blobs are held in memory before they are written: a repository with
+/// large files must not be read into memory whole.
+const BATCH_BYTES: usize = 32 << 20;
+
+/// Reads the blobs through one `git cat-file --batch` and writes them, many at a time.
 fn write_blobs(top: &Path, root: &Path, entries: &[TreeEntry]) -> Result<()> {
-    let blobs = read_blobs(top, entries)?;
-    let files: Vec<(PathBuf, &TreeEntry, Vec<u8>)> = entries
+    let paths: Vec<PathBuf> = entries
         .iter()
-        .zip(blobs)
-        .map(|(entry, content)| {
+        .map(|entry| {
             let rel = Path::new(entry.path);
             // git refuses such paths in a tree; a crafted object must not write outside
             // the root.
-            if !rel.components().all(|c| matches!(c, Component::Normal(_))) {
-                return Err(cat_file_error(entry, "a path that leaves the checkout"));
+            if rel.components().all(|c| matches!(c, Component::Normal(_))) {
+                Ok(root.join(rel))
+            } else {
+                Err(cat_file_error(entry, "a path that leaves the checkout"))
             }
-            Ok((root.join(rel), entry, content))
         })
         .collect::<Result<_>>()?;
-    let dirs: std::collections::BTreeSet<&Path> =
-        files.iter().filter_map(|(p, _, _)| p.parent()).collect();
+    let dirs: std::collections::BTreeSet<&Path> = paths.iter().filter_map(|p| p.parent()).collect();
     let dirs: Vec<&Path> = dirs.into_iter().collect();
-    let failed = std::sync::Mutex::new(None);
-    let fail = |e: Error| {
-        let mut slot = failed.lock().unwrap_or_else(|e| e.into_inner());
-        slot.get_or_insert(e);
-    };
     // create_dir_all copes with a parent another thread is making.
-    in_parallel(&dirs, |dir| {
-        let _writing = writing();
-        if let Err(e) = std::fs::create_dir_all(dir) {
-            fail(Error::Io {
-                path: dir.to_path_buf(),
-                source: e,
-            });
+    each_in_parallel(&dirs, |dir| std::fs::create_dir_all(dir), |dir| dir)?;
+    let mut batch: Vec<(&Path, &str, Vec<u8>)> = Vec::new();
+    let mut held = 0;
+    read_blobs(top, entries, |i, content| {
+        held += content.len();
+        batch.push((&paths[i], entries[i].mode, content));
+        if held >= BATCH_BYTES {
+            write_batch(&batch)?;
+            batch.clear();
+            held = 0;
         }
-    });
-    in_parallel(&files, |(path, entry, content)| {
+        Ok(())
+    })?;
+    write_batch(&batch)
+}
+
+fn write_batch(batch: &[(&Path, &str, Vec<u8>)]) -> Result<()> {
+    each_in_parallel(
+        batch,
+        |(path, mode, content)| write_file(path, mode, content),
+        |(path, _, _)| path,
+    )
+}
+
+/// Runs the write `f` on every item, [`IO_THREADS`] at a time, each holding the checkout
+/// lock for reading; the first failure is returned, naming the path `path_of` gives.
+fn each_in_parallel<T: Sync>(
+    items: &[T],
+    f: impl Fn(&T) -> std::io::Result<()> + Sync,
+    path_of: impl Fn(&T) -> &Path + Sync,
+) -> Result<()> {
+    let failed = std::sync::Mutex::new(None);
+    in_parallel(items, |item| {
         let _writing = writing();
-        if let Err(e) = write_file(path, entry.mode, content) {
-            fail(Error::Io {
-                path: path.clone(),
+        if let Err(e) = f(item) {
+            let mut slot = failed.lock().unwrap_or_else(|e| e.into_inner());
+            slot.get_or_insert(Error::Io {
+                path: path_of(item).to_path_buf(),
                 source: e,
             });
         }
@@ -315,8 +336,13 @@ fn write_file(path: &Path, mode: &str, content: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The contents of every entry's blob, in order, from one `git cat-file --batch`.
-fn read_blobs(top: &Path, entries: &[TreeEntry]) -> Result<Vec<Vec<u8>>> {
+/// Hands `each` the index and contents of every entry's blob, in order, from one
+/// `git cat-file --batch`.
+fn read_blobs(
+    top: &Path,
+    entries: &[TreeEntry],
+    mut each: impl FnMut(usize, Vec<u8>) -> Result<()>,
+) -> Result<()> {
     let mut child = git(top, &["cat-file", "--batch"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -339,15 +365,15 @@ fn read_blobs(top: &Path, entries: &[TreeEntry]) -> Result<Vec<Vec<u8>>> {
     let mut reader = BufReader::new(stdout);
     let result = entries
         .iter()
-        .map(|entry| read_blob(&mut reader, entry))
-        .collect::<Result<Vec<_>>>();
+        .enumerate()
+        .try_for_each(|(i, entry)| each(i, read_blob(&mut reader, entry)?));
     drop(reader);
     let _ = feeder.join();
     let output = child.wait_with_output().map_err(|e| Error::Io {
         path: PathBuf::from("git cat-file"),
         source: e,
     })?;
-    let blobs = result?;
+    result?;
     if !output.status.success() {
         return Err(GitError::Failed {
             command_line: "git cat-file --batch".into(),
@@ -356,7 +382,7 @@ fn read_blobs(top: &Path, entries: &[TreeEntry]) -> Result<Vec<Vec<u8>>> {
         }
         .into());
     }
-    Ok(blobs)
+    Ok(())
 }
 
 fn cat_file_error(entry: &TreeEntry, what: &str) -> Error {
