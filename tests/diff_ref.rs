@@ -422,6 +422,48 @@ fn bad_input(_: ()) {
     );
 }
 
+/// A base reached through a committed symlink builds at the revision as in the working tree
+/// (the checkout writes symlinks as links).
+#[cfg(unix)]
+fn symlinked_bases_build_at_the_revision(_: ()) {
+    let repo = Repo::new();
+    repo.write("base/kustomization.yaml", &base_kustomization("info", "x"));
+    repo.write("base/deploy.yaml", DEPLOY);
+    repo.write("base/svc.yaml", SVC);
+    std::fs::create_dir_all(repo.dir.join("overlays")).expect("mkdir");
+    std::os::unix::fs::symlink("../base", repo.dir.join("overlays/linked-base")).expect("symlink");
+    repo.write(
+        "overlays/a/kustomization.yaml",
+        "resources: [../linked-base]\nnamePrefix: a-\n",
+    );
+    repo.commit("first");
+    repo.write(
+        "base/deploy.yaml",
+        &DEPLOY.replace("replicas: 1", "replicas: 4"),
+    );
+    let r = repo.kbuild(&["diff", "--ref", "HEAD", "--stat", "overlays/a"]);
+    assert_eq!(
+        (r.code, r.stdout.as_str(), r.stderr.as_str()),
+        (
+            1,
+            "=== overlays/a: HEAD -> working tree\n~ apps/v1 Deployment a-web (1 field)\n1 changed, 0 added, 0 removed, 3 unchanged\n",
+            ""
+        )
+    );
+    // Found without naming it: the changed file is an input through the link.
+    let r = repo.kbuild(&["diff", "--ref", "HEAD", "--stat"]);
+    let heads: Vec<&str> = r.stdout.lines().filter(|l| l.starts_with("=== ")).collect();
+    assert_eq!(
+        heads,
+        [
+            "=== base: HEAD -> working tree",
+            "=== overlays/a: HEAD -> working tree"
+        ],
+        "{}",
+        r.stdout
+    );
+}
+
 /// A repository big enough that a debug build of kbuild is still at work when the signal
 /// comes: a base read by `n` overlays, all affected.
 #[cfg(unix)]
@@ -653,6 +695,11 @@ fn main() {
         (
             "readme_samples_are_the_demo_output",
             readme_samples_are_the_demo_output,
+        ),
+        #[cfg(unix)]
+        (
+            "symlinked_bases_build_at_the_revision",
+            symlinked_bases_build_at_the_revision,
         ),
         #[cfg(unix)]
         (
