@@ -61,7 +61,8 @@ enum Command {
     Merge3(merge_cli::Merge3Args),
     /// Show what `kubectl apply` (client-side) would do to live objects, offline.
     Apply(merge_cli::ApplyArgs),
-    /// Compare two builds, saved renders or YAML streams resource by resource.
+    /// Compare two builds, saved renders, YAML streams or git revisions resource by
+    /// resource.
     Diff(DiffArgs),
     /// Render many kustomizations, one file each (for pre-commit and CI).
     Render(RenderArgs),
@@ -113,9 +114,10 @@ fn writes_files(cli: &Cli) -> bool {
         None => cli.build.output.is_some(),
         Some(Command::Merge3(_) | Command::Apply(_) | Command::Render(_)) => true,
         Some(Command::Edit(_) | Command::Create(_)) => true,
+        // `diff --ref` writes a revision's files into a temporary directory.
+        Some(Command::Diff(a)) => a.git_ref.is_some(),
         Some(
-            Command::Diff(_)
-            | Command::Deps(_)
+            Command::Deps(_)
             | Command::Version(_)
             | Command::Completions(_)
             | Command::Man(_),

@@ -5,13 +5,28 @@ use clap::ValueEnum;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
+#[command(override_usage = "kbuild diff [OPTIONS] OLD NEW\n       \
+                            kbuild diff [OPTIONS] --ref REF [--to-ref REF] [PATH]...")]
 pub(crate) struct DiffArgs {
-    /// The old side: a kustomization directory, a YAML file, or - (stdin).
-    old: String,
-    /// The new side: a kustomization directory, a YAML file, or - (stdin). With
-    /// --to-kustomize-version it may be left out: OLD is then compared with itself.
-    #[arg(required_unless_present = "to_kustomize_version")]
-    new: Option<String>,
+    /// OLD NEW: the two sides, each a kustomization directory, a YAML file, or - (stdin).
+    /// With --to-kustomize-version, NEW may be left out: OLD is then compared with itself.
+    /// With --ref: kustomization directories (or YAML files) to compare between the
+    /// revisions (default: every one under the current directory that reads a changed
+    /// file).
+    #[arg(value_name = "OLD NEW | PATH")]
+    inputs: Vec<String>,
+    /// Compare with git revision REF (a branch, tag or commit): each PATH is built as of
+    /// REF and in the working tree. The revision is read into a temporary directory,
+    /// removed afterwards; the working tree and the index are not touched.
+    #[arg(
+        long = "ref",
+        value_name = "REF",
+        conflicts_with = "to_kustomize_version"
+    )]
+    pub(crate) git_ref: Option<String>,
+    /// With --ref: compare with this revision instead of the working tree.
+    #[arg(long, value_name = "REF", requires = "git_ref")]
+    to_ref: Option<String>,
     /// Preview a kustomize upgrade: build the new side as this kustomize release
     /// would (the old side as --kustomize-version says), e.g.
     /// `kbuild diff --kustomize-version v5.5.0 --to-kustomize-version v5.8.1 DIR`;
@@ -61,65 +76,34 @@ pub(crate) enum DiffFormat {
     Markdown,
 }
 
+impl DiffArgs {
+    fn diff_options(&self) -> kbuild::diff::DiffOptions {
+        kbuild::diff::DiffOptions {
+            ignore_fields: self.ignore_field.clone(),
+            ignore_hash_suffix: self.ignore_hash_suffix,
+            redact_secrets: matches!(self.output, DiffFormat::Markdown) && !self.show_secrets,
+        }
+    }
+
+    /// Whether the text output is colored.
+    fn color(&self) -> bool {
+        use std::io::IsTerminal;
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        match self.color {
+            ColorWhen::Always => true,
+            ColorWhen::Never => false,
+            ColorWhen::Auto => !no_color && std::io::stdout().is_terminal(),
+        }
+    }
+}
+
 /// `kbuild diff`: exit 0 when equal, 1 when different, 2 on error, as diff(1).
 pub(crate) fn run_diff(args: &DiffArgs) -> ExitCode {
-    use kbuild::diff::{DiffOptions, diff, load_side};
-    use std::io::IsTerminal;
-    let result = (|| {
-        let new_spec = args.new.as_deref().unwrap_or(&args.old);
-        if args.old == "-" && new_spec == "-" {
-            return Err(kbuild::Error::msg(
-                "only one side of a diff can be read from stdin ('-')",
-            ));
-        }
-        let old_options = args.flags.options()?;
-        let mut new_options = old_options.clone();
-        if let Some(v) = args.to_kustomize_version {
-            new_options.kustomize_version = v;
-        }
-        let mut stdin = std::io::stdin().lock();
-        let mut old = load_side(&args.old, &old_options, &mut stdin)?;
-        let mut new = load_side(new_spec, &new_options, &mut stdin)?;
-        if args.to_kustomize_version.is_some() {
-            // Both sides may be the same directory: say which build is which.
-            old.label = format!(
-                "{} (kustomize {})",
-                old.label, old_options.kustomize_version
-            );
-            new.label = format!(
-                "{} (kustomize {})",
-                new.label, new_options.kustomize_version
-            );
-        }
-        let opts = DiffOptions {
-            ignore_fields: args.ignore_field.clone(),
-            ignore_hash_suffix: args.ignore_hash_suffix,
-            redact_secrets: matches!(args.output, DiffFormat::Markdown) && !args.show_secrets,
-        };
-        let result = diff(&old, &new, &opts)?;
-        let text = match args.output {
-            DiffFormat::Json => format!("{:#}\n", result.to_json()),
-            DiffFormat::Markdown => result.to_markdown(args.max_bytes),
-            DiffFormat::Text => {
-                let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-                let color = match args.color {
-                    ColorWhen::Always => true,
-                    ColorWhen::Never => false,
-                    ColorWhen::Auto => !no_color && std::io::stdout().is_terminal(),
-                };
-                result.to_text(color, args.stat)
-            }
-        };
-        // An upgrade preview says nothing when the upgrade changes nothing, so
-        // scripts can test for empty output as well as the exit status.
-        let quiet = args.to_kustomize_version.is_some()
-            && matches!(args.output, DiffFormat::Text)
-            && !result.has_differences();
-        if !quiet {
-            print_stdout(&text)?;
-        }
-        Ok(result.has_differences())
-    })();
+    let result = if let Some(git_ref) = &args.git_ref {
+        run_diff_ref(args, git_ref)
+    } else {
+        run_diff_sides(args)
+    };
     match result {
         Ok(false) => ExitCode::SUCCESS,
         Ok(true) => ExitCode::from(1),
@@ -129,3 +113,92 @@ pub(crate) fn run_diff(args: &DiffArgs) -> ExitCode {
         }
     }
 }
+
+/// `kbuild diff OLD NEW`: whether they differ.
+fn run_diff_sides(args: &DiffArgs) -> Result<bool, kbuild::Error> {
+    use kbuild::diff::{diff, load_side};
+    let (old_spec, new_spec) = match (args.inputs.as_slice(), args.to_kustomize_version) {
+        ([old, new], _) => (old, new),
+        ([old], Some(_)) => (old, old),
+        _ => {
+            return Err(kbuild::Error::msg(format!(
+                "kbuild diff compares two sides, OLD and NEW, and was given {} argument{}; to compare with a git revision, use --ref REF [PATH]...",
+                args.inputs.len(),
+                if args.inputs.len() == 1 { "" } else { "s" }
+            )));
+        }
+    };
+    if old_spec == "-" && new_spec == "-" {
+        return Err(kbuild::Error::msg(
+            "only one side of a diff can be read from stdin ('-')",
+        ));
+    }
+    let old_options = args.flags.options()?;
+    let mut new_options = old_options.clone();
+    if let Some(v) = args.to_kustomize_version {
+        new_options.kustomize_version = v;
+    }
+    let mut stdin = std::io::stdin().lock();
+    let mut old = load_side(old_spec, &old_options, &mut stdin)?;
+    let mut new = load_side(new_spec, &new_options, &mut stdin)?;
+    if args.to_kustomize_version.is_some() {
+        // Both sides may be the same directory: say which build is which.
+        old.label = format!(
+            "{} (kustomize {})",
+            old.label, old_options.kustomize_version
+        );
+        new.label = format!(
+            "{} (kustomize {})",
+            new.label, new_options.kustomize_version
+        );
+    }
+    let result = diff(&old, &new, &args.diff_options())?;
+    let text = match args.output {
+        DiffFormat::Json => format!("{:#}\n", result.to_json()),
+        DiffFormat::Markdown => result.to_markdown(args.max_bytes),
+        DiffFormat::Text => result.to_text(args.color(), args.stat),
+    };
+    // An upgrade preview says nothing when the upgrade changes nothing, so
+    // scripts can test for empty output as well as the exit status.
+    let quiet = args.to_kustomize_version.is_some()
+        && matches!(args.output, DiffFormat::Text)
+        && !result.has_differences();
+    if !quiet {
+        print_stdout(&text)?;
+    }
+    Ok(result.has_differences())
+}
+
+/// `kbuild diff --ref REF [--to-ref REF] [PATH]...`: whether any kustomization differs.
+fn run_diff_ref(args: &DiffArgs, git_ref: &str) -> Result<bool, kbuild::Error> {
+    use kbuild::refs::{RefDiff, diff_refs};
+    if args.inputs.iter().any(|p| p == "-") {
+        return Err(kbuild::Error::msg(
+            "with --ref, the paths are kustomization directories or YAML files in the repository; standard input ('-') has no revision",
+        ));
+    }
+    let cwd = std::env::current_dir()
+        .and_then(|d| d.canonicalize())
+        .map_err(|e| kbuild::Error::Io {
+            path: ".".into(),
+            source: e,
+        })?;
+    let report = diff_refs(
+        &RefDiff {
+            from: git_ref,
+            to: args.to_ref.as_deref(),
+            paths: &args.inputs,
+            build: &args.flags.options()?,
+            diff: &args.diff_options(),
+        },
+        &cwd,
+    )?;
+    let text = match args.output {
+        DiffFormat::Json => format!("{:#}\n", report.to_json()),
+        DiffFormat::Markdown => report.to_markdown(args.max_bytes),
+        DiffFormat::Text => report.to_text(args.color(), args.stat),
+    };
+    print_stdout(&text)?;
+    Ok(report.has_differences())
+}
+

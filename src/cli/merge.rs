@@ -8,9 +8,10 @@ use super::BuildFlags;
 use clap::ValueEnum;
 use kbuild::Error;
 use kbuild::build::BuildOptions;
+use kbuild::diff::generated::{merge3_generated, pairing_key};
 use kbuild::diff::inputs::{self, Loaded, Origin};
 use kbuild::kubectl_apply::{Action, ApplyOptions, dry_run, expand_lists};
-use kbuild::merge::merge3::{Change, Merge3Options, Merged, merge3_resources};
+use kbuild::merge::merge3::{Change, Merge3Options, Merged};
 use kbuild::resource::selector::LabelSelector;
 use kbuild::yaml::{Node, emit};
 
@@ -136,7 +137,8 @@ pub fn run_merge3(args: &Merge3Args) -> Result<(), Error> {
     let original = load(&args.original, "--original", &options)?;
     let updated = load(&args.updated, "--updated", &options)?;
     let dest = load(&args.dest, "--dest", &options)?;
-    let merged = merge3_resources(
+    // Generated ConfigMaps and Secrets pair through their names without the hash suffix.
+    let merged = merge3_generated(
         &original.docs,
         &updated.docs,
         &dest.docs,
@@ -148,11 +150,11 @@ pub fn run_merge3(args: &Merge3Args) -> Result<(), Error> {
         let docs: Vec<&Node> = merged.iter().filter_map(|m| m.node.as_ref()).collect();
         write_output(args.output.as_deref(), &emit::emit_stream_refs(&docs))?;
     }
-    print_merge3_summary(&merged, &dest.docs);
+    print_merge3_summary(&merged, &original.docs, &dest.docs);
     Ok(())
 }
 
-fn print_merge3_summary(merged: &[Merged], dest: &[Node]) {
+fn print_merge3_summary(merged: &[Merged], original: &[Node], dest: &[Node]) {
     let mut counts = [0usize; 4];
     let mut changed = 0;
     for m in merged {
@@ -167,6 +169,12 @@ fn print_merge3_summary(merged: &[Merged], dest: &[Node]) {
         if m.change == Change::Merged && differs {
             changed += 1;
             eprintln!("merged  {} (changed)", m.key);
+        } else if m.change == Change::Deleted && locally_edited(m, original, dest) {
+            // kyaml's rule (upstream's deletion wins) stands, but not silently.
+            eprintln!(
+                "{word:<7} {} (upstream removed it; the local edits to it are dropped)",
+                m.key
+            );
         } else if matches!(m.change, Change::Added | Change::Deleted) {
             eprintln!("{word:<7} {}", m.key);
         }
@@ -175,6 +183,13 @@ fn print_merge3_summary(merged: &[Merged], dest: &[Node]) {
         "merge3: {} added, {} deleted, {} merged ({changed} changed), {} kept",
         counts[0], counts[1], counts[2], counts[3]
     );
+}
+
+/// Whether the local copy of a resource differs from the original it was copied from.
+fn locally_edited(m: &Merged, original: &[Node], dest: &[Node]) -> bool {
+    let local = m.dest_index.and_then(|i| dest.get(i));
+    let upstream = original.iter().find(|n| pairing_key(n) == m.key);
+    local.is_some() && local != upstream
 }
 
 /// Writes the result back into DEST's files; computes every file before writing any.
@@ -253,7 +268,7 @@ fn new_resource_file(
         .docs
         .iter()
         .zip(&updated.origins)
-        .find(|(d, _)| kbuild::merge::merge3::resource_key(d) == m.key)
+        .find(|(d, _)| pairing_key(d) == m.key)
         .and_then(|(_, o)| match o {
             Origin::File { path, .. } => Some(path.clone()),
             Origin::Built | Origin::Stdin => None,

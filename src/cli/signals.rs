@@ -1,7 +1,8 @@
-//! SIGINT, SIGTERM and SIGHUP while kbuild writes: its temporary files are removed before
-//! the process dies, and it dies of the signal (exit status 128+N to a shell), as it would
-//! without a handler. A killed process runs no destructors, so the library keeps a register
-//! of its temporary files (`kbuild::output::temp`) for this handler.
+//! SIGINT, SIGTERM and SIGHUP while kbuild writes: its temporary files and the temporary
+//! checkouts of `diff --ref` are removed before the process dies, and it dies of the signal
+//! (exit status 128+N to a shell), as it would without a handler. A killed process runs no
+//! destructors, so the library keeps registers of both (`kbuild::output::temp`,
+//! `kbuild::refs::git`) for this one handler.
 
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
@@ -18,6 +19,7 @@ pub(crate) fn remove_temporaries_on_signal() {
                 // Held until the process ends: no thread creates or renames a temporary
                 // file after this point.
                 let _held = kbuild::output::temp::remove_all_for_exit();
+                kbuild::refs::git::remove_checkouts_and_block();
                 let _ = signal_hook::low_level::emulate_default_handler(signal);
                 // A signal whose default is not to end the process (none of the three):
                 // end it the same way.

@@ -12,45 +12,80 @@ const TAIL: usize = 200;
 impl DiffResult {
     /// The markdown report, at most `max_bytes` long (but never less than its table).
     pub fn to_markdown(&self, max_bytes: usize) -> String {
-        let s = self.summary();
-        let mut out = format!(
-            "### kbuild diff: `{}` → `{}`\n\n| | changed | added | removed | unchanged |\n|---|---|---|---|---|\n| `{}` → `{}` | {} | {} | {} | {} |\n\n",
-            self.old_label,
-            self.new_label,
-            self.old_label,
-            self.new_label,
-            s.changed,
-            s.added,
-            s.removed,
-            s.unchanged
-        );
-        let shown: Vec<&Entry> = self
-            .entries
-            .iter()
-            .filter(|e| e.status == Status::Changed)
-            .chain(self.entries.iter().filter(|e| e.status == Status::Added))
-            .chain(self.entries.iter().filter(|e| e.status == Status::Removed))
-            .collect();
-        if shown.is_empty() {
-            out.push_str("No differences.\n");
-            return out;
+        let title = format!("`{}` → `{}`", self.old_label, self.new_label);
+        report(&title, "", &[(title.clone(), self)], false, max_bytes)
+    }
+}
+
+/// A report over several comparisons: the heading `kbuild diff: {title}`, a table with one
+/// row per comparison (`rows` pairs each with its row label; `column` heads the label
+/// column), then the sections of every changed, added or removed resource, each comparison's
+/// under a heading of its label when `headings`. The byte budget is shared: what does not
+/// fit is counted at the end.
+pub fn report(
+    title: &str,
+    column: &str,
+    rows: &[(String, &DiffResult)],
+    headings: bool,
+    max_bytes: usize,
+) -> String {
+    let column = if column.is_empty() {
+        " ".to_string()
+    } else {
+        format!(" {column} ")
+    };
+    let mut out = format!(
+        "### kbuild diff: {title}\n\n|{column}| changed | added | removed | unchanged |\n|---|---|---|---|---|\n"
+    );
+    for (label, result) in rows {
+        let s = result.summary();
+        out.push_str(&format!(
+            "| {label} | {} | {} | {} | {} |\n",
+            s.changed, s.added, s.removed, s.unchanged
+        ));
+    }
+    out.push('\n');
+    let shown: Vec<(&str, &DiffResult, Vec<&Entry>)> = rows
+        .iter()
+        .map(|(label, result)| (label.as_str(), *result, shown_entries(result)))
+        .filter(|(_, _, entries)| !entries.is_empty())
+        .collect();
+    if shown.is_empty() {
+        out.push_str("No differences.\n");
+        return out;
+    }
+    let total: usize = shown.iter().map(|(_, _, e)| e.len()).sum();
+    let mut done = 0;
+    for (label, result, entries) in &shown {
+        if headings {
+            out.push_str(&format!("#### {label}\n\n"));
         }
-        for (i, e) in shown.iter().enumerate() {
+        for e in entries {
             let budget = max_bytes.saturating_sub(out.len() + TAIL);
-            match section(self, e, budget) {
+            match section(result, e, budget) {
                 Some(text) => out.push_str(&text),
                 None => {
-                    let left = shown.len() - i;
+                    let left = total - done;
                     out.push_str(&format!(
                         "_{left} more resource{} not shown: the comment reached --max-bytes {max_bytes}._\n",
                         if left == 1 { "" } else { "s" }
                     ));
-                    break;
+                    return out;
                 }
             }
+            done += 1;
         }
-        out
     }
+    out
+}
+
+/// The entries a report shows: changed, then added, then removed.
+fn shown_entries(result: &DiffResult) -> Vec<&Entry> {
+    let with = |status: Status| result.entries.iter().filter(move |e| e.status == status);
+    with(Status::Changed)
+        .chain(with(Status::Added))
+        .chain(with(Status::Removed))
+        .collect()
 }
 
 /// One resource's section within `budget` bytes, its diff cut at a line if needed; None

@@ -13,9 +13,12 @@
 //! argument: deciding whether the output is a terminal is the binary's job)
 //! or JSON.
 
+pub mod generated;
 pub mod inputs;
 mod markdown;
 mod redact;
+
+pub use markdown::report as markdown_report;
 
 use crate::build::{BuildOptions, build};
 use crate::error::{Error, Result};

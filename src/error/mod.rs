@@ -8,8 +8,10 @@
 //! kustomizations and entries that led to an error is kept as `Context`
 //! layers, outermost first; `Error::report` renders all of it for a terminal.
 
+mod git;
 mod helm;
 
+pub use git::GitError;
 pub use helm::{HelmError, HelmProblem};
 use std::fmt;
 use std::path::PathBuf;
@@ -70,6 +72,9 @@ pub enum Error {
     /// A helm chart that could not be inflated.
     #[error("{0}")]
     Helm(Box<HelmError>),
+    /// A git revision could not be read (`kbuild diff --ref`).
+    #[error("{0}")]
+    Git(Box<GitError>),
     /// Input kbuild recognises but does not handle (helm charts, external plugins).
     #[error("{what}")]
     Unsupported {
@@ -197,6 +202,8 @@ pub enum ErrorKind {
     Cycle,
     /// [`Error::Helm`].
     Helm,
+    /// [`Error::Git`].
+    Git,
     /// [`Error::Unsupported`].
     Unsupported,
     /// [`Error::DuplicateId`].
@@ -329,6 +336,7 @@ impl Error {
             Error::Restricted(r) => Error::Restricted(r.clone()),
             Error::Cycle(c) => Error::Cycle(c.clone()),
             Error::Helm(h) => Error::Helm(h.clone()),
+            Error::Git(g) => Error::Git(g.clone()),
             Error::Unsupported { what, hint } => Error::Unsupported {
                 what: what.clone(),
                 hint: hint.clone(),
@@ -383,6 +391,7 @@ impl Error {
             Error::Restricted(_) => ErrorKind::Restricted,
             Error::Cycle(_) => ErrorKind::Cycle,
             Error::Helm(_) => ErrorKind::Helm,
+            Error::Git(_) => ErrorKind::Git,
             Error::Unsupported { .. } => ErrorKind::Unsupported,
             Error::DuplicateId { .. } => ErrorKind::DuplicateId,
             Error::NoMatch { .. } => ErrorKind::NoMatch,
@@ -402,6 +411,7 @@ impl Error {
             Error::Field(field) => field.hint.as_deref(),
             Error::Unsupported { hint, .. } => hint.as_deref(),
             Error::Helm(h) => h.hint(),
+            Error::Git(g) => g.hint(),
             _ => None,
         }
     }

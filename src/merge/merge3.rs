@@ -427,12 +427,25 @@ pub fn merge3_resources(
     dest: &[Node],
     options: &Merge3Options<'_>,
 ) -> Result<Vec<Merged>, Error> {
-    let original = index(original, "original")?;
-    let updated_index = index(updated, "updated")?;
-    let dest_index = index(dest, "dest")?;
+    merge3_resources_by(original, updated, dest, options, &resource_key)
+}
+
+/// [`merge3_resources`] with resources paired by `key` instead of [`resource_key`] (the
+/// result's keys are `key`'s): for identities a build rewrites, such as the hash suffixes
+/// of generated names.
+pub fn merge3_resources_by(
+    original: &[Node],
+    updated: &[Node],
+    dest: &[Node],
+    options: &Merge3Options<'_>,
+    key: &dyn Fn(&Node) -> String,
+) -> Result<Vec<Merged>, Error> {
+    let original = index(original, "original", key)?;
+    let updated_index = index(updated, "updated", key)?;
+    let dest_index = index(dest, "dest", key)?;
     let mut out = Vec::new();
     for (i, node) in dest.iter().enumerate() {
-        let key = resource_key(node);
+        let key = key(node);
         let o = original.get(&key).copied();
         let u = updated_index.get(&key).copied();
         let (change, merged) = match (o, u) {
@@ -452,7 +465,7 @@ pub fn merge3_resources(
         });
     }
     for node in updated {
-        let key = resource_key(node);
+        let key = key(node);
         if dest_index.contains_key(&key) {
             continue;
         }
@@ -474,6 +487,7 @@ pub fn merge3_resources(
 fn index<'n>(
     nodes: &'n [Node],
     which: &str,
+    key: &dyn Fn(&Node) -> String,
 ) -> Result<std::collections::HashMap<String, &'n Node>, Error> {
     let mut map = std::collections::HashMap::new();
     for node in nodes {
@@ -483,7 +497,7 @@ fn index<'n>(
                 node.type_name()
             )));
         }
-        let key = resource_key(node);
+        let key = key(node);
         if map.insert(key.clone(), node).is_some() {
             return Err(Error::duplicate_id(
                 key.clone(),
