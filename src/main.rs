@@ -117,10 +117,7 @@ fn writes_files(cli: &Cli) -> bool {
         // `diff --ref` writes a revision's files into a temporary directory.
         Some(Command::Diff(a)) => a.git_ref.is_some(),
         Some(
-            Command::Deps(_)
-            | Command::Version(_)
-            | Command::Completions(_)
-            | Command::Man(_),
+            Command::Deps(_) | Command::Version(_) | Command::Completions(_) | Command::Man(_),
         ) => false,
     }
 }

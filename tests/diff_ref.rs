@@ -627,51 +627,6 @@ fn ci_examples_run_their_diff_steps(_: ()) {
     assert!(md.contains("| `overlays/old` | 0 | 0 | 4 | 0 |"), "{md}");
 }
 
-/// The README's `kbuild diff --ref` samples are what `examples/ci/demo.sh` prints.
-fn readme_samples_are_the_demo_output(_: ()) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).expect("README");
-    let scratch = tempfile::tempdir().expect("tempdir");
-    let mut lines = readme.lines();
-    let mut checked = 0;
-    while let Some(line) = lines.next() {
-        let fence = line.trim_end_matches("console");
-        if !(fence.starts_with("```") && fence.chars().all(|c| c == '`') && line != fence) {
-            continue;
-        }
-        let Some(command) = lines
-            .next()
-            .and_then(|l| l.strip_prefix("$ examples/ci/demo.sh"))
-        else {
-            continue;
-        };
-        let sample: Vec<&str> = lines.by_ref().take_while(|l| *l != fence).collect();
-        let out = Command::new("sh")
-            .arg(root.join("examples/ci/demo.sh"))
-            .args(command.split_whitespace())
-            .env("KBUILD", env!("CARGO_BIN_EXE_kbuild"))
-            .env("TMPDIR", scratch.path())
-            .env_remove("NO_COLOR")
-            .output()
-            .expect("run demo.sh");
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert_eq!(
-            String::from_utf8_lossy(&out.stdout).trim_end(),
-            sample.join("\n"),
-            "README sample `examples/ci/demo.sh{command}`"
-        );
-        checked += 1;
-    }
-    assert_eq!(checked, 2, "README samples of examples/ci/demo.sh");
-    let left = std::fs::read_dir(scratch.path()).expect("scratch").count();
-    assert_eq!(left, 0, "demo.sh or kbuild left files in TMPDIR");
-}
-
 fn main() {
     let have_git = Command::new("git")
         .arg("--version")
@@ -691,10 +646,6 @@ fn main() {
         (
             "ci_examples_run_their_diff_steps",
             ci_examples_run_their_diff_steps,
-        ),
-        (
-            "readme_samples_are_the_demo_output",
-            readme_samples_are_the_demo_output,
         ),
         #[cfg(unix)]
         (

@@ -97,13 +97,17 @@ fn blocks(text: &str) -> Result<Vec<Block>, String> {
     let mut last_dir: Option<String> = None;
     let mut i = 0;
     while i < lines.len() {
-        let Some(info) = lines[i].strip_prefix("```") else {
+        // A fence is three or more backticks; it ends at a line of as many (a ````
+        // block may hold ``` lines, as a markdown sample does).
+        let ticks = lines[i].len() - lines[i].trim_start_matches('`').len();
+        if ticks < 3 {
             i += 1;
             continue;
-        };
+        }
+        let (fence, info) = lines[i].split_at(ticks);
         let open = i;
         let end = (open + 1..lines.len())
-            .find(|&j| lines[j].trim_end() == "```")
+            .find(|&j| lines[j].trim_end() == fence)
             .unwrap_or(lines.len());
         let body: Vec<String> = lines[open + 1..end.min(lines.len())]
             .iter()

@@ -201,4 +201,3 @@ fn run_diff_ref(args: &DiffArgs, git_ref: &str) -> Result<bool, kbuild::Error> {
     print_stdout(&text)?;
     Ok(report.has_differences())
 }
-
