@@ -75,10 +75,13 @@ pub struct BuildOptions {
     /// [managedByLabel]` does (kustomize's deprecated `--enable-managedby-label`).
     pub add_managed_by_label: bool,
     /// Which plugins kustomize would run (`--enable-helm`, `--enable-alpha-plugins`): helm
-    /// charts are inflated with either; kbuild runs no external plugins yet.
+    /// charts are inflated with either, external plugins only with the second.
     pub plugins: Plugins,
     /// How helm charts are inflated (the `--helm-*` flags, the chart cache).
     pub helm: crate::helm::HelmOptions,
+    /// How external plugins run (`--enable-exec`, the container flags, `--plugin-timeout`,
+    /// `--allow-plugin`); they run at all only with `plugins.enable_alpha_plugins`.
+    pub external: crate::plugin::Options,
 }
 
 /// What a kustomization (and everything below it) has produced so far.
@@ -148,6 +151,7 @@ fn build_with_cache(
         files,
         version: options.kustomize_version,
         plugins: options.plugins,
+        external: &options.external,
         chain: Vec::new(),
         meta: None,
         schemas: None,
@@ -221,6 +225,8 @@ struct Builder<'o> {
     version: KustomizeVersion,
     /// Which plugins kustomize would run (see build/plugins.rs).
     plugins: Plugins,
+    /// How external plugins run (see the `plugin` module).
+    external: &'o crate::plugin::Options,
     /// Directories being built, outermost first (for cycle detection).
     chain: Vec<PathBuf>,
     /// The top kustomization's `buildMetadata` (set when it is loaded).
@@ -360,9 +366,12 @@ impl Builder<'_> {
         let generator_configs = self.load_plugin_configs(ldr, file, &k.generators)?;
         self.run_generators(ldr, file, k, acc)?;
         self.run_helm_charts(&charts, file, acc)?;
-        for (config, source) in generator_configs {
-            self.run_generator_config(ldr, &config, &source, acc)
-                .map_err(|e| e.context(format!("running generator from {}", source.display())))?;
+        for (config, source, external) in generator_configs {
+            match &external {
+                Some(plugin) => self.run_plugin_generator(plugin, acc),
+                None => self.run_generator_config(ldr, &config, &source, acc),
+            }
+            .map_err(|e| e.context(format!("running generator from {}", source.display())))?;
         }
         for entry in &k.components {
             self.accumulate_component(ldr, entry, acc)
@@ -393,27 +402,35 @@ impl Builder<'_> {
         // path for both, as in kustomize.
         let steps = fields::steps(k, &acc.config, file);
         let rm = &mut acc.resmap;
-        let mut run = |step: &Step, configured_in: &Path, warnings: &mut Vec<String>| {
-            run_step(step, rm, &mut env, warnings, meta, configured_in)
-        };
         for step in &steps {
-            run(step, file, &mut self.warnings)?;
+            run_step(step, rm, &mut env, &mut self.warnings, meta, file)?;
         }
-        for (config, source) in self.load_plugin_configs(ldr, file, &k.transformers)? {
-            let step = configs::step(&config, &source)
-                .map_err(|e| e.context(format!("running transformer from {}", source.display())))?;
-            run(&step, &source, &mut self.warnings)?;
+        let external = self.external;
+        for (config, source, plugin) in self.load_plugin_configs(ldr, file, &k.transformers)? {
+            let ctx = |e: Error| e.context(format!("running transformer from {}", source.display()));
+            match plugin {
+                Some(plugin) => plugin.transform(rm, external).map_err(ctx)?,
+                None => {
+                    let step = configs::step(&config, &source).map_err(ctx)?;
+                    run_step(&step, rm, &mut env, &mut self.warnings, meta, &source)?;
+                }
+            }
         }
-        if let Some((config, _)) = self.load_plugin_configs(ldr, file, &k.validators)?.first() {
-            // Not external (load_plugin_configs refused those): kustomize would run a
-            // builtin transformer as a validator and fail if it changed anything.
-            let kind = config.get_str(&["kind"]).unwrap_or_default();
-            return Err(Error::Unsupported {
-                what: format!(
-                    "validators: kbuild does not run a builtin transformer ({kind}) as a validator"
-                ),
-                hint: Some("run the validator on kbuild's output instead".into()),
-            });
+        for (config, source, plugin) in self.load_plugin_configs(ldr, file, &k.validators)? {
+            let Some(plugin) = plugin else {
+                // kustomize would run a builtin transformer as a validator and fail if it
+                // changed anything.
+                let kind = config.get_str(&["kind"]).unwrap_or_default();
+                return Err(Error::Unsupported {
+                    what: format!(
+                        "validators: kbuild does not run a builtin transformer ({kind}) as a validator"
+                    ),
+                    hint: Some("run the validator on kbuild's output instead".into()),
+                });
+            };
+            plugin
+                .validate(&acc.resmap, external)
+                .map_err(|e| e.context(format!("running validator from {}", source.display())))?;
         }
         transform::vars::declare(&mut acc.resmap, &mut acc.vars, &k.vars, file)
     }

@@ -9,8 +9,10 @@
 //! layers, outermost first; `Error::report` renders all of it for a terminal.
 
 mod helm;
+mod plugin;
 
 pub use helm::{HelmError, HelmProblem};
+pub use plugin::{PluginError, PluginProblem};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -70,6 +72,9 @@ pub enum Error {
     /// A helm chart that could not be inflated.
     #[error("{0}")]
     Helm(Box<HelmError>),
+    /// An external plugin (exec plugin, KRM function) that could not be loaded or run.
+    #[error("{0}")]
+    Plugin(Box<PluginError>),
     /// Input kbuild recognises but does not handle (helm charts, external plugins).
     #[error("{what}")]
     Unsupported {
@@ -191,6 +196,8 @@ pub enum ErrorKind {
     Cycle,
     /// [`Error::Helm`].
     Helm,
+    /// [`Error::Plugin`].
+    Plugin,
     /// [`Error::Unsupported`].
     Unsupported,
     /// [`Error::DuplicateId`].
@@ -320,6 +327,7 @@ impl Error {
             Error::Restricted(r) => Error::Restricted(r.clone()),
             Error::Cycle(c) => Error::Cycle(c.clone()),
             Error::Helm(h) => Error::Helm(h.clone()),
+            Error::Plugin(p) => Error::Plugin(p.clone()),
             Error::Unsupported { what, hint } => Error::Unsupported {
                 what: what.clone(),
                 hint: hint.clone(),
@@ -373,6 +381,7 @@ impl Error {
             Error::Restricted(_) => ErrorKind::Restricted,
             Error::Cycle(_) => ErrorKind::Cycle,
             Error::Helm(_) => ErrorKind::Helm,
+            Error::Plugin(_) => ErrorKind::Plugin,
             Error::Unsupported { .. } => ErrorKind::Unsupported,
             Error::DuplicateId { .. } => ErrorKind::DuplicateId,
             Error::NoMatch { .. } => ErrorKind::NoMatch,
@@ -391,6 +400,7 @@ impl Error {
             Error::Field(field) => field.hint.as_deref(),
             Error::Unsupported { hint, .. } => hint.as_deref(),
             Error::Helm(h) => h.hint(),
+            Error::Plugin(p) => p.hint(),
             _ => None,
         }
     }
