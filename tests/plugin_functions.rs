@@ -148,14 +148,22 @@ fn functions_that_fail_print_nonsense_or_cannot_run() {
         &["failed (exit status: 2):\nno key for this file"],
     );
     let tree = function_tree("transformers", "", "#!/bin/sh\necho '{{{'\n");
-    assert_fails(&tree, &tree.kbuild(FN), &["printed output that is not YAML"]);
+    assert_fails(
+        &tree,
+        &tree.kbuild(FN),
+        &["printed output that is not YAML"],
+    );
     let tree = function_tree("transformers", "", "#!/bin/sh\ncat\n");
     std::fs::set_permissions(
         tree.path("k/fn.sh"),
         std::os::unix::fs::PermissionsExt::from_mode(0o644),
     )
     .unwrap();
-    assert_fails(&tree, &tree.kbuild(FN), &["unexecutable plugin at:", "chmod +x"]);
+    assert_fails(
+        &tree,
+        &tree.kbuild(FN),
+        &["unexecutable plugin at:", "chmod +x"],
+    );
 }
 
 #[test]
@@ -204,7 +212,13 @@ fn a_hanging_plugin_is_killed_with_its_children() {
         && !std::fs::read_to_string(format!("/proc/{}/stat", child.trim()))
             .is_ok_and(|s| s.contains(") Z "));
     assert!(!alive, "the plugin's child {} still runs", child.trim());
-    let out = tree.kbuild(&["build", "--enable-alpha-plugins", "--plugin-timeout", "soon", "k"]);
+    let out = tree.kbuild(&[
+        "build",
+        "--enable-alpha-plugins",
+        "--plugin-timeout",
+        "soon",
+        "k",
+    ]);
     assert!(stderr(&out).contains("--plugin-timeout: invalid duration \"soon\""));
 }
 

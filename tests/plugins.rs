@@ -284,7 +284,10 @@ fn plugin_printing_nonsense(k: Vec<(&'static str, PathBuf)>) {
         &tree,
         &k,
         ALPHA,
-        &["plugin Noise 'n'", "printed something that is not Kubernetes YAML"],
+        &[
+            "plugin Noise 'n'",
+            "printed something that is not Kubernetes YAML",
+        ],
     );
 }
 
@@ -299,7 +302,12 @@ fn missing_and_unexecutable_plugins(k: Vec<(&'static str, PathBuf)>) {
     both_fail(&tree, &k, ALPHA, &[&expected, "KUSTOMIZE_PLUGIN_HOME"]);
     // A Go plugin kustomize would load: kbuild says it cannot.
     tree.write("home/example.com/v1/absent/Absent.so", "not really");
-    both_fail(&tree, &k, ALPHA, &["is a Go plugin; kbuild does not load Go plugins"]);
+    both_fail(
+        &tree,
+        &k,
+        ALPHA,
+        &["is a Go plugin; kbuild does not load Go plugins"],
+    );
     tree.write("home/example.com/v1/absent/Absent", "#!/bin/sh\n");
     both_fail(
         &tree,
@@ -353,7 +361,8 @@ fn plugins_not_enabled(k: Vec<(&'static str, PathBuf)>) {
 
 /// A `docker` stand-in: records its arguments in `$TREE/argv-$RUN`, then acts as a
 /// function that scales Deployments (a text edit of the ResourceList it is given).
-const DOCKER: &str = "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$TREE/argv-$RUN\"\nsed -e 's/replicas: 1/replicas: 5/'\n";
+const DOCKER: &str =
+    "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$TREE/argv-$RUN\"\nsed -e 's/replicas: 1/replicas: 5/'\n";
 
 fn container_function_command_line(k: Vec<(&'static str, PathBuf)>) {
     let tree = Tree::new();
@@ -456,6 +465,48 @@ fn container_function_network_and_user(k: Vec<(&'static str, PathBuf)>) {
     }
 }
 
+fn policy_generator_example_matches_kubectl(k: Vec<(&'static str, PathBuf)>) {
+    let pyyaml = std::process::Command::new("python3")
+        .args(["-c", "import yaml"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !pyyaml {
+        common::skipped(
+            "the PolicyGenerator-style example against kubectl",
+            "needs python3 with PyYAML",
+        );
+        return;
+    }
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/plugins/policy-generator");
+    let tree = Tree::new();
+    let expected = std::fs::read_to_string(dir.join("expected.yaml")).unwrap();
+    for (version, kubectl) in &k {
+        let want = tree
+            .command(kubectl)
+            .env("KUSTOMIZE_PLUGIN_HOME", dir.join("plugin"))
+            .args(["kustomize", "--enable-alpha-plugins"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(want.status.success(), "{}", stderr(&want));
+        let got = tree
+            .command(std::path::Path::new(env!("CARGO_BIN_EXE_kbuild")))
+            .env("KUSTOMIZE_PLUGIN_HOME", dir.join("plugin"))
+            .args([
+                "build",
+                "--enable-alpha-plugins",
+                "--kustomize-version",
+                version,
+            ])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(stdout(&got), stdout(&want), "kustomize {version}");
+        assert_eq!(stdout(&got), expected, "kustomize {version}");
+    }
+}
+
 fn main() {
     common::run_needing(
         kubectls(),
@@ -485,6 +536,10 @@ fn main() {
             (
                 "container_function_network_and_user",
                 container_function_network_and_user,
+            ),
+            (
+                "policy_generator_example_matches_kubectl",
+                policy_generator_example_matches_kubectl,
             ),
         ],
     );

@@ -407,7 +407,8 @@ impl Builder<'_> {
         }
         let external = self.external;
         for (config, source, plugin) in self.load_plugin_configs(ldr, file, &k.transformers)? {
-            let ctx = |e: Error| e.context(format!("running transformer from {}", source.display()));
+            let ctx =
+                |e: Error| e.context(format!("running transformer from {}", source.display()));
             match plugin {
                 Some(plugin) => plugin.transform(rm, external).map_err(ctx)?,
                 None => {

@@ -115,7 +115,12 @@ pub(super) fn from_plugin(mut node: Node) -> Result<Resource> {
         }
     }
     let mut r = Resource::new(node)?;
-    let text = |k: &str| taken.get(k).and_then(Node::scalar_string).unwrap_or_default();
+    let text = |k: &str| {
+        taken
+            .get(k)
+            .and_then(Node::scalar_string)
+            .unwrap_or_default()
+    };
     let list = |k: &str| -> Vec<String> {
         text(k)
             .split(',')

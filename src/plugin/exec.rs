@@ -28,18 +28,17 @@ pub(super) fn args(
     let field = |name: &str| -> Result<String, PluginProblem> {
         match config.get(name) {
             None | Some(Node::Null) => Ok(String::new()),
-            Some(Node::Seq(_) | Node::Map(_)) => Err(PluginProblem::BadConfig(format!(
-                "{name} must be a string"
-            ))),
+            Some(Node::Seq(_) | Node::Map(_)) => {
+                Err(PluginProblem::BadConfig(format!("{name} must be a string")))
+            }
             Some(v) => Ok(v.scalar_string().unwrap_or_default()),
         }
     };
     let mut args = Vec::new();
     let one_liner = field("argsOneLiner")?;
     if !one_liner.is_empty() {
-        args = shlex_split(&one_liner).map_err(|e| {
-            PluginProblem::BadConfig(format!("failed to parse argsOneLiner: {e}"))
-        })?;
+        args = shlex_split(&one_liner)
+            .map_err(|e| PluginProblem::BadConfig(format!("failed to parse argsOneLiner: {e}")))?;
     }
     let from_file = field("argsFromFile")?;
     if !from_file.is_empty() {
@@ -162,6 +161,9 @@ mod tests {
             ["one", "two three", "four", "fi ve"]
         );
         assert_eq!(shlex_split(r#"'a\b' "c\"d""#).unwrap(), [r"a\b", r#"c"d"#]);
-        assert_eq!(shlex_split("'open").unwrap_err(), "unclosed quote in string");
+        assert_eq!(
+            shlex_split("'open").unwrap_err(),
+            "unclosed quote in string"
+        );
     }
 }

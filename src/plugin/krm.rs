@@ -70,9 +70,8 @@ pub(super) fn resource_list(items: Vec<Node>, function_config: Node) -> String {
 pub(super) fn read_output(stdout: &[u8]) -> Result<Vec<Resource>, PluginProblem> {
     let text = std::str::from_utf8(stdout)
         .map_err(|_| PluginProblem::BadOutput("printed output that is not UTF-8".into()))?;
-    let docs = crate::yaml::parse::parse_stream(text, "the function's output").map_err(|e| {
-        PluginProblem::BadOutput(format!("printed output that is not YAML: {e}"))
-    })?;
+    let docs = crate::yaml::parse::parse_stream(text, "the function's output")
+        .map_err(|e| PluginProblem::BadOutput(format!("printed output that is not YAML: {e}")))?;
     let is_list = |d: &Node| {
         d.get_str(&["kind"]) == Some("ResourceList")
             && matches!(
@@ -104,9 +103,8 @@ pub(super) fn read_output(stdout: &[u8]) -> Result<Vec<Resource>, PluginProblem>
     items
         .into_iter()
         .map(|item| {
-            annotations::from_plugin(item).map_err(|e| {
-                PluginProblem::BadOutput(format!("printed an invalid resource: {e}"))
-            })
+            annotations::from_plugin(item)
+                .map_err(|e| PluginProblem::BadOutput(format!("printed an invalid resource: {e}")))
         })
         .collect()
 }
@@ -179,7 +177,9 @@ mod tests {
         .unwrap();
         assert_eq!(out.len(), 1);
         assert!(out[0].node.get_path(&["metadata", "annotations"]).is_none());
-        let out = read_output(b"kind: A\nmetadata:\n  name: a\n---\nkind: B\nmetadata:\n  name: b\n").unwrap();
+        let out =
+            read_output(b"kind: A\nmetadata:\n  name: a\n---\nkind: B\nmetadata:\n  name: b\n")
+                .unwrap();
         assert_eq!(out.len(), 2);
         let e = read_output(
             b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nresults:\n- message: bad key\n  severity: error\n  resourceRef: {kind: Secret, name: s}\n- message: fine\n  severity: info\n",

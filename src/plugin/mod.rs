@@ -111,10 +111,7 @@ enum Program {
         env: Vec<(String, String)>,
     },
     /// A KRM function run as a container.
-    Container {
-        runtime: PathBuf,
-        args: Vec<String>,
-    },
+    Container { runtime: PathBuf, args: Vec<String> },
 }
 
 /// An external plugin, found and configured, ready to run.
@@ -289,11 +286,11 @@ impl Plugin {
                 .map_err(|p| self.fail(p))?;
                 let docs = crate::resource::parse::parse_resources(stdout, Path::new(&self.name))
                     .map_err(|e| {
-                        self.fail(PluginProblem::BadOutput(format!(
-                            "printed something that is not Kubernetes YAML: {}",
-                            e.report()
-                        )))
-                    })?;
+                    self.fail(PluginProblem::BadOutput(format!(
+                        "printed something that is not Kubernetes YAML: {}",
+                        e.report()
+                    )))
+                })?;
                 docs.into_iter()
                     .map(|r| {
                         let empty_nulls = r.empty_nulls;
@@ -308,9 +305,7 @@ impl Plugin {
                         )))
                     })
             }
-            Program::Exec { path, args, env } => {
-                self.run_function(path, args, env, items, &limits)
-            }
+            Program::Exec { path, args, env } => self.run_function(path, args, env, items, &limits),
             Program::Container { runtime, args } => {
                 self.run_function(runtime, args, &[], items, &limits)
             }
@@ -483,9 +478,6 @@ mod tests {
             &["A=1".into(), "B=2".into(), "C=x=y".into(), "D".into()],
             &["B=3".into()],
         );
-        assert_eq!(
-            env,
-            [("A".into(), "1".into()), ("B".into(), "3".into())]
-        );
+        assert_eq!(env, [("A".into(), "1".into()), ("B".into(), "3".into())]);
     }
 }

@@ -169,7 +169,10 @@ mod tests {
             "metadata:\n  annotations:\n    config.k8s.io/function: |\n      exec:\n        pth: ./fn\n",
         );
         let e = function_spec(&c).unwrap_err();
-        assert!(e.starts_with("config.k8s.io/function unmarshal error"), "{e}");
+        assert!(
+            e.starts_with("config.k8s.io/function unmarshal error"),
+            "{e}"
+        );
     }
 
     #[test]
