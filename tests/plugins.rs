@@ -507,6 +507,24 @@ fn policy_generator_example_matches_kubectl(k: Vec<(&'static str, PathBuf)>) {
     }
 }
 
+fn exec_function_args_are_unknown_to_v5_5(k: Vec<(&'static str, PathBuf)>) {
+    let tree = Tree::new();
+    tree.write(
+        "k/kustomization.yaml",
+        "transformers:\n- |\n  apiVersion: example.com/v1\n  kind: Fn\n  metadata:\n    name: f\n    annotations:\n      config.kubernetes.io/function: |\n        exec:\n          path: ./fn.sh\n          args: [a]\n",
+    );
+    tree.script("k/fn.sh", "#!/bin/sh\ncat\n");
+    let v550: Vec<_> = k.into_iter().filter(|(v, _)| *v == "v5.5.0").collect();
+    both_fail(
+        &tree,
+        &v550,
+        ALPHA,
+        &[
+            "config.kubernetes.io/function unmarshal error: error unmarshaling JSON: while decoding JSON: json: unknown field \"args\"",
+        ],
+    );
+}
+
 fn main() {
     common::run_needing(
         kubectls(),
@@ -536,6 +554,10 @@ fn main() {
             (
                 "container_function_network_and_user",
                 container_function_network_and_user,
+            ),
+            (
+                "exec_function_args_are_unknown_to_v5_5",
+                exec_function_args_are_unknown_to_v5_5,
             ),
             (
                 "policy_generator_example_matches_kubectl",

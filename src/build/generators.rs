@@ -140,8 +140,14 @@ impl Builder<'_> {
             } else {
                 let mut read = |p: &str| ldr.read(p, "argsFromFile").map(|(_, b)| b);
                 Some(
-                    crate::plugin::Plugin::load(&config, ldr.root(), self.external, &mut read)
-                        .map_err(ctx)?,
+                    crate::plugin::Plugin::load(
+                        &config,
+                        ldr.root(),
+                        self.external,
+                        self.version,
+                        &mut read,
+                    )
+                    .map_err(ctx)?,
                 )
             };
             loaded.push((config, source, external));

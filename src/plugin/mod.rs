@@ -143,17 +143,18 @@ fn describe(config: &Node) -> String {
 impl Plugin {
     /// Finds and configures the plugin `config` (from the kustomization in `root`) names,
     /// failing as kustomize fails while loading plugins (and where `--allow-plugin`,
-    /// `--enable-exec` or a missing container runtime forbid it). `read` reads a file of
-    /// the kustomization (`argsFromFile`).
+    /// `--enable-exec` or a missing container runtime forbid it), for the kustomize `version`
+    /// reproduced. `read` reads a file of the kustomization (`argsFromFile`).
     pub fn load(
         config: &Node,
         root: &Path,
         options: &Options,
+        version: crate::kustomize_version::KustomizeVersion,
         read: &mut dyn FnMut(&str) -> Result<Vec<u8>>,
     ) -> Result<Plugin> {
         let described = describe(config);
         let fail = |name: &str, problem| Error::Plugin(Box::new(PluginError::new(name, problem)));
-        let function = spec::function_spec(config)
+        let function = spec::function_spec(config, version.exec_function_args())
             .map_err(|e| fail(&described, PluginProblem::BadConfig(e)))?;
         let (program, runs) = match function {
             Some(f) => Self::function(&f, root, options).map_err(|p| fail(&described, p))?,

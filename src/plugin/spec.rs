@@ -111,8 +111,13 @@ impl StorageMount {
 
 const FUNCTION_ANNOTATIONS: [&str; 2] = ["config.kubernetes.io/function", "config.k8s.io/function"];
 
-/// The config's function spec; `Ok(None)` for a config that is no function.
-pub(super) fn function_spec(config: &Node) -> Result<Option<FunctionSpec>, String> {
+/// The config's function spec; `Ok(None)` for a config that is no function. `exec_args`:
+/// whether `exec` may set `args` and `envs` (see
+/// [`crate::kustomize_version::KustomizeVersion::exec_function_args`]).
+pub(super) fn function_spec(
+    config: &Node,
+    exec_args: bool,
+) -> Result<Option<FunctionSpec>, String> {
     let annotation = |key: &str| {
         config
             .get_path(&["metadata", "annotations", key])
@@ -121,7 +126,7 @@ pub(super) fn function_spec(config: &Node) -> Result<Option<FunctionSpec>, Strin
     };
     for key in FUNCTION_ANNOTATIONS {
         if let Some(text) = annotation(key) {
-            return decode(&text, key).map(Some);
+            return decode(&text, key, exec_args).map(Some);
         }
     }
     match config.get_path(&["metadata", "configFn"]) {
@@ -143,11 +148,21 @@ pub(super) fn function_spec(config: &Node) -> Result<Option<FunctionSpec>, Strin
     )
 }
 
-fn decode(text: &str, key: &str) -> Result<FunctionSpec, String> {
+fn decode(text: &str, key: &str, exec_args: bool) -> Result<FunctionSpec, String> {
     let node = crate::yaml::parse::parse_document(text, key)
         .map_err(|e| format!("{key} unmarshal error: {e}"))?;
     if node.is_null() {
         return Ok(FunctionSpec::default());
+    }
+    if !exec_args {
+        for field in ["args", "envs"] {
+            if node.get_path(&["exec", field]).is_some() {
+                // kustomize v5.5.0's words (Go's strict JSON decoding).
+                return Err(format!(
+                    "{key} unmarshal error: error unmarshaling JSON: while decoding JSON: json: unknown field \"{field}\""
+                ));
+            }
+        }
     }
     crate::yaml::de::from_node(&node).map_err(|e| format!("{key} unmarshal error: {e}"))
 }
@@ -162,13 +177,15 @@ mod tests {
         let c = first_doc(
             "metadata:\n  annotations:\n    config.kubernetes.io/function: |\n      exec:\n        path: ./fn\n        args: [a]\n",
         );
-        let spec = function_spec(&c).unwrap().unwrap();
+        let spec = function_spec(&c, true).unwrap().unwrap();
+        let e = function_spec(&c, false).unwrap_err();
+        assert!(e.ends_with("unknown field \"args\""), "{e}");
         assert_eq!(spec.exec.path, "./fn");
         assert_eq!(spec.exec.args, ["a"]);
         let c = first_doc(
             "metadata:\n  annotations:\n    config.k8s.io/function: |\n      exec:\n        pth: ./fn\n",
         );
-        let e = function_spec(&c).unwrap_err();
+        let e = function_spec(&c, true).unwrap_err();
         assert!(
             e.starts_with("config.k8s.io/function unmarshal error"),
             "{e}"
@@ -177,9 +194,12 @@ mod tests {
 
     #[test]
     fn configs_without_a_spec_are_no_function() {
-        assert_eq!(function_spec(&first_doc("kind: X\n")).unwrap(), None);
+        assert_eq!(function_spec(&first_doc("kind: X\n"), true).unwrap(), None);
         let c = first_doc("metadata:\n  annotations:\n    config.kubernetes.io/container: img\n");
-        assert_eq!(function_spec(&c).unwrap().unwrap().container.image, "img");
+        assert_eq!(
+            function_spec(&c, true).unwrap().unwrap().container.image,
+            "img"
+        );
     }
 
     #[test]
