@@ -135,7 +135,6 @@ pub(super) fn run(
         dir: root.is_dir().then_some(root),
         env: &env,
         stdin,
-        capture_stderr: true,
         timeout: limits.timeout,
         timeout_text: &limits.timeout_text,
     })?;

@@ -336,7 +336,6 @@ impl Plugin {
             dir: Some(&self.root),
             env,
             stdin: input.as_bytes(),
-            capture_stderr: true,
             timeout: limits.timeout,
             timeout_text: &limits.timeout_text,
         })
@@ -400,9 +399,16 @@ impl Plugin {
                 rm.len()
             ))
         } else {
+            // Compared as kbuild prints them: a number read back from the validator's
+            // output may be another node type with the same text (`1.0` and `1`).
+            let text = |n: &Node| {
+                let mut out = String::new();
+                crate::yaml::emit::emit_document(n, &mut out);
+                out
+            };
             rm.iter()
                 .zip(after.iter())
-                .find(|(a, b)| a.id() != b.id() || a.node != b.node)
+                .find(|(a, b)| a.id() != b.id() || text(&a.node) != text(&b.node))
                 .map(|(a, _)| format!("it changed {}", a.id()))
         };
         match changed {

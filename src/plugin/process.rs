@@ -31,9 +31,6 @@ pub(super) struct Job<'a> {
     pub env: &'a [(String, String)],
     /// Written to its stdin, which is then closed.
     pub stdin: &'a [u8],
-    /// Whether its stderr is captured (legacy exec plugins, as kustomize) or goes straight
-    /// to kbuild's stderr (KRM functions, as kustomize).
-    pub capture_stderr: bool,
     /// How long it may run.
     pub timeout: Duration,
     /// The timeout as the user wrote it, for the message.
@@ -46,7 +43,7 @@ pub(super) struct Finished {
     pub status: ExitStatus,
     /// Its stdout.
     pub stdout: Vec<u8>,
-    /// Its stderr, when captured.
+    /// Its stderr.
     pub stderr: Vec<u8>,
 }
 
@@ -57,11 +54,8 @@ pub(super) fn run(job: &Job<'_>) -> Result<Finished, PluginProblem> {
         .envs(job.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(if job.capture_stderr {
-            Stdio::piped()
-        } else {
-            Stdio::inherit()
-        })
+        // Captured: for the error message, and (KRM functions) passed on when it ends.
+        .stderr(Stdio::piped())
         // A group of its own, led by the plugin: killing the group kills what it started.
         .process_group(0);
     if let Some(dir) = job.dir {
