@@ -99,19 +99,19 @@ fn id_yaml(id: &ResId) -> String {
 /// its fields.
 pub(super) fn from_plugin(mut node: Node) -> Result<Resource> {
     let mut taken = Map::new();
-    if let Some(Node::Map(meta)) = node.get_mut("metadata") {
-        if let Some(Node::Map(a)) = meta.get_mut("annotations") {
-            a.retain(|k, v| {
-                let bookkeeping =
-                    k.as_str() == ID || k.starts_with(INTERNAL) || READER.contains(&k.as_str());
-                if bookkeeping {
-                    taken.insert(k.as_str(), std::mem::take(v));
-                }
-                !bookkeeping
-            });
-            if a.is_empty() {
-                meta.shift_remove("annotations");
+    if let Some(Node::Map(meta)) = node.get_mut("metadata")
+        && let Some(Node::Map(a)) = meta.get_mut("annotations")
+    {
+        a.retain(|k, v| {
+            let bookkeeping =
+                k.as_str() == ID || k.starts_with(INTERNAL) || READER.contains(&k.as_str());
+            if bookkeeping {
+                taken.insert(k.as_str(), std::mem::take(v));
             }
+            !bookkeeping
+        });
+        if a.is_empty() {
+            meta.shift_remove("annotations");
         }
     }
     let mut r = Resource::new(node)?;
