@@ -130,6 +130,13 @@ fn error_results_fail_the_build_and_others_do_not() {
             "the function reported errors:\n  key not found (Secret/db)",
         ],
     );
+    // A function that also exits non-zero: its results are in the message.
+    let tree = function_tree("generators", "", &format!("{}exit 1\n", list("error")));
+    assert_fails(
+        &tree,
+        &tree.kbuild(FN),
+        &["failed (exit status: 1):\nresult: key not found (Secret/db)"],
+    );
     let tree = function_tree("generators", "", &list("warning"));
     let out = tree.kbuild(FN);
     assert!(out.status.success(), "{}", stderr(&out));

@@ -342,9 +342,19 @@ impl Plugin {
         .map_err(|p| self.fail(p))?;
         let stderr = String::from_utf8_lossy(&finished.stderr);
         if !finished.status.success() {
+            // A function that fails usually says why in its error results (kyaml reads
+            // them even then): they follow its stderr in the message.
+            let mut said = stderr.into_owned();
+            if let Err(PluginProblem::ErrorResults { messages }) =
+                krm::read_output(&finished.stdout)
+            {
+                for m in messages {
+                    said.push_str(&format!("\nresult: {m}"));
+                }
+            }
             return Err(self.fail(PluginProblem::Failed {
                 status: finished.status.to_string(),
-                stderr: stderr.into_owned(),
+                stderr: said.trim_start_matches('\n').to_string(),
             }));
         }
         // kustomize passes a function's stderr through as it runs; kbuild passes it on when
