@@ -227,6 +227,27 @@ fn a_hanging_plugin_is_killed_with_its_children() {
         "k",
     ]);
     assert!(stderr(&out).contains("--plugin-timeout: invalid duration \"soon\""));
+    // A child that leaves the group (setsid) and holds the output open: kbuild stops
+    // waiting at the limit (the child ends by itself 4 s later).
+    tree.exec_plugin(
+        "example.com/v1",
+        "Hang",
+        "#!/bin/sh\necho 'kind: ConfigMap'\necho 'metadata: {name: c}'\nsetsid sleep 4 &\n",
+    );
+    let out = tree.kbuild(&[
+        "build",
+        "--enable-alpha-plugins",
+        "--plugin-timeout",
+        "1s",
+        "k",
+    ]);
+    assert_fails(
+        &tree,
+        &out,
+        &[
+            "exited, but a process it started outside its process group still held its output open after 1s",
+        ],
+    );
 }
 
 #[test]

@@ -69,6 +69,12 @@ pub enum PluginProblem {
         /// The limit, as given.
         limit: String,
     },
+    /// The program exited, but a process it started outside its process group still held
+    /// its output open when `--plugin-timeout` passed.
+    OutputHeld {
+        /// The limit, as given.
+        limit: String,
+    },
     /// The program exited unsuccessfully.
     Failed {
         /// How it ended ("exit status: 1", "signal: 9 (SIGKILL)").
@@ -173,6 +179,10 @@ impl fmt::Display for PluginError {
             PluginProblem::TimedOut { limit } => write!(
                 f,
                 "plugin {plugin}: still running after {limit} (--plugin-timeout); killed it and its process group"
+            ),
+            PluginProblem::OutputHeld { limit } => write!(
+                f,
+                "plugin {plugin}: exited, but a process it started outside its process group still held its output open after {limit} (--plugin-timeout)"
             ),
             PluginProblem::Failed { status, stderr } => {
                 write!(f, "plugin {plugin}: failed ({status})")?;

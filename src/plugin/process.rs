@@ -5,14 +5,16 @@
 //! nothing it started outlives it: once it has exited, what is left of its group is
 //! killed too (its stray children would otherwise hold its output pipe open). Output is
 //! read on threads while the process runs, so a plugin that writes more than a pipe
-//! holds before reading its input cannot deadlock with kbuild.
+//! holds before reading its input cannot deadlock with kbuild; a pipe still open at the
+//! time limit (held by a process that left the group) is abandoned, not waited for.
 
 use crate::error::PluginProblem;
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
-use std::time::Duration;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 use wait_timeout::ChildExt;
 
 /// The most a plugin may print on stdout (or stderr): far more than any set of
@@ -66,52 +68,86 @@ pub(super) fn run(job: &Job<'_>) -> Result<Finished, PluginProblem> {
         msg: e.to_string(),
     })?;
     let pid = child.id();
-    let stdin = child.stdin.take();
-    let stdout = child.stdout.take();
-    let stderr = child.stderr.take();
-    std::thread::scope(|s| {
-        s.spawn(move || {
-            if let Some(mut w) = stdin {
-                // A plugin that exits without reading its input is no error of the
-                // writer's (a generator ignores stdin): the broken pipe is ignored.
-                let _ = w.write_all(job.stdin);
-            }
+    let deadline = Instant::now() + job.timeout;
+    // Detached threads, not scoped ones: a process that left the plugin's group (setsid)
+    // may hold the pipes open forever, and kbuild must not wait for it past the limit.
+    if let Some(mut w) = child.stdin.take() {
+        let input = job.stdin.to_vec();
+        std::thread::spawn(move || {
+            // A plugin that exits without reading its input is no error of the writer's
+            // (a generator ignores stdin): the broken pipe is ignored.
+            let _ = w.write_all(&input);
         });
-        let out = s.spawn(move || read_all(stdout));
-        let err = s.spawn(move || read_all(stderr));
-        let waited = child.wait_timeout(job.timeout);
-        // Whatever happened, nothing of the group may remain: on a timeout this is the
-        // kill; after an exit it ends the plugin's stray children.
-        kill_group(pid);
-        let status = match waited {
-            Ok(Some(status)) => status,
-            Ok(None) => {
-                let _ = child.wait();
-                return Err(PluginProblem::TimedOut {
+    }
+    let (tx, rx) = mpsc::channel();
+    let out = child.stdout.take();
+    let err = child.stderr.take();
+    for (is_err, pipe) in [(false, out.map(Pipe::Out)), (true, err.map(Pipe::Err))] {
+        let tx = tx.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send((is_err, read_all(pipe)));
+        });
+    }
+    let waited = child.wait_timeout(job.timeout);
+    // Whatever happened, nothing of the group may remain: on a timeout this is the kill;
+    // after an exit it ends the plugin's stray children.
+    kill_group(pid);
+    let timed_out = || PluginProblem::TimedOut {
+        limit: job.timeout_text.to_string(),
+    };
+    let status = match waited {
+        Ok(Some(status)) => status,
+        Ok(None) => {
+            let _ = child.wait();
+            return Err(timed_out());
+        }
+        Err(e) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(PluginProblem::Spawn {
+                program: job.program.display().to_string(),
+                msg: e.to_string(),
+            });
+        }
+    };
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    for _ in 0..2 {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok((false, read)) => stdout = read?,
+            Ok((true, read)) => stderr = read?,
+            // Its output is still open (held by a process outside its group).
+            Err(_) => {
+                return Err(PluginProblem::OutputHeld {
                     limit: job.timeout_text.to_string(),
                 });
             }
-            Err(e) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(PluginProblem::Spawn {
-                    program: job.program.display().to_string(),
-                    msg: e.to_string(),
-                });
-            }
-        };
-        let stdout = out.join().unwrap_or_else(|_| Ok(Vec::new()))?;
-        let stderr = err.join().unwrap_or_else(|_| Ok(Vec::new()))?;
-        Ok(Finished {
-            status,
-            stdout,
-            stderr,
-        })
+        }
+    }
+    Ok(Finished {
+        status,
+        stdout,
+        stderr,
     })
 }
 
+/// One of the plugin's output pipes.
+enum Pipe {
+    Out(std::process::ChildStdout),
+    Err(std::process::ChildStderr),
+}
+
+impl Read for Pipe {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Pipe::Out(p) => p.read(buf),
+            Pipe::Err(p) => p.read(buf),
+        }
+    }
+}
+
 /// Reads a pipe to its end, refusing more than [`MAX_OUTPUT`] bytes.
-fn read_all(pipe: Option<impl Read>) -> Result<Vec<u8>, PluginProblem> {
+fn read_all(pipe: Option<Pipe>) -> Result<Vec<u8>, PluginProblem> {
     let mut buf = Vec::new();
     let Some(pipe) = pipe else { return Ok(buf) };
     let mut limited = pipe.take(MAX_OUTPUT + 1);
