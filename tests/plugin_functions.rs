@@ -232,7 +232,9 @@ fn a_hanging_plugin_is_killed_with_its_children() {
     tree.exec_plugin(
         "example.com/v1",
         "Hang",
-        "#!/bin/sh\necho 'kind: ConfigMap'\necho 'metadata: {name: c}'\nsetsid sleep 4 &\n",
+        // (It waits until the child has left the group: otherwise kbuild's kill of the group
+        // may come first.)
+        "#!/bin/sh\necho 'kind: ConfigMap'\necho 'metadata: {name: c}'\nsetsid sh -c 'touch \"$TREE/left\"; sleep 4' &\nwhile [ ! -f \"$TREE/left\" ]; do sleep 0.05; done\n",
     );
     let out = tree.kbuild(&[
         "build",

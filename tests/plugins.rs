@@ -525,6 +525,35 @@ fn exec_function_args_are_unknown_to_v5_5(k: Vec<(&'static str, PathBuf)>) {
     );
 }
 
+fn build_metadata_names_plugins(k: Vec<(&'static str, PathBuf)>) {
+    let tree = Tree::new();
+    tree.write("k/res.yaml", RESOURCES);
+    tree.write(
+        "k/kustomization.yaml",
+        "buildMetadata: [originAnnotations, transformerAnnotations]\nresources: [res.yaml]\ngenerators:\n- |\n  apiVersion: example.com/v1\n  kind: Gen\n  metadata:\n    name: g\n    namespace: gen-ns\ntransformers: [t.yaml]\n",
+    );
+    tree.write(
+        "k/t.yaml",
+        "apiVersion: example.com/v1\nkind: Scale\nmetadata:\n  name: s\n",
+    );
+    tree.exec_plugin(
+        "example.com/v1",
+        "Scale",
+        "#!/bin/sh\nsed -e 's/replicas: 1$/replicas: 3/'\n",
+    );
+    tree.exec_plugin(
+        "example.com/v1",
+        "Gen",
+        "#!/bin/sh\ncat <<'Y'\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: made\n  annotations:\n    kustomize.config.k8s.io/needs-hash: \"true\"\ndata:\n  k: v\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  annotations:\n    kustomize.config.k8s.io/behavior: merge\ndata:\n  m: \"1\"\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  namespace: ns\n  annotations:\n    kustomize.config.k8s.io/behavior: replace\nspec:\n  replicas: 1\nY\n",
+    );
+    let outs = same(&tree, &k, ALPHA);
+    assert!(
+        outs[1].contains("kind: Gen\n        name: g\n        namespace: gen-ns\n"),
+        "{}",
+        outs[1]
+    );
+}
+
 fn main() {
     common::run_needing(
         kubectls(),
@@ -559,6 +588,7 @@ fn main() {
                 "exec_function_args_are_unknown_to_v5_5",
                 exec_function_args_are_unknown_to_v5_5,
             ),
+            ("build_metadata_names_plugins", build_metadata_names_plugins),
             (
                 "policy_generator_example_matches_kubectl",
                 policy_generator_example_matches_kubectl,

@@ -50,7 +50,8 @@ impl Builder<'_> {
                 if self.meta.unwrap_or_default().origin {
                     res.origin = Some(Origin::Generated(Configured {
                         configured_in: file.to_path_buf(),
-                        kind: builtin,
+                        api_version: "builtin".into(),
+                        kind: builtin.into(),
                         name: None,
                         namespace: None,
                     }));
@@ -159,9 +160,14 @@ impl Builder<'_> {
     pub(super) fn run_plugin_generator(
         &mut self,
         plugin: &crate::plugin::Plugin,
+        source: &Path,
         acc: &mut Accumulator,
     ) -> Result<()> {
-        for (res, behavior) in plugin.generate(self.external)? {
+        let origin = self.meta.unwrap_or_default().origin;
+        for (mut res, behavior) in plugin.generate(self.external)? {
+            if origin {
+                res.origin = Some(Origin::Generated(plugin.configured(source)));
+            }
             crate::generate::behavior::absorb(&mut acc.resmap, res, behavior)?;
         }
         Ok(())
@@ -214,7 +220,8 @@ impl Builder<'_> {
         if self.meta.unwrap_or_default().origin {
             res.origin = Some(Origin::Generated(Configured {
                 configured_in: source.to_path_buf(),
-                kind: builtin,
+                api_version: "builtin".into(),
+                kind: builtin.into(),
                 name: Some(meta.name).filter(|n| !n.is_empty()),
                 namespace: Some(meta.namespace).filter(|n| !n.is_empty()),
             }));

@@ -51,11 +51,32 @@ fn run_step(
         for r in rm.iter_mut() {
             r.transformations.push(Configured {
                 configured_in: configured_in.to_path_buf(),
-                kind,
+                api_version: "builtin".into(),
+                kind: kind.into(),
                 name: step.config_name.clone(),
                 namespace: step.config_namespace.clone(),
             });
         }
+    }
+    Ok(())
+}
+
+/// Runs an external transformer plugin and, when `buildMetadata` asks for transformer
+/// annotations, notes it on every resource. Out of line: `accumulate_body` recurses
+/// through every base, and its frame stays small.
+#[inline(never)]
+fn run_plugin_transformer(
+    plugin: &crate::plugin::Plugin,
+    rm: &mut ResMap,
+    options: &crate::plugin::Options,
+    meta: BuildMeta,
+    configured_in: &Path,
+) -> Result<()> {
+    plugin.transform(rm, options)?;
+    if meta.transformers {
+        let by = plugin.configured(configured_in);
+        rm.iter_mut()
+            .for_each(|r| r.transformations.push(by.clone()));
     }
     Ok(())
 }
@@ -368,7 +389,7 @@ impl Builder<'_> {
         self.run_helm_charts(&charts, file, acc)?;
         for (config, source, external) in generator_configs {
             match &external {
-                Some(plugin) => self.run_plugin_generator(plugin, acc),
+                Some(plugin) => self.run_plugin_generator(plugin, &source, acc),
                 None => self.run_generator_config(ldr, &config, &source, acc),
             }
             .map_err(|e| e.context(format!("running generator from {}", source.display())))?;
@@ -377,6 +398,22 @@ impl Builder<'_> {
             self.accumulate_component(ldr, entry, acc)
                 .map_err(|e| e.context(format!("accumulating components from '{entry}'")))?;
         }
+        // Out of line, as the frame of this function is on the stack once per base.
+        self.run_transformers(ldr, file, k, acc)?;
+        self.run_validators(ldr, file, k, acc)?;
+        transform::vars::declare(&mut acc.resmap, &mut acc.vars, &k.vars, file)
+    }
+
+    /// The kustomization's own fields as transformers, then its `transformers:` configs
+    /// (builtin or plugins): one path for both, as in kustomize.
+    #[inline(never)]
+    fn run_transformers(
+        &mut self,
+        ldr: &Loader,
+        file: &Path,
+        k: &Kustomization,
+        acc: &mut Accumulator,
+    ) -> Result<()> {
         let meta = self.meta.unwrap_or_default();
         let cache = self.cache;
         let mut read = |p: &str, what: &str| {
@@ -398,8 +435,6 @@ impl Builder<'_> {
             merge: &opts,
             version: self.version,
         };
-        // The kustomization's own fields, then its `transformers:` configs: one
-        // path for both, as in kustomize.
         let steps = fields::steps(k, &acc.config, file);
         let rm = &mut acc.resmap;
         for step in &steps {
@@ -410,13 +445,28 @@ impl Builder<'_> {
             let ctx =
                 |e: Error| e.context(format!("running transformer from {}", source.display()));
             match plugin {
-                Some(plugin) => plugin.transform(rm, external).map_err(ctx)?,
+                Some(plugin) => {
+                    run_plugin_transformer(&plugin, rm, external, meta, &source).map_err(ctx)?
+                }
                 None => {
                     let step = configs::step(&config, &source).map_err(ctx)?;
                     run_step(&step, rm, &mut env, &mut self.warnings, meta, &source)?;
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The `validators:` configs: plugins that may fail the build, not change it.
+    #[inline(never)]
+    fn run_validators(
+        &mut self,
+        ldr: &Loader,
+        file: &Path,
+        k: &Kustomization,
+        acc: &mut Accumulator,
+    ) -> Result<()> {
+        let external = self.external;
         for (config, source, plugin) in self.load_plugin_configs(ldr, file, &k.validators)? {
             let Some(plugin) = plugin else {
                 // kustomize would run a builtin transformer as a validator and fail if it
@@ -433,7 +483,7 @@ impl Builder<'_> {
                 .validate(&acc.resmap, external)
                 .map_err(|e| e.context(format!("running validator from {}", source.display())))?;
         }
-        transform::vars::declare(&mut acc.resmap, &mut acc.vars, &k.vars, file)
+        Ok(())
     }
 
     /// A base may not be, or contain, a directory already being built.

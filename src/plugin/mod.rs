@@ -119,6 +119,11 @@ enum Program {
 pub struct Plugin {
     /// How messages name it.
     name: String,
+    /// The config's identity, for `buildMetadata` annotations.
+    api_version: String,
+    kind: String,
+    config_name: Option<String>,
+    config_namespace: Option<String>,
     /// The config as kustomize prints it (the legacy protocol's config file).
     config_text: String,
     /// The config node (the KRM protocol's functionConfig).
@@ -178,8 +183,21 @@ impl Plugin {
         }
         let mut config_text = String::new();
         crate::yaml::emit::emit_document(config, &mut config_text);
+        let meta = |field: &str| {
+            config
+                .get_path(&["metadata", field])
+                .and_then(Node::scalar_string)
+                .filter(|s| !s.is_empty())
+        };
         Ok(Plugin {
             name,
+            api_version: config
+                .get_str(&["apiVersion"])
+                .unwrap_or_default()
+                .to_string(),
+            kind: kind.to_string(),
+            config_name: meta("name"),
+            config_namespace: meta("namespace"),
             config_text,
             config: config.clone(),
             root: root.to_path_buf(),
@@ -252,6 +270,18 @@ impl Plugin {
             },
             runs,
         ))
+    }
+
+    /// The plugin as `buildMetadata` annotations name it, configured in `source` (its config
+    /// file, or the kustomization for an inline config).
+    pub fn configured(&self, source: &Path) -> crate::resource::Configured {
+        crate::resource::Configured {
+            configured_in: source.to_path_buf(),
+            api_version: self.api_version.clone().into(),
+            kind: self.kind.clone().into(),
+            name: self.config_name.clone(),
+            namespace: self.config_namespace.clone(),
+        }
     }
 
     fn fail(&self, problem: PluginProblem) -> Error {
