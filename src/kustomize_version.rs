@@ -134,6 +134,13 @@ impl KustomizeVersion {
         self >= KustomizeVersion::V5_8_1
     }
 
+    /// An exec KRM function's spec may set `args` and `envs` (kyaml's `ExecSpec`, in
+    /// kustomize v5.8); before, the strict decoding of the function annotation refuses
+    /// them as unknown fields.
+    pub fn exec_function_args(self) -> bool {
+        self >= KustomizeVersion::V5_8_1
+    }
+
     /// A `helmCharts` entry may set `devel` (v5.7.0); before, the field is unknown.
     pub fn helm_devel(self) -> bool {
         self >= KustomizeVersion::V5_8_1

@@ -38,6 +38,7 @@ pub mod merge;
 pub mod openapi;
 pub mod output;
 pub mod refs;
+pub mod plugin;
 pub mod render;
 pub mod resource;
 mod transform;

@@ -50,7 +50,8 @@ impl Builder<'_> {
                 if self.meta.unwrap_or_default().origin {
                     res.origin = Some(Origin::Generated(Configured {
                         configured_in: file.to_path_buf(),
-                        kind: builtin,
+                        api_version: "builtin".into(),
+                        kind: builtin.into(),
                         name: None,
                         namespace: None,
                     }));
@@ -64,14 +65,16 @@ impl Builder<'_> {
 
     /// The config documents of `generators:`/`transformers:`/`validators:` entries:
     /// files, directories holding a kustomization (its output are the configs), or
-    /// inline YAML. Each comes with the file that configured it. A config kbuild cannot
-    /// run (an external plugin, a helm chart) is an error (see build/plugins.rs).
+    /// inline YAML. Each comes with the file that configured it and, for an external
+    /// plugin, the plugin found and configured (as kustomize, before any runs). A config
+    /// that may not run (see build/plugins.rs) or a plugin that cannot be loaded is an
+    /// error.
     pub(super) fn load_plugin_configs(
         &mut self,
         ldr: &Loader,
         file: &Path,
         entries: &[String],
-    ) -> Result<Vec<(Node, PathBuf)>> {
+    ) -> Result<Vec<(Node, PathBuf, Option<crate::plugin::Plugin>)>> {
         let mut out = Vec::new();
         // kustomize takes the entries it can read as inline YAML first, then the files
         // and directories, each group in list order: an inline config runs (or
@@ -122,17 +125,52 @@ impl Builder<'_> {
                     .map(|d| (d, src.clone())),
             );
         }
-        for (config, source) in &out {
-            super::plugins::check_config(config, self.plugins).map_err(|e| {
-                // An inline config's source is the kustomization, which the context names.
+        let mut loaded = Vec::with_capacity(out.len());
+        for (config, source) in out {
+            // An inline config's source is the kustomization, which the context names.
+            let ctx = |e: Error| {
                 if source == file {
                     e
                 } else {
                     e.context(format!("in plugin config {}", source.display()))
                 }
-            })?;
+            };
+            super::plugins::check_config(&config, self.plugins).map_err(ctx)?;
+            let external = if super::plugins::is_builtin(&config) {
+                None
+            } else {
+                let mut read = |p: &str| ldr.read(p, "argsFromFile").map(|(_, b)| b);
+                Some(
+                    crate::plugin::Plugin::load(
+                        &config,
+                        ldr.root(),
+                        self.external,
+                        self.version,
+                        &mut read,
+                    )
+                    .map_err(ctx)?,
+                )
+            };
+            loaded.push((config, source, external));
         }
-        Ok(out)
+        Ok(loaded)
+    }
+
+    /// An external generator plugin: its resources absorbed with the behavior each asks for.
+    pub(super) fn run_plugin_generator(
+        &mut self,
+        plugin: &crate::plugin::Plugin,
+        source: &Path,
+        acc: &mut Accumulator,
+    ) -> Result<()> {
+        let origin = self.meta.unwrap_or_default().origin;
+        for (mut res, behavior) in plugin.generate(self.external)? {
+            if origin {
+                res.origin = Some(Origin::Generated(plugin.configured(source)));
+            }
+            crate::generate::behavior::absorb(&mut acc.resmap, res, behavior)?;
+        }
+        Ok(())
     }
 
     /// A ConfigMapGenerator/SecretGenerator config from `generators:`.
@@ -182,7 +220,8 @@ impl Builder<'_> {
         if self.meta.unwrap_or_default().origin {
             res.origin = Some(Origin::Generated(Configured {
                 configured_in: source.to_path_buf(),
-                kind: builtin,
+                api_version: "builtin".into(),
+                kind: builtin.into(),
                 name: Some(meta.name).filter(|n| !n.is_empty()),
                 namespace: Some(meta.namespace).filter(|n| !n.is_empty()),
             }));

@@ -55,7 +55,8 @@ impl Builder<'_> {
         let meta = crate::kustomization::plugin_config::identity(config)?.1;
         let origin = self.meta.unwrap_or_default().origin.then(|| Configured {
             configured_in: source.to_path_buf(),
-            kind: KIND,
+            api_version: "builtin".into(),
+            kind: KIND.into(),
             name: Some(meta.name).filter(|n| !n.is_empty()),
             namespace: Some(meta.namespace).filter(|n| !n.is_empty()),
         });
@@ -75,7 +76,8 @@ impl Builder<'_> {
         }
         let origin = self.meta.unwrap_or_default().origin.then(|| Configured {
             configured_in: file.to_path_buf(),
-            kind: "HelmChartInflationGenerator",
+            api_version: "builtin".into(),
+            kind: "HelmChartInflationGenerator".into(),
             name: None,
             namespace: None,
         });

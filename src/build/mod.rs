@@ -51,11 +51,32 @@ fn run_step(
         for r in rm.iter_mut() {
             r.transformations.push(Configured {
                 configured_in: configured_in.to_path_buf(),
-                kind,
+                api_version: "builtin".into(),
+                kind: kind.into(),
                 name: step.config_name.clone(),
                 namespace: step.config_namespace.clone(),
             });
         }
+    }
+    Ok(())
+}
+
+/// Runs an external transformer plugin and, when `buildMetadata` asks for transformer
+/// annotations, notes it on every resource. Out of line: `accumulate_body` recurses
+/// through every base, and its frame stays small.
+#[inline(never)]
+fn run_plugin_transformer(
+    plugin: &crate::plugin::Plugin,
+    rm: &mut ResMap,
+    options: &crate::plugin::Options,
+    meta: BuildMeta,
+    configured_in: &Path,
+) -> Result<()> {
+    plugin.transform(rm, options)?;
+    if meta.transformers {
+        let by = plugin.configured(configured_in);
+        rm.iter_mut()
+            .for_each(|r| r.transformations.push(by.clone()));
     }
     Ok(())
 }
@@ -75,10 +96,13 @@ pub struct BuildOptions {
     /// [managedByLabel]` does (kustomize's deprecated `--enable-managedby-label`).
     pub add_managed_by_label: bool,
     /// Which plugins kustomize would run (`--enable-helm`, `--enable-alpha-plugins`): helm
-    /// charts are inflated with either; kbuild runs no external plugins yet.
+    /// charts are inflated with either, external plugins only with the second.
     pub plugins: Plugins,
     /// How helm charts are inflated (the `--helm-*` flags, the chart cache).
     pub helm: crate::helm::HelmOptions,
+    /// How external plugins run (`--enable-exec`, the container flags, `--plugin-timeout`,
+    /// `--allow-plugin`); they run at all only with `plugins.enable_alpha_plugins`.
+    pub external: crate::plugin::Options,
 }
 
 /// What a kustomization (and everything below it) has produced so far.
@@ -148,6 +172,7 @@ fn build_with_cache(
         files,
         version: options.kustomize_version,
         plugins: options.plugins,
+        external: &options.external,
         chain: Vec::new(),
         meta: None,
         schemas: None,
@@ -222,6 +247,8 @@ struct Builder<'o> {
     version: KustomizeVersion,
     /// Which plugins kustomize would run (see build/plugins.rs).
     plugins: Plugins,
+    /// How external plugins run (see the `plugin` module).
+    external: &'o crate::plugin::Options,
     /// Directories being built, outermost first (for cycle detection).
     chain: Vec<PathBuf>,
     /// The top kustomization's `buildMetadata` (set when it is loaded).
@@ -361,14 +388,33 @@ impl Builder<'_> {
         let generator_configs = self.load_plugin_configs(ldr, file, &k.generators)?;
         self.run_generators(ldr, file, k, acc)?;
         self.run_helm_charts(&charts, file, acc)?;
-        for (config, source) in generator_configs {
-            self.run_generator_config(ldr, &config, &source, acc)
-                .map_err(|e| e.context(format!("running generator from {}", source.display())))?;
+        for (config, source, external) in generator_configs {
+            match &external {
+                Some(plugin) => self.run_plugin_generator(plugin, &source, acc),
+                None => self.run_generator_config(ldr, &config, &source, acc),
+            }
+            .map_err(|e| e.context(format!("running generator from {}", source.display())))?;
         }
         for entry in &k.components {
             self.accumulate_component(ldr, entry, acc)
                 .map_err(|e| e.context(format!("accumulating components from '{entry}'")))?;
         }
+        // Out of line, as the frame of this function is on the stack once per base.
+        self.run_transformers(ldr, file, k, acc)?;
+        self.run_validators(ldr, file, k, acc)?;
+        transform::vars::declare(&mut acc.resmap, &mut acc.vars, &k.vars, file)
+    }
+
+    /// The kustomization's own fields as transformers, then its `transformers:` configs
+    /// (builtin or plugins): one path for both, as in kustomize.
+    #[inline(never)]
+    fn run_transformers(
+        &mut self,
+        ldr: &Loader,
+        file: &Path,
+        k: &Kustomization,
+        acc: &mut Accumulator,
+    ) -> Result<()> {
         let meta = self.meta.unwrap_or_default();
         let cache = self.cache;
         let mut read = |p: &str, what: &str| {
@@ -390,33 +436,55 @@ impl Builder<'_> {
             merge: &opts,
             version: self.version,
         };
-        // The kustomization's own fields, then its `transformers:` configs: one
-        // path for both, as in kustomize.
         let steps = fields::steps(k, &acc.config, file);
         let rm = &mut acc.resmap;
-        let mut run = |step: &Step, configured_in: &Path, warnings: &mut Vec<String>| {
-            run_step(step, rm, &mut env, warnings, meta, configured_in)
-        };
         for step in &steps {
-            run(step, file, &mut self.warnings)?;
+            run_step(step, rm, &mut env, &mut self.warnings, meta, file)?;
         }
-        for (config, source) in self.load_plugin_configs(ldr, file, &k.transformers)? {
-            let step = configs::step(&config, &source)
-                .map_err(|e| e.context(format!("running transformer from {}", source.display())))?;
-            run(&step, &source, &mut self.warnings)?;
+        let external = self.external;
+        for (config, source, plugin) in self.load_plugin_configs(ldr, file, &k.transformers)? {
+            let ctx =
+                |e: Error| e.context(format!("running transformer from {}", source.display()));
+            match plugin {
+                Some(plugin) => {
+                    run_plugin_transformer(&plugin, rm, external, meta, &source).map_err(ctx)?
+                }
+                None => {
+                    let step = configs::step(&config, &source).map_err(ctx)?;
+                    run_step(&step, rm, &mut env, &mut self.warnings, meta, &source)?;
+                }
+            }
         }
-        if let Some((config, _)) = self.load_plugin_configs(ldr, file, &k.validators)?.first() {
-            // Not external (load_plugin_configs refused those): kustomize would run a
-            // builtin transformer as a validator and fail if it changed anything.
-            let kind = config.get_str(&["kind"]).unwrap_or_default();
-            return Err(Error::Unsupported {
-                what: format!(
-                    "validators: kbuild does not run a builtin transformer ({kind}) as a validator"
-                ),
-                hint: Some("run the validator on kbuild's output instead".into()),
-            });
+        Ok(())
+    }
+
+    /// The `validators:` configs: plugins that may fail the build, not change it.
+    #[inline(never)]
+    fn run_validators(
+        &mut self,
+        ldr: &Loader,
+        file: &Path,
+        k: &Kustomization,
+        acc: &mut Accumulator,
+    ) -> Result<()> {
+        let external = self.external;
+        for (config, source, plugin) in self.load_plugin_configs(ldr, file, &k.validators)? {
+            let Some(plugin) = plugin else {
+                // kustomize would run a builtin transformer as a validator and fail if it
+                // changed anything.
+                let kind = config.get_str(&["kind"]).unwrap_or_default();
+                return Err(Error::Unsupported {
+                    what: format!(
+                        "validators: kbuild does not run a builtin transformer ({kind}) as a validator"
+                    ),
+                    hint: Some("run the validator on kbuild's output instead".into()),
+                });
+            };
+            plugin
+                .validate(&acc.resmap, external)
+                .map_err(|e| e.context(format!("running validator from {}", source.display())))?;
         }
-        transform::vars::declare(&mut acc.resmap, &mut acc.vars, &k.vars, file)
+        Ok(())
     }
 
     /// A base may not be, or contain, a directory already being built.

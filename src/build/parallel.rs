@@ -151,6 +151,7 @@ impl Builder<'_> {
             files: self.files,
             version: self.version,
             plugins: self.plugins,
+            external: self.external,
             chain: self.chain.clone(),
             meta: self.meta,
             schemas: self.schemas.clone(),

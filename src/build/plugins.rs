@@ -6,9 +6,8 @@
 //! and KRM function configs under `generators:`, `transformers:` and `validators:`) only
 //! with `--enable-alpha-plugins`; without the flag, either is an error naming it. kbuild
 //! inflates `helmCharts` and builtin `HelmChartInflationGenerator` configs (see
-//! build/helm.rs) but runs no external plugin yet: those always fail, without the flag with
-//! kustomize's reason, with it saying what kbuild lacks. A kustomization that needs none
-//! builds the same whatever the flags say.
+//! build/helm.rs) and runs exec plugins and KRM functions (see the `plugin` module), Go
+//! plugins excepted. A kustomization that needs none builds the same whatever the flags say.
 
 use crate::error::{Error, Result};
 use crate::kustomization::Kustomization;
@@ -61,11 +60,16 @@ pub(super) fn check_helm_charts(k: &Kustomization, plugins: Plugins) -> Result<(
     Ok(())
 }
 
-/// Fails when a `generators:`, `transformers:` or `validators:` config is one kbuild cannot
-/// run: an external plugin, or the builtin helm chart generator without `--enable-helm`.
-///
-/// A config is builtin when its `apiVersion` is exactly `builtin` (kustomize: empty group,
-/// version `builtin`); without an `apiVersion` it is an external plugin, as in kustomize.
+/// Whether a config is builtin: its `apiVersion` is exactly `builtin` (kustomize: empty
+/// group, version `builtin`); without an `apiVersion` it is an external plugin, as in
+/// kustomize.
+pub(super) fn is_builtin(config: &Node) -> bool {
+    config.get_str(&["apiVersion"]) == Some("builtin")
+}
+
+/// Fails when a `generators:`, `transformers:` or `validators:` config may not run: an
+/// external plugin without `--enable-alpha-plugins`, or the builtin helm chart generator
+/// without `--enable-helm`.
 pub(super) fn check_config(config: &Node, plugins: Plugins) -> Result<()> {
     let api = config.get_str(&["apiVersion"]).unwrap_or_default();
     let kind = config.get_str(&["kind"]).unwrap_or_default();
@@ -83,18 +87,14 @@ pub(super) fn check_config(config: &Node, plugins: Plugins) -> Result<()> {
         return Err(Error::Unsupported {
             what: format!("external plugins disabled; unable to load external plugin '{kind}'"),
             hint: Some(
-                "kustomize loads external (exec, Go or KRM function) plugins only with \
-                 --enable-alpha-plugins; kbuild does not run them yet, with the flag or without"
+                "external (exec or KRM function) plugins run only with --enable-alpha-plugins \
+                 (and exec functions also need --enable-exec); enable them only for \
+                 kustomizations you trust, or limit them with --allow-plugin"
                     .into(),
             ),
         });
     }
-    Err(Error::Unsupported {
-        what: format!(
-            "external plugin '{kind}' ({api}): kbuild does not run exec, Go or KRM function plugins yet"
-        ),
-        hint: Some("run the plugin on kbuild's output instead".into()),
-    })
+    Ok(())
 }
 
 #[cfg(test)]
@@ -124,7 +124,7 @@ mod tests {
     }
 
     #[test]
-    fn external_configs_need_alpha_plugins_and_then_are_not_run() {
+    fn external_configs_need_alpha_plugins() {
         for text in [
             "apiVersion: example.com/v1\nkind: SetLabel\n",
             // No apiVersion is no builtin (kustomize: empty group, version "").
@@ -138,8 +138,7 @@ mod tests {
                     "{e}"
                 );
             }
-            let e = check_config(&c, ALL).unwrap_err().to_string();
-            assert!(e.contains("kbuild does not run exec, Go or KRM function plugins yet"));
+            assert!(check_config(&c, ALL).is_ok());
         }
     }
 

@@ -4,9 +4,9 @@
 //! Every flag `kustomize build` v5.8.1 and `kubectl kustomize` take is accepted, before or
 //! after the path, spelled as pflag spells it (`--flag value`, `--flag=value`, booleans bare
 //! or `--flag=false`), so a command line written for kustomize (Argo CD's, a CI script's)
-//! runs unchanged. The flags for features kbuild does not have yet (function plugins)
-//! change nothing unless the kustomization uses the feature, and then the error says what
-//! is missing (see kbuild's build/plugins.rs).
+//! runs unchanged. The plugin flags (`--enable-alpha-plugins`, `--enable-exec`, the
+//! container function flags, kbuild's `--plugin-timeout` and `--allow-plugin`) change
+//! nothing unless the kustomization lists external plugins (see kbuild's `plugin` module).
 
 use kbuild::KustomizeVersion;
 use kbuild::build::{BuildOptions, Plugins, Reorder, build_with_warnings};
@@ -21,7 +21,7 @@ const DEPRECATED: &str = "Deprecated kustomize flags";
 /// Help heading of the flags for helm charts.
 const HELM: &str = "Helm charts";
 /// Help heading of the flags for plugins.
-const PLUGINS: &str = "Function plugins (kbuild runs none yet; see README)";
+const PLUGINS: &str = "Plugins (exec plugins and KRM functions; see README)";
 
 /// Arguments of `kbuild build`.
 #[derive(clap::Args, Debug)]
@@ -38,8 +38,6 @@ pub(crate) struct BuildArgs {
     pub(crate) output: Option<PathBuf>,
     #[command(flatten)]
     flags: BuildFlags,
-    #[command(flatten)]
-    unbuilt: UnbuiltFlags,
 }
 
 /// The flags of every command that builds kustomizations: those that change a build's
@@ -72,11 +70,12 @@ pub(crate) struct BuildFlags {
     /// Inflate helmCharts with helm (`helm template`).
     #[arg(long, help_heading = HELM, value_name = "BOOL", value_parser = go_bool)]
     enable_helm: Option<bool>,
-    /// Run external (exec, Go and KRM function) plugins and helm charts. kbuild inflates
-    /// helm charts with it but runs no external plugin yet: such a plugin is an error
-    /// either way, saying what is missing.
+    /// Run external plugins (exec plugins, KRM functions) and helm charts. Only for
+    /// kustomizations you trust: plugins are programs.
     #[arg(long, help_heading = PLUGINS, value_name = "BOOL", value_parser = go_bool)]
     enable_alpha_plugins: Option<bool>,
+    #[command(flatten)]
+    functions: FunctionFlags,
     /// The helm executable (a bare name is looked up on PATH).
     #[arg(long, value_name = "PATH", default_value = "helm", help_heading = HELM)]
     helm_command: String,
@@ -101,30 +100,58 @@ pub(crate) struct BuildFlags {
     offline: bool,
 }
 
-/// The rest of `kustomize build`'s flags: settings of function plugins, which kbuild does
-/// not run yet. Accepted so that a kustomize command line runs; they change nothing (a
-/// kustomization that needs a plugin fails whatever they say).
-// Nothing reads these fields yet: function plugins will.
-#[derive(clap::Args, Debug)]
-struct UnbuiltFlags {
-    /// Run exec function plugins (raw executables).
+/// The flags of external plugins beyond `--enable-alpha-plugins`: kustomize's for KRM
+/// functions, and kbuild's limits.
+#[derive(clap::Args, Debug, Clone)]
+struct FunctionFlags {
+    /// Also run KRM functions that are local programs (`exec: path:`), with
+    /// --enable-alpha-plugins.
     #[arg(long, help_heading = PLUGINS, value_name = "BOOL", value_parser = go_bool)]
     enable_exec: Option<bool>,
-    /// An environment variable for container functions (repeatable).
+    /// An environment variable for functions, KEY=VALUE or KEY to pass kbuild's own
+    /// (repeatable).
     #[arg(short, long, value_name = "KEY[=VALUE]", help_heading = PLUGINS)]
     env: Vec<String>,
-    /// A storage option for container functions (repeatable).
+    /// A mount for container functions, as docker's type=bind,src=DIR,dst=DIR[,rw=true]
+    /// (repeatable).
     #[arg(long, value_name = "OPTIONS", help_heading = PLUGINS)]
     mount: Vec<String>,
-    /// Network access for container functions that declare it.
+    /// Give container functions that declare `network: true` network access.
     #[arg(long, help_heading = PLUGINS, value_name = "BOOL", value_parser = go_bool)]
     network: Option<bool>,
-    /// The docker network container functions run in.
-    #[arg(long, value_name = "NAME", default_value = "bridge", help_heading = PLUGINS)]
-    network_name: String,
-    /// Run container functions as the current user.
+    /// The docker network for those functions (default: the host's, as kustomize runs
+    /// them; kustomize accepts this flag and ignores it).
+    #[arg(long, value_name = "NAME", help_heading = PLUGINS)]
+    network_name: Option<String>,
+    /// Run container functions as the current user instead of nobody.
     #[arg(long, help_heading = PLUGINS, value_name = "BOOL", value_parser = go_bool)]
     as_current_user: Option<bool>,
+    /// How long one plugin may run before it is killed with its process group: 90s, 10m,
+    /// 1h (kbuild's).
+    #[arg(long, value_name = "DURATION", default_value = "10m", help_heading = PLUGINS)]
+    plugin_timeout: String,
+    /// Run only the plugins named here, by kind, program path or container image
+    /// (repeatable; kbuild's). Without it, every plugin may run.
+    #[arg(long, value_name = "KIND|PATH|IMAGE", help_heading = PLUGINS)]
+    allow_plugin: Vec<String>,
+}
+
+impl FunctionFlags {
+    fn options(&self) -> Result<kbuild::plugin::Options, kbuild::Error> {
+        let timeout = kbuild::plugin::parse_timeout(&self.plugin_timeout)
+            .map_err(|e| kbuild::Error::msg(format!("--plugin-timeout: {e}")))?;
+        Ok(kbuild::plugin::Options {
+            enable_exec: self.enable_exec.unwrap_or(false),
+            network: self.network.unwrap_or(false),
+            network_name: self.network_name.clone(),
+            mounts: self.mount.clone(),
+            env: self.env.clone(),
+            as_current_user: self.as_current_user.unwrap_or(false),
+            timeout,
+            timeout_text: self.plugin_timeout.clone(),
+            allow: self.allow_plugin.clone(),
+        })
+    }
 }
 
 /// `--kustomize-version`, with `KBUILD_KUSTOMIZE_VERSION` as its default.
@@ -228,6 +255,7 @@ impl BuildFlags {
                 cache_dir: self.helm_cache_dir.clone(),
                 offline: self.offline,
             },
+            external: self.functions.options()?,
         })
     }
 }

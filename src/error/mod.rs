@@ -10,9 +10,11 @@
 
 mod git;
 mod helm;
+mod plugin;
 
 pub use git::GitError;
 pub use helm::{HelmError, HelmProblem};
+pub use plugin::{PluginError, PluginProblem};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -75,6 +77,9 @@ pub enum Error {
     /// A git revision could not be read (`kbuild diff --ref`).
     #[error("{0}")]
     Git(Box<GitError>),
+    /// An external plugin (exec plugin, KRM function) that could not be loaded or run.
+    #[error("{0}")]
+    Plugin(Box<PluginError>),
     /// Input kbuild recognises but does not handle (helm charts, external plugins).
     #[error("{what}")]
     Unsupported {
@@ -204,6 +209,8 @@ pub enum ErrorKind {
     Helm,
     /// [`Error::Git`].
     Git,
+    /// [`Error::Plugin`].
+    Plugin,
     /// [`Error::Unsupported`].
     Unsupported,
     /// [`Error::DuplicateId`].
@@ -337,6 +344,7 @@ impl Error {
             Error::Cycle(c) => Error::Cycle(c.clone()),
             Error::Helm(h) => Error::Helm(h.clone()),
             Error::Git(g) => Error::Git(g.clone()),
+            Error::Plugin(p) => Error::Plugin(p.clone()),
             Error::Unsupported { what, hint } => Error::Unsupported {
                 what: what.clone(),
                 hint: hint.clone(),
@@ -392,6 +400,7 @@ impl Error {
             Error::Cycle(_) => ErrorKind::Cycle,
             Error::Helm(_) => ErrorKind::Helm,
             Error::Git(_) => ErrorKind::Git,
+            Error::Plugin(_) => ErrorKind::Plugin,
             Error::Unsupported { .. } => ErrorKind::Unsupported,
             Error::DuplicateId { .. } => ErrorKind::DuplicateId,
             Error::NoMatch { .. } => ErrorKind::NoMatch,
@@ -412,6 +421,7 @@ impl Error {
             Error::Unsupported { hint, .. } => hint.as_deref(),
             Error::Helm(h) => h.hint(),
             Error::Git(g) => g.hint(),
+            Error::Plugin(p) => p.hint(),
             _ => None,
         }
     }

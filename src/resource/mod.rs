@@ -47,13 +47,15 @@ pub struct Resource {
     pub helm_generated: bool,
 }
 
-/// A builtin transformer or generator and the file that configured it.
+/// A transformer or generator (builtin or a plugin) and the file that configured it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Configured {
     /// Absolute path of the kustomization (or generator/transformer config) file.
     pub configured_in: std::path::PathBuf,
-    /// Builtin kind, e.g. `PrefixTransformer`.
-    pub kind: &'static str,
+    /// The config's `apiVersion`: `builtin` for kustomize's own, the plugin's otherwise.
+    pub api_version: Cow<'static, str>,
+    /// The config's kind, e.g. `PrefixTransformer`.
+    pub kind: Cow<'static, str>,
     /// `metadata.name` of a config file, when it has one.
     pub name: Option<String>,
     /// `metadata.namespace` of a config file, when it has one.

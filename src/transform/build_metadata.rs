@@ -67,8 +67,9 @@ pub fn relative(from: &Path, to: &Path) -> String {
 
 fn configured_text(c: &Configured, root: &Path, indent: &str) -> String {
     let mut s = format!(
-        "configuredIn: {}\n{indent}configuredBy:\n{indent}  apiVersion: builtin\n{indent}  kind: {}\n",
+        "configuredIn: {}\n{indent}configuredBy:\n{indent}  apiVersion: {}\n{indent}  kind: {}\n",
         relative(root, &c.configured_in),
+        c.api_version,
         c.kind
     );
     if let Some(n) = &c.name {

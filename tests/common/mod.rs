@@ -3,6 +3,8 @@
 
 use std::path::Path;
 
+pub mod plugins;
+
 /// Writes `text` to `dir/rel`, creating parent directories.
 #[allow(dead_code)] // not every test crate writes trees
 pub fn write(dir: &Path, rel: &str, text: impl AsRef<[u8]>) {

@@ -1,0 +1,530 @@
+//! External plugins: the `generators:`, `transformers:` and `validators:` configs that are
+//! not `apiVersion: builtin`, run as kustomize runs them (with `--enable-alpha-plugins`).
+//!
+//! A config is, in kustomize's order of checks (`api/internal/plugins/loader`):
+//! - a KRM function, when it carries a function spec (`spec.rs`): a container image run
+//!   through docker or podman (`container.rs`), or, with `--enable-exec`, a local program
+//!   (`exec: path:`); both speak the ResourceList protocol (`krm.rs`);
+//! - otherwise a legacy exec plugin: the executable `<plugin home>/<group>/<version>/
+//!   <lowercase kind>/<Kind>` (`locate.rs`) speaking kustomize's older protocol (`exec.rs`).
+//!
+//! Beyond kustomize: every program runs with a time limit (`--plugin-timeout`), killed with
+//! its process group when it passes (`process.rs`); `--allow-plugin` restricts which
+//! plugins may run at all; kustomize's history annotations travel with the resources
+//! (`annotations.rs`).
+
+mod annotations;
+mod container;
+mod exec;
+mod krm;
+mod locate;
+mod process;
+mod spec;
+
+use crate::error::{Error, PluginError, PluginProblem, Result};
+use crate::generate::Behavior;
+use crate::resource::Resource;
+use crate::resource::resmap::ResMap;
+use crate::yaml::Node;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The default `--plugin-timeout`: generous, for functions whose image must be pulled.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// How external plugins may run: kustomize's function flags and kbuild's limits.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Run KRM functions that are local programs (`--enable-exec`).
+    pub enable_exec: bool,
+    /// Give container functions that declare it network access (`--network`).
+    pub network: bool,
+    /// The network those functions join (`--network-name`); `None`: the host's, as kustomize.
+    pub network_name: Option<String>,
+    /// Extra mounts for container functions (`--mount`, docker's `type=…,src=…,dst=…`).
+    pub mounts: Vec<String>,
+    /// `KEY=VALUE` or `KEY` entries for functions (`-e`/`--env`).
+    pub env: Vec<String>,
+    /// Run containers as the current user instead of `nobody` (`--as-current-user`).
+    pub as_current_user: bool,
+    /// How long one plugin run may take (`--plugin-timeout`).
+    pub timeout: Duration,
+    /// The timeout as written, for messages.
+    pub timeout_text: String,
+    /// When non-empty, the only plugins that may run: by kind, program path or image
+    /// (`--allow-plugin`).
+    pub allow: Vec<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            enable_exec: false,
+            network: false,
+            network_name: None,
+            mounts: Vec::new(),
+            env: Vec::new(),
+            as_current_user: false,
+            timeout: DEFAULT_TIMEOUT,
+            timeout_text: "10m".to_string(),
+            allow: Vec::new(),
+        }
+    }
+}
+
+/// Reads a `--plugin-timeout` value: a number with `s`, `m` or `h` (seconds when bare).
+pub fn parse_timeout(text: &str) -> std::result::Result<Duration, String> {
+    let t = text.trim();
+    let (digits, unit) = match t.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => t.split_at(i),
+        None => (t, "s"),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("invalid duration {text:?}: expected e.g. 90s, 10m or 1h"))?;
+    let secs = match unit {
+        "s" => Some(n),
+        "m" => n.checked_mul(60),
+        "h" => n.checked_mul(3600),
+        _ => None,
+    }
+    .filter(|&s| s > 0)
+    .ok_or_else(|| format!("invalid duration {text:?}: expected e.g. 90s, 10m or 1h"))?;
+    Ok(Duration::from_secs(secs))
+}
+
+/// The time limit of one run.
+pub(crate) struct Limits {
+    timeout: Duration,
+    timeout_text: String,
+}
+
+/// What a plugin runs.
+#[derive(Clone, Debug)]
+enum Program {
+    /// A legacy exec plugin with its arguments.
+    Legacy { path: PathBuf, args: Vec<String> },
+    /// A KRM function run as a local program.
+    Exec {
+        path: PathBuf,
+        args: Vec<String>,
+        env: Vec<(String, String)>,
+    },
+    /// A KRM function run as a container.
+    Container { runtime: PathBuf, args: Vec<String> },
+}
+
+/// An external plugin, found and configured, ready to run.
+#[derive(Clone, Debug)]
+pub struct Plugin {
+    /// How messages name it.
+    name: String,
+    /// The config's identity, for `buildMetadata` annotations.
+    api_version: String,
+    kind: String,
+    config_name: Option<String>,
+    config_namespace: Option<String>,
+    /// The config as kustomize prints it (the legacy protocol's config file).
+    config_text: String,
+    /// The config node (the KRM protocol's functionConfig).
+    config: Node,
+    /// The kustomization's directory: the working directory.
+    root: PathBuf,
+    program: Program,
+}
+
+/// What a plugin config names: `Kind 'name'`.
+fn describe(config: &Node) -> String {
+    let kind = config.get_str(&["kind"]).unwrap_or_default();
+    match config
+        .get_path(&["metadata", "name"])
+        .and_then(Node::scalar_string)
+    {
+        Some(name) if !name.is_empty() => format!("{kind} '{name}'"),
+        _ => kind.to_string(),
+    }
+}
+
+impl Plugin {
+    /// Finds and configures the plugin `config` (from the kustomization in `root`) names,
+    /// failing as kustomize fails while loading plugins (and where `--allow-plugin`,
+    /// `--enable-exec` or a missing container runtime forbid it), for the kustomize `version`
+    /// reproduced. `read` reads a file of the kustomization (`argsFromFile`).
+    pub fn load(
+        config: &Node,
+        root: &Path,
+        options: &Options,
+        version: crate::kustomize_version::KustomizeVersion,
+        read: &mut dyn FnMut(&str) -> Result<Vec<u8>>,
+    ) -> Result<Plugin> {
+        let described = describe(config);
+        let fail = |name: &str, problem| Error::Plugin(Box::new(PluginError::new(name, problem)));
+        let function = spec::function_spec(config, version.exec_function_args())
+            .map_err(|e| fail(&described, PluginProblem::BadConfig(e)))?;
+        let (program, runs) = match function {
+            Some(f) => Self::function(&f, root, options).map_err(|p| fail(&described, p))?,
+            None => {
+                let api = config.get_str(&["apiVersion"]).unwrap_or_default();
+                let kind = config.get_str(&["kind"]).unwrap_or_default();
+                let path = locate::plugin_home()
+                    .map(|home| locate::exec_plugin_path(&home, api, kind))
+                    .map_err(|p| fail(&described, p))?;
+                let name = format!("{described} ({})", path.display());
+                locate::check_executable(&path).map_err(|p| fail(&name, p))?;
+                let args = exec::args(config, read).map_err(|p| fail(&name, p))?;
+                let runs = path.display().to_string();
+                (Program::Legacy { path, args }, runs)
+            }
+        };
+        let name = format!("{described} ({runs})");
+        let kind = config.get_str(&["kind"]).unwrap_or_default();
+        if !options.allow.is_empty() && !options.allow.iter().any(|a| a == kind || *a == runs) {
+            return Err(fail(&name, PluginProblem::NotAllowed { runs }));
+        }
+        let mut config_text = String::new();
+        crate::yaml::emit::emit_document(config, &mut config_text);
+        let meta = |field: &str| {
+            config
+                .get_path(&["metadata", field])
+                .and_then(Node::scalar_string)
+                .filter(|s| !s.is_empty())
+        };
+        Ok(Plugin {
+            name,
+            api_version: config
+                .get_str(&["apiVersion"])
+                .unwrap_or_default()
+                .to_string(),
+            kind: kind.to_string(),
+            config_name: meta("name"),
+            config_namespace: meta("namespace"),
+            config_text,
+            config: config.clone(),
+            root: root.to_path_buf(),
+            program,
+        })
+    }
+
+    /// A KRM function's program, and what it runs (for messages and `--allow-plugin`).
+    fn function(
+        f: &spec::FunctionSpec,
+        root: &Path,
+        options: &Options,
+    ) -> std::result::Result<(Program, String), PluginProblem> {
+        // kustomize's loader: mounts the function declares stay inside the kustomization.
+        for m in &f.container.mounts {
+            let src = Path::new(&m.src);
+            let why = if src.is_absolute() {
+                Some("must be relative to")
+            } else if clean(&m.src).starts_with("..") {
+                Some("must be under")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err(PluginProblem::BadConfig(format!(
+                    "mount path '{}' is not permitted; mount paths {why} the current kustomization directory",
+                    m.src
+                )));
+            }
+        }
+        if f.container.network && !options.network {
+            // kyaml's words.
+            return Err(PluginProblem::NotEnabled {
+                flag: "--network",
+                why: "network required but not enabled with --network",
+            });
+        }
+        if !f.container.image.is_empty() {
+            let image = f.container.image.clone();
+            let runtime = container::runtime().ok_or_else(|| PluginProblem::NoRuntime {
+                image: image.clone(),
+            })?;
+            let settings = container::Settings {
+                network_name: options.network_name.as_deref(),
+                mounts: &options.mounts,
+                env: &options.env,
+                as_current_user: options.as_current_user,
+            };
+            let args = container::run_args(&f.container, root, &settings);
+            return Ok((Program::Container { runtime, args }, image));
+        }
+        if f.exec.path.is_empty() {
+            return Err(PluginProblem::BadConfig(
+                "its function spec names neither container.image nor exec.path".into(),
+            ));
+        }
+        if !options.enable_exec {
+            return Err(PluginProblem::NotEnabled {
+                flag: "--enable-exec",
+                why: "exec functions (local programs) run only when enabled",
+            });
+        }
+        let path = locate::function_program(&f.exec.path, root)?;
+        let runs = path.display().to_string();
+        Ok((
+            Program::Exec {
+                path,
+                args: f.exec.args.clone(),
+                env: exec_env(&f.exec.envs, &options.env),
+            },
+            runs,
+        ))
+    }
+
+    /// The plugin as `buildMetadata` annotations name it, configured in `source` (its config
+    /// file, or the kustomization for an inline config).
+    pub fn configured(&self, source: &Path) -> crate::resource::Configured {
+        crate::resource::Configured {
+            configured_in: source.to_path_buf(),
+            api_version: self.api_version.clone().into(),
+            kind: self.kind.clone().into(),
+            name: self.config_name.clone(),
+            namespace: self.config_namespace.clone(),
+        }
+    }
+
+    fn fail(&self, problem: PluginProblem) -> Error {
+        Error::Plugin(Box::new(PluginError::new(&self.name, problem)))
+    }
+
+    fn limits(options: &Options) -> Limits {
+        Limits {
+            timeout: options.timeout,
+            timeout_text: options.timeout_text.clone(),
+        }
+    }
+
+    /// Runs the plugin on `items` (resources as the plugin sees them); returns what it
+    /// printed, as resources.
+    fn run(&self, items: Vec<Node>, options: &Options) -> Result<Vec<Resource>> {
+        let limits = Self::limits(options);
+        match &self.program {
+            Program::Legacy { path, args } => {
+                let stdin = if items.is_empty() {
+                    String::new()
+                } else {
+                    crate::yaml::emit::emit_stream(&items)
+                };
+                let stdout = exec::run(
+                    path,
+                    &self.config_text,
+                    args,
+                    &self.root,
+                    stdin.as_bytes(),
+                    &limits,
+                )
+                .map_err(|p| self.fail(p))?;
+                let docs = crate::resource::parse::parse_resources(stdout, Path::new(&self.name))
+                    .map_err(|e| {
+                    self.fail(PluginProblem::BadOutput(format!(
+                        "printed something that is not Kubernetes YAML: {}",
+                        e.report()
+                    )))
+                })?;
+                docs.into_iter()
+                    .map(|r| {
+                        let empty_nulls = r.empty_nulls;
+                        let mut back = annotations::from_plugin(r.node)?;
+                        back.empty_nulls = empty_nulls;
+                        Ok(back)
+                    })
+                    .collect::<Result<Vec<_>>>()
+                    .map_err(|e| {
+                        self.fail(PluginProblem::BadOutput(format!(
+                            "printed an invalid resource: {e}"
+                        )))
+                    })
+            }
+            Program::Exec { path, args, env } => self.run_function(path, args, env, items, &limits),
+            Program::Container { runtime, args } => {
+                self.run_function(runtime, args, &[], items, &limits)
+            }
+        }
+    }
+
+    fn run_function(
+        &self,
+        program: &Path,
+        args: &[String],
+        env: &[(String, String)],
+        items: Vec<Node>,
+        limits: &Limits,
+    ) -> Result<Vec<Resource>> {
+        let function_config = krm::function_config(&self.config);
+        // kustomize hands a generator its own config as the only item (kyaml's pipeline
+        // runs nothing on an empty input).
+        let items = if items.is_empty() {
+            vec![function_config.clone()]
+        } else {
+            items
+        };
+        let input = krm::resource_list(items, function_config);
+        let finished = process::run(&process::Job {
+            program,
+            args,
+            dir: Some(&self.root),
+            env,
+            stdin: input.as_bytes(),
+            timeout: limits.timeout,
+            timeout_text: &limits.timeout_text,
+        })
+        .map_err(|p| self.fail(p))?;
+        let stderr = String::from_utf8_lossy(&finished.stderr);
+        if !finished.status.success() {
+            // A function that fails usually says why in its error results (kyaml reads
+            // them even then): they follow its stderr in the message.
+            let mut said = stderr.into_owned();
+            if let Err(PluginProblem::ErrorResults { messages }) =
+                krm::read_output(&finished.stdout)
+            {
+                for m in messages {
+                    said.push_str(&format!("\nresult: {m}"));
+                }
+            }
+            return Err(self.fail(PluginProblem::Failed {
+                status: finished.status.to_string(),
+                stderr: said.trim_start_matches('\n').to_string(),
+            }));
+        }
+        // kustomize passes a function's stderr through as it runs; kbuild passes it on when
+        // the function has ended, so that the functions of a parallel `render` do not
+        // interleave their lines.
+        if !stderr.is_empty() {
+            eprint!("{stderr}");
+        }
+        krm::read_output(&finished.stdout).map_err(|p| self.fail(p))
+    }
+
+    /// Runs the plugin as a generator: its resources, each with the behavior its
+    /// `kustomize.config.k8s.io/behavior` annotation asks for (and a name hash when its
+    /// `kustomize.config.k8s.io/needs-hash` does).
+    pub fn generate(&self, options: &Options) -> Result<Vec<(Resource, Behavior)>> {
+        self.run(Vec::new(), options)?
+            .into_iter()
+            .map(|mut r| {
+                let behavior = annotations::generator_options(&mut r)?;
+                Ok((r, behavior))
+            })
+            .collect()
+    }
+
+    /// Runs the plugin as a transformer over `rm`.
+    pub fn transform(&self, rm: &mut ResMap, options: &Options) -> Result<()> {
+        let items = rm.iter().map(annotations::for_plugin).collect();
+        let output = self.run(items, options)?;
+        annotations::update(rm, output, &self.name)
+    }
+
+    /// Runs the plugin as a validator over `rm`: it may fail the build, not change it.
+    /// kustomize ignores a `validated-by` label the validator adds; so does kbuild (and,
+    /// as the resources stay as they were, the label is not in the output).
+    pub fn validate(&self, rm: &ResMap, options: &Options) -> Result<()> {
+        let mut after = rm.clone();
+        self.transform(&mut after, options)?;
+        for r in after.iter_mut() {
+            if let Some(Node::Map(labels)) = r.node.get_path_mut(&["metadata", "labels"]) {
+                labels.shift_remove("validated-by");
+                if labels.is_empty()
+                    && let Some(Node::Map(meta)) = r.node.get_mut("metadata")
+                {
+                    meta.shift_remove("labels");
+                }
+            }
+        }
+        let changed = if after.len() != rm.len() {
+            Some(format!(
+                "it returned {} resources for {}",
+                after.len(),
+                rm.len()
+            ))
+        } else {
+            // Compared as kbuild prints them: a number read back from the validator's
+            // output may be another node type with the same text (`1.0` and `1`).
+            let text = |n: &Node| {
+                let mut out = String::new();
+                crate::yaml::emit::emit_document(n, &mut out);
+                out
+            };
+            rm.iter()
+                .zip(after.iter())
+                .find(|(a, b)| a.id() != b.id() || text(&a.node) != text(&b.node))
+                .map(|(a, _)| format!("it changed {}", a.id()))
+        };
+        match changed {
+            Some(msg) => Err(self.fail(PluginProblem::ValidatorChanged(msg))),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Go's `filepath.Clean`, lexically: for kustomize's mount check (which then asks whether
+/// the text starts with `..`) and kyaml's joins of mount sources.
+fn clean(path: &str) -> String {
+    let absolute = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|p| *p != "..") => {
+                parts.pop();
+            }
+            // `/..` is `/`.
+            ".." if absolute => {}
+            _ => parts.push(part),
+        }
+    }
+    match (absolute, parts.is_empty()) {
+        (true, _) => format!("/{}", parts.join("/")),
+        (false, true) => ".".to_string(),
+        (false, false) => parts.join("/"),
+    }
+}
+
+/// kyaml's environment for an exec function (v5.8's `mergeExecEnv`): the function's
+/// `envs` then `-e`'s, `KEY=VALUE` entries only, the later winning, sorted. Like kyaml,
+/// an entry whose value holds another `=` is dropped.
+fn exec_env(declared: &[String], imperative: &[String]) -> Vec<(String, String)> {
+    let mut env = std::collections::BTreeMap::new();
+    for e in declared.iter().chain(imperative) {
+        let parts: Vec<&str> = e.split('=').collect();
+        if let [k, v] = parts.as_slice() {
+            env.insert(k.to_string(), v.to_string());
+        }
+    }
+    env.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeouts_read_seconds_minutes_hours() {
+        assert_eq!(parse_timeout("90"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_timeout("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_timeout("10m"), Ok(Duration::from_secs(600)));
+        assert_eq!(parse_timeout("1h"), Ok(Duration::from_secs(3600)));
+        for bad in ["", "0", "1d", "m", "-1s", "1.5m"] {
+            assert!(parse_timeout(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn mount_sources_clean_as_go() {
+        assert_eq!(clean("./data"), "data");
+        assert_eq!(clean("a/../../b"), "../b");
+        assert_eq!(clean("a/.."), ".");
+        assert_eq!(clean("/k/./data/../x"), "/k/x");
+        assert_eq!(clean("/../a"), "/a");
+    }
+
+    #[test]
+    fn exec_env_merges_as_kyaml() {
+        let env = exec_env(
+            &["A=1".into(), "B=2".into(), "C=x=y".into(), "D".into()],
+            &["B=3".into()],
+        );
+        assert_eq!(env, [("A".into(), "1".into()), ("B".into(), "3".into())]);
+    }
+}
