@@ -37,6 +37,7 @@ pub mod load;
 pub mod merge;
 pub mod openapi;
 pub mod output;
+pub mod remote;
 pub mod render;
 pub mod resource;
 mod transform;

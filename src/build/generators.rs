@@ -80,17 +80,49 @@ impl Builder<'_> {
             .iter()
             .map(|e| {
                 let inline = e.contains('\n');
-                (e, inline, if inline { None } else { ldr.kind_of(e) })
+                let kind = if inline {
+                    None
+                } else if crate::load::is_remote_file(e)
+                    || crate::remote::RepoSpec::parse(e).is_ok()
+                {
+                    // Remote: fetched in the files' turn, as a file URL first, then as a
+                    // git repository (kustomize loads it as it loads a resource).
+                    Some(FileKind::Other)
+                } else {
+                    ldr.kind_of(e)
+                };
+                (e, inline, kind)
             })
             .partition(|(_, _, kind)| kind.is_none());
         for (entry, inline, kind) in texts.into_iter().chain(paths) {
-            if !inline && crate::load::is_remote_file(entry) {
-                // kustomize fetches it (and fails offline) before trying anything else.
-                return Err(crate::load::remote_file(entry, "plugin config"));
+            let mut kind = kind;
+            let mut remote_dir = None;
+            if kind == Some(FileKind::Other) {
+                let fetched = if crate::load::is_remote_file(entry) {
+                    self.cache.read_text(ldr, entry, "plugin config").map(Some)
+                } else {
+                    Ok(None)
+                };
+                match fetched {
+                    Ok(Some(_)) => kind = Some(FileKind::File),
+                    result => match (ldr.remote_base(entry), result) {
+                        (Ok(Some(dir)), _) => {
+                            remote_dir = Some(dir);
+                            kind = Some(FileKind::Dir);
+                        }
+                        (_, Err(file_error)) => return Err(file_error),
+                        (Err(e), _) => return Err(e),
+                        (Ok(None), Ok(_)) => kind = Some(FileKind::File),
+                    },
+                }
             }
             let exists = kind.is_some();
             if kind == Some(FileKind::Dir) {
-                let (real, _) = ldr.resolve(entry, "plugin config directory")?;
+                let real = match remote_dir {
+                    Some(dir) => dir,
+                    None => ldr.resolve(entry, "plugin config directory")?.0,
+                };
+                ldr.check_base(&real, entry)?;
                 self.check_cycle(&real, entry)?;
                 let mut sub = Accumulator::default();
                 self.accumulate(&ldr.child(real.clone()), &mut sub, Expect::Kustomization)?;

@@ -79,6 +79,8 @@ pub struct BuildOptions {
     pub plugins: Plugins,
     /// How helm charts are inflated (the `--helm-*` flags, the chart cache).
     pub helm: crate::helm::HelmOptions,
+    /// How remote entries are fetched (`--remote-cache-dir`, `--offline`).
+    pub remote: crate::remote::RemoteOptions,
 }
 
 /// What a kustomization (and everything below it) has produced so far.
@@ -111,6 +113,8 @@ pub struct BuildOutput {
     pub resmap: ResMap,
     /// One line each, without a "warning:" prefix.
     pub warnings: Vec<String>,
+    /// The remote entries the build fetched (or found in the clone cache).
+    pub remote_inputs: Vec<crate::remote::RemoteInput>,
 }
 
 /// Builds the kustomization in `dir`.
@@ -130,7 +134,8 @@ pub fn build_in(
     dir: &Path,
     options: &BuildOptions,
 ) -> Result<BuildOutput> {
-    let files = Files::new(fs, options.load_restrictor);
+    let remote = Arc::new(crate::remote::Session::new(options.remote.clone()));
+    let files = Files::with_remote(fs, options.load_restrictor, remote);
     build_with_cache(&files, dir, options, &cache::FileCache::default())
 }
 
@@ -167,6 +172,7 @@ fn build_with_cache(
     Ok(BuildOutput {
         resmap: acc.resmap,
         warnings,
+        remote_inputs: files.remote().inputs(),
     })
 }
 

@@ -9,8 +9,10 @@
 //! layers, outermost first; `Error::report` renders all of it for a terminal.
 
 mod helm;
+mod remote;
 
 pub use helm::{HelmError, HelmProblem};
+pub use remote::{RemoteError, RemoteProblem};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -70,6 +72,9 @@ pub enum Error {
     /// A helm chart that could not be inflated.
     #[error("{0}")]
     Helm(Box<HelmError>),
+    /// A remote entry (a git repository or a file over http) that could not be fetched.
+    #[error("{0}")]
+    Remote(Box<RemoteError>),
     /// Input kbuild recognises but does not handle (helm charts, external plugins).
     #[error("{what}")]
     Unsupported {
@@ -191,6 +196,8 @@ pub enum ErrorKind {
     Cycle,
     /// [`Error::Helm`].
     Helm,
+    /// [`Error::Remote`].
+    Remote,
     /// [`Error::Unsupported`].
     Unsupported,
     /// [`Error::DuplicateId`].
@@ -320,6 +327,7 @@ impl Error {
             Error::Restricted(r) => Error::Restricted(r.clone()),
             Error::Cycle(c) => Error::Cycle(c.clone()),
             Error::Helm(h) => Error::Helm(h.clone()),
+            Error::Remote(r) => Error::Remote(r.clone()),
             Error::Unsupported { what, hint } => Error::Unsupported {
                 what: what.clone(),
                 hint: hint.clone(),
@@ -373,6 +381,7 @@ impl Error {
             Error::Restricted(_) => ErrorKind::Restricted,
             Error::Cycle(_) => ErrorKind::Cycle,
             Error::Helm(_) => ErrorKind::Helm,
+            Error::Remote(_) => ErrorKind::Remote,
             Error::Unsupported { .. } => ErrorKind::Unsupported,
             Error::DuplicateId { .. } => ErrorKind::DuplicateId,
             Error::NoMatch { .. } => ErrorKind::NoMatch,
@@ -391,6 +400,7 @@ impl Error {
             Error::Field(field) => field.hint.as_deref(),
             Error::Unsupported { hint, .. } => hint.as_deref(),
             Error::Helm(h) => h.hint(),
+            Error::Remote(r) => r.hint(),
             _ => None,
         }
     }
