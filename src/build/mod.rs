@@ -12,6 +12,7 @@ use crate::kustomize_version::KustomizeVersion;
 use crate::load::{self, FileSystem, Files, LoadRestrictor, Loader};
 use crate::merge::smp::MergeOptions;
 use crate::openapi::Schemas;
+use crate::remote::redact;
 use crate::resource::Configured;
 use crate::resource::resmap::ResMap;
 use crate::resource::shared;
@@ -325,7 +326,9 @@ impl Builder<'_> {
         for (entry, p) in k.resources.iter().zip(prepared) {
             starts.push(loaded.len());
             self.accumulate_resource(entry, p, acc, &mut loaded)
-                .map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
+                .map_err(|e| {
+                    e.context(format!("accumulating resources from '{}'", redact(entry)))
+                })?;
         }
         if let Some((earlier, later)) = acc.resmap.first_clash(&loaded) {
             let entry_of = |i: usize| &k.resources[starts.partition_point(|&s| s <= i) - 1];
@@ -371,8 +374,9 @@ impl Builder<'_> {
                 .map_err(|e| e.context(format!("running generator from {}", source.display())))?;
         }
         for entry in &k.components {
-            self.accumulate_component(ldr, entry, acc)
-                .map_err(|e| e.context(format!("accumulating components from '{entry}'")))?;
+            self.accumulate_component(ldr, entry, acc).map_err(|e| {
+                e.context(format!("accumulating components from '{}'", redact(entry)))
+            })?;
         }
         let meta = self.meta.unwrap_or_default();
         let cache = self.cache;

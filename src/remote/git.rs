@@ -119,7 +119,7 @@ fn is_executable(p: &Path) -> bool {
 
 /// `text` with the secret parts of URLs hidden: a password (`https://user:***@host`), or
 /// for http(s) a user name alone, which is often a token (`https://***@host`).
-pub(crate) fn redact(text: &str) -> String {
+pub fn redact(text: &str) -> String {
     static URL_USER: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
     let re = URL_USER.get_or_init(|| {
         regex::Regex::new(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/@\s:]+)(:[^/@\s]*)?@").ok()

@@ -39,10 +39,20 @@ pub(crate) fn agent() -> ureq::Agent {
         .into()
 }
 
-/// The body of a 2xx answer to `GET url`.
-pub(crate) fn get(agent: &ureq::Agent, url: &str) -> Result<Vec<u8>, RemoteProblem> {
+/// The body of a 2xx answer to `GET url`, within `limit` (default [`TOTAL_TIMEOUT`]).
+pub(crate) fn get(
+    agent: &ureq::Agent,
+    url: &str,
+    limit: Option<Duration>,
+) -> Result<Vec<u8>, RemoteProblem> {
     let failed = |e: ureq::Error| RemoteProblem::Http(super::git::redact(&e.to_string()));
-    let response = agent.get(url).call().map_err(failed)?;
+    let response = agent
+        .get(url)
+        .config()
+        .timeout_global(Some(limit.unwrap_or(TOTAL_TIMEOUT)))
+        .build()
+        .call()
+        .map_err(failed)?;
     let status = response.status().as_u16();
     if !(200..300).contains(&status) {
         return Err(RemoteProblem::HttpStatus(status));

@@ -18,6 +18,7 @@ use crate::error::{Error, RemoteError, RemoteProblem, Result};
 use cache::{KnownRef, RepoDir};
 use foldhash::HashMap;
 use git::Git;
+pub use git::redact;
 pub use repospec::RepoSpec;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -148,8 +149,11 @@ impl Session {
         repo.checkout(&commit, spec.submodules).is_some()
     }
 
-    /// The body of the file at `url` (an http(s) URL; once per build).
+    /// The body of the file at `url` (an http(s) URL; once per build). A URL that may also
+    /// name a git repository has its `timeout=` for the request too (kustomize sets no
+    /// limit on it).
     pub fn get_file(&self, url: &str) -> std::result::Result<Arc<Vec<u8>>, RemoteProblem> {
+        let limit = RepoSpec::parse(url).ok().map(|s| s.timeout);
         if self.options.offline {
             return Err(RemoteProblem::Offline);
         }
@@ -158,7 +162,9 @@ impl Session {
             .or_default()
             .clone();
         let body = slot
-            .get_or_init(|| http::get(self.agent.get_or_init(http::agent), url).map(Arc::new))
+            .get_or_init(|| {
+                http::get(self.agent.get_or_init(http::agent), url, limit).map(Arc::new)
+            })
             .clone()?;
         lock(&self.inputs).push(RemoteInput {
             url: git::redact(url),
