@@ -125,6 +125,15 @@ impl Walk<'_> {
             let Some(remote) = self.remote else {
                 return Ok(());
             };
+            // As the build: an http(s) entry that is a file is a file, unless the
+            // repository it may name is at hand already.
+            if load::is_remote_file(entry)
+                && !remote.cached_immutable(&spec)
+                && remote.get_file(entry).is_ok()
+            {
+                self.file(dir, entry);
+                return Ok(());
+            }
             let checkout = remote.checkout(&spec)?;
             self.remote_inputs.insert(RemoteInput {
                 url: crate::remote::git::redact(entry),

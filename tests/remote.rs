@@ -75,6 +75,10 @@ fn main() {
             ),
             ("unreachable_and_timeout", unreachable_and_timeout),
             ("deps_lists_remote_inputs", deps_lists_remote_inputs),
+            (
+                "render_affected_by_a_changed_ref",
+                render_affected_by_a_changed_ref,
+            ),
         ],
     );
 }
@@ -536,6 +540,24 @@ fn bad_refs_and_paths(g: Git) {
         &format!("resources:\n- {}//a?ref=v1\n", file_url(&reach)),
     );
     fails_like_kustomize(&s, &dir, &["etc"]);
+    // A repository whose base includes itself at the same tag: a cycle.
+    let selfref = s.dir().join("selfref.git");
+    let (_, _, _) = make_repo(
+        &g,
+        &s.dir(),
+        "selfref",
+        &[(
+            "a/kustomization.yaml",
+            &format!("resources:\n- {}//a?ref=v1\n", file_url(&selfref)),
+        )],
+        &[],
+    );
+    let dir = overlay(
+        &s,
+        "self-cycle",
+        &format!("resources:\n- {}//a?ref=v1\n", file_url(&selfref)),
+    );
+    fails_like_kustomize(&s, &dir, &["cycle"]);
     // Inside a checkout the load restrictor is RootOnly whatever the flag says.
     let (reader, _, _) = make_repo(
         &g,
@@ -994,4 +1016,42 @@ fn deps_lists_remote_inputs(g: Git) {
         d = dir.display()
     );
     assert_eq!(text(&out.stdout), expected);
+}
+
+fn render_affected_by_a_changed_ref(g: Git) {
+    let s = Scratch::new();
+    let (bare, _, _) = app_repo(&g, &s.dir());
+    let url = file_url(&bare);
+    let root = s.dir().join("tree");
+    common::write(
+        &root,
+        "remote/kustomization.yaml",
+        format!("resources:\n- {url}//base?ref=v1\n"),
+    );
+    common::write(&root, "local/kustomization.yaml", "resources:\n- cm.yaml\n");
+    common::write(&root, "local/cm.yaml", cm("local", "l"));
+    // The ref changes: the kustomization holding it is affected, the other one is not.
+    common::write(
+        &root,
+        "remote/kustomization.yaml",
+        format!("resources:\n- {url}//base?ref=v2\n"),
+    );
+    let cache = s.cache();
+    let out = Command::new(env!("CARGO_BIN_EXE_kbuild"))
+        .args([
+            "render",
+            "--affected",
+            "remote/kustomization.yaml",
+            "--out",
+            "rendered",
+        ])
+        .arg("--remote-cache-dir")
+        .arg(&cache)
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let rendered = std::fs::read_to_string(root.join("rendered/remote.yaml")).unwrap();
+    assert_eq!(rendered, cm_out("base", "two", ""));
+    assert!(!root.join("rendered/local.yaml").exists());
 }

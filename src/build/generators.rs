@@ -62,6 +62,34 @@ impl Builder<'_> {
         Ok(())
     }
 
+    /// A remote `generators:`/`transformers:` entry: a file over http(s) (read into the
+    /// build's text cache), else a kustomization in a git repository (its directory).
+    fn fetch_plugin_config(
+        &self,
+        ldr: &Loader,
+        entry: &str,
+    ) -> Result<(Option<FileKind>, Option<PathBuf>)> {
+        let fetched = if crate::load::is_remote_file(entry) {
+            Some(self.cache.read_text(ldr, entry, "plugin config"))
+        } else {
+            None
+        };
+        if let Some(Ok(_)) = fetched {
+            return Ok((Some(FileKind::File), None));
+        }
+        match ldr.remote_base(entry) {
+            Ok(Some(dir)) => Ok((Some(FileKind::Dir), Some(dir))),
+            Ok(None) => match fetched {
+                Some(Err(file_error)) => Err(file_error),
+                _ => Ok((Some(FileKind::File), None)),
+            },
+            Err(e) => Err(match fetched {
+                Some(Err(file_error)) => crate::load::tried_as_file(e, &file_error),
+                _ => e,
+            }),
+        }
+    }
+
     /// The config documents of `generators:`/`transformers:`/`validators:` entries:
     /// files, directories holding a kustomization (its output are the configs), or
     /// inline YAML. Each comes with the file that configured it. A config kbuild cannot
@@ -80,42 +108,25 @@ impl Builder<'_> {
             .iter()
             .map(|e| {
                 let inline = e.contains('\n');
-                let kind = if inline {
+                // A remote entry is fetched in the files' turn, as a file URL first, then
+                // as a git repository (kustomize loads it as it loads a resource).
+                let remote = !inline
+                    && (crate::load::is_remote_file(e)
+                        || crate::remote::RepoSpec::parse(e).is_ok());
+                let kind = if inline || remote {
                     None
-                } else if crate::load::is_remote_file(e)
-                    || crate::remote::RepoSpec::parse(e).is_ok()
-                {
-                    // Remote: fetched in the files' turn, as a file URL first, then as a
-                    // git repository (kustomize loads it as it loads a resource).
-                    Some(FileKind::Other)
                 } else {
                     ldr.kind_of(e)
                 };
-                (e, inline, kind)
+                (e, inline, remote, kind)
             })
-            .partition(|(_, _, kind)| kind.is_none());
-        for (entry, inline, kind) in texts.into_iter().chain(paths) {
-            let mut kind = kind;
-            let mut remote_dir = None;
-            if kind == Some(FileKind::Other) {
-                let fetched = if crate::load::is_remote_file(entry) {
-                    self.cache.read_text(ldr, entry, "plugin config").map(Some)
-                } else {
-                    Ok(None)
-                };
-                match fetched {
-                    Ok(Some(_)) => kind = Some(FileKind::File),
-                    result => match (ldr.remote_base(entry), result) {
-                        (Ok(Some(dir)), _) => {
-                            remote_dir = Some(dir);
-                            kind = Some(FileKind::Dir);
-                        }
-                        (_, Err(file_error)) => return Err(file_error),
-                        (Err(e), _) => return Err(e),
-                        (Ok(None), Ok(_)) => kind = Some(FileKind::File),
-                    },
-                }
-            }
+            .partition(|(_, _, remote, kind)| !remote && kind.is_none());
+        for (entry, inline, remote, kind) in texts.into_iter().chain(paths) {
+            let (kind, remote_dir) = if remote {
+                self.fetch_plugin_config(ldr, entry)?
+            } else {
+                (kind, None)
+            };
             let exists = kind.is_some();
             if kind == Some(FileKind::Dir) {
                 let real = match remote_dir {

@@ -77,7 +77,8 @@ impl Builder<'_> {
             // A body that is not YAML says more than the failed clone (kustomize).
             Err(e) => match file_error {
                 Some(f) if f.kind() == crate::error::ErrorKind::Yaml => Err(f),
-                _ => Err(e),
+                Some(f) => Err(load::tried_as_file(e, &f)),
+                None => Err(e),
             },
             Ok(None) => Err(file_error.unwrap_or_else(|| Error::msg(format!("'{entry}'")))),
         }

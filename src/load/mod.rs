@@ -151,6 +151,12 @@ pub(crate) fn remote_error(entry: &str, url: &str, problem: RemoteProblem) -> Er
     }))
 }
 
+/// `repo_error`, for an entry fetched as a file first and then as a git repository,
+/// with what the file fetch said (kustomize reports both too).
+pub(crate) fn tried_as_file(repo_error: Error, file_error: &Error) -> Error {
+    repo_error.context(format!("tried first as a file: {}", file_error.root()))
+}
+
 /// The file access of one build: the file system, the load restrictor, the
 /// real paths resolved so far (see canonical.rs), and the remote fetches.
 pub struct Files {

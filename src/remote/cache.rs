@@ -46,6 +46,8 @@ pub(crate) struct KnownRef {
 /// One repository's directory in the cache.
 pub(crate) struct RepoDir {
     dir: PathBuf,
+    /// The clone URL, credentials redacted.
+    url: String,
 }
 
 impl RepoDir {
@@ -73,11 +75,10 @@ impl RepoDir {
             .collect();
         let dir = root.join("repos").join(format!("{name}-{hash}"));
         std::fs::create_dir_all(&dir)?;
-        let url_file = dir.join("url");
-        if !url_file.exists() {
-            write_atomic(&dir, &url_file, super::git::redact(url).as_bytes())?;
-        }
-        Ok(RepoDir { dir })
+        Ok(RepoDir {
+            dir,
+            url: super::git::redact(url),
+        })
     }
 
     /// The repository's directory.
@@ -85,8 +86,9 @@ impl RepoDir {
         &self.dir
     }
 
-    /// Locks the repository against other builds until the returned file is dropped, and
-    /// removes checkouts left half made by killed builds (no one else can be making one).
+    /// Locks the repository against other builds until the returned file is dropped,
+    /// removes checkouts left half made by killed builds (no one else can be making one
+    /// now), and notes the URL for `cache list`.
     pub(crate) fn lock(&self) -> std::io::Result<File> {
         let lock = File::options()
             .create(true)
@@ -95,9 +97,15 @@ impl RepoDir {
             .open(self.dir.join("lock"))?;
         lock.lock()?;
         for entry in std::fs::read_dir(&self.dir)?.flatten() {
-            if entry.file_name().to_string_lossy().starts_with(".tmp-") {
+            let half_made = entry.file_name().to_string_lossy().starts_with(".tmp-")
+                && entry.file_type().is_ok_and(|t| t.is_dir());
+            if half_made {
                 let _ = std::fs::remove_dir_all(entry.path());
             }
+        }
+        let url_file = self.dir.join("url");
+        if !url_file.exists() {
+            write_atomic(&self.dir, &url_file, self.url.as_bytes())?;
         }
         Ok(lock)
     }
@@ -208,7 +216,11 @@ pub fn list(root: &Path) -> std::io::Result<Vec<CachedCheckout>> {
     for repo in entries.flatten() {
         let dir = repo.path();
         let url = std::fs::read_to_string(dir.join("url")).unwrap_or_default();
-        let refs = RepoDir { dir: dir.clone() }.refs();
+        let refs = RepoDir {
+            dir: dir.clone(),
+            url: url.clone(),
+        }
+        .refs();
         for checkout in std::fs::read_dir(&dir)?.flatten() {
             let name = checkout.file_name().to_string_lossy().into_owned();
             if name.starts_with('.') || !checkout.path().is_dir() {
