@@ -50,7 +50,10 @@ impl Builder<'_> {
     fn prepare_remote_resource(&self, ldr: &Loader, entry: &str) -> Result<Option<Prepared>> {
         let is_file_url = load::is_remote_file(entry);
         let repo = crate::remote::RepoSpec::parse(entry).ok();
-        if !is_file_url && repo.is_none() {
+        // A local file comes first, as kustomize reads an entry as a file before anything
+        // else (a local directory named like a repository does not: kustomize clones).
+        let local_file = || ldr.kind_of(entry) == Some(crate::load::FileKind::File);
+        if (!is_file_url && repo.is_none()) || (!is_file_url && local_file()) {
             return Ok(None);
         }
         if let Some(spec) = &repo
@@ -80,7 +83,9 @@ impl Builder<'_> {
                 Some(f) => Err(load::tried_as_file(e, &f)),
                 None => Err(e),
             },
-            Ok(None) => Err(file_error.unwrap_or_else(|| Error::msg(format!("'{entry}'")))),
+            Ok(None) => Err(file_error.unwrap_or_else(|| {
+                Error::msg(format!("'{entry}' is neither a file nor a git repository"))
+            })),
         }
     }
 
