@@ -53,7 +53,7 @@ impl Builder<'_> {
         // A local file comes first, as kustomize reads an entry as a file before anything
         // else (a local directory named like a repository does not: kustomize clones).
         let local_file = || ldr.kind_of(entry) == Some(crate::load::FileKind::File);
-        if (!is_file_url && repo.is_none()) || (!is_file_url && local_file()) {
+        if !is_file_url && (repo.is_none() || local_file()) {
             return Ok(None);
         }
         if let Some(spec) = &repo
