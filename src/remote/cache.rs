@@ -5,8 +5,9 @@
 //! ```text
 //! <cache dir>/                 --remote-cache-dir, default $XDG_CACHE_HOME/kbuild/git
 //!   cache.lock                 builds hold it shared, `kbuild cache clean` exclusive
-//!   repos/<name>-<hash>/       one repository (its clone URL, hashed)
-//!     lock                     held exclusive while the repository is fetched
+//!   locks/<name>-<hash>        held exclusive while the repository is fetched
+//!   repos/<name>-<hash>/       one repository (its clone URL, hashed), made with its first
+//!                              checkout: a failed fetch leaves only the lock file
 //!     url                      the clone URL (credentials redacted), for `cache list`
 //!     refs.json                ref -> commit, and whether the ref is a tag
 //!     <commit>/                a complete checkout (".nosub" suffix: without submodules)
@@ -46,12 +47,15 @@ pub(crate) struct KnownRef {
 /// One repository's directory in the cache.
 pub(crate) struct RepoDir {
     dir: PathBuf,
+    /// Its lock file (outside it, so that the directory exists only with a checkout).
+    lock: PathBuf,
     /// The clone URL, credentials redacted.
     url: String,
 }
 
 impl RepoDir {
-    /// The directory of the repository cloned from `url` under `root`, created.
+    /// The directory of the repository cloned from `url` under `root` (made with its
+    /// first checkout).
     pub(crate) fn open(root: &Path, url: &str) -> std::io::Result<RepoDir> {
         use sha2::{Digest, Sha256};
         let hash: String = Sha256::digest(url.as_bytes())
@@ -73,39 +77,36 @@ impl RepoDir {
             })
             .take(40)
             .collect();
-        let dir = root.join("repos").join(format!("{name}-{hash}"));
-        std::fs::create_dir_all(&dir)?;
+        let locks = root.join("locks");
+        std::fs::create_dir_all(&locks)?;
         Ok(RepoDir {
-            dir,
+            dir: root.join("repos").join(format!("{name}-{hash}")),
+            lock: locks.join(format!("{name}-{hash}")),
             url: super::git::redact(url),
         })
     }
 
-    /// The repository's directory.
-    pub(crate) fn path(&self) -> &Path {
-        &self.dir
+    /// A directory that exists, for git commands that need one (`ls-remote`).
+    pub(crate) fn existing_dir(&self) -> &Path {
+        self.lock.parent().unwrap_or(&self.lock)
     }
 
     /// Locks the repository against other builds until the returned file is dropped,
-    /// removes checkouts left half made by killed builds (no one else can be making one
-    /// now), and notes the URL for `cache list`.
+    /// and removes checkouts left half made by killed builds (no one else can be making
+    /// one now).
     pub(crate) fn lock(&self) -> std::io::Result<File> {
         let lock = File::options()
             .create(true)
             .truncate(false)
             .write(true)
-            .open(self.dir.join("lock"))?;
+            .open(&self.lock)?;
         lock.lock()?;
-        for entry in std::fs::read_dir(&self.dir)?.flatten() {
+        for entry in std::fs::read_dir(&self.dir).into_iter().flatten().flatten() {
             let half_made = entry.file_name().to_string_lossy().starts_with(".tmp-")
                 && entry.file_type().is_ok_and(|t| t.is_dir());
             if half_made {
                 let _ = std::fs::remove_dir_all(entry.path());
             }
-        }
-        let url_file = self.dir.join("url");
-        if !url_file.exists() {
-            write_atomic(&self.dir, &url_file, self.url.as_bytes())?;
         }
         Ok(lock)
     }
@@ -116,8 +117,14 @@ impl RepoDir {
         dir.is_dir().then_some(dir)
     }
 
-    /// A new temporary directory for a checkout.
+    /// A new temporary directory for a checkout (the repository's directory made, with
+    /// its URL noted for `cache list`).
     pub(crate) fn temp(&self) -> std::io::Result<tempfile::TempDir> {
+        std::fs::create_dir_all(&self.dir)?;
+        let url_file = self.dir.join("url");
+        if !url_file.exists() {
+            write_atomic(&self.dir, &url_file, self.url.as_bytes())?;
+        }
         tempfile::Builder::new()
             .prefix(".tmp-")
             .tempdir_in(&self.dir)
@@ -218,6 +225,7 @@ pub fn list(root: &Path) -> std::io::Result<Vec<CachedCheckout>> {
         let url = std::fs::read_to_string(dir.join("url")).unwrap_or_default();
         let refs = RepoDir {
             dir: dir.clone(),
+            lock: PathBuf::new(),
             url: url.clone(),
         }
         .refs();
@@ -269,9 +277,11 @@ pub fn clean(root: &Path) -> std::io::Result<usize> {
     }
     let _lock = lock_cache(root, true)?;
     let count = list(root)?.len();
-    let repos = root.join("repos");
-    if repos.exists() {
-        std::fs::remove_dir_all(&repos)?;
+    for dir in ["repos", "locks"] {
+        let dir = root.join(dir);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)?;
+        }
     }
     Ok(count)
 }

@@ -241,8 +241,7 @@ impl Session {
         let git = self.git()?;
         if !git::is_full_commit(&spec.git_ref) {
             let listed = git.run(
-                // Any existing directory will do.
-                repo.path(),
+                repo.existing_dir(),
                 &["ls-remote", &url, ref_or_head(&spec.git_ref)],
                 spec.timeout,
             )?;
