@@ -103,6 +103,66 @@ fn whole_build(bencher: divan::Bencher, n: usize) {
     bencher.bench(|| build(&dir, &opts).expect("builds"));
 }
 
+/// [`tree`] with every app's base taken from a git repository (`file://`, `?ref=v1`, a
+/// tag) instead of a local path, the clone cache warm: what a remote base costs once
+/// cached. `None` (and a message) without git.
+fn remote_tree(resources: usize) -> Option<(PathBuf, PathBuf)> {
+    let root = std::env::temp_dir().join(format!("kbuild-bench-remote-{resources}"));
+    let src = root.join("src");
+    let cache = root.join("cache");
+    if !src.join("kustomization.yaml").exists() {
+        let _ = std::fs::remove_dir_all(&root);
+        generate(&src, resources);
+        let git = |args: &[&str]| {
+            std::process::Command::new("git")
+                .args([
+                    "-c",
+                    "user.name=bench",
+                    "-c",
+                    "user.email=bench@example.com",
+                ])
+                .args(args)
+                .current_dir(&src)
+                .output()
+                .is_ok_and(|o| o.status.success())
+        };
+        let made = git(&["init", "-q"])
+            && git(&["add", "-A"])
+            && git(&["commit", "-qm", "bases"])
+            && git(&["tag", "v1"]);
+        if !made {
+            eprintln!("remote_bases_warm: skipped, git cannot make the repository");
+            let _ = std::fs::remove_dir_all(&root);
+            return None;
+        }
+        for a in 0..resources.div_ceil(PER_APP) {
+            let k = src.join(format!("apps/app{a}/prod/kustomization.yaml"));
+            let text = std::fs::read_to_string(&k).expect("read");
+            let url = format!("file://{}//apps/app{a}/base?ref=v1", src.display());
+            write(&k, &text.replace("- ../base\n", &format!("- {url}\n")));
+        }
+    }
+    Some((src, cache))
+}
+
+/// The whole build of [`remote_tree`], the clone cache filled first: compare with
+/// `whole_build` of the same size (local bases).
+#[divan::bench(args = [100, 1_000], sample_count = 10)]
+fn remote_bases_warm(bencher: divan::Bencher, n: usize) {
+    let Some((dir, cache)) = remote_tree(n) else {
+        return;
+    };
+    let opts = BuildOptions {
+        remote: kbuild::remote::RemoteOptions {
+            cache_dir: Some(cache),
+            offline: false,
+        },
+        ..BuildOptions::default()
+    };
+    build(&dir, &opts).expect("builds, filling the cache");
+    bencher.bench(|| build(&dir, &opts).expect("builds"));
+}
+
 /// A strategic merge patch (containers merged by name, a label added)
 /// applied to each Deployment of a stream: the field-merge engine alone.
 #[divan::bench(args = SIZES, sample_count = 10)]

@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::kustomization::{Kustomization, files};
 use crate::load;
 use crate::load::read_kustomization as load_kustomization;
+use crate::remote::{RemoteInput, RepoSpec, Session};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -18,6 +19,8 @@ use std::path::{Path, PathBuf};
 /// absolute and symlink-resolved where the file exists; a missing file is
 /// listed at its lexical path (a build would fail on it, and a change that
 /// creates it must still count).
+/// Remote entries are not followed: they name no local file (a changed ref changes the
+/// kustomization file that holds it, which is listed).
 pub fn input_files(dir: &Path) -> Result<BTreeSet<PathBuf>> {
     let root = load::canonical(dir, "kustomization directory")?;
     let mut walk = Walk::default();
@@ -25,21 +28,39 @@ pub fn input_files(dir: &Path) -> Result<BTreeSet<PathBuf>> {
     Ok(walk.files)
 }
 
+/// Everything a build of the kustomization in `dir` reads: [`input_files`], and the
+/// remote entries (git repositories with the commit their ref resolves to, through
+/// `remote`, and file URLs), followed into the repositories they name.
+pub fn inputs(dir: &Path, remote: &Session) -> Result<(BTreeSet<PathBuf>, Vec<RemoteInput>)> {
+    let root = load::canonical(dir, "kustomization directory")?;
+    let mut walk = Walk {
+        remote: Some(remote),
+        ..Walk::default()
+    };
+    walk.kustomization(&root)?;
+    let mut remote_inputs: Vec<RemoteInput> = walk.remote_inputs.into_iter().collect();
+    remote_inputs.sort();
+    Ok((walk.files, remote_inputs))
+}
+
 #[derive(Default)]
-struct Walk {
+struct Walk<'r> {
     files: BTreeSet<PathBuf>,
     /// Directories already walked (a diamond of bases is walked once; a
     /// cycle, which the build reports, stops here).
     seen: BTreeSet<PathBuf>,
+    /// Resolves git entries, when remote inputs are asked for.
+    remote: Option<&'r Session>,
+    remote_inputs: BTreeSet<RemoteInput>,
 }
 
-impl Walk {
+impl Walk<'_> {
     fn kustomization(&mut self, dir: &Path) -> Result<()> {
         if !self.seen.insert(dir.to_path_buf()) {
             return Ok(());
         }
         let (file, k) = load_kustomization(dir)?;
-        self.files.insert(file.clone());
+        self.insert(file.clone());
         self.body(dir, &k)
             .map_err(|e| e.context(format!("in {}", file.display())))
     }
@@ -82,15 +103,49 @@ impl Walk {
                 if entry.file_type().is_file() {
                     let path = entry.path();
                     let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-                    self.files.insert(path);
+                    self.insert(path);
                 }
             }
         }
     }
 
+    /// A file of a local kustomization (one in a git checkout is no local input).
+    fn insert(&mut self, path: PathBuf) {
+        let in_checkout = self
+            .remote
+            .is_some_and(|r| r.clone_containing(&path).is_some());
+        if !in_checkout {
+            self.files.insert(path);
+        }
+    }
+
     /// A resource-like entry: a file, or a directory that is walked in turn.
     fn file_or_dir(&mut self, dir: &Path, entry: &str) -> Result<()> {
-        if load::is_remote(entry) {
+        if let Ok(spec) = RepoSpec::parse(entry) {
+            let Some(remote) = self.remote else {
+                return Ok(());
+            };
+            // As the build: an http(s) entry that is a file is a file, unless the
+            // repository it may name is at hand already.
+            if load::is_remote_file(entry)
+                && !remote.cached_immutable(&spec)
+                && remote.get_file(entry).is_ok()
+            {
+                self.file(dir, entry);
+                return Ok(());
+            }
+            let checkout = remote.checkout(&spec)?;
+            self.remote_inputs.insert(RemoteInput {
+                url: crate::remote::git::redact(entry),
+                commit: Some(checkout.commit.clone()),
+            });
+            let base = load::join_clean(&checkout.dir, &spec.kust_root);
+            return self
+                .kustomization(&base)
+                .map_err(|e| e.context(format!("following '{entry}'")));
+        }
+        if load::is_remote_file(entry) {
+            self.file(dir, entry);
             return Ok(());
         }
         let joined = load::join_clean(dir, entry);
@@ -106,12 +161,18 @@ impl Walk {
 
     fn file(&mut self, dir: &Path, entry: &str) {
         if load::is_remote_file(entry) {
-            // A URL names no local input (the build refuses it).
+            // A URL names no local input; listed as it is, not fetched.
+            if self.remote.is_some() {
+                self.remote_inputs.insert(RemoteInput {
+                    url: crate::remote::git::redact(entry),
+                    commit: None,
+                });
+            }
             return;
         }
         let joined = load::join_clean(dir, entry);
         let path = std::fs::canonicalize(&joined).unwrap_or(joined);
-        self.files.insert(path);
+        self.insert(path);
     }
 }
 

@@ -10,10 +10,10 @@
 //! - YAML parsing and kustomize's emitter: [`yaml`];
 //! - errors: [`Error`], matched by [`ErrorKind`], with hints and positions as data;
 //! - the tools behind the command line: [`diff`], [`render`], [`deps`],
-//!   [`kubectl_apply`].
+//!   [`kubectl_apply`]; the clone cache of remote bases: [`remote::cache`].
 //!
 //! Inside, the modules read as the pipeline (ARCHITECTURE.md has the diagram):
-//! `load` (files, the load restrictor) → `kustomization` (the file model) →
+//! `load` (files, the load restrictor; `remote` fetches git and http entries) → `kustomization` (the file model) →
 //! `build` (the recursion and the order of stages) → `generate` (ConfigMaps,
 //! Secrets) and `transform` (built-in transformers, patches, name references,
 //! vars, sort) → `config` (field specs) → `merge` and `resource` → `yaml`.
@@ -39,6 +39,7 @@ pub mod openapi;
 pub mod output;
 pub mod plugin;
 pub mod refs;
+pub mod remote;
 pub mod render;
 pub mod resource;
 mod transform;

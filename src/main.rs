@@ -15,6 +15,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod cli {
     pub(crate) mod build;
+    pub(crate) mod cache;
     pub(crate) mod completions;
     pub(crate) mod create;
     pub(crate) mod deps;
@@ -31,7 +32,7 @@ mod cli {
 }
 use cli::merge as merge_cli;
 use cli::{build::BuildArgs, build::run_build, version::VersionArgs, version::run_version};
-use cli::{completions::*, create::*, deps::*, diff::*, edit::*, man::*, render::*};
+use cli::{cache::*, completions::*, create::*, deps::*, diff::*, edit::*, man::*, render::*};
 
 /// Renders Kubernetes configuration the way `kustomize build` does.
 #[derive(Parser, Debug)]
@@ -75,6 +76,8 @@ enum Command {
     /// does.
     #[command(alias = "init")]
     Create(CreateArgs),
+    /// List or clean the clone cache of remote bases.
+    Cache(CacheArgs),
     /// Print the kustomize version kbuild reproduces, as `kustomize version` does.
     Version(VersionArgs),
     /// Print a completion script for bash, zsh, fish, powershell or elvish.
@@ -97,6 +100,7 @@ fn main() -> ExitCode {
         Some(Command::Deps(a)) => return run_deps(&a),
         Some(Command::Edit(a)) => return run_edit(&a),
         Some(Command::Create(a)) => return run_create(&a),
+        Some(Command::Cache(a)) => return run_cache(&a),
         Some(Command::Version(a)) => return run_version(&a),
         Some(Command::Completions(a)) => return run_completions(&a, cli::usage::command::<Cli>()),
         Some(Command::Man(a)) => return run_man(&a, cli::usage::command::<Cli>()),
@@ -117,7 +121,8 @@ fn writes_files(cli: &Cli) -> bool {
         // `diff --ref` writes a revision's files into a temporary directory.
         Some(Command::Diff(a)) => a.git_ref.is_some(),
         Some(
-            Command::Deps(_) | Command::Version(_) | Command::Completions(_) | Command::Man(_),
+            Command::Cache(_)
+            | Command::Deps(_) | Command::Version(_) | Command::Completions(_) | Command::Man(_),
         ) => false,
     }
 }

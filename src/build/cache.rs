@@ -441,6 +441,12 @@ impl FileCache {
         entry: &str,
         what: &str,
     ) -> Result<(PathBuf, Arc<String>)> {
+        if load::is_remote_file(entry) {
+            // kustomize fetches a file URL wherever a file is named.
+            let url = PathBuf::from(entry);
+            let text = self.text(&url, || crate::yaml::utf8(ldr.fetch(entry)?.to_vec(), &url))?;
+            return Ok((url, text));
+        }
         let (real, kind) = ldr.resolve_file(entry, what)?;
         let text = self.text(&real, || {
             crate::yaml::utf8(ldr.read_resolved(&real, kind)?, &real)

@@ -63,6 +63,34 @@ impl Builder<'_> {
         Ok(())
     }
 
+    /// A remote `generators:`/`transformers:` entry: a file over http(s) (read into the
+    /// build's text cache), else a kustomization in a git repository (its directory).
+    fn fetch_plugin_config(
+        &self,
+        ldr: &Loader,
+        entry: &str,
+    ) -> Result<(Option<FileKind>, Option<PathBuf>)> {
+        let fetched = if crate::load::is_remote_file(entry) {
+            Some(self.cache.read_text(ldr, entry, "plugin config"))
+        } else {
+            None
+        };
+        if let Some(Ok(_)) = fetched {
+            return Ok((Some(FileKind::File), None));
+        }
+        match ldr.remote_base(entry) {
+            Ok(Some(dir)) => Ok((Some(FileKind::Dir), Some(dir))),
+            Ok(None) => match fetched {
+                Some(Err(file_error)) => Err(file_error),
+                _ => Ok((Some(FileKind::File), None)),
+            },
+            Err(e) => Err(match fetched {
+                Some(Err(file_error)) => crate::load::tried_as_file(e, &file_error),
+                _ => e,
+            }),
+        }
+    }
+
     /// The config documents of `generators:`/`transformers:`/`validators:` entries:
     /// files, directories holding a kustomization (its output are the configs), or
     /// inline YAML. Each comes with the file that configured it and, for an external
@@ -83,17 +111,32 @@ impl Builder<'_> {
             .iter()
             .map(|e| {
                 let inline = e.contains('\n');
-                (e, inline, if inline { None } else { ldr.kind_of(e) })
+                // A remote entry is fetched in the files' turn, as a file URL first, then
+                // as a git repository (kustomize loads it as it loads a resource).
+                let remote = !inline
+                    && (crate::load::is_remote_file(e)
+                        || crate::remote::RepoSpec::parse(e).is_ok());
+                let kind = if inline || remote {
+                    None
+                } else {
+                    ldr.kind_of(e)
+                };
+                (e, inline, remote, kind)
             })
-            .partition(|(_, _, kind)| kind.is_none());
-        for (entry, inline, kind) in texts.into_iter().chain(paths) {
-            if !inline && crate::load::is_remote_file(entry) {
-                // kustomize fetches it (and fails offline) before trying anything else.
-                return Err(crate::load::remote_file(entry, "plugin config"));
-            }
+            .partition(|(_, _, remote, kind)| !remote && kind.is_none());
+        for (entry, inline, remote, kind) in texts.into_iter().chain(paths) {
+            let (kind, remote_dir) = if remote {
+                self.fetch_plugin_config(ldr, entry)?
+            } else {
+                (kind, None)
+            };
             let exists = kind.is_some();
             if kind == Some(FileKind::Dir) {
-                let (real, _) = ldr.resolve(entry, "plugin config directory")?;
+                let real = match remote_dir {
+                    Some(dir) => dir,
+                    None => ldr.resolve(entry, "plugin config directory")?.0,
+                };
+                ldr.check_base(&real, entry)?;
                 self.check_cycle(&real, entry)?;
                 let mut sub = Accumulator::default();
                 self.accumulate(&ldr.child(real.clone()), &mut sub, Expect::Kustomization)?;

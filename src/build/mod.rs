@@ -12,6 +12,7 @@ use crate::kustomize_version::KustomizeVersion;
 use crate::load::{self, FileSystem, Files, LoadRestrictor, Loader};
 use crate::merge::smp::MergeOptions;
 use crate::openapi::Schemas;
+use crate::remote::redact;
 use crate::resource::Configured;
 use crate::resource::resmap::ResMap;
 use crate::resource::shared;
@@ -103,6 +104,8 @@ pub struct BuildOptions {
     /// How external plugins run (`--enable-exec`, the container flags, `--plugin-timeout`,
     /// `--allow-plugin`); they run at all only with `plugins.enable_alpha_plugins`.
     pub external: crate::plugin::Options,
+    /// How remote entries are fetched (`--remote-cache-dir`, `--offline`).
+    pub remote: crate::remote::RemoteOptions,
 }
 
 /// What a kustomization (and everything below it) has produced so far.
@@ -135,6 +138,8 @@ pub struct BuildOutput {
     pub resmap: ResMap,
     /// One line each, without a "warning:" prefix.
     pub warnings: Vec<String>,
+    /// The remote entries the build fetched (or found in the clone cache).
+    pub remote_inputs: Vec<crate::remote::RemoteInput>,
 }
 
 /// Builds the kustomization in `dir`.
@@ -154,7 +159,8 @@ pub fn build_in(
     dir: &Path,
     options: &BuildOptions,
 ) -> Result<BuildOutput> {
-    let files = Files::new(fs, options.load_restrictor);
+    let remote = Arc::new(crate::remote::Session::new(options.remote.clone()));
+    let files = Files::with_remote(fs, options.load_restrictor, remote);
     build_with_cache(&files, dir, options, &cache::FileCache::default())
 }
 
@@ -192,6 +198,7 @@ fn build_with_cache(
     Ok(BuildOutput {
         resmap: acc.resmap,
         warnings,
+        remote_inputs: files.remote().inputs(),
     })
 }
 
@@ -347,7 +354,9 @@ impl Builder<'_> {
         for (entry, p) in k.resources.iter().zip(prepared) {
             starts.push(loaded.len());
             self.accumulate_resource(entry, p, acc, &mut loaded)
-                .map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
+                .map_err(|e| {
+                    e.context(format!("accumulating resources from '{}'", redact(entry)))
+                })?;
         }
         if let Some((earlier, later)) = acc.resmap.first_clash(&loaded) {
             let entry_of = |i: usize| &k.resources[starts.partition_point(|&s| s <= i) - 1];
@@ -396,8 +405,9 @@ impl Builder<'_> {
             .map_err(|e| e.context(format!("running generator from {}", source.display())))?;
         }
         for entry in &k.components {
-            self.accumulate_component(ldr, entry, acc)
-                .map_err(|e| e.context(format!("accumulating components from '{entry}'")))?;
+            self.accumulate_component(ldr, entry, acc).map_err(|e| {
+                e.context(format!("accumulating components from '{}'", redact(entry)))
+            })?;
         }
         // Out of line, as the frame of this function is on the stack once per base.
         self.run_transformers(ldr, file, k, acc)?;

@@ -22,14 +22,12 @@ pub(super) enum Prepared {
 impl Builder<'_> {
     /// Resolves a `resources` entry: a directory to build, or a file's resources.
     pub(super) fn prepare_resource(&self, ldr: &Loader, entry: &str) -> Result<Prepared> {
-        if load::is_remote(entry) && ldr.kind_of(entry).is_none() {
-            return Err(Error::Unsupported {
-                what: "remote resources (git or http URLs) are not supported: kbuild builds only local files".into(),
-                hint: Some("clone the repository and list the local path under 'resources'".into()),
-            });
+        if let Some(prepared) = self.prepare_remote_resource(ldr, entry)? {
+            return Ok(prepared);
         }
         let (real, kind) = ldr.resolve(entry, "resource")?;
         if kind == EntryType::Dir {
+            ldr.check_base(&real, entry)?;
             return Ok(Prepared::Dir(real));
         }
         // Per reference: another kustomization may have read the file already.
@@ -43,6 +41,52 @@ impl Builder<'_> {
             }
         }
         Ok(Prepared::Resources(resources))
+    }
+
+    /// A `resources` entry that is remote, as kustomize tries it: a file first (an
+    /// http(s) URL is fetched; a 2xx body that parses is the file), then a base in a git
+    /// repository; `None` for a local path. A git repository already in the clone cache
+    /// at an immutable ref is taken without asking the network whether the URL is a file.
+    fn prepare_remote_resource(&self, ldr: &Loader, entry: &str) -> Result<Option<Prepared>> {
+        let is_file_url = load::is_remote_file(entry);
+        let repo = crate::remote::RepoSpec::parse(entry).ok();
+        // A local file comes first, as kustomize reads an entry as a file before anything
+        // else (a local directory named like a repository does not: kustomize clones).
+        let local_file = || ldr.kind_of(entry) == Some(crate::load::FileKind::File);
+        if !is_file_url && (repo.is_none() || local_file()) {
+            return Ok(None);
+        }
+        if let Some(spec) = &repo
+            && ldr.files().remote().cached_immutable(spec)
+        {
+            return Ok(ldr.remote_base(entry)?.map(Prepared::Dir));
+        }
+        let mut file_error = None;
+        if is_file_url {
+            let url = std::path::Path::new(entry);
+            match ldr.fetch(entry) {
+                Ok(body) => match crate::resource::parse::parse_resources(body.to_vec(), url) {
+                    Ok(resources) => return Ok(Some(Prepared::Resources(resources))),
+                    Err(e) => file_error = Some(e),
+                },
+                // An http error status for a URL that cannot be a repository ends it, as
+                // in kustomize.
+                Err(e) if repo.is_none() => return Err(e),
+                Err(e) => file_error = Some(e),
+            }
+        }
+        match ldr.remote_base(entry) {
+            Ok(Some(dir)) => Ok(Some(Prepared::Dir(dir))),
+            // A body that is not YAML says more than the failed clone (kustomize).
+            Err(e) => match file_error {
+                Some(f) if f.kind() == crate::error::ErrorKind::Yaml => Err(f),
+                Some(f) => Err(load::tried_as_file(e, &f)),
+                None => Err(e),
+            },
+            Ok(None) => Err(file_error.unwrap_or_else(|| {
+                Error::msg(format!("'{entry}' is neither a file nor a git repository"))
+            })),
+        }
     }
 
     pub(super) fn accumulate_resource(
@@ -98,7 +142,11 @@ impl Builder<'_> {
         entry: &str,
         acc: &mut Accumulator,
     ) -> Result<()> {
-        let (real, kind) = ldr.resolve(entry, "component")?;
+        let (real, kind) = match ldr.remote_base(entry)? {
+            Some(dir) => (dir, EntryType::Dir),
+            None => ldr.resolve(entry, "component")?,
+        };
+        ldr.check_base(&real, entry)?;
         if kind != EntryType::Dir {
             return Err(Error::invalid_config(format!(
                 "component '{entry}' is not a directory holding a kustomization file of kind Component"

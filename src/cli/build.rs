@@ -20,6 +20,8 @@ use std::process::ExitCode;
 const DEPRECATED: &str = "Deprecated kustomize flags";
 /// Help heading of the flags for helm charts.
 const HELM: &str = "Helm charts";
+/// Help heading of the flags for remote bases and files.
+const REMOTE: &str = "Remote bases and files";
 /// Help heading of the flags for plugins.
 const PLUGINS: &str = "Plugins (exec plugins and KRM functions; see README)";
 
@@ -94,10 +96,14 @@ pub(crate) struct BuildFlags {
     /// $XDG_CACHE_HOME/kbuild/charts or ~/.cache/kbuild/charts).
     #[arg(long, value_name = "DIR", help_heading = HELM)]
     helm_cache_dir: Option<PathBuf>,
-    /// Fail instead of pulling a chart that is neither in the chart home nor in the cache
-    /// (kbuild's).
-    #[arg(long, help_heading = HELM)]
+    /// Use only the caches: fail instead of fetching a remote base or file, or pulling a
+    /// helm chart, that the clone cache or the chart cache does not hold (kbuild's).
+    #[arg(long, help_heading = REMOTE)]
     offline: bool,
+    /// Where git checkouts of remote bases are kept, by repository and commit (kbuild's;
+    /// default $XDG_CACHE_HOME/kbuild/git or ~/.cache/kbuild/git).
+    #[arg(long, value_name = "DIR", help_heading = REMOTE)]
+    remote_cache_dir: Option<PathBuf>,
 }
 
 /// The flags of external plugins beyond `--enable-alpha-plugins`: kustomize's for KRM
@@ -256,6 +262,10 @@ impl BuildFlags {
                 offline: self.offline,
             },
             external: self.functions.options()?,
+            remote: kbuild::remote::RemoteOptions {
+                cache_dir: self.remote_cache_dir.clone(),
+                offline: self.offline,
+            },
         })
     }
 }

@@ -12,20 +12,37 @@ pub(crate) struct DepsArgs {
     /// Checked like the build's; every supported kustomize release reads the same files.
     #[command(flatten)]
     version: VersionFlag,
+    /// Resolve git refs from the clone cache only (see `kbuild build --offline`).
+    #[arg(long)]
+    offline: bool,
+    /// The clone cache (see `kbuild build --remote-cache-dir`).
+    #[arg(long, value_name = "DIR")]
+    remote_cache_dir: Option<PathBuf>,
 }
 
 /// `kbuild deps`: the kustomization's input files, one a line, relative to
-/// the current directory when below it.
+/// the current directory when below it; then its remote inputs, a URL a line, a git
+/// repository's followed by the commit its ref resolves to.
 pub(crate) fn run_deps(args: &DepsArgs) -> ExitCode {
-    let result = kbuild::deps::input_files(&args.dir).and_then(|files| {
+    let session = kbuild::remote::Session::new(kbuild::remote::RemoteOptions {
+        cache_dir: args.remote_cache_dir.clone(),
+        offline: args.offline,
+    });
+    let result = kbuild::deps::inputs(&args.dir, &session).and_then(|(files, remote)| {
         let cwd = std::env::current_dir()
             .ok()
             .and_then(|d| std::fs::canonicalize(d).ok())
             .unwrap_or_default();
-        let text: String = files
+        let mut text: String = files
             .iter()
             .map(|f| format!("{}\n", f.strip_prefix(&cwd).unwrap_or(f).display()))
             .collect();
+        for input in remote {
+            match input.commit {
+                Some(commit) => text.push_str(&format!("{} {commit}\n", input.url)),
+                None => text.push_str(&format!("{}\n", input.url)),
+            }
+        }
         print_stdout(&text)
     });
     match result {

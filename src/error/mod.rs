@@ -11,10 +11,12 @@
 mod git;
 mod helm;
 mod plugin;
+mod remote;
 
 pub use git::GitError;
 pub use helm::{HelmError, HelmProblem};
 pub use plugin::{PluginError, PluginProblem};
+pub use remote::{RemoteError, RemoteProblem};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -80,6 +82,9 @@ pub enum Error {
     /// An external plugin (exec plugin, KRM function) that could not be loaded or run.
     #[error("{0}")]
     Plugin(Box<PluginError>),
+    /// A remote entry (a git repository or a file over http) that could not be fetched.
+    #[error("{0}")]
+    Remote(Box<RemoteError>),
     /// Input kbuild recognises but does not handle (helm charts, external plugins).
     #[error("{what}")]
     Unsupported {
@@ -211,6 +216,8 @@ pub enum ErrorKind {
     Git,
     /// [`Error::Plugin`].
     Plugin,
+    /// [`Error::Remote`].
+    Remote,
     /// [`Error::Unsupported`].
     Unsupported,
     /// [`Error::DuplicateId`].
@@ -345,6 +352,7 @@ impl Error {
             Error::Helm(h) => Error::Helm(h.clone()),
             Error::Git(g) => Error::Git(g.clone()),
             Error::Plugin(p) => Error::Plugin(p.clone()),
+            Error::Remote(r) => Error::Remote(r.clone()),
             Error::Unsupported { what, hint } => Error::Unsupported {
                 what: what.clone(),
                 hint: hint.clone(),
@@ -401,6 +409,7 @@ impl Error {
             Error::Helm(_) => ErrorKind::Helm,
             Error::Git(_) => ErrorKind::Git,
             Error::Plugin(_) => ErrorKind::Plugin,
+            Error::Remote(_) => ErrorKind::Remote,
             Error::Unsupported { .. } => ErrorKind::Unsupported,
             Error::DuplicateId { .. } => ErrorKind::DuplicateId,
             Error::NoMatch { .. } => ErrorKind::NoMatch,
@@ -422,6 +431,7 @@ impl Error {
             Error::Helm(h) => h.hint(),
             Error::Git(g) => g.hint(),
             Error::Plugin(p) => p.hint(),
+            Error::Remote(r) => r.hint(),
             _ => None,
         }
     }

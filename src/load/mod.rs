@@ -15,8 +15,9 @@ mod path;
 pub use fs::{FileKind, FileSystem, MemFs, RealFs};
 pub use path::{is_clean_absolute_text, is_remote, is_remote_file, join_clean};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, RemoteError, RemoteProblem, Result};
 use crate::kustomization::{FILE_NAMES, Kustomization};
+use crate::remote::{RepoSpec, Session};
 use canonical::{CanonicalCache, EntryType};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -141,32 +142,51 @@ pub(crate) fn read_kustomization_file(
     crate::kustomization::decode::decode(file.to_path_buf(), bytes).map(|(_, k)| k)
 }
 
-/// The error for a file entry that is an http(s) URL: kustomize would download it (for any
-/// file a kustomization names: generator files and env files, patches, replacements,
-/// configurations, crds, openapi schemas); kbuild reads local files only, for now.
-pub(crate) fn remote_file(entry: &str, what: &str) -> Error {
-    Error::Unsupported {
-        what: format!(
-            "{what} '{entry}' is a remote file: kbuild does not fetch remote files (yet)"
-        ),
-        hint: Some("download it and name the local copy instead".into()),
-    }
+/// The error for a remote entry that could not be fetched.
+pub(crate) fn remote_error(entry: &str, url: &str, problem: RemoteProblem) -> Error {
+    Error::Remote(Box::new(RemoteError {
+        entry: crate::remote::git::redact(entry),
+        url: crate::remote::git::redact(url),
+        problem,
+    }))
 }
 
-/// The file access of one build: the file system, the load restrictor, and the
-/// real paths resolved so far (see canonical.rs).
+/// `repo_error`, for an entry fetched as a file first and then as a git repository,
+/// with what the file fetch said (kustomize reports both too).
+pub(crate) fn tried_as_file(repo_error: Error, file_error: &Error) -> Error {
+    repo_error.context(format!("tried first as a file: {}", file_error.root()))
+}
+
+/// The file access of one build: the file system, the load restrictor, the
+/// real paths resolved so far (see canonical.rs), and the remote fetches.
 pub struct Files {
     paths: CanonicalCache,
     restrictor: LoadRestrictor,
+    remote: Arc<Session>,
 }
 
 impl Files {
-    /// Reads `fs` under `restrictor`.
+    /// Reads `fs` under `restrictor`; remote entries with the default options.
     pub fn new(fs: Arc<dyn FileSystem>, restrictor: LoadRestrictor) -> Files {
+        Files::with_remote(fs, restrictor, Arc::new(Session::new(Default::default())))
+    }
+
+    /// Reads `fs` under `restrictor`, remote entries through `remote`.
+    pub fn with_remote(
+        fs: Arc<dyn FileSystem>,
+        restrictor: LoadRestrictor,
+        remote: Arc<Session>,
+    ) -> Files {
         Files {
             paths: CanonicalCache::new(fs),
             restrictor,
+            remote,
         }
+    }
+
+    /// The build's remote fetches.
+    pub fn remote(&self) -> &Session {
+        &self.remote
     }
 
     /// The loader of the kustomization directory `dir` (the top of a build):
@@ -239,24 +259,95 @@ impl<'f> Loader<'f> {
         }
     }
 
+    /// The load restrictor of this kustomization: the build's, except in a git checkout,
+    /// where it is always RootOnly (as in kustomize: a remote kustomization may not read
+    /// the files of the machine that builds it).
+    pub(crate) fn restrictor(&self) -> LoadRestrictor {
+        if self.checkout().is_some() {
+            LoadRestrictor::RootOnly
+        } else {
+            self.files.restrictor
+        }
+    }
+
+    /// The git checkout this kustomization is in, if it is remote.
+    pub(crate) fn checkout(&self) -> Option<PathBuf> {
+        self.files.remote.clone_containing(&self.root)
+    }
+
     /// Refuses `real`, which `entry` resolved to, when the restrictor keeps it out.
     pub(crate) fn check(&self, real: &Path, entry: &str) -> Result<()> {
-        check_restrictor(&self.root, real, entry, self.files.restrictor)
+        check_restrictor(&self.root, real, entry, self.restrictor())
+    }
+
+    /// Refuses a base or component directory `real` outside the git checkout this
+    /// kustomization is in (kustomize's containment rule for cloned repositories).
+    pub(crate) fn check_base(&self, real: &Path, entry: &str) -> Result<()> {
+        match self.checkout() {
+            Some(repo) if !real.starts_with(&repo) => Err(Error::msg(format!(
+                "security: bases in kustomizations found in cloned git repos must be within the repo, but base '{entry}' ({}) is outside '{}'",
+                real.display(),
+                repo.display()
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    /// The directory of the base or component `entry` names when it is a git repository
+    /// (kustomize's repo spec), checked out; `None` when it is a local path.
+    pub(crate) fn remote_base(&self, entry: &str) -> Result<Option<PathBuf>> {
+        let Ok(spec) = RepoSpec::parse(entry) else {
+            return Ok(None);
+        };
+        let checkout = self.files.remote.checkout(&spec)?;
+        let problem = |p| remote_error(entry, &spec.clone_url(), p);
+        let joined = join_clean(&checkout.dir, &spec.kust_root);
+        let real = std::fs::canonicalize(&joined).map_err(|e| {
+            problem(RemoteProblem::NotADirectory(format!(
+                "'{}' in the repository (commit {}): {e}",
+                spec.kust_root, checkout.commit
+            )))
+        })?;
+        // A symlink in the repository may point out of it: only known after the checkout.
+        if !real.starts_with(&checkout.dir) {
+            return Err(problem(RemoteProblem::OutsideRepo(format!(
+                "'{}' refers to '{}', outside the repository",
+                spec.kust_root,
+                real.display()
+            ))));
+        }
+        if !real.is_dir() {
+            return Err(problem(RemoteProblem::NotADirectory(format!(
+                "'{}' in the repository is a file; expecting a directory holding a kustomization",
+                spec.kust_root
+            ))));
+        }
+        self.files.paths.seed(&real);
+        Ok(Some(real))
+    }
+
+    /// The body of the file at the http(s) URL `entry`.
+    pub(crate) fn fetch(&self, entry: &str) -> Result<Arc<Vec<u8>>> {
+        self.files
+            .remote
+            .get_file(entry)
+            .map_err(|p| remote_error(entry, entry, p))
     }
 
     /// The real path of the file `entry` names and what it is, when this
     /// kustomization may read it (`what` names it in errors).
     pub(crate) fn resolve_file(&self, entry: &str, what: &str) -> Result<(PathBuf, EntryType)> {
-        if is_remote_file(entry) {
-            return Err(remote_file(entry, what));
-        }
         self.files
             .paths
-            .resolve_restricted(&self.root, entry, self.files.restrictor, what)
+            .resolve_restricted(&self.root, entry, self.restrictor(), what)
     }
 
-    /// Reads the file `entry` names, under the restrictor.
+    /// Reads the file `entry` names, under the restrictor; an http(s) URL is fetched (as
+    /// kustomize does for every file a kustomization names).
     pub fn read(&self, entry: &str, what: &str) -> Result<(PathBuf, Vec<u8>)> {
+        if is_remote_file(entry) {
+            return Ok((PathBuf::from(entry), self.fetch(entry)?.to_vec()));
+        }
         let (real, kind) = self.resolve_file(entry, what)?;
         let bytes = self.read_resolved(&real, kind)?;
         Ok((real, bytes))

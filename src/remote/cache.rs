@@ -1,0 +1,287 @@
+//! The clone cache (kbuild's, beyond kustomize, which clones every remote base afresh
+//! into a temporary directory): checkouts kept by repository and commit, shared by
+//! builds and by checkouts of the same repository.
+//!
+//! ```text
+//! <cache dir>/                 --remote-cache-dir, default $XDG_CACHE_HOME/kbuild/git
+//!   cache.lock                 builds hold it shared, `kbuild cache clean` exclusive
+//!   locks/<name>-<hash>        held exclusive while the repository is fetched
+//!   repos/<name>-<hash>/       one repository (its clone URL, hashed), made with its first
+//!                              checkout: a failed fetch leaves only the lock file
+//!     url                      the clone URL (credentials redacted), for `cache list`
+//!     refs.json                ref -> commit, and whether the ref is a tag
+//!     <commit>/                a complete checkout (".nosub" suffix: without submodules)
+//!     .tmp-*/                  a checkout being made; renamed into place when complete
+//! ```
+//!
+//! A checkout is made in a temporary directory and renamed to its commit only when every
+//! git command succeeded, so a killed build never leaves a half checkout under a name a
+//! later build trusts; the repository's lock keeps two builds from fetching it at once
+//! (the second then finds the first one's checkout).
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+/// The default cache: `$XDG_CACHE_HOME/kbuild/git`, else `$HOME/.cache/kbuild/git`.
+pub fn default_dir() -> Option<PathBuf> {
+    let nonempty = |v: &str| {
+        std::env::var_os(v)
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
+    };
+    let base = nonempty("XDG_CACHE_HOME").or_else(|| nonempty("HOME").map(|h| h.join(".cache")))?;
+    Some(base.join("kbuild").join("git"))
+}
+
+/// What the cache knows of a ref.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub(crate) struct KnownRef {
+    /// The commit it named when last resolved.
+    pub(crate) commit: String,
+    /// A tag: taken as naming that commit forever.
+    pub(crate) tag: bool,
+}
+
+/// One repository's directory in the cache.
+pub(crate) struct RepoDir {
+    dir: PathBuf,
+    /// Its lock file (outside it, so that the directory exists only with a checkout).
+    lock: PathBuf,
+    /// The clone URL, credentials redacted.
+    url: String,
+}
+
+impl RepoDir {
+    /// The directory of the repository cloned from `url` under `root` (made with its
+    /// first checkout).
+    pub(crate) fn open(root: &Path, url: &str) -> std::io::Result<RepoDir> {
+        use sha2::{Digest, Sha256};
+        let hash: String = Sha256::digest(url.as_bytes())
+            .iter()
+            .take(8)
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let name: String = url
+            .rsplit(['/', ':'])
+            .find(|s| !s.is_empty())
+            .unwrap_or("repo")
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .take(40)
+            .collect();
+        let locks = root.join("locks");
+        std::fs::create_dir_all(&locks)?;
+        Ok(RepoDir {
+            dir: root.join("repos").join(format!("{name}-{hash}")),
+            lock: locks.join(format!("{name}-{hash}")),
+            url: super::git::redact(url),
+        })
+    }
+
+    /// A directory that exists, for git commands that need one (`ls-remote`).
+    pub(crate) fn existing_dir(&self) -> &Path {
+        self.lock.parent().unwrap_or(&self.lock)
+    }
+
+    /// Locks the repository against other builds until the returned file is dropped,
+    /// and removes checkouts left half made by killed builds (no one else can be making
+    /// one now).
+    pub(crate) fn lock(&self) -> std::io::Result<File> {
+        let lock = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&self.lock)?;
+        lock.lock()?;
+        for entry in std::fs::read_dir(&self.dir).into_iter().flatten().flatten() {
+            let half_made = entry.file_name().to_string_lossy().starts_with(".tmp-")
+                && entry.file_type().is_ok_and(|t| t.is_dir());
+            if half_made {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+        Ok(lock)
+    }
+
+    /// The checkout of `commit`, if the cache has it.
+    pub(crate) fn checkout(&self, commit: &str, submodules: bool) -> Option<PathBuf> {
+        let dir = self.dir.join(checkout_name(commit, submodules));
+        dir.is_dir().then_some(dir)
+    }
+
+    /// A new temporary directory for a checkout (the repository's directory made, with
+    /// its URL noted for `cache list`).
+    pub(crate) fn temp(&self) -> std::io::Result<tempfile::TempDir> {
+        std::fs::create_dir_all(&self.dir)?;
+        let url_file = self.dir.join("url");
+        if !url_file.exists() {
+            write_atomic(&self.dir, &url_file, self.url.as_bytes())?;
+        }
+        tempfile::Builder::new()
+            .prefix(".tmp-")
+            .tempdir_in(&self.dir)
+    }
+
+    /// Moves a complete checkout into place as `commit`'s and returns its path.
+    pub(crate) fn keep(
+        &self,
+        temp: tempfile::TempDir,
+        commit: &str,
+        submodules: bool,
+    ) -> std::io::Result<PathBuf> {
+        let target = self.dir.join(checkout_name(commit, submodules));
+        if target.is_dir() {
+            // Made by an earlier build for another ref naming the same commit.
+            return Ok(target);
+        }
+        std::fs::rename(temp.keep(), &target)?;
+        Ok(target)
+    }
+
+    /// The refs resolved so far.
+    pub(crate) fn refs(&self) -> BTreeMap<String, KnownRef> {
+        std::fs::read(self.dir.join("refs.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default()
+    }
+
+    /// Notes that `git_ref` names `known` (the lock is held).
+    pub(crate) fn note_ref(&self, git_ref: &str, known: KnownRef) -> std::io::Result<()> {
+        let mut refs = self.refs();
+        if refs.get(git_ref) == Some(&known) {
+            return Ok(());
+        }
+        refs.insert(git_ref.to_string(), known);
+        let json = serde_json::to_vec_pretty(&refs).map_err(std::io::Error::other)?;
+        write_atomic(&self.dir, &self.dir.join("refs.json"), &json)
+    }
+}
+
+fn checkout_name(commit: &str, submodules: bool) -> String {
+    if submodules {
+        commit.to_string()
+    } else {
+        format!("{commit}.nosub")
+    }
+}
+
+fn write_atomic(dir: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// Holds the whole cache shared (a build) or exclusive (`cache clean`).
+pub(crate) fn lock_cache(root: &Path, exclusive: bool) -> std::io::Result<File> {
+    std::fs::create_dir_all(root)?;
+    let f = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(root.join("cache.lock"))?;
+    if exclusive {
+        f.lock()?;
+    } else {
+        f.lock_shared()?;
+    }
+    Ok(f)
+}
+
+/// One cached checkout, for `kbuild cache list`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CachedCheckout {
+    /// The clone URL (credentials redacted).
+    pub url: String,
+    /// The commit.
+    pub commit: String,
+    /// The refs last seen naming it (tags marked).
+    pub refs: Vec<String>,
+    /// Where it is.
+    pub dir: PathBuf,
+    /// Its size in bytes.
+    pub bytes: u64,
+}
+
+/// Every checkout in the cache at `root`, by URL then commit.
+pub fn list(root: &Path) -> std::io::Result<Vec<CachedCheckout>> {
+    let repos = root.join("repos");
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(&repos) else {
+        return Ok(out);
+    };
+    for repo in entries.flatten() {
+        let dir = repo.path();
+        let url = std::fs::read_to_string(dir.join("url")).unwrap_or_default();
+        let refs = RepoDir {
+            dir: dir.clone(),
+            lock: PathBuf::new(),
+            url: url.clone(),
+        }
+        .refs();
+        for checkout in std::fs::read_dir(&dir)?.flatten() {
+            let name = checkout.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') || !checkout.path().is_dir() {
+                continue;
+            }
+            let commit = name.trim_end_matches(".nosub").to_string();
+            let named_by = refs
+                .iter()
+                .filter(|(_, k)| k.commit == commit)
+                .map(|(r, k)| {
+                    if k.tag {
+                        format!("{r} (tag)")
+                    } else {
+                        r.clone()
+                    }
+                })
+                .collect();
+            out.push(CachedCheckout {
+                url: url.clone(),
+                commit,
+                refs: named_by,
+                bytes: size_of_dir(&checkout.path()),
+                dir: checkout.path(),
+            });
+        }
+    }
+    out.sort_by(|a, b| (&a.url, &a.commit).cmp(&(&b.url, &b.commit)));
+    Ok(out)
+}
+
+fn size_of_dir(dir: &Path) -> u64 {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.metadata().ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// Removes every checkout from the cache at `root`, waiting for running builds that use
+/// it; returns how many checkouts there were.
+pub fn clean(root: &Path) -> std::io::Result<usize> {
+    if !root.exists() {
+        return Ok(0);
+    }
+    let _lock = lock_cache(root, true)?;
+    let count = list(root)?.len();
+    for dir in ["repos", "locks"] {
+        let dir = root.join(dir);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)?;
+        }
+    }
+    Ok(count)
+}
