@@ -122,7 +122,10 @@ fn writes_files(cli: &Cli) -> bool {
         Some(Command::Diff(a)) => a.git_ref.is_some(),
         Some(
             Command::Cache(_)
-            | Command::Deps(_) | Command::Version(_) | Command::Completions(_) | Command::Man(_),
+            | Command::Deps(_)
+            | Command::Version(_)
+            | Command::Completions(_)
+            | Command::Man(_),
         ) => false,
     }
 }
