@@ -323,11 +323,11 @@ impl FileCache {
             return;
         }
         let paths = files.paths();
-        let Ok((file, kind)) = paths.kustomization_file(dir) else {
+        let Ok(file) = paths.kustomization_file(dir, files.restrictor()) else {
             return;
         };
-        let Ok(k) = self.kustomization(&file, || {
-            crate::load::read_kustomization_file(files, &file, kind)
+        let Ok(k) = self.kustomization(&file.path, || {
+            crate::load::read_kustomization_file(files, &file)
         }) else {
             return;
         };

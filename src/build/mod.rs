@@ -255,11 +255,12 @@ impl Builder<'_> {
         acc: &mut Accumulator,
         expect: Expect,
     ) -> Result<Arc<Kustomization>> {
-        let (file, kind) = ldr.kustomization_file()?;
+        let found = ldr.kustomization_file()?;
         let files = self.files;
         let k = self
             .cache
-            .kustomization(&file, || load::read_kustomization_file(files, &file, kind))?;
+            .kustomization(&found.path, || load::read_kustomization_file(files, &found))?;
+        let file = found.path;
         let ctx = |e: Error| e.context(format!("in {}", file.display()));
         match (expect, k.is_component()) {
             (Expect::Kustomization, true) if !self.chain.is_empty() => {
