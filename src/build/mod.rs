@@ -148,7 +148,7 @@ fn build_with_cache(
         files,
         version: options.kustomize_version,
         plugins: options.plugins,
-        chain: Vec::new(),
+        chain: chain::Chain::default(),
         meta: None,
         schemas: None,
         builtin_loaded: false,
@@ -197,6 +197,8 @@ fn finish(
 }
 
 mod cache;
+mod chain;
+mod depth;
 mod generators;
 mod helm;
 mod memo;
@@ -222,7 +224,7 @@ struct Builder<'o> {
     /// Which plugins kustomize would run (see build/plugins.rs).
     plugins: Plugins,
     /// Directories being built, outermost first (for cycle detection).
-    chain: Vec<PathBuf>,
+    chain: chain::Chain,
     /// The top kustomization's `buildMetadata` (set when it is loaded).
     meta: Option<BuildMeta>,
     /// A custom schema from an `openapi:` field. Like kustomize's global
@@ -250,6 +252,18 @@ impl Builder<'_> {
     /// Builds `dir` into `acc` (a fresh accumulator for a kustomization, the
     /// including one's for a component) and returns its kustomization.
     fn accumulate(
+        &mut self,
+        ldr: &Loader,
+        acc: &mut Accumulator,
+        expect: Expect,
+    ) -> Result<Arc<Kustomization>> {
+        depth::nested(self.chain.len(), ldr.root(), || {
+            self.accumulate_here(ldr, acc, expect)
+        })
+    }
+
+    /// [`Self::accumulate`] on this stack segment.
+    fn accumulate_here(
         &mut self,
         ldr: &Loader,
         acc: &mut Accumulator,
@@ -286,7 +300,8 @@ impl Builder<'_> {
             self.schemas = Some(openapi::load(ldr, field, self.builtin_loaded).map_err(ctx)?);
         }
         self.visited.push(ldr.root().to_path_buf());
-        self.chain.push(ldr.root().to_path_buf());
+        let outer = self.chain.clone();
+        self.chain = outer.with(ldr.root().to_path_buf());
         // Charts here and in every base and component below get this kustomization's
         // namespace, or else the one it inherited.
         let inherited = self.helm_namespace.clone();
@@ -297,7 +312,7 @@ impl Builder<'_> {
         }
         let result = self.accumulate_body(ldr, &file, &k, acc);
         self.helm_namespace = inherited;
-        self.chain.pop();
+        self.chain = outer;
         result.map_err(ctx)?;
         Ok(k)
     }
@@ -421,8 +436,7 @@ impl Builder<'_> {
 
     /// A base may not be, or contain, a directory already being built.
     fn check_cycle(&self, candidate: &Path, entry: &str) -> Result<()> {
-        if let Some(pos) = self.chain.iter().position(|d| d.starts_with(candidate)) {
-            let mut chain = self.chain[pos..].to_vec();
+        if let Some(mut chain) = self.chain.cycle_with(candidate) {
             chain.push(candidate.to_path_buf());
             return Err(Error::Cycle(Box::new(crate::error::Cycle {
                 entry: entry.to_string(),

@@ -70,6 +70,10 @@ pub enum Error {
     /// A helm chart that could not be inflated.
     #[error("{0}")]
     Helm(Box<HelmError>),
+    /// Input past one of kbuild's documented bounds (depth of bases, field path
+    /// length, output budget): what amplifies, and which flag or input to change.
+    #[error("{}", .0.what)]
+    Limit(Box<Limit>),
     /// Input kbuild recognises but does not handle (helm charts, external plugins).
     #[error("{what}")]
     Unsupported {
@@ -162,6 +166,15 @@ pub struct Restricted {
     pub root: PathBuf,
 }
 
+/// See [`Error::Limit`].
+#[derive(Clone, Debug)]
+pub struct Limit {
+    /// Which bound, where, and what exceeded it.
+    pub what: String,
+    /// What to do about it.
+    pub hint: String,
+}
+
 /// See [`Error::Cycle`].
 #[derive(Clone, Debug)]
 pub struct Cycle {
@@ -191,6 +204,8 @@ pub enum ErrorKind {
     Cycle,
     /// [`Error::Helm`].
     Helm,
+    /// [`Error::Limit`].
+    Limit,
     /// [`Error::Unsupported`].
     Unsupported,
     /// [`Error::DuplicateId`].
@@ -238,6 +253,14 @@ impl Error {
     /// An error of kind [`ErrorKind::Other`] with this message.
     pub fn msg(s: impl Into<String>) -> Error {
         Error::Msg(s.into())
+    }
+
+    /// An [`Error::Limit`].
+    pub(crate) fn limit(what: impl Into<String>, hint: impl Into<String>) -> Error {
+        Error::Limit(Box::new(Limit {
+            what: what.into(),
+            hint: hint.into(),
+        }))
     }
 
     /// An [`Error::DuplicateId`]: `msg` is the whole message, `id` the id in it.
@@ -320,6 +343,7 @@ impl Error {
             Error::Restricted(r) => Error::Restricted(r.clone()),
             Error::Cycle(c) => Error::Cycle(c.clone()),
             Error::Helm(h) => Error::Helm(h.clone()),
+            Error::Limit(l) => Error::Limit(l.clone()),
             Error::Unsupported { what, hint } => Error::Unsupported {
                 what: what.clone(),
                 hint: hint.clone(),
@@ -373,6 +397,7 @@ impl Error {
             Error::Restricted(_) => ErrorKind::Restricted,
             Error::Cycle(_) => ErrorKind::Cycle,
             Error::Helm(_) => ErrorKind::Helm,
+            Error::Limit(_) => ErrorKind::Limit,
             Error::Unsupported { .. } => ErrorKind::Unsupported,
             Error::DuplicateId { .. } => ErrorKind::DuplicateId,
             Error::NoMatch { .. } => ErrorKind::NoMatch,
@@ -390,6 +415,7 @@ impl Error {
             Error::Restricted(_) => Some("use --load-restrictor LoadRestrictionsNone to allow it"),
             Error::Field(field) => field.hint.as_deref(),
             Error::Unsupported { hint, .. } => hint.as_deref(),
+            Error::Limit(l) => Some(&l.hint),
             Error::Helm(h) => h.hint(),
             _ => None,
         }
