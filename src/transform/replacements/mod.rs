@@ -386,6 +386,7 @@ fn source_value(rm: &ResMap, source: &Source, schemas: &Schemas) -> Result<Value
         &source.field_path
     };
     let path = FieldPath::parse(path_text);
+    path.check_length()?;
     let found = path
         .lookup(&res.node)
         .map_err(|e| e.context(format!("source {}: fieldPath '{path}'", res.id())))?;
@@ -458,10 +459,11 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
         .iter()
         .map(|p| {
             let path = FieldPath::parse(p);
+            path.check_length()?;
             let matcher = path.matcher();
-            (path, matcher)
+            Ok((path, matcher))
         })
-        .collect();
+        .collect::<Result<_>>()?;
     let options = t.options.clone().unwrap_or_default();
     let create = options.create.then(|| value.new_leaf());
     let into_text = ctx.version.replacement_into_structured_text();
