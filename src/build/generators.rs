@@ -33,6 +33,7 @@ impl Builder<'_> {
                 "SecretGenerator",
             ),
         ];
+        let mut index = acc.resmap.any_id_index();
         for (kind, list, builtin) in lists {
             for args in list {
                 let mut read = |p: &str| ldr.read(p, "generator file").map(|(_, b)| b);
@@ -55,7 +56,7 @@ impl Builder<'_> {
                         namespace: None,
                     }));
                 }
-                crate::generate::behavior::absorb(&mut acc.resmap, res, g.behavior)
+                crate::generate::behavior::absorb(&mut acc.resmap, &mut index, res, g.behavior)
                     .map_err(|e| e.context(format!("{} {:?}", kind.field(), args.name)))?;
             }
         }
@@ -187,6 +188,7 @@ impl Builder<'_> {
                 namespace: Some(meta.namespace).filter(|n| !n.is_empty()),
             }));
         }
-        crate::generate::behavior::absorb(&mut acc.resmap, res, behavior)
+        let mut index = acc.resmap.any_id_index();
+        crate::generate::behavior::absorb(&mut acc.resmap, &mut index, res, behavior)
     }
 }

@@ -4,15 +4,22 @@
 use super::{Behavior, merge};
 use crate::error::{Error, Result};
 use crate::resource::Resource;
-use crate::resource::resmap::ResMap;
+use crate::resource::resmap::{AnyIdIndex, ResMap};
 
 /// Adds a generated resource, or folds it into the existing resource with
 /// the same id (current or previous) when its behavior is merge or replace.
-pub fn absorb(resmap: &mut ResMap, res: Resource, behavior: Behavior) -> Result<()> {
+/// `index` is `resmap.any_id_index()`, kept up to date here: one per run of a
+/// kustomization's generators keeps many generators linear.
+pub fn absorb(
+    resmap: &mut ResMap,
+    index: &mut AnyIdIndex,
+    res: Resource,
+    behavior: Behavior,
+) -> Result<()> {
     use Behavior as B;
     let id = res.id();
-    let hits = resmap.find_by_any_id(&id);
-    match hits.as_slice() {
+    let hits = index.find(&id);
+    match hits {
         [] => match behavior {
             B::Merge | B::Replace => Err(Error::no_match(
                 0,
@@ -28,6 +35,7 @@ pub fn absorb(resmap: &mut ResMap, res: Resource, behavior: Behavior) -> Result<
             )),
             _ => {
                 // No resource has this id (current or previous): nothing to conflict with.
+                index.add(resmap.resources.len(), &res);
                 resmap.resources.push(res);
                 Ok(())
             }
