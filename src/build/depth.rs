@@ -9,6 +9,7 @@
 
 use crate::error::{Error, Result};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The deepest nesting of kustomizations a build accepts: far beyond any real
 /// tree (a few levels, rarely twenty), and beyond the 2,000-base chain
@@ -21,6 +22,39 @@ const RED_ZONE: usize = 512 * 1024;
 
 /// The size of each new stack segment.
 const SEGMENT: usize = 8 * 1024 * 1024;
+
+/// The most kustomization builds (each base built, each component applied) one
+/// build may make. Bases listed by several kustomizations are built once (see
+/// build/memo.rs), but a component is applied at every inclusion, and components
+/// that each include the next twice double the work per level (kustomize too):
+/// this bounds the time such a tree takes. Real trees make hundreds.
+pub(crate) const MAX_BUILDS: usize = 200_000;
+
+/// How many kustomization builds a build has made so far (all threads).
+#[derive(Default)]
+pub(crate) struct Builds(AtomicUsize);
+
+impl Builds {
+    /// Counts the build of `dir`; an error past [`MAX_BUILDS`].
+    pub(crate) fn count(&self, dir: &Path) -> Result<()> {
+        if self.0.fetch_add(1, Ordering::Relaxed) < MAX_BUILDS {
+            return Ok(());
+        }
+        Err(Error::limit(
+            format!(
+                "more than {MAX_BUILDS} kustomization builds (bases built, components applied) in one build, at '{}'",
+                dir.display()
+            ),
+            "components that include the same component more than once along many paths multiply the work; include each once",
+        ))
+    }
+
+    /// How many were made.
+    #[cfg(test)]
+    pub(crate) fn made(&self) -> usize {
+        self.0.load(Ordering::Relaxed)
+    }
+}
 
 /// Runs `f`, the build of the kustomization `dir` at nesting `depth` (0 at
 /// the top), on enough stack; an error past [`MAX_DEPTH`].

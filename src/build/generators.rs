@@ -46,6 +46,8 @@ impl Builder<'_> {
                         file.display()
                     )
                 }));
+                self.budget
+                    .charge(crate::resource::budget::node_bytes(&g.node), kind.field())?;
                 let mut res = Resource::new(g.node)?;
                 res.needs_hash = g.hash_suffix;
                 if self.meta.unwrap_or_default().origin {

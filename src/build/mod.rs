@@ -13,6 +13,7 @@ use crate::load::{self, FileSystem, Files, LoadRestrictor, Loader};
 use crate::merge::smp::MergeOptions;
 use crate::openapi::Schemas;
 use crate::resource::Configured;
+use crate::resource::budget::Budget;
 use crate::resource::resmap::ResMap;
 use crate::resource::shared;
 use crate::transform::build_metadata::BuildMeta;
@@ -79,6 +80,10 @@ pub struct BuildOptions {
     pub plugins: Plugins,
     /// How helm charts are inflated (the `--helm-*` flags, the chart cache).
     pub helm: crate::helm::HelmOptions,
+    /// How many bytes the fields that copy or expand values (`commonAnnotations`,
+    /// `labels`, replacements, vars, generators) may create in one build, in total;
+    /// past it the build fails naming the field (`None`: 256 MiB, see resource/budget.rs).
+    pub max_output_bytes: Option<u64>,
 }
 
 /// What a kustomization (and everything below it) has produced so far.
@@ -155,6 +160,12 @@ fn build_with_cache(
         warnings: Vec::new(),
         cache,
         memo: &memo::Memo::default(),
+        builds: &depth::Builds::default(),
+        budget: &Budget::new(
+            options
+                .max_output_bytes
+                .unwrap_or(crate::resource::budget::DEFAULT_MAX_OUTPUT_BYTES),
+        ),
         visited: Vec::new(),
         helm: &helm,
         helm_namespace: None,
@@ -162,8 +173,17 @@ fn build_with_cache(
     let mut acc = Accumulator::default();
     let kust = builder.accumulate(&ldr, &mut acc, Expect::Kustomization)?;
     let meta = builder.meta.unwrap_or_default();
+    let budget = builder.budget;
     let mut warnings = builder.warnings;
-    finish(&mut acc, &kust, meta, ldr.root(), options, &mut warnings)?;
+    finish(
+        &mut acc,
+        &kust,
+        meta,
+        ldr.root(),
+        options,
+        budget,
+        &mut warnings,
+    )?;
     Ok(BuildOutput {
         resmap: acc.resmap,
         warnings,
@@ -177,13 +197,19 @@ fn finish(
     meta: BuildMeta,
     root: &Path,
     options: &BuildOptions,
+    budget: &Budget,
     warnings: &mut Vec<String>,
 ) -> Result<()> {
     use crate::transform::build_metadata;
     build_metadata::annotate(&mut acc.resmap, meta, root);
     transform::name_hash::apply(&mut acc.resmap, true)?;
     transform::name_reference::apply(&mut acc.resmap, &acc.config.name_reference)?;
-    transform::vars::resolve(&mut acc.resmap, &acc.vars, &acc.config.var_reference)?;
+    transform::vars::resolve(
+        &mut acc.resmap,
+        &acc.vars,
+        &acc.config.var_reference,
+        budget,
+    )?;
     transform::annotation_strings::normalize_annotations(&mut acc.resmap);
     transform::local_config::drop_local_config(&mut acc.resmap);
     let sort_options = top.sort_options.as_ref();
@@ -239,6 +265,10 @@ struct Builder<'o> {
     cache: &'o cache::FileCache,
     /// Bases built so far (see build/memo.rs).
     memo: &'o memo::Memo,
+    /// How many kustomizations were built so far (see build/depth.rs).
+    builds: &'o depth::Builds,
+    /// What amplifying fields may create (see resource/budget.rs).
+    budget: &'o Budget,
     /// The kustomization directories this builder has gone through.
     visited: Vec<PathBuf>,
     /// The build's helm runs (see helm/mod.rs).
@@ -257,6 +287,7 @@ impl Builder<'_> {
         acc: &mut Accumulator,
         expect: Expect,
     ) -> Result<Arc<Kustomization>> {
+        self.builds.count(ldr.root())?;
         depth::nested(self.chain.len(), ldr.root(), || {
             self.accumulate_here(ldr, acc, expect)
         })
@@ -404,6 +435,7 @@ impl Builder<'_> {
             parsed: cache,
             merge: &opts,
             version: self.version,
+            budget: self.budget,
         };
         // The kustomization's own fields, then its `transformers:` configs: one
         // path for both, as in kustomize.

@@ -158,6 +158,8 @@ impl Builder<'_> {
             warnings: Vec::new(),
             cache: self.cache,
             memo: self.memo,
+            builds: self.builds,
+            budget: self.budget,
             visited: Vec::new(),
             helm: self.helm,
             helm_namespace: self.helm_namespace.clone(),
