@@ -166,7 +166,7 @@ fn build_with_cache(
                 .max_output_bytes
                 .unwrap_or(crate::resource::budget::DEFAULT_MAX_OUTPUT_BYTES),
         ),
-        visited: Vec::new(),
+        visited: Visited::default(),
         helm: &helm,
         helm_namespace: None,
     };
@@ -224,6 +224,11 @@ fn finish(
 
 mod cache;
 mod chain;
+
+/// The kustomization directories a build went through, each once: a set, because
+/// a base shared by two overlays is in both overlays' sets, and a list of each
+/// level's would double per level of a stacked diamond.
+type Visited = foldhash::HashSet<PathBuf>;
 mod depth;
 mod generators;
 mod helm;
@@ -270,7 +275,7 @@ struct Builder<'o> {
     /// What amplifying fields may create (see resource/budget.rs).
     budget: &'o Budget,
     /// The kustomization directories this builder has gone through.
-    visited: Vec<PathBuf>,
+    visited: Visited,
     /// The build's helm runs (see helm/mod.rs).
     helm: &'o crate::helm::Session,
     /// The namespace helm charts without one get: the nearest `namespace` of this
@@ -330,7 +335,7 @@ impl Builder<'_> {
         if let (None, Some(field)) = (&self.schemas, &k.openapi) {
             self.schemas = Some(openapi::load(ldr, field, self.builtin_loaded).map_err(ctx)?);
         }
-        self.visited.push(ldr.root().to_path_buf());
+        self.visited.insert(ldr.root().to_path_buf());
         let outer = self.chain.clone();
         self.chain = outer.with(ldr.root().to_path_buf());
         // Charts here and in every base and component below get this kustomization's

@@ -35,7 +35,7 @@ pub(super) struct Built {
     pub(super) builtin_loaded: bool,
     changed_schemas: bool,
     /// The kustomization directories the base's build went through.
-    pub(super) visited: Vec<std::path::PathBuf>,
+    pub(super) visited: super::Visited,
 }
 
 impl Builder<'_> {
@@ -160,7 +160,7 @@ impl Builder<'_> {
             memo: self.memo,
             builds: self.builds,
             budget: self.budget,
-            visited: Vec::new(),
+            visited: super::Visited::default(),
             helm: self.helm,
             helm_namespace: self.helm_namespace.clone(),
         };
