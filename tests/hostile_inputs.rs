@@ -183,11 +183,10 @@ fn files_swapped_for_symlinks_during_builds_never_leak() {
     );
     write(&root, "cm.yaml", cm("inside"));
     write(&root, "dir/cm.yaml", cm("inside-dir"));
-    // Prepared once: a regular file, a link to the outside file, a directory and a
-    // link to the outside directory, renamed into place in turn (rename is atomic,
-    // so the name always exists).
+    // A regular file and a link to the outside file renamed over each other in turn
+    // (rename is atomic: the name always exists); the directory `dir` moved aside
+    // and replaced by a link to an outside directory, then put back.
     write(&root, "spare/cm.yaml", cm("inside"));
-    write(&root, "spare-dir/cm.yaml", cm("inside-dir"));
     let stop = Arc::new(AtomicBool::new(false));
     let swaps = Arc::new(AtomicUsize::new(0));
     let swapper = {
@@ -202,7 +201,7 @@ fn files_swapped_for_symlinks_during_builds_never_leak() {
                 std::fs::rename(&link, root.join("cm.yaml")).expect("rename");
                 let _ = std::fs::remove_file(&dir_link);
                 std::os::unix::fs::symlink(top.join("outside/dir"), &dir_link).expect("link");
-                let _ = std::fs::rename(root.join("dir"), root.join("spare-dir"));
+                std::fs::rename(root.join("dir"), root.join("spare-dir")).expect("rename");
                 std::fs::rename(&dir_link, root.join("dir")).expect("rename");
                 // Back: regular file and directory again.
                 write(&root, "spare/cm.yaml", cm("inside"));
