@@ -33,6 +33,9 @@ impl Builder<'_> {
                 "SecretGenerator",
             ),
         ];
+        if lists.iter().all(|(_, list, _)| list.is_empty()) {
+            return Ok(());
+        }
         let mut index = acc.resmap.any_id_index();
         for (kind, list, builtin) in lists {
             for args in list {
