@@ -48,12 +48,6 @@ impl Builds {
             "components that include the same component more than once along many paths multiply the work; include each once",
         ))
     }
-
-    /// How many were made.
-    #[cfg(test)]
-    pub(crate) fn made(&self) -> usize {
-        self.0.load(Ordering::Relaxed)
-    }
 }
 
 /// Runs `f`, the build of the kustomization `dir` at nesting `depth` (0 at

@@ -583,7 +583,7 @@ mod tests {
     }
 
     fn ex(s: &str) -> Node {
-        expand(s, &vals())
+        expand(s, &vals(), &Budget::default()).expect("within the budget")
     }
 
     #[test]
@@ -724,7 +724,7 @@ mod tests {
         declare(&mut rm, &mut set, &vars, Path::new("k.yaml")).expect("declare");
         let specs =
             crate::config::fieldspec::from_table(crate::config::var_reference_specs::VAR_REFERENCE);
-        resolve(&mut rm, &set, &specs).expect("resolve");
+        resolve(&mut rm, &set, &specs, &Budget::default()).expect("resolve");
         let args = rm.resources[1]
             .node
             .get_path(&["spec", "containers"])
@@ -756,7 +756,7 @@ mod tests {
             Path::new("k.yaml"),
         )
         .expect("declare");
-        let err = resolve(&mut rm, &set, &[]).expect_err("unbound var");
+        let err = resolve(&mut rm, &set, &[], &Budget::default()).expect_err("unbound var");
         assert!(
             err.to_string()
                 .contains("no resource matches its objref Service v1 b/db"),
