@@ -323,7 +323,9 @@ impl FileCache {
         if chain.len() >= super::depth::MAX_DEPTH || chain.iter().any(|d| d.starts_with(dir)) {
             return;
         }
-        super::depth::grow(|| self.count_refs_here(files, dir, chain, counts))
+        super::depth::grow_past(chain.len(), || {
+            self.count_refs_here(files, dir, chain, counts)
+        })
     }
 
     /// [`Self::count_refs`] on this stack segment.

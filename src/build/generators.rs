@@ -33,10 +33,9 @@ impl Builder<'_> {
                 "SecretGenerator",
             ),
         ];
-        if lists.iter().all(|(_, list, _)| list.is_empty()) {
-            return Ok(());
-        }
-        let mut index = acc.resmap.any_id_index();
+        let count: usize = lists.iter().map(|(_, list, _)| list.len()).sum();
+        let mut index =
+            (count >= crate::generate::behavior::INDEX_FROM).then(|| acc.resmap.any_id_index());
         for (kind, list, builtin) in lists {
             for args in list {
                 let mut read = |p: &str| ldr.read(p, "generator file").map(|(_, b)| b);
@@ -61,7 +60,7 @@ impl Builder<'_> {
                         namespace: None,
                     }));
                 }
-                crate::generate::behavior::absorb(&mut acc.resmap, &mut index, res, g.behavior)
+                crate::generate::behavior::absorb(&mut acc.resmap, index.as_mut(), res, g.behavior)
                     .map_err(|e| e.context(format!("{} {:?}", kind.field(), args.name)))?;
             }
         }
@@ -193,7 +192,6 @@ impl Builder<'_> {
                 namespace: Some(meta.namespace).filter(|n| !n.is_empty()),
             }));
         }
-        let mut index = acc.resmap.any_id_index();
-        crate::generate::behavior::absorb(&mut acc.resmap, &mut index, res, behavior)
+        crate::generate::behavior::absorb(&mut acc.resmap, None, res, behavior)
     }
 }

@@ -96,7 +96,7 @@ impl Builder<'_> {
                 res.origin = origin.clone().map(Origin::Generated);
                 crate::generate::behavior::absorb(
                     &mut acc.resmap,
-                    &mut index,
+                    Some(&mut index),
                     res,
                     Behavior::Unspecified,
                 )?;
