@@ -76,7 +76,7 @@ impl Slot {
     pub(super) fn take(&mut self, chain: &Chain) -> Option<Built> {
         let built = self.built.as_ref()?;
         let cycle = |visited: &Path| chain.iter().any(|d| d.starts_with(visited));
-        if built.visited.iter().any(|v| cycle(v)) {
+        if built.visited.iter().any(|v| cycle(Path::new(v))) {
             return None;
         }
         if self.left <= 1 {

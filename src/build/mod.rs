@@ -23,7 +23,7 @@ pub use crate::transform::sort::Reorder;
 use crate::transform::{self};
 use crate::yaml;
 pub use plugins::Plugins;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 /// Runs one built-in transformer step and, when `buildMetadata` asks for
@@ -227,8 +227,9 @@ mod chain;
 
 /// The kustomization directories a build went through, each once: a set, because
 /// a base shared by two overlays is in both overlays' sets, and a list of each
-/// level's would double per level of a stacked diamond.
-type Visited = foldhash::HashSet<PathBuf>;
+/// level's would double per level of a stacked diamond. Keyed by the path's bytes
+/// (real paths are clean): hashing a `Path` goes component by component.
+type Visited = foldhash::HashSet<std::ffi::OsString>;
 mod depth;
 mod generators;
 mod helm;
@@ -335,7 +336,7 @@ impl Builder<'_> {
         if let (None, Some(field)) = (&self.schemas, &k.openapi) {
             self.schemas = Some(openapi::load(ldr, field, self.builtin_loaded).map_err(ctx)?);
         }
-        self.visited.insert(ldr.root().to_path_buf());
+        self.visited.insert(ldr.root().as_os_str().to_owned());
         let outer = self.chain.clone();
         self.chain = outer.with(ldr.root().to_path_buf());
         // Charts here and in every base and component below get this kustomization's
