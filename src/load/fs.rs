@@ -49,8 +49,8 @@ pub trait FileSystem: Send + Sync + std::fmt::Debug {
     fn read(&self, path: &Path) -> io::Result<Vec<u8>>;
     /// The bytes of the regular file at `path`, a real path (absolute, no
     /// symbolic link in it) that the load restrictor checked: a symbolic link
-    /// met on the way is an error ([`is_symlink_in_path`]), and so is a file
-    /// that is not regular ([`is_not_regular`]), so the file read is the file
+    /// met on the way is an error, and so is a file
+    /// that is not regular, so the file read is the file
     /// checked even if the tree changes in between. A file system that cannot
     /// change during a build may read as [`FileSystem::read`] does.
     fn read_real(&self, path: &Path) -> io::Result<Vec<u8>> {
