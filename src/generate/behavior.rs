@@ -16,7 +16,7 @@ pub const INDEX_FROM: usize = 16;
 /// cheaper for a few: building the index hashes every resource's ids).
 pub fn absorb(
     resmap: &mut ResMap,
-    mut index: Option<&mut AnyIdIndex>,
+    index: Option<&mut AnyIdIndex>,
     res: Resource,
     behavior: Behavior,
 ) -> Result<()> {
@@ -46,7 +46,7 @@ pub fn absorb(
             )),
             _ => {
                 // No resource has this id (current or previous): nothing to conflict with.
-                if let Some(index) = index.as_deref_mut() {
+                if let Some(index) = index {
                     index.add(resmap.resources.len(), &res);
                 }
                 resmap.resources.push(res);
