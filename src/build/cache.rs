@@ -29,6 +29,7 @@
 //! wait for one load instead of each doing it (but a thread already loading
 //! another entry never waits: it loads without the cache, see `lock_slot`).
 
+use super::chain::Chain;
 use crate::error::Result;
 use crate::kustomization::Kustomization;
 use crate::load;
@@ -278,7 +279,7 @@ impl FileCache {
     /// cannot read, the build reports.
     pub(crate) fn plan(&self, files: &Files, root: &Path) {
         let counts = Counts::default();
-        self.count_refs(files, root, &[], &counts);
+        self.count_refs(files, root, &Chain::default(), &counts);
         let bases = counts
             .bases
             .into_inner()
@@ -317,22 +318,28 @@ impl FileCache {
     /// lists, to `counts`. A base is walked once: the build builds it once
     /// (see build/memo.rs), and walking every path to it would be exponential
     /// on stacked diamonds.
-    fn count_refs(&self, files: &Files, dir: &Path, chain: &[PathBuf], counts: &Counts) {
-        // A cycle: the build stops there with an error.
-        if chain.iter().any(|d| d.starts_with(dir)) {
+    fn count_refs(&self, files: &Files, dir: &Path, chain: &Chain, counts: &Counts) {
+        // A cycle: the build stops there with an error; so does a tree too deep.
+        if chain.len() >= super::depth::MAX_DEPTH || chain.iter().any(|d| d.starts_with(dir)) {
             return;
         }
+        super::depth::grow_past(chain.len(), || {
+            self.count_refs_here(files, dir, chain, counts)
+        })
+    }
+
+    /// [`Self::count_refs`] on this stack segment.
+    fn count_refs_here(&self, files: &Files, dir: &Path, chain: &Chain, counts: &Counts) {
         let paths = files.paths();
-        let Ok((file, kind)) = paths.kustomization_file(dir) else {
+        let Ok(file) = paths.kustomization_file(dir, files.restrictor()) else {
             return;
         };
-        let Ok(k) = self.kustomization(&file, || {
-            crate::load::read_kustomization_file(files, &file, kind)
+        let Ok(k) = self.kustomization(&file.path, || {
+            crate::load::read_kustomization_file(files, &file)
         }) else {
             return;
         };
-        let mut chain = chain.to_vec();
-        chain.push(dir.to_path_buf());
+        let chain = chain.with(dir.to_path_buf());
         let local = |entry: &String| !load::is_remote(entry);
         k.resources
             .par_iter()

@@ -33,6 +33,9 @@ impl Builder<'_> {
                 "SecretGenerator",
             ),
         ];
+        let count: usize = lists.iter().map(|(_, list, _)| list.len()).sum();
+        let mut index =
+            (count >= crate::generate::behavior::INDEX_FROM).then(|| acc.resmap.any_id_index());
         for (kind, list, builtin) in lists {
             for args in list {
                 let mut read = |p: &str| ldr.read(p, "generator file").map(|(_, b)| b);
@@ -45,6 +48,8 @@ impl Builder<'_> {
                         file.display()
                     )
                 }));
+                self.budget
+                    .charge(crate::resource::budget::node_bytes(&g.node), kind.field())?;
                 let mut res = Resource::new(g.node)?;
                 res.needs_hash = g.hash_suffix;
                 if self.meta.unwrap_or_default().origin {
@@ -56,7 +61,7 @@ impl Builder<'_> {
                         namespace: None,
                     }));
                 }
-                crate::generate::behavior::absorb(&mut acc.resmap, res, g.behavior)
+                crate::generate::behavior::absorb(&mut acc.resmap, index.as_mut(), res, g.behavior)
                     .map_err(|e| e.context(format!("{} {:?}", kind.field(), args.name)))?;
             }
         }
@@ -207,11 +212,15 @@ impl Builder<'_> {
         acc: &mut Accumulator,
     ) -> Result<()> {
         let origin = self.meta.unwrap_or_default().origin;
-        for (mut res, behavior) in plugin.generate(self.external)? {
+        let generated = plugin.generate(self.external)?;
+        // Many resources from one plugin: look ids up in an index, as for builtin generators.
+        let mut index = (generated.len() >= crate::generate::behavior::INDEX_FROM)
+            .then(|| acc.resmap.any_id_index());
+        for (mut res, behavior) in generated {
             if origin {
                 res.origin = Some(Origin::Generated(plugin.configured(source)));
             }
-            crate::generate::behavior::absorb(&mut acc.resmap, res, behavior)?;
+            crate::generate::behavior::absorb(&mut acc.resmap, index.as_mut(), res, behavior)?;
         }
         Ok(())
     }
@@ -269,6 +278,6 @@ impl Builder<'_> {
                 namespace: Some(meta.namespace).filter(|n| !n.is_empty()),
             }));
         }
-        crate::generate::behavior::absorb(&mut acc.resmap, res, behavior)
+        crate::generate::behavior::absorb(&mut acc.resmap, None, res, behavior)
     }
 }

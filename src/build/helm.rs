@@ -92,10 +92,16 @@ impl Builder<'_> {
         acc: &mut Accumulator,
     ) -> Result<()> {
         use crate::generate::Behavior;
+        let mut index = acc.resmap.any_id_index();
         for resources in self.helm.inflate_all(charts, self.version)? {
             for mut res in resources {
                 res.origin = origin.clone().map(Origin::Generated);
-                crate::generate::behavior::absorb(&mut acc.resmap, res, Behavior::Unspecified)?;
+                crate::generate::behavior::absorb(
+                    &mut acc.resmap,
+                    Some(&mut index),
+                    res,
+                    Behavior::Unspecified,
+                )?;
             }
         }
         Ok(())

@@ -19,6 +19,7 @@
 //! reference takes the kept build itself.
 
 use super::SchemaRef;
+use super::chain::Chain;
 use super::parallel::Built;
 use foldhash::HashMap;
 use std::hash::{Hash, Hasher};
@@ -72,10 +73,10 @@ impl Slot {
     /// A copy of the kept build, if there is one and its build went through no
     /// directory that `chain` makes a cycle; the last expected reference
     /// takes the kept build itself.
-    pub(super) fn take(&mut self, chain: &[PathBuf]) -> Option<Built> {
+    pub(super) fn take(&mut self, chain: &Chain) -> Option<Built> {
         let built = self.built.as_ref()?;
         let cycle = |visited: &Path| chain.iter().any(|d| d.starts_with(visited));
-        if built.visited.iter().any(|v| cycle(v)) {
+        if built.visited.iter().any(|v| cycle(Path::new(v))) {
             return None;
         }
         if self.left <= 1 {

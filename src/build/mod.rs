@@ -14,6 +14,7 @@ use crate::merge::smp::MergeOptions;
 use crate::openapi::Schemas;
 use crate::remote::redact;
 use crate::resource::Configured;
+use crate::resource::budget::Budget;
 use crate::resource::resmap::ResMap;
 use crate::resource::shared;
 use crate::transform::build_metadata::BuildMeta;
@@ -23,7 +24,7 @@ pub use crate::transform::sort::Reorder;
 use crate::transform::{self};
 use crate::yaml;
 pub use plugins::Plugins;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 /// Runs one built-in transformer step and, when `buildMetadata` asks for
@@ -106,6 +107,10 @@ pub struct BuildOptions {
     pub external: crate::plugin::Options,
     /// How remote entries are fetched (`--remote-cache-dir`, `--offline`).
     pub remote: crate::remote::RemoteOptions,
+    /// How many bytes the fields that copy or expand values (`commonAnnotations`,
+    /// `labels`, replacements, vars, generators) may create in one build, in total;
+    /// past it the build fails naming the field (`None`: 256 MiB, see resource/budget.rs).
+    pub max_output_bytes: Option<u64>,
 }
 
 /// What a kustomization (and everything below it) has produced so far.
@@ -179,22 +184,37 @@ fn build_with_cache(
         version: options.kustomize_version,
         plugins: options.plugins,
         external: &options.external,
-        chain: Vec::new(),
+        chain: chain::Chain::default(),
         meta: None,
         schemas: None,
         builtin_loaded: false,
         warnings: Vec::new(),
         cache,
         memo: &memo::Memo::default(),
-        visited: Vec::new(),
+        builds: &depth::Builds::default(),
+        budget: &Budget::new(
+            options
+                .max_output_bytes
+                .unwrap_or(crate::resource::budget::DEFAULT_MAX_OUTPUT_BYTES),
+        ),
+        visited: Visited::default(),
         helm: &helm,
         helm_namespace: None,
     };
     let mut acc = Accumulator::default();
     let kust = builder.accumulate(&ldr, &mut acc, Expect::Kustomization)?;
     let meta = builder.meta.unwrap_or_default();
+    let budget = builder.budget;
     let mut warnings = builder.warnings;
-    finish(&mut acc, &kust, meta, ldr.root(), options, &mut warnings)?;
+    finish(
+        &mut acc,
+        &kust,
+        meta,
+        ldr.root(),
+        options,
+        budget,
+        &mut warnings,
+    )?;
     Ok(BuildOutput {
         resmap: acc.resmap,
         warnings,
@@ -209,13 +229,19 @@ fn finish(
     meta: BuildMeta,
     root: &Path,
     options: &BuildOptions,
+    budget: &Budget,
     warnings: &mut Vec<String>,
 ) -> Result<()> {
     use crate::transform::build_metadata;
     build_metadata::annotate(&mut acc.resmap, meta, root);
     transform::name_hash::apply(&mut acc.resmap, true)?;
     transform::name_reference::apply(&mut acc.resmap, &acc.config.name_reference)?;
-    transform::vars::resolve(&mut acc.resmap, &acc.vars, &acc.config.var_reference)?;
+    transform::vars::resolve(
+        &mut acc.resmap,
+        &acc.vars,
+        &acc.config.var_reference,
+        budget,
+    )?;
     transform::annotation_strings::normalize_annotations(&mut acc.resmap);
     transform::local_config::drop_local_config(&mut acc.resmap);
     let sort_options = top.sort_options.as_ref();
@@ -229,6 +255,14 @@ fn finish(
 }
 
 mod cache;
+mod chain;
+
+/// The kustomization directories a build went through, each once: a set, because
+/// a base shared by two overlays is in both overlays' sets, and a list of each
+/// level's would double per level of a stacked diamond. Keyed by the path's bytes
+/// (real paths are clean): hashing a `Path` goes component by component.
+type Visited = foldhash::HashSet<std::ffi::OsString>;
+mod depth;
 mod generators;
 mod helm;
 mod memo;
@@ -257,7 +291,7 @@ struct Builder<'o> {
     /// How external plugins run (see the `plugin` module).
     external: &'o crate::plugin::Options,
     /// Directories being built, outermost first (for cycle detection).
-    chain: Vec<PathBuf>,
+    chain: chain::Chain,
     /// The top kustomization's `buildMetadata` (set when it is loaded).
     meta: Option<BuildMeta>,
     /// A custom schema from an `openapi:` field. Like kustomize's global
@@ -272,8 +306,12 @@ struct Builder<'o> {
     cache: &'o cache::FileCache,
     /// Bases built so far (see build/memo.rs).
     memo: &'o memo::Memo,
+    /// How many kustomizations were built so far (see build/depth.rs).
+    builds: &'o depth::Builds,
+    /// What amplifying fields may create (see resource/budget.rs).
+    budget: &'o Budget,
     /// The kustomization directories this builder has gone through.
-    visited: Vec<PathBuf>,
+    visited: Visited,
     /// The build's helm runs (see helm/mod.rs).
     helm: &'o crate::helm::Session,
     /// The namespace helm charts without one get: the nearest `namespace` of this
@@ -290,11 +328,25 @@ impl Builder<'_> {
         acc: &mut Accumulator,
         expect: Expect,
     ) -> Result<Arc<Kustomization>> {
-        let (file, kind) = ldr.kustomization_file()?;
+        self.builds.count(ldr.root())?;
+        depth::nested(self.chain.len(), ldr.root(), || {
+            self.accumulate_here(ldr, acc, expect)
+        })
+    }
+
+    /// [`Self::accumulate`] on this stack segment.
+    fn accumulate_here(
+        &mut self,
+        ldr: &Loader,
+        acc: &mut Accumulator,
+        expect: Expect,
+    ) -> Result<Arc<Kustomization>> {
+        let found = ldr.kustomization_file()?;
         let files = self.files;
         let k = self
             .cache
-            .kustomization(&file, || load::read_kustomization_file(files, &file, kind))?;
+            .kustomization(&found.path, || load::read_kustomization_file(files, &found))?;
+        let file = found.path;
         let ctx = |e: Error| e.context(format!("in {}", file.display()));
         match (expect, k.is_component()) {
             (Expect::Kustomization, true) if !self.chain.is_empty() => {
@@ -319,8 +371,9 @@ impl Builder<'_> {
         if let (None, Some(field)) = (&self.schemas, &k.openapi) {
             self.schemas = Some(openapi::load(ldr, field, self.builtin_loaded).map_err(ctx)?);
         }
-        self.visited.push(ldr.root().to_path_buf());
-        self.chain.push(ldr.root().to_path_buf());
+        self.visited.insert(ldr.root().as_os_str().to_owned());
+        let outer = self.chain.clone();
+        self.chain = outer.with(ldr.root().to_path_buf());
         // Charts here and in every base and component below get this kustomization's
         // namespace, or else the one it inherited.
         let inherited = self.helm_namespace.clone();
@@ -331,7 +384,7 @@ impl Builder<'_> {
         }
         let result = self.accumulate_body(ldr, &file, &k, acc);
         self.helm_namespace = inherited;
-        self.chain.pop();
+        self.chain = outer;
         result.map_err(ctx)?;
         Ok(k)
     }
@@ -445,6 +498,7 @@ impl Builder<'_> {
             parsed: cache,
             merge: &opts,
             version: self.version,
+            budget: self.budget,
         };
         let steps = fields::steps(k, &acc.config, file);
         let rm = &mut acc.resmap;
@@ -499,8 +553,7 @@ impl Builder<'_> {
 
     /// A base may not be, or contain, a directory already being built.
     fn check_cycle(&self, candidate: &Path, entry: &str) -> Result<()> {
-        if let Some(pos) = self.chain.iter().position(|d| d.starts_with(candidate)) {
-            let mut chain = self.chain[pos..].to_vec();
+        if let Some(mut chain) = self.chain.cycle_with(candidate) {
             chain.push(candidate.to_path_buf());
             return Err(Error::Cycle(Box::new(crate::error::Cycle {
                 entry: entry.to_string(),

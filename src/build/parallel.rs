@@ -35,7 +35,7 @@ pub(super) struct Built {
     pub(super) builtin_loaded: bool,
     changed_schemas: bool,
     /// The kustomization directories the base's build went through.
-    pub(super) visited: Vec<std::path::PathBuf>,
+    pub(super) visited: super::Visited,
 }
 
 impl Builder<'_> {
@@ -159,7 +159,9 @@ impl Builder<'_> {
             warnings: Vec::new(),
             cache: self.cache,
             memo: self.memo,
-            visited: Vec::new(),
+            builds: self.builds,
+            budget: self.budget,
+            visited: super::Visited::default(),
             helm: self.helm,
             helm_namespace: self.helm_namespace.clone(),
         };

@@ -117,7 +117,13 @@ impl Builder<'_> {
                 self.schemas = built.schemas;
                 self.builtin_loaded |= built.builtin_loaded;
                 self.warnings.extend(built.warnings);
-                self.visited.extend(built.visited);
+                // The smaller set goes into the larger: on a chain of bases each level
+                // adds one directory, not all those below it again.
+                let mut below = built.visited;
+                if below.len() > self.visited.len() {
+                    std::mem::swap(&mut self.visited, &mut below);
+                }
+                self.visited.extend(below);
                 acc.config.merge(&built.acc.config)?;
                 transform::vars::absorb(&mut acc.vars, built.acc.vars)?;
                 loaded.extend(built.acc.resmap.resources);

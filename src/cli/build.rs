@@ -59,6 +59,11 @@ pub(crate) struct BuildFlags {
     load_restrictor: String,
     #[command(flatten)]
     version: VersionFlag,
+    /// Fail when the fields that copy or expand values (commonAnnotations, labels,
+    /// replacements, vars, configMapGenerator and secretGenerator) would create more than
+    /// this many bytes in one build, in total (kbuild's; default 268435456, 256 MiB).
+    #[arg(long, value_name = "BYTES")]
+    max_output_bytes: Option<u64>,
     /// Without sortOptions in the kustomization: `legacy` sorts the output by kind (the
     /// default), `none` keeps the order resources were read in. kustomize: use sortOptions
     /// instead.
@@ -266,6 +271,7 @@ impl BuildFlags {
                 cache_dir: self.remote_cache_dir.clone(),
                 offline: self.offline,
             },
+            max_output_bytes: self.max_output_bytes,
         })
     }
 }

@@ -102,6 +102,12 @@ pub fn walk<S: AsRef<str>>(
     last: CreateKind,
     f: &mut dyn FnMut(&mut Node) -> Result<()>,
 ) -> Result<()> {
+    check_length(path.len(), || {
+        path.iter()
+            .map(|s| s.as_ref())
+            .collect::<Vec<_>>()
+            .join("/")
+    })?;
     walk_traced(node, path, create, last, None, &mut |n, _| f(n))
 }
 
@@ -257,18 +263,41 @@ impl<'a> SplitSpecs<'a> {
         f: &mut TracedFn<'s, '_>,
     ) -> Result<()> {
         for (fs, segments) in self.specs.iter().filter(|(fs, _)| fs.selects(gvk)) {
-            walk_traced(
-                node,
-                segments.get_or_init(|| fs.segments()),
-                fs.create,
-                last,
-                trail.as_deref_mut(),
-                f,
-            )
-            .map_err(|e| e.context(format!("considering field '{}'", fs.path)))?;
+            let segments = segments.get_or_init(|| fs.segments());
+            check_length(segments.len(), || fs.path.clone())?;
+            walk_traced(node, segments, fs.create, last, trail.as_deref_mut(), f)
+                .map_err(|e| e.context(format!("considering field '{}'", fs.path)))?;
         }
         Ok(())
     }
+}
+
+/// The most segments a field path (a replacement's `fieldPath`/`fieldPaths`, a field
+/// spec's `path`) may have: as deep as the YAML parser lets a document nest. Each segment
+/// is a level of the walk and, with `create: true`, of the resource built, which every
+/// later step walks again; real paths have a handful of segments.
+pub const MAX_SEGMENTS: usize = 512;
+
+/// Refuses a path of `count` segments past [`MAX_SEGMENTS`]; `text` names it.
+pub fn check_segments(count: usize, text: &str) -> Result<()> {
+    if count <= MAX_SEGMENTS {
+        return Ok(());
+    }
+    let shown: String = text.chars().take(60).collect();
+    Err(Error::limit(
+        format!(
+            "field path '{shown}…' has {count} segments, more than the {MAX_SEGMENTS} kbuild accepts"
+        ),
+        "a field path names a field a few levels down; shorten it",
+    ))
+}
+
+/// [`check_segments`] with the text made only when needed.
+fn check_length(count: usize, text: impl FnOnce() -> String) -> Result<()> {
+    if count <= MAX_SEGMENTS {
+        return Ok(());
+    }
+    check_segments(count, &text())
 }
 
 /// Adds specs from `extra` to `base`, skipping exact duplicates (kustomize

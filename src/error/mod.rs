@@ -85,6 +85,10 @@ pub enum Error {
     /// A remote entry (a git repository or a file over http) that could not be fetched.
     #[error("{0}")]
     Remote(Box<RemoteError>),
+    /// Input past one of kbuild's documented bounds (depth of bases, field path
+    /// length, output budget): what amplifies, and which flag or input to change.
+    #[error("{}", .0.what)]
+    Limit(Box<Limit>),
     /// Input kbuild recognises but does not handle (helm charts, external plugins).
     #[error("{what}")]
     Unsupported {
@@ -183,6 +187,15 @@ pub struct Restricted {
     pub root: PathBuf,
 }
 
+/// See [`Error::Limit`].
+#[derive(Clone, Debug)]
+pub struct Limit {
+    /// Which bound, where, and what exceeded it.
+    pub what: String,
+    /// What to do about it.
+    pub hint: String,
+}
+
 /// See [`Error::Cycle`].
 #[derive(Clone, Debug)]
 pub struct Cycle {
@@ -218,6 +231,8 @@ pub enum ErrorKind {
     Plugin,
     /// [`Error::Remote`].
     Remote,
+    /// [`Error::Limit`].
+    Limit,
     /// [`Error::Unsupported`].
     Unsupported,
     /// [`Error::DuplicateId`].
@@ -267,6 +282,14 @@ impl Error {
     /// An error of kind [`ErrorKind::Other`] with this message.
     pub fn msg(s: impl Into<String>) -> Error {
         Error::Msg(s.into())
+    }
+
+    /// An [`Error::Limit`].
+    pub(crate) fn limit(what: impl Into<String>, hint: impl Into<String>) -> Error {
+        Error::Limit(Box::new(Limit {
+            what: what.into(),
+            hint: hint.into(),
+        }))
     }
 
     /// An [`Error::DuplicateId`]: `msg` is the whole message, `id` the id in it.
@@ -353,6 +376,7 @@ impl Error {
             Error::Git(g) => Error::Git(g.clone()),
             Error::Plugin(p) => Error::Plugin(p.clone()),
             Error::Remote(r) => Error::Remote(r.clone()),
+            Error::Limit(l) => Error::Limit(l.clone()),
             Error::Unsupported { what, hint } => Error::Unsupported {
                 what: what.clone(),
                 hint: hint.clone(),
@@ -410,6 +434,7 @@ impl Error {
             Error::Git(_) => ErrorKind::Git,
             Error::Plugin(_) => ErrorKind::Plugin,
             Error::Remote(_) => ErrorKind::Remote,
+            Error::Limit(_) => ErrorKind::Limit,
             Error::Unsupported { .. } => ErrorKind::Unsupported,
             Error::DuplicateId { .. } => ErrorKind::DuplicateId,
             Error::NoMatch { .. } => ErrorKind::NoMatch,
@@ -428,6 +453,7 @@ impl Error {
             Error::Restricted(_) => Some("use --load-restrictor LoadRestrictionsNone to allow it"),
             Error::Field(field) => field.hint.as_deref(),
             Error::Unsupported { hint, .. } => hint.as_deref(),
+            Error::Limit(l) => Some(&l.hint),
             Error::Helm(h) => h.hint(),
             Error::Git(g) => g.hint(),
             Error::Plugin(p) => p.hint(),

@@ -4,15 +4,33 @@
 use super::{Behavior, merge};
 use crate::error::{Error, Result};
 use crate::resource::Resource;
-use crate::resource::resmap::ResMap;
+use crate::resource::resmap::{AnyIdIndex, ResMap};
+
+/// How many generated resources make an index of the map worth building.
+pub const INDEX_FROM: usize = 16;
 
 /// Adds a generated resource, or folds it into the existing resource with
 /// the same id (current or previous) when its behavior is merge or replace.
-pub fn absorb(resmap: &mut ResMap, res: Resource, behavior: Behavior) -> Result<()> {
+/// `index`, when given, is `resmap.any_id_index()`, kept up to date here: one per
+/// run of many generators keeps them linear (without, each scans the map, which is
+/// cheaper for a few: building the index hashes every resource's ids).
+pub fn absorb(
+    resmap: &mut ResMap,
+    index: Option<&mut AnyIdIndex>,
+    res: Resource,
+    behavior: Behavior,
+) -> Result<()> {
     use Behavior as B;
     let id = res.id();
-    let hits = resmap.find_by_any_id(&id);
-    match hits.as_slice() {
+    let scanned;
+    let hits = match index.as_deref() {
+        Some(index) => index.find(&id),
+        None => {
+            scanned = resmap.find_by_any_id(&id);
+            &scanned[..]
+        }
+    };
+    match hits {
         [] => match behavior {
             B::Merge | B::Replace => Err(Error::no_match(
                 0,
@@ -28,6 +46,9 @@ pub fn absorb(resmap: &mut ResMap, res: Resource, behavior: Behavior) -> Result<
             )),
             _ => {
                 // No resource has this id (current or previous): nothing to conflict with.
+                if let Some(index) = index {
+                    index.add(resmap.resources.len(), &res);
+                }
                 resmap.resources.push(res);
                 Ok(())
             }

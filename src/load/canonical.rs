@@ -49,6 +49,17 @@ impl EntryType {
     }
 }
 
+/// A kustomization file found in a directory.
+#[derive(Clone, Debug)]
+pub(crate) struct KustomizationFile {
+    /// The file as named in its directory (what errors show).
+    pub(crate) path: PathBuf,
+    /// Its real path, which is read (the same path unless it is a symlink).
+    pub(crate) real: PathBuf,
+    /// What `real` is.
+    pub(crate) kind: EntryType,
+}
+
 /// The names in a directory and their types (symlinks not followed).
 type Listing = HashMap<OsString, FileKind>;
 
@@ -211,7 +222,18 @@ impl CanonicalCache {
 
     /// The kustomization file in `dir` (a real directory path), as
     /// `load::find_kustomization_file` finds it, and what it is.
-    pub(crate) fn kustomization_file(&self, dir: &Path) -> Result<(PathBuf, EntryType)> {
+    ///
+    /// A kustomization file that is a symbolic link counts only when its
+    /// target is one the load restrictor lets this kustomization read, as in
+    /// kustomize (which loads the file names through its restrictor and
+    /// reports no kustomization file otherwise): a link out of the
+    /// directory is never read, so nothing of the outside file (not even a
+    /// first line in a parse error) reaches the output or an error message.
+    pub(crate) fn kustomization_file(
+        &self,
+        dir: &Path,
+        restrictor: LoadRestrictor,
+    ) -> Result<KustomizationFile> {
         // A name that differs from an accepted one only in case may be the same
         // file on a case-insensitive file system: probing answers then.
         let unsure = |listing: &Listing| {
@@ -221,30 +243,61 @@ impl CanonicalCache {
                     .any(|f| n.eq_ignore_ascii_case(f) && n.as_os_str() != *f)
             })
         };
-        let Some(listing) = self.list(dir).filter(|l| !unsure(l)) else {
-            return Ok((
-                load::find_kustomization_file_in(self.fs(), dir)?,
-                EntryType::Unknown,
-            ));
-        };
+        let listing = self.list(dir).filter(|l| !unsure(l));
         let mut found = Vec::new();
+        let mut refused = None;
         for name in FILE_NAMES {
             let path = dir.join(name);
-            // `is_file` follows symlinks: a link to a file counts.
-            match listing.get(OsStr::new(name)) {
-                Some(FileKind::File) => found.push((path, EntryType::File)),
-                Some(FileKind::Symlink) if self.fs.kind(&path).ok() == Some(FileKind::File) => {
-                    found.push((path, EntryType::Unknown))
+            let kind = match &listing {
+                Some(listing) => listing.get(OsStr::new(name)).copied(),
+                None => self.fs.symlink_kind(&path).ok(),
+            };
+            match kind {
+                Some(FileKind::File) => found.push(KustomizationFile {
+                    real: path.clone(),
+                    path,
+                    kind: if listing.is_some() {
+                        EntryType::File
+                    } else {
+                        EntryType::Unknown
+                    },
+                }),
+                // `is_file` follows symlinks: a link to a file counts, if the
+                // restrictor allows its target.
+                Some(FileKind::Symlink) => {
+                    let Ok(real) = self.fs.canonicalize(&path) else {
+                        continue;
+                    };
+                    if self.fs.kind(&real).ok() != Some(FileKind::File) {
+                        continue;
+                    }
+                    match load::check_restrictor(dir, &real, name, restrictor) {
+                        Ok(()) => found.push(KustomizationFile {
+                            path,
+                            real,
+                            kind: EntryType::File,
+                        }),
+                        Err(e) => {
+                            refused.get_or_insert(e);
+                        }
+                    }
                 }
                 _ => {}
             }
         }
-        let kind = match found.as_slice() {
-            [(_, kind)] => *kind,
-            _ => EntryType::Unknown,
-        };
-        let file = load::one_kustomization_file(dir, found.into_iter().map(|(p, _)| p).collect())?;
-        Ok((file, kind))
+        if let (true, Some(refused)) = (found.is_empty(), refused) {
+            return Err(refused);
+        }
+        let one =
+            load::one_kustomization_file(dir, found.iter().map(|f| f.path.clone()).collect())?;
+        Ok(found
+            .into_iter()
+            .find(|f| f.path == one)
+            .unwrap_or(KustomizationFile {
+                real: one.clone(),
+                path: one,
+                kind: EntryType::Unknown,
+            }))
     }
 
     /// `load::read_restricted`: reads `rel` (relative to the kustomization
@@ -265,14 +318,15 @@ impl CanonicalCache {
 
     /// `load::read_file` for a resolved path: a regular file is read without
     /// asking its type again; anything else gets `read_file`'s checks and errors.
+    ///
+    /// `real` has no symbolic link in it, and the read refuses to follow one
+    /// (see `FileSystem::read_real`): what was checked is what is read, even
+    /// when a component is swapped for a link to an outside file in between.
     pub(crate) fn read(&self, real: &Path, kind: EntryType) -> Result<Vec<u8>> {
         if kind != EntryType::File {
-            return load::read_file_in(self.fs(), real);
+            load::check_regular_file(self.fs(), real)?;
         }
-        self.fs.read(real).map_err(|e| Error::Io {
-            path: real.to_path_buf(),
-            source: e,
-        })
+        load::read_real_in(self.fs(), real)
     }
 
     /// The checks of [`Self::read_restricted`] without the read: the real
@@ -407,7 +461,9 @@ mod tests {
             "linked",
         ] {
             let d = root.join(dir);
-            let got = cache.kustomization_file(&d).map(|(p, _)| p);
+            let got = cache
+                .kustomization_file(&d, LoadRestrictor::None)
+                .map(|f| f.path);
             let want = load::find_kustomization_file(&d);
             assert_eq!(
                 got.map_err(|e| e.to_string()),
@@ -415,11 +471,25 @@ mod tests {
                 "{dir}"
             );
         }
-        let (file, kind) = cache.kustomization_file(&root.join("one")).unwrap();
+        let found = cache
+            .kustomization_file(&root.join("one"), LoadRestrictor::RootOnly)
+            .unwrap();
         assert_eq!(
-            (file.file_name().unwrap(), kind),
+            (found.path.file_name().unwrap(), found.kind),
             ("kustomization.yaml".as_ref(), EntryType::File)
         );
+        // A link out of the directory is refused under the restrictor, as in
+        // kustomize; another kustomization file there would be used instead.
+        let refused = cache
+            .kustomization_file(&root.join("linked"), LoadRestrictor::RootOnly)
+            .unwrap_err();
+        assert_eq!(refused.kind(), crate::error::ErrorKind::Restricted);
+        std::fs::write(root.join("linked/kustomization.yaml"), "resources: []\n").unwrap();
+        let cache = CanonicalCache::new(crate::load::fs::real());
+        let found = cache
+            .kustomization_file(&root.join("linked"), LoadRestrictor::RootOnly)
+            .unwrap();
+        assert_eq!(found.path, root.join("linked/kustomization.yaml"));
     }
 
     /// The checks a restricted read makes, one after another, without a cache.

@@ -47,6 +47,36 @@ pub trait FileSystem: Send + Sync + std::fmt::Debug {
     fn read_dir(&self, dir: &Path) -> io::Result<Vec<(OsString, FileKind)>>;
     /// The bytes of a file.
     fn read(&self, path: &Path) -> io::Result<Vec<u8>>;
+    /// The bytes of the regular file at `path`, a real path (absolute, no
+    /// symbolic link in it) that the load restrictor checked: a symbolic link
+    /// met on the way is an error, and so is a file
+    /// that is not regular, so the file read is the file
+    /// checked even if the tree changes in between. A file system that cannot
+    /// change during a build may read as [`FileSystem::read`] does.
+    fn read_real(&self, path: &Path) -> io::Result<Vec<u8>> {
+        self.read(path)
+    }
+}
+
+/// Why `read_real` refused a path: a symbolic link on it (see
+/// [`FileSystem::read_real`]).
+#[derive(Debug, thiserror::Error)]
+#[error("a symbolic link appeared in the path after it was checked")]
+struct SymlinkInPath;
+
+/// Why `read_real` refused a path: not a regular file.
+#[derive(Debug, thiserror::Error)]
+#[error("not a regular file")]
+struct NotRegular;
+
+/// Whether `read_real` failed because of a symbolic link in the path.
+pub(crate) fn is_symlink_in_path(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<SymlinkInPath>())
+}
+
+/// Whether `read_real` failed because the file is not a regular file.
+pub(crate) fn is_not_regular(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<NotRegular>())
 }
 
 /// The operating system's file system.
@@ -74,6 +104,133 @@ impl FileSystem for RealFs {
 
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
         std::fs::read(path)
+    }
+
+    #[cfg(unix)]
+    fn read_real(&self, path: &Path) -> io::Result<Vec<u8>> {
+        use std::io::Read;
+        let file = std::fs::File::from(no_follow::open(path)?);
+        let meta = file.metadata()?;
+        if !meta.is_file() {
+            return Err(io::Error::other(NotRegular));
+        }
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+        (&file).read_to_end(&mut bytes)?;
+        Ok(bytes)
+    }
+}
+
+/// Opening a real path without following any symbolic link on it.
+#[cfg(unix)]
+mod no_follow {
+    use super::SymlinkInPath;
+    use rustix::fs::{CWD, Mode, OFlags};
+    use rustix::io::Errno;
+    use std::io;
+    use std::os::fd::OwnedFd;
+    use std::path::{Component, Path};
+
+    /// How the file is opened: read only, never blocking (a FIFO swapped in
+    /// after the check must not hang the build; `read_real` refuses it once
+    /// open), never as a controlling terminal, and never through a final link.
+    fn file_flags() -> OFlags {
+        OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY
+    }
+
+    /// Opens `path` refusing every symbolic link on it: with `openat2`'s
+    /// `RESOLVE_NO_SYMLINKS` where the kernel has it (Linux 5.6), else one
+    /// `openat` per component with `O_NOFOLLOW`.
+    pub(super) fn open(path: &Path) -> io::Result<OwnedFd> {
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        {
+            use std::sync::atomic::{AtomicBool, Ordering};
+            static NO_OPENAT2: AtomicBool = AtomicBool::new(false);
+            if !NO_OPENAT2.load(Ordering::Relaxed) {
+                match rustix::fs::openat2(
+                    CWD,
+                    path,
+                    file_flags(),
+                    Mode::empty(),
+                    rustix::fs::ResolveFlags::NO_SYMLINKS,
+                ) {
+                    Ok(fd) => return Ok(fd),
+                    // Not in this kernel, or refused by a seccomp filter.
+                    Err(Errno::NOSYS | Errno::PERM) => NO_OPENAT2.store(true, Ordering::Relaxed),
+                    Err(Errno::LOOP) => return Err(io::Error::other(SymlinkInPath)),
+                    Err(e) => return Err(e.into()),
+                }
+            }
+        }
+        walk(path)
+    }
+
+    /// Directories on the way are opened only to look up the next name.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn dir_flags() -> OFlags {
+        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NOFOLLOW
+    }
+
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    fn dir_flags() -> OFlags {
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NOFOLLOW
+    }
+
+    /// One `openat` per component from `/`, none following a link.
+    fn walk(path: &Path) -> io::Result<OwnedFd> {
+        let mut names = Vec::new();
+        for c in path.components() {
+            match c {
+                Component::RootDir => {}
+                Component::Normal(name) => names.push(name),
+                // Real paths are absolute and clean.
+                _ => return Err(io::Error::from(io::ErrorKind::InvalidInput)),
+            }
+        }
+        let Some((last, dirs)) = names.split_last() else {
+            return Err(io::Error::from(io::ErrorKind::InvalidInput));
+        };
+        let refuse_link = |dir: &OwnedFd, name: &std::ffi::OsStr, e: Errno| {
+            let link = rustix::fs::statat(dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
+                .is_ok_and(|st| {
+                    rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Symlink
+                });
+            if link || e == Errno::LOOP {
+                io::Error::other(SymlinkInPath)
+            } else {
+                e.into()
+            }
+        };
+        let mut dir = rustix::fs::openat(CWD, "/", dir_flags(), Mode::empty())?;
+        for name in dirs {
+            dir = rustix::fs::openat(&dir, *name, dir_flags(), Mode::empty())
+                .map_err(|e| refuse_link(&dir, name, e))?;
+        }
+        rustix::fs::openat(&dir, *last, file_flags(), Mode::empty())
+            .map_err(|e| refuse_link(&dir, last, e))
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn refuses_links_on_the_path_both_ways() {
+            let tmp = tempfile::tempdir().unwrap();
+            let top = std::fs::canonicalize(tmp.path()).unwrap();
+            std::fs::create_dir(top.join("dir")).unwrap();
+            std::fs::write(top.join("dir/file"), "in").unwrap();
+            std::os::unix::fs::symlink(top.join("dir"), top.join("linked-dir")).unwrap();
+            std::os::unix::fs::symlink(top.join("dir/file"), top.join("link")).unwrap();
+            for open in [open, walk] {
+                assert!(open(&top.join("dir/file")).is_ok());
+                for bad in ["link", "linked-dir/file"] {
+                    let e = open(&top.join(bad)).unwrap_err();
+                    assert!(super::super::is_symlink_in_path(&e), "{bad}: {e}");
+                }
+                let e = open(&top.join("missing")).unwrap_err();
+                assert_eq!(e.kind(), io::ErrorKind::NotFound);
+            }
+        }
     }
 }
 

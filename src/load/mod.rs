@@ -18,7 +18,7 @@ pub use path::{is_clean_absolute_text, is_remote, is_remote_file, join_clean};
 use crate::error::{Error, RemoteError, RemoteProblem, Result};
 use crate::kustomization::{FILE_NAMES, Kustomization};
 use crate::remote::{RepoSpec, Session};
-use canonical::{CanonicalCache, EntryType};
+use canonical::{CanonicalCache, EntryType, KustomizationFile};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -112,17 +112,47 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>> {
 
 /// [`read_file`] on `fs`.
 pub(crate) fn read_file_in(fs: &dyn FileSystem, path: &Path) -> Result<Vec<u8>> {
-    let io = |e: std::io::Error| Error::Io {
+    check_regular_file(fs, path)?;
+    fs.read(path).map_err(|e| Error::Io {
         path: path.to_path_buf(),
         source: e,
-    };
-    if fs.kind(path).map_err(io)? != FileKind::File {
-        return Err(Error::msg(format!(
-            "'{}' is not a regular file",
-            path.display()
-        )));
+    })
+}
+
+/// Refuses `path` unless it is a regular file (symlinks followed).
+pub(crate) fn check_regular_file(fs: &dyn FileSystem, path: &Path) -> Result<()> {
+    let kind = fs.kind(path).map_err(|e| Error::Io {
+        path: path.to_path_buf(),
+        source: e,
+    })?;
+    if kind != FileKind::File {
+        return Err(not_regular(path));
     }
-    fs.read(path).map_err(io)
+    Ok(())
+}
+
+fn not_regular(path: &Path) -> Error {
+    Error::msg(format!("'{}' is not a regular file", path.display()))
+}
+
+/// Reads the real path `real` (checked) without following a symbolic link
+/// (see [`FileSystem::read_real`]).
+pub(crate) fn read_real_in(fs: &dyn FileSystem, real: &Path) -> Result<Vec<u8>> {
+    fs.read_real(real).map_err(|e| {
+        if fs::is_not_regular(&e) {
+            not_regular(real)
+        } else if fs::is_symlink_in_path(&e) {
+            Error::msg(format!(
+                "security: '{}' changed into a symbolic link (or a directory on its path did) after the load restrictor checked it; it was not read. Is something rewriting the tree during the build?",
+                real.display()
+            ))
+        } else {
+            Error::Io {
+                path: real.to_path_buf(),
+                source: e,
+            }
+        }
+    })
 }
 
 /// Reads and decodes the kustomization file in `dir`.
@@ -132,14 +162,13 @@ pub fn read_kustomization(dir: &Path) -> Result<(PathBuf, Kustomization)> {
     crate::kustomization::decode::decode(file, bytes)
 }
 
-/// Reads and decodes the kustomization file `file` (a real path) of type `kind`.
+/// Reads and decodes the kustomization file `file`.
 pub(crate) fn read_kustomization_file(
     files: &Files,
-    file: &Path,
-    kind: EntryType,
+    file: &KustomizationFile,
 ) -> Result<Kustomization> {
-    let bytes = files.paths.read(file, kind)?;
-    crate::kustomization::decode::decode(file.to_path_buf(), bytes).map(|(_, k)| k)
+    let bytes = files.paths.read(&file.real, file.kind)?;
+    crate::kustomization::decode::decode(file.path.clone(), bytes).map(|(_, k)| k)
 }
 
 /// The error for a remote entry that could not be fetched.
@@ -208,6 +237,11 @@ impl Files {
         Loader { files: self, root }
     }
 
+    /// The load restrictor.
+    pub(crate) fn restrictor(&self) -> LoadRestrictor {
+        self.restrictor
+    }
+
     /// The resolved-path cache.
     pub(crate) fn paths(&self) -> &CanonicalCache {
         &self.paths
@@ -238,9 +272,11 @@ impl<'f> Loader<'f> {
         self.files
     }
 
-    /// The kustomization file in the root and what it is.
-    pub(crate) fn kustomization_file(&self) -> Result<(PathBuf, EntryType)> {
-        self.files.paths.kustomization_file(&self.root)
+    /// The kustomization file in the root (one the restrictor lets it read).
+    pub(crate) fn kustomization_file(&self) -> Result<KustomizationFile> {
+        self.files
+            .paths
+            .kustomization_file(&self.root, self.files.restrictor)
     }
 
     /// The real path of `entry` and what it is, without the restrictor

@@ -1,5 +1,6 @@
 //! A resource: one Kubernetes object plus what kustomize remembers about it.
 
+pub mod budget;
 pub mod id;
 pub mod parse;
 pub mod pattern;

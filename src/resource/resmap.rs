@@ -129,6 +129,16 @@ impl ResMap {
         None
     }
 
+    /// An index of [`Self::find_by_any_id`]'s answers, for many lookups in a row (each
+    /// generator of a kustomization looks its id up: a scan each was quadratic).
+    pub fn any_id_index(&self) -> AnyIdIndex {
+        let mut index = AnyIdIndex::default();
+        for (i, r) in self.resources.iter().enumerate() {
+            index.add(i, r);
+        }
+        index
+    }
+
     /// Positions of resources whose current or any previous id equals `id`
     /// (kustomize equality: "" and "default" namespaces are the same).
     pub fn find_by_any_id(&self, id: &ResId) -> Vec<usize> {
@@ -138,5 +148,32 @@ impl ResMap {
             .filter(|(_, r)| r.has_id(id) || r.prev_ids.iter().any(|p| p.equals(id)))
             .map(|(i, _)| i)
             .collect()
+    }
+}
+
+/// Positions of resources by their current and previous ids (see
+/// [`ResMap::any_id_index`]); kept up to date by the caller with [`AnyIdIndex::add`]
+/// as it appends resources, as long as no resource changes its id meanwhile.
+#[derive(Default)]
+pub struct AnyIdIndex {
+    positions: HashMap<(String, String, String, String, String), Vec<usize>, FastState>,
+}
+
+impl AnyIdIndex {
+    /// Notes the resource `r` at position `i` (after those already noted).
+    pub fn add(&mut self, i: usize, r: &Resource) {
+        for id in std::iter::once(r.id()).chain(r.prev_ids.iter().cloned()) {
+            let at = self.positions.entry(id_key(&id)).or_default();
+            // A previous id equal to the current one (or another previous one)
+            // names the same resource once.
+            if at.last() != Some(&i) {
+                at.push(i);
+            }
+        }
+    }
+
+    /// [`ResMap::find_by_any_id`], in position order.
+    pub fn find(&self, id: &ResId) -> &[usize] {
+        self.positions.get(&id_key(id)).map_or(&[], Vec::as_slice)
     }
 }

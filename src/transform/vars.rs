@@ -15,6 +15,7 @@ use crate::config::fieldspec::{CreateKind, SplitSpecs};
 use crate::error::{Error, Result};
 use crate::kustomization::{FieldSpec, Var};
 use crate::resource::Resource;
+use crate::resource::budget::Budget;
 use crate::resource::id::{Gvk, ResId};
 use crate::resource::resmap::ResMap;
 use crate::yaml::Node;
@@ -239,7 +240,7 @@ impl VarValue {
 
 /// Reads every var's value and expands `$(NAME)` in the `specs` fields of
 /// every resource. Does nothing when there are no vars.
-pub fn resolve(rm: &mut ResMap, set: &VarSet, specs: &[FieldSpec]) -> Result<()> {
+pub fn resolve(rm: &mut ResMap, set: &VarSet, specs: &[FieldSpec], budget: &Budget) -> Result<()> {
     if set.is_empty() {
         return Ok(());
     }
@@ -254,7 +255,7 @@ pub fn resolve(rm: &mut ResMap, set: &VarSet, specs: &[FieldSpec]) -> Result<()>
         let gvk = r.gvk();
         specs
             .apply(&mut r.node, &gvk, CreateKind::Scalar, &mut |n| {
-                substitute(n, &values)
+                substitute(n, &values, budget)
             })
             .map_err(|e| e.context(format!("substituting vars in {}", r.id())))?;
     }
@@ -294,13 +295,13 @@ fn value_of(rm: &ResMap, v: &DeclaredVar) -> Result<VarValue> {
 
 /// Expands vars in a field reached by a `varReference` spec: a string, the
 /// string values of a mapping, or a list of strings.
-fn substitute(n: &mut Node, values: &BTreeMap<String, VarValue>) -> Result<()> {
+fn substitute(n: &mut Node, values: &BTreeMap<String, VarValue>, budget: &Budget) -> Result<()> {
     match n {
-        Node::Str(s) => *n = expand(s, values),
+        Node::Str(s) => *n = expand(s, values, budget)?,
         Node::Map(m) => {
             for v in m.values_mut() {
                 if let Node::Str(s) = v {
-                    *v = expand(s, values);
+                    *v = expand(s, values, budget)?;
                 }
             }
         }
@@ -313,7 +314,7 @@ fn substitute(n: &mut Node, values: &BTreeMap<String, VarValue>) -> Result<()> {
                         item.type_name()
                     )));
                 };
-                *item = expand(s, values);
+                *item = expand(s, values, budget)?;
             }
         }
         Node::Null | Node::Int(_) | Node::Uint(_) | Node::Float(_) | Node::Bool(_) => {}
@@ -325,7 +326,11 @@ fn substitute(n: &mut Node, values: &BTreeMap<String, VarValue>) -> Result<()> {
 /// Kubernetes) do: `$$` is an escaped `$`, an unknown or unfinished reference
 /// stays as written, and a string that is exactly one reference takes the
 /// var's value with its type (a number stays a number).
-fn expand(input: &str, values: &BTreeMap<String, VarValue>) -> Node {
+///
+/// Each expanded reference is charged to `budget` before it is copied: a field
+/// that repeats a large var's reference thousands of times fails instead of
+/// filling memory.
+fn expand(input: &str, values: &BTreeMap<String, VarValue>, budget: &Budget) -> Result<Node> {
     let b = input.as_bytes();
     let mut out: Vec<u8> = Vec::with_capacity(b.len());
     let mut checkpoint = 0;
@@ -344,9 +349,13 @@ fn expand(input: &str, values: &BTreeMap<String, VarValue>) -> Node {
                         let name = String::from_utf8_lossy(&rest[1..close]);
                         let value = values.get(name.as_ref());
                         if cursor == 0 && close + 2 == b.len() {
-                            return whole_value(&name, value);
+                            let node = whole_value(&name, value);
+                            budget.charge(crate::resource::budget::node_bytes(&node), "vars")?;
+                            return Ok(node);
                         }
-                        out.extend_from_slice(text_value(&name, value).as_bytes());
+                        let text = text_value(&name, value);
+                        budget.charge(text.len() as u64, "vars")?;
+                        out.extend_from_slice(text.as_bytes());
                         close + 1
                     }
                     None => {
@@ -372,7 +381,7 @@ fn expand(input: &str, values: &BTreeMap<String, VarValue>) -> Node {
         cursor += 1;
     }
     out.extend_from_slice(&b[checkpoint.min(b.len())..]);
-    Node::text(String::from_utf8_lossy(&out).into_owned())
+    Ok(Node::text(String::from_utf8_lossy(&out).into_owned()))
 }
 
 /// The node for a string that is exactly `$(name)`.
@@ -574,7 +583,7 @@ mod tests {
     }
 
     fn ex(s: &str) -> Node {
-        expand(s, &vals())
+        expand(s, &vals(), &Budget::default()).expect("within the budget")
     }
 
     #[test]
@@ -715,7 +724,7 @@ mod tests {
         declare(&mut rm, &mut set, &vars, Path::new("k.yaml")).expect("declare");
         let specs =
             crate::config::fieldspec::from_table(crate::config::var_reference_specs::VAR_REFERENCE);
-        resolve(&mut rm, &set, &specs).expect("resolve");
+        resolve(&mut rm, &set, &specs, &Budget::default()).expect("resolve");
         let args = rm.resources[1]
             .node
             .get_path(&["spec", "containers"])
@@ -747,7 +756,7 @@ mod tests {
             Path::new("k.yaml"),
         )
         .expect("declare");
-        let err = resolve(&mut rm, &set, &[]).expect_err("unbound var");
+        let err = resolve(&mut rm, &set, &[], &Budget::default()).expect_err("unbound var");
         assert!(
             err.to_string()
                 .contains("no resource matches its objref Service v1 b/db"),

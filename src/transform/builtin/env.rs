@@ -30,6 +30,8 @@ pub struct Env<'a> {
     pub merge: &'a MergeOptions<'a>,
     /// The kustomize release being reproduced (see its named switches).
     pub version: KustomizeVersion,
+    /// The build's output budget (see resource/budget.rs).
+    pub budget: &'a crate::resource::budget::Budget,
 }
 
 impl Env<'_> {

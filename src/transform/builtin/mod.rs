@@ -156,8 +156,12 @@ impl Builtin<'_> {
                 specs,
                 ..
             } => transform::name_affix::apply(rm, prefix, suffix, specs),
-            Builtin::Labels { labels, specs } => transform::labels::set_pairs(rm, labels, specs),
+            Builtin::Labels { labels, specs } => {
+                charge_pairs(env, labels, rm, "labels (commonLabels, labels)")?;
+                transform::labels::set_pairs(rm, labels, specs)
+            }
             Builtin::Annotations { annotations, specs } => {
+                charge_pairs(env, annotations, rm, "commonAnnotations")?;
                 transform::annotations::add(rm, annotations, specs)
             }
             Builtin::ReplicaCount { replica, specs } => {
@@ -170,6 +174,7 @@ impl Builtin<'_> {
                 let ctx = replacements::Ctx {
                     version: env.version,
                     schemas: env.merge.schemas,
+                    budget: env.budget,
                 };
                 replacements::apply_entries(
                     rm,
@@ -190,6 +195,16 @@ impl Builtin<'_> {
             }
         }
     }
+}
+
+/// Charges writing `pairs` into every resource of `rm` (once each: the few fields a
+/// resource gets them in are not counted) to the output budget, before any is
+/// written: a large value copied into many resources fails at once instead of
+/// filling memory.
+fn charge_pairs(env: &Env, pairs: &StringMap, rm: &ResMap, field: &str) -> Result<()> {
+    let bytes: u64 = pairs.iter().map(|(k, v)| (k.len() + v.len()) as u64).sum();
+    env.budget
+        .charge(bytes.saturating_mul(rm.len() as u64), field)
 }
 
 /// A built-in transformer as a kustomization runs it: how to name it in

@@ -42,6 +42,11 @@ impl FieldPath {
         }
     }
 
+    /// Refuses a path longer than `config::fieldspec::MAX_SEGMENTS` (see there).
+    pub fn check_length(&self) -> Result<()> {
+        crate::config::fieldspec::check_segments(self.parts.len(), &self.text)
+    }
+
     /// The parts after splitting.
     #[cfg(test)]
     pub fn parts(&self) -> &[String] {

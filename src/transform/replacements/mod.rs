@@ -138,6 +138,8 @@ pub struct Loaded {
 pub struct Ctx<'a> {
     pub version: KustomizeVersion,
     pub schemas: &'a Schemas,
+    /// The build's output budget: each value written is charged.
+    pub budget: &'a crate::resource::budget::Budget,
 }
 
 /// Reads the entries of a `replacements` list: inline ones are decoded,
@@ -386,6 +388,7 @@ fn source_value(rm: &ResMap, source: &Source, schemas: &Schemas) -> Result<Value
         &source.field_path
     };
     let path = FieldPath::parse(path_text);
+    path.check_length()?;
     let found = path
         .lookup(&res.node)
         .map_err(|e| e.context(format!("source {}: fieldPath '{path}'", res.id())))?;
@@ -458,12 +461,14 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
         .iter()
         .map(|p| {
             let path = FieldPath::parse(p);
+            path.check_length()?;
             let matcher = path.matcher();
-            (path, matcher)
+            Ok((path, matcher))
         })
-        .collect();
+        .collect::<Result<_>>()?;
     let options = t.options.clone().unwrap_or_default();
     let create = options.create.then(|| value.new_leaf());
+    let value_bytes = value.bytes();
     let into_text = ctx.version.replacement_into_structured_text();
     for res in rm.iter_mut() {
         if !matcher.selects(res, &resource_ids(res, ctx.schemas)) {
@@ -493,10 +498,14 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
                 empty_nulls: &res.empty_nulls,
                 trail,
             };
+            // Charged before the copy (most paths set one field), the rest after.
+            ctx.budget.charge(value_bytes, "replacements")?;
             let n = path_matcher
                 .visit(&mut res.node, opts, &mut set, &mut in_copy)
                 .map_err(at)?;
             writes.finish(res);
+            let more = value_bytes.saturating_mul(n.saturating_sub(1) as u64);
+            ctx.budget.charge(more, "replacements")?;
             if n == 0 {
                 let hint = if options.create {
                     ""

@@ -40,6 +40,14 @@ impl Value {
         }
     }
 
+    /// About how many bytes a copy of the value prints as (see resource/budget.rs).
+    pub(super) fn bytes(&self) -> u64 {
+        match self {
+            Value::Scalar { text, .. } => text.len() as u64,
+            Value::Tree(node) => crate::resource::budget::node_bytes(node),
+        }
+    }
+
     /// The text a scalar target receives (a collection has none).
     pub(super) fn text(&self) -> &str {
         match self {

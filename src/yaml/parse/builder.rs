@@ -18,6 +18,12 @@ use super::{EmptyNulls, MAX_DEPTH, PathStep, fast, folded, resolve};
 /// before the colon is "did not find expected key" (block) or "did not find expected node
 /// content" (flow), which saphyr-parser reads as an empty key. A shell heredoc without a
 /// quoted delimiter writes exactly that for a `$patch: delete` line.
+/// YAML 1.2 limits an implicit key (one without `?`) to 1,024 characters (quotes
+/// included); go-yaml, so kustomize, and saphyr-parser refuse a longer one ("mapping
+/// values are not allowed in this context"). The fast scanner leaves such keys to
+/// saphyr-parser.
+const MAX_IMPLICIT_KEY: usize = 1024;
+
 const EMPTY_KEY: &str = "mapping entry without a key (`: value`), which kustomize's YAML parser \
     rejects; write `\"\": value` for an empty key (if a shell heredoc dropped a `$name` key \
     such as `$patch`, quote its delimiter: <<'EOF')";
@@ -464,6 +470,13 @@ impl<'i> fast::Sink<'i> for FastSink<'i, '_> {
     }
 
     fn scalar(&mut self, text: Cow<'i, str>, style: ScalarStyle, span: Span) -> Result<(), ()> {
+        // The scanner's spans are empty; its text is ASCII and its quoted scalars have
+        // no escapes, so the text's length (with the quotes) is the key's.
+        let quotes = if style == ScalarStyle::Plain { 0 } else { 2 };
+        if text.len() + quotes > MAX_IMPLICIT_KEY && self.builder.expects_key() {
+            // saphyr-parser's run reports it (see MAX_IMPLICIT_KEY).
+            return Err(());
+        }
         if text.is_empty() && style == ScalarStyle::Plain && self.builder.expects_key() {
             // Whether this empty key is legal depends on a `?` before it: saphyr-parser's
             // run checks that (see EMPTY_KEY).
