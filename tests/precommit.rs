@@ -87,7 +87,9 @@ fn prerequisites() -> Result<String, String> {
 }
 
 fn main() {
-    common::run_needing(
+    // About a minute (pre-commit builds the hook with `cargo install`): run by .ci/run and
+    // by `cargo test --test precommit -- --include-ignored`.
+    common::run_slow_needing(
         prerequisites(),
         &[(
             "precommit_refuses_a_stale_render_and_accepts_it_rerendered",

@@ -45,6 +45,25 @@ pub fn run_needing<T: Clone + Send + 'static>(
     prerequisite: Result<T, String>,
     tests: &[Needing<T>],
 ) -> ! {
+    run_needing_as(prerequisite, tests, false)
+}
+
+/// [`run_needing`] for slow end-to-end tests: reported as ignored by a plain `cargo test`
+/// (so it stays quick), run by `cargo test --test NAME -- --include-ignored`, as `.ci/run`
+/// does. Under that flag a missing prerequisite is ignored or, with `CI=true`, a failure.
+#[allow(dead_code)] // only the slow suites use it
+pub fn run_slow_needing<T: Clone + Send + 'static>(
+    prerequisite: Result<T, String>,
+    tests: &[Needing<T>],
+) -> ! {
+    run_needing_as(prerequisite, tests, true)
+}
+
+fn run_needing_as<T: Clone + Send + 'static>(
+    prerequisite: Result<T, String>,
+    tests: &[Needing<T>],
+    slow: bool,
+) -> ! {
     use libtest_mimic::{Arguments, Completion, Failed, Trial};
     let ci = std::env::var("CI").is_ok_and(|v| v == "true");
     let trials = tests
@@ -59,6 +78,7 @@ pub fn run_needing<T: Clone + Send + 'static>(
                 Err(reason) if ci => Err(Failed::from(format!("CI=true and {reason}"))),
                 Err(reason) => Ok(Completion::ignored_with(reason)),
             })
+            .with_ignored_flag(slow)
         })
         .collect();
     libtest_mimic::run(&Arguments::from_args(), trials).exit()
