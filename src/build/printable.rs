@@ -16,6 +16,10 @@ use crate::yaml::Node;
 /// Fails on the first resource holding a key with NEL in it.
 pub(super) fn check(resmap: &ResMap) -> Result<()> {
     for r in resmap.iter() {
+        // The common case, no NEL anywhere, without building paths (an allocation per key).
+        if !has_key_with_nel(&r.node) {
+            continue;
+        }
         if let Some(path) = key_with_nel(&r.node, &mut Vec::new()) {
             return Err(Error::InvalidResource(format!(
                 "{}: the key {path} holds a NEL character (U+0085), which kustomize cannot \
@@ -28,13 +32,24 @@ pub(super) fn check(resmap: &ResMap) -> Result<()> {
     Ok(())
 }
 
+/// Whether a key under `node` holds NEL.
+fn has_key_with_nel(node: &Node) -> bool {
+    match node {
+        // Nearly every key is ASCII: that check is a word at a time.
+        Node::Map(m) => m
+            .iter()
+            .any(|(k, v)| (!k.is_ascii() && k.contains('\u{85}')) || has_key_with_nel(v)),
+        Node::Seq(items) => items.iter().any(has_key_with_nel),
+        _ => false,
+    }
+}
+
 /// The path to the first key holding NEL under `node`, as `a.b[0]."key"`. `path` holds
 /// the segments above `node`: keys, and list indexes written `[i]`.
 fn key_with_nel(node: &Node, path: &mut Vec<String>) -> Option<String> {
     match node {
         Node::Map(m) => m.iter().find_map(|(k, v)| {
-            // Nearly every key is ASCII: that check is a word at a time.
-            if !k.is_ascii() && k.contains('\u{85}') {
+            if k.contains('\u{85}') {
                 path.push(format!("{:?}", k.as_str()));
                 let at = joined(path);
                 path.pop();
