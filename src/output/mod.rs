@@ -1,7 +1,7 @@
 //! Writing a build: one YAML stream, or kustomize's one-file-per-resource
 //! directory layout. Files are written atomically (temporary file + rename, a
 //! set of files all or nothing), keep the mode and owner of the file they
-//! replace, and never replace a device or a symlink ([`target`]).
+//! replace, and never replace a device or a symlink (`target.rs`).
 
 mod set;
 mod target;

@@ -4,7 +4,7 @@
 //!
 //! A temporary file is registered *before* it is created and unregistered only after it
 //! was renamed into place or removed, so no instant exists where it is on disk and
-//! unknown to the handler. [`critical`] holds the register's lock across a step that must
+//! unknown to the handler. `critical` holds the register's lock across a step that must
 //! not be cut in two by a signal (renaming a set of files into place): the handler waits
 //! for it, then removes what is left.
 
