@@ -156,10 +156,17 @@ pub(crate) fn read_real_in(fs: &dyn FileSystem, real: &Path) -> Result<Vec<u8>> 
 }
 
 /// Reads and decodes the kustomization file in `dir`.
+///
+/// The file is found and read as a build reads it under `LoadRestrictionsRootOnly`: a
+/// kustomization file that links out of `dir` is refused and never read, so no tool
+/// (`deps`, `render`'s discovery) shows any of it.
 pub fn read_kustomization(dir: &Path) -> Result<(PathBuf, Kustomization)> {
-    let file = find_kustomization_file(dir)?;
-    let bytes = read_file(&file)?;
-    crate::kustomization::decode::decode(file, bytes)
+    let files = Files::new(Arc::new(RealFs), LoadRestrictor::RootOnly);
+    let found = files.root(dir)?.kustomization_file()?;
+    let bytes = files.paths.read(&found.real, found.kind)?;
+    // Named as the caller named the directory, not by its real path.
+    let name = found.path.file_name().unwrap_or_default();
+    crate::kustomization::decode::decode(dir.join(name), bytes)
 }
 
 /// Reads and decodes the kustomization file `file`.
