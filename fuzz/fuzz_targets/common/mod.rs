@@ -64,9 +64,24 @@ pub fn has_key_with_nel(n: &Node) -> bool {
     }
 }
 
+/// Whether a string or key of `n` holds U+2028 or U+2029. go-yaml v2, and so kustomize,
+/// prints them as line breaks followed by the indentation (`'ls\u{2028}  x'`, byte for byte
+/// what kbuild prints, checked with kubectl kustomize v5.5.0 and v5.8.1); a YAML 1.2 reader,
+/// kbuild's included, takes them for ordinary characters, so the indentation reads back as
+/// content. Such a value cannot round-trip, in kustomize's output either.
+pub fn has_line_separator(n: &Node) -> bool {
+    let sep = |s: &str| s.contains(['\u{2028}', '\u{2029}']);
+    match n {
+        Node::Str(s) => sep(s),
+        Node::Seq(items) => items.iter().any(has_line_separator),
+        Node::Map(m) => m.iter().any(|(k, v)| sep(k) || has_line_separator(v)),
+        _ => false,
+    }
+}
+
 /// Every successful result must print as YAML that parses back to the same value.
 pub fn check_roundtrip(doc: &Node, what: &str) {
-    if keys_collide_when_printed(doc) {
+    if keys_collide_when_printed(doc) || has_line_separator(doc) {
         return;
     }
     let mut text = String::new();
