@@ -21,6 +21,7 @@
 //! expected files from kubectl.
 
 mod common;
+use common::kubectl;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -42,28 +43,6 @@ fn standin_runs() -> bool {
         .args(["-c", "import yaml"])
         .output()
         .is_ok_and(|o| o.status.success())
-}
-
-/// The kubectl whose kustomize is `version`, if there is one.
-fn kubectl(version: &str) -> Option<PathBuf> {
-    let mut candidates = Vec::new();
-    if version == "v5.8.1" {
-        candidates.extend(std::env::var_os("KUBECTL_V581").map(PathBuf::from));
-        candidates.push(PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../kubectl-1.37/bin/kubectl"
-        )));
-    }
-    candidates.push(PathBuf::from("kubectl"));
-    candidates.into_iter().find(|k| {
-        Command::new(k)
-            .args(["version", "--client"])
-            .output()
-            .is_ok_and(|o| {
-                String::from_utf8_lossy(&o.stdout)
-                    .contains(&format!("Kustomize Version: {version}"))
-            })
-    })
 }
 
 fn read(p: &Path) -> Option<String> {

@@ -11,7 +11,8 @@
 
 mod common;
 
-use common::plugins::{Tree, assert_fails, kubectl, stderr, stdout};
+use common::kubectl;
+use common::plugins::{Tree, assert_fails, stderr, stdout};
 use std::path::PathBuf;
 
 const VERSIONS: [&str; 2] = ["v5.5.0", "v5.8.1"];

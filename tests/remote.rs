@@ -14,6 +14,7 @@
 //! CI=true).
 
 mod common;
+use common::kubectl;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -251,25 +252,6 @@ impl Scratch {
         args.extend_from_slice(extra);
         self.kbuild(&args)
     }
-}
-
-/// The kubectl whose kustomize is `version`, if there is one.
-fn kubectl(version: &str) -> Option<PathBuf> {
-    let mut candidates = Vec::new();
-    if version == "v5.8.1" {
-        candidates.extend(std::env::var_os("KUBECTL_V581").map(PathBuf::from));
-        candidates.push(PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../kubectl-1.37/bin/kubectl"
-        )));
-    }
-    candidates.push(PathBuf::from("kubectl"));
-    candidates.into_iter().find(|k| {
-        Command::new(k)
-            .args(["version", "--client"])
-            .output()
-            .is_ok_and(|o| text(&o.stdout).contains(&format!("Kustomize Version: {version}")))
-    })
 }
 
 /// Builds `dir` with kbuild for both versions and checks it succeeds with `expected`

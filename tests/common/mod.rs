@@ -109,3 +109,30 @@ pub fn skipped(what: &str, reason: &str) {
     }
     eprintln!("SKIPPED {what}: {reason}");
 }
+
+#[allow(dead_code)] // only the kubectl comparisons use it
+/// The kubectl whose kustomize is `version` ("v5.5.0", "v5.8.1"), if there is one:
+/// v5.8.1 from `$KUBECTL_V581` or `../kubectl-1.37/bin/kubectl`, v5.5.0 from
+/// `$KUBECTL_V550`, else `kubectl` on PATH when it reports that version.
+pub fn kubectl(version: &str) -> Option<std::path::PathBuf> {
+    let mut candidates = Vec::new();
+    if version == "v5.8.1" {
+        candidates.extend(std::env::var_os("KUBECTL_V581").map(std::path::PathBuf::from));
+        candidates.push(std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../kubectl-1.37/bin/kubectl"
+        )));
+    } else {
+        candidates.extend(std::env::var_os("KUBECTL_V550").map(std::path::PathBuf::from));
+    }
+    candidates.push(std::path::PathBuf::from("kubectl"));
+    candidates.into_iter().find(|k| {
+        std::process::Command::new(k)
+            .args(["version", "--client"])
+            .output()
+            .is_ok_and(|o| {
+                String::from_utf8_lossy(&o.stdout)
+                    .contains(&format!("Kustomize Version: {version}"))
+            })
+    })
+}

@@ -8,32 +8,6 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// The kubectl whose kustomize is `version` ("v5.5.0", "v5.8.1"), if there is one:
-/// v5.8.1 from `$KUBECTL_V581` or `../kubectl-1.37/bin/kubectl`, v5.5.0 from
-/// `$KUBECTL_V550`, else `kubectl` on PATH when it reports that version.
-pub fn kubectl(version: &str) -> Option<PathBuf> {
-    let mut candidates = Vec::new();
-    if version == "v5.8.1" {
-        candidates.extend(std::env::var_os("KUBECTL_V581").map(PathBuf::from));
-        candidates.push(PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../kubectl-1.37/bin/kubectl"
-        )));
-    } else {
-        candidates.extend(std::env::var_os("KUBECTL_V550").map(PathBuf::from));
-    }
-    candidates.push(PathBuf::from("kubectl"));
-    candidates.into_iter().find(|k| {
-        Command::new(k)
-            .args(["version", "--client"])
-            .output()
-            .is_ok_and(|o| {
-                String::from_utf8_lossy(&o.stdout)
-                    .contains(&format!("Kustomize Version: {version}"))
-            })
-    })
-}
-
 /// A temporary plugin tree, removed when dropped.
 pub struct Tree {
     dir: tempfile::TempDir,
