@@ -599,3 +599,36 @@ fn helm_versions_kustomize_accepts() {
         }
     }
 }
+
+/// A chart's output counts against the output budget (`--max-output-bytes`): past it the
+/// build fails naming `helmCharts`.
+#[test]
+fn chart_output_counts_against_the_output_budget() {
+    if !standin_runs() {
+        common::skipped(
+            "this helm test",
+            "the helm stand-in needs python3 with PyYAML",
+        );
+        return;
+    }
+    let t = scratch_tree(
+        "helmCharts:\n- name: web\n  releaseName: r\n",
+        &[("web/1.0.0", "charts/web")],
+    );
+    let fits = kbuild_in(&t, &[]);
+    assert!(
+        fits.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fits.stderr)
+    );
+    let out = kbuild_in(&t, &["--max-output-bytes", "50"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with(
+            "Error: the build would produce more than 50 bytes: helmCharts takes the output past its budget"
+        ),
+        "{err}"
+    );
+}

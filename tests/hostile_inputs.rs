@@ -441,7 +441,7 @@ fn amplified_values_fail_naming_the_field() {
         let start = Instant::now();
         let err = fails(dir, &["."]);
         let want = format!(
-            "Error: the build would produce more than 268435456 bytes: {field} copies or expands values past the output budget"
+            "Error: the build would produce more than 268435456 bytes: {field} takes the output past its budget"
         );
         assert!(err.starts_with(&want), "{err}");
         assert!(
@@ -472,6 +472,42 @@ fn max_output_bytes_is_the_budget() {
     let err = fails(t.path(), &["--max-output-bytes", "1000", "."]);
     assert!(
         err.starts_with("Error: the build would produce more than 1000 bytes: configMapGenerator"),
+        "{err}"
+    );
+}
+
+/// Resource files and patches count against the budget too: a big file past it, and a
+/// targeted patch copied into many resources, fail naming the field.
+#[test]
+fn resources_and_patches_count_against_the_budget() {
+    let t = tmp();
+    let many: String = (0..200)
+        .map(|i| format!("---\n{}", cm(&format!("c{i}"))))
+        .collect();
+    write(t.path(), "res.yaml", &many);
+    write(
+        t.path(),
+        "patch.yaml",
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: any\ndata:\n  big: {}\n",
+            "x".repeat(10_000)
+        ),
+    );
+    write(
+        t.path(),
+        "kustomization.yaml",
+        "resources: [res.yaml]\npatches:\n- path: patch.yaml\n  target: {kind: ConfigMap}\n",
+    );
+    let out = builds(t.path(), &["."]);
+    assert_eq!(out.matches(&"x".repeat(10_000)).count(), 200);
+    let err = fails(t.path(), &["--max-output-bytes", "1000000", "."]);
+    assert!(
+        err.starts_with("Error: the build would produce more than 1000000 bytes: patches takes the output past its budget"),
+        "{err}"
+    );
+    let err = fails(t.path(), &["--max-output-bytes", "1000", "."]);
+    assert!(
+        err.starts_with("Error: the build would produce more than 1000 bytes: resources takes the output past its budget"),
         "{err}"
     );
 }
@@ -551,11 +587,13 @@ fn needs_time() -> bool {
     false
 }
 
-/// 800,000 tiny objects in one 49 MB file build in under 2 GiB (1.88 GiB measured
-/// with the release binary: "well under", as issue 20 asks, is still to do).
+/// 800,000 tiny objects in one 49 MB file build in well under 2 GiB: under 1 GiB
+/// (735 MiB measured with the release binary; 1.88 GiB before mappings gave back the
+/// room they did not use, the output was written in runs instead of a string per
+/// document, and the sort stopped copying the resources).
 #[test]
 #[ignore = "writes a 49 MB file and builds it: minutes in a debug build; .ci/run runs it on the release binary"]
-fn eight_hundred_thousand_tiny_objects_build_in_under_2_gb() {
+fn eight_hundred_thousand_tiny_objects_build_in_under_1_gb() {
     if !needs_time() {
         return;
     }
@@ -572,7 +610,7 @@ fn eight_hundred_thousand_tiny_objects_build_in_under_2_gb() {
     assert_eq!(o.code, Some(0), "{}", o.stderr);
     assert_eq!(o.stdout().matches("kind: ConfigMap").count(), 800_000);
     eprintln!("peak {} MiB", kib / 1024);
-    assert!(kib < 2048 * 1024, "peak {} MiB", kib / 1024);
+    assert!(kib < 1024 * 1024, "peak {} MiB", kib / 1024);
 }
 
 /// A 300 MB generator file: past the default budget a clear error naming
@@ -595,7 +633,7 @@ fn three_hundred_megabyte_generator_file() {
     assert_eq!(o.code, Some(1), "{}", o.stderr);
     assert!(
         o.stderr
-            .contains("configMapGenerator copies or expands values"),
+            .contains("configMapGenerator takes the output past its budget"),
         "{}",
         o.stderr
     );

@@ -113,6 +113,39 @@ fn exec_generator_gets_its_config_and_may_print_a_plain_stream() {
     );
 }
 
+/// What a plugin generates or adds counts against the output budget
+/// (`--max-output-bytes`), named after the plugin's config.
+#[test]
+fn plugin_output_counts_against_the_output_budget() {
+    // A generator printing a 20,000-byte value; a transformer adding one to every resource.
+    let generator = function_tree(
+        "generators",
+        "",
+        "#!/bin/sh\ncat > /dev/null\nprintf 'apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: made\\ndata:\\n  k: %s\\n' \"$(head -c 20000 /dev/zero | tr '\\0' v)\"\n",
+    );
+    let transformer = function_tree(
+        "transformers",
+        "",
+        "#!/bin/sh\nsed -e \"s/^    x: .*$/    x: $(head -c 20000 /dev/zero | tr '\\0' v)/\"\n",
+    );
+    for tree in [&generator, &transformer] {
+        let fits = tree.kbuild(FN);
+        assert!(fits.status.success(), "{}", stderr(&fits));
+        assert!(stdout(&fits).contains(&"v".repeat(20000)));
+        let mut args = vec!["build", "--max-output-bytes", "10000"];
+        args.extend(&FN[1..]);
+        let out = tree.kbuild(&args);
+        assert_fails(
+            tree,
+            &out,
+            &[
+                "Error: the build would produce more than 10000 bytes: the plugin Fn 'f' (",
+                "/k/fn.sh) takes the output past its budget",
+            ],
+        );
+    }
+}
+
 #[test]
 fn error_results_fail_the_build_and_others_do_not() {
     let list = |severity: &str| {

@@ -320,7 +320,7 @@ impl FileCache {
     /// on stacked diamonds.
     fn count_refs(&self, files: &Files, dir: &Path, chain: &Chain, counts: &Counts) {
         // A cycle: the build stops there with an error; so does a tree too deep.
-        if chain.len() >= super::depth::MAX_DEPTH || chain.iter().any(|d| d.starts_with(dir)) {
+        if chain.len() >= super::depth::MAX_DEPTH || chain.reaches(dir) {
             return;
         }
         super::depth::grow_past(chain.len(), || {

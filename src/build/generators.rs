@@ -53,13 +53,13 @@ impl Builder<'_> {
                 let mut res = Resource::new(g.node)?;
                 res.needs_hash = g.hash_suffix;
                 if self.meta.unwrap_or_default().origin {
-                    res.origin = Some(Origin::Generated(Configured {
+                    res.origin = Some(Box::new(Origin::Generated(Configured {
                         configured_in: file.to_path_buf(),
                         api_version: "builtin".into(),
                         kind: builtin.into(),
                         name: None,
                         namespace: None,
-                    }));
+                    })));
                 }
                 crate::generate::behavior::absorb(&mut acc.resmap, index.as_mut(), res, g.behavior)
                     .map_err(|e| e.context(format!("{} {:?}", kind.field(), args.name)))?;
@@ -146,7 +146,7 @@ impl Builder<'_> {
                 let mut sub = Accumulator::default();
                 self.accumulate(&ldr.child(real.clone()), &mut sub, Expect::Kustomization)?;
                 for r in sub.resmap.resources {
-                    let src = match &r.origin {
+                    let src = match r.origin.as_deref() {
                         Some(Origin::File(p)) => p.clone(),
                         _ => real.clone(),
                     };
@@ -216,9 +216,12 @@ impl Builder<'_> {
         // Many resources from one plugin: look ids up in an index, as for builtin generators.
         let mut index = (generated.len() >= crate::generate::behavior::INDEX_FROM)
             .then(|| acc.resmap.any_id_index());
+        let field = plugin.budget_field();
         for (mut res, behavior) in generated {
+            self.budget
+                .charge(crate::resource::budget::node_bytes(&res.node), &field)?;
             if origin {
-                res.origin = Some(Origin::Generated(plugin.configured(source)));
+                res.origin = Some(Box::new(Origin::Generated(plugin.configured(source))));
             }
             crate::generate::behavior::absorb(&mut acc.resmap, index.as_mut(), res, behavior)?;
         }
@@ -270,13 +273,13 @@ impl Builder<'_> {
                 ),
             };
         if self.meta.unwrap_or_default().origin {
-            res.origin = Some(Origin::Generated(Configured {
+            res.origin = Some(Box::new(Origin::Generated(Configured {
                 configured_in: source.to_path_buf(),
                 api_version: "builtin".into(),
                 kind: builtin.into(),
                 name: Some(meta.name).filter(|n| !n.is_empty()),
                 namespace: Some(meta.namespace).filter(|n| !n.is_empty()),
-            }));
+            })));
         }
         crate::generate::behavior::absorb(&mut acc.resmap, None, res, behavior)
     }

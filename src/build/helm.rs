@@ -95,7 +95,9 @@ impl Builder<'_> {
         let mut index = acc.resmap.any_id_index();
         for resources in self.helm.inflate_all(charts, self.version)? {
             for mut res in resources {
-                res.origin = origin.clone().map(Origin::Generated);
+                self.budget
+                    .charge(crate::resource::budget::node_bytes(&res.node), "helmCharts")?;
+                res.origin = origin.clone().map(|c| Box::new(Origin::Generated(c)));
                 crate::generate::behavior::absorb(
                     &mut acc.resmap,
                     Some(&mut index),

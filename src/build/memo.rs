@@ -75,8 +75,7 @@ impl Slot {
     /// takes the kept build itself.
     pub(super) fn take(&mut self, chain: &Chain) -> Option<Built> {
         let built = self.built.as_ref()?;
-        let cycle = |visited: &Path| chain.iter().any(|d| d.starts_with(visited));
-        if built.visited.iter().any(|v| cycle(Path::new(v))) {
+        if built.visited.iter().any(|v| chain.reaches(Path::new(v))) {
             return None;
         }
         if self.left <= 1 {

@@ -73,8 +73,20 @@ fn run_plugin_transformer(
     options: &crate::plugin::Options,
     meta: BuildMeta,
     configured_in: &Path,
+    budget: &Budget,
 ) -> Result<()> {
+    // What the plugin adds counts against the output budget, as a builtin
+    // transformer's copies do (the plugin's own output is capped at 1 GiB).
+    let before: u64 = rm
+        .iter()
+        .map(|r| crate::resource::budget::node_bytes(&r.node))
+        .sum();
     plugin.transform(rm, options)?;
+    let after: u64 = rm
+        .iter()
+        .map(|r| crate::resource::budget::node_bytes(&r.node))
+        .sum();
+    budget.charge(after.saturating_sub(before), &plugin.budget_field())?;
     if meta.transformers {
         let by = plugin.configured(configured_in);
         rm.iter_mut()
@@ -511,7 +523,8 @@ impl Builder<'_> {
                 |e: Error| e.context(format!("running transformer from {}", source.display()));
             match plugin {
                 Some(plugin) => {
-                    run_plugin_transformer(&plugin, rm, external, meta, &source).map_err(ctx)?
+                    run_plugin_transformer(&plugin, rm, external, meta, &source, self.budget)
+                        .map_err(ctx)?
                 }
                 None => {
                     let step = configs::step(&config, &source).map_err(ctx)?;

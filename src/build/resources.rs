@@ -33,11 +33,16 @@ impl Builder<'_> {
         // Per reference: another kustomization may have read the file already.
         ldr.check(&real, entry)?;
         let mut resources = self.cache.resources(&real, || {
-            crate::resource::parse::parse_resources(ldr.read_resolved(&real, kind)?, &real)
+            let bytes = ldr.read_resolved(&real, kind)?;
+            // Resource files count against the output budget like everything else the
+            // output is made of, so that it bounds the whole output (and the memory a
+            // build holds): the file's size, once per read.
+            self.budget.charge(bytes.len() as u64, "resources")?;
+            crate::resource::parse::parse_resources(bytes, &real)
         })?;
         if self.meta.unwrap_or_default().origin {
             for r in &mut resources {
-                r.origin = Some(Origin::File(real.clone()));
+                r.origin = Some(Box::new(Origin::File(real.clone())));
             }
         }
         Ok(Prepared::Resources(resources))
@@ -65,7 +70,11 @@ impl Builder<'_> {
         if is_file_url {
             let url = std::path::Path::new(entry);
             match ldr.fetch(entry) {
-                Ok(body) => match crate::resource::parse::parse_resources(body.to_vec(), url) {
+                Ok(body) => match self
+                    .budget
+                    .charge(body.len() as u64, "resources")
+                    .and_then(|()| crate::resource::parse::parse_resources(body.to_vec(), url))
+                {
                     Ok(resources) => return Ok(Some(Prepared::Resources(resources))),
                     Err(e) => file_error = Some(e),
                 },
@@ -110,7 +119,7 @@ impl Builder<'_> {
             }
             Prepared::Resources(resources) => {
                 self.note_loaded(&resources);
-                loaded.extend(resources);
+                append(loaded, resources);
             }
             Prepared::Built(built) => {
                 let built = *built;
@@ -126,7 +135,7 @@ impl Builder<'_> {
                 self.visited.extend(below);
                 acc.config.merge(&built.acc.config)?;
                 transform::vars::absorb(&mut acc.vars, built.acc.vars)?;
-                loaded.extend(built.acc.resmap.resources);
+                append(loaded, built.acc.resmap.resources);
             }
         }
         Ok(())
@@ -167,5 +176,16 @@ impl Builder<'_> {
         config.merge(&acc.config)?;
         acc.config = config;
         Ok(())
+    }
+}
+
+/// Appends `more` to `loaded`, taking `more`'s vector over when `loaded` is empty (the
+/// usual case for a kustomization with one big resource file): no second vector of
+/// the resources at once.
+fn append(loaded: &mut Vec<Resource>, more: Vec<Resource>) {
+    if loaded.is_empty() {
+        *loaded = more;
+    } else {
+        loaded.extend(more);
     }
 }

@@ -476,7 +476,18 @@ pub struct Report<'a>(&'a Error);
 impl fmt::Display for Report<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.0.root())?;
-        for context in self.0.contexts().iter().rev() {
+        // A chain of thousands of bases has thousands of context lines: the innermost
+        // and outermost ones say where and from what; the middle repeats the pattern.
+        const EACH_END: usize = 10;
+        let contexts = self.0.contexts();
+        let n = contexts.len();
+        for (i, context) in contexts.iter().rev().enumerate() {
+            if n > 3 * EACH_END && i >= EACH_END && i < n - EACH_END {
+                if i == EACH_END {
+                    write!(f, "\n  ... {} more lines like these ...", n - 2 * EACH_END)?;
+                }
+                continue;
+            }
             write!(f, "\n  {context}")?;
         }
         if let Some(hint) = self.0.hint() {
@@ -492,6 +503,27 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reports_of_deep_chains_keep_both_ends() {
+        let mut e = Error::msg("too deep");
+        for i in 0..100 {
+            e = e.context(format!("level {i}"));
+        }
+        let text = e.report().to_string();
+        assert_eq!(text.lines().count(), 1 + 10 + 1 + 10, "{text}");
+        assert!(text.contains("\n  level 0\n"), "{text}");
+        assert!(
+            text.contains("\n  ... 80 more lines like these ...\n"),
+            "{text}"
+        );
+        assert!(text.ends_with("\n  level 99"), "{text}");
+        let mut e = Error::msg("shallow");
+        for i in 0..30 {
+            e = e.context(format!("level {i}"));
+        }
+        assert_eq!(e.report().to_string().lines().count(), 31);
+    }
 
     #[test]
     fn errors_stay_small() {

@@ -272,6 +272,12 @@ impl Plugin {
         ))
     }
 
+    /// How the output budget names the plugin (see resource/budget.rs): its config's
+    /// `Kind 'name'`.
+    pub fn budget_field(&self) -> String {
+        format!("the plugin {}", self.name)
+    }
+
     /// The plugin as `buildMetadata` annotations name it, configured in `source` (its config
     /// file, or the kustomization for an inline config).
     pub fn configured(&self, source: &Path) -> crate::resource::Configured {

@@ -89,7 +89,7 @@ pub fn node_bytes(node: &Node) -> u64 {
 pub fn over(limit: u64, field: &str) -> Error {
     Error::limit(
         format!(
-            "the build would produce more than {limit} bytes: {field} copies or expands values past the output budget"
+            "the build would produce more than {limit} bytes: {field} takes the output past its budget"
         ),
         "if output this large is expected, raise --max-output-bytes (BuildOptions::max_output_bytes); otherwise look for a large value copied into many resources",
     )

@@ -25,7 +25,9 @@ pub struct Resource {
     /// Generated with a name hash still to append (at the end of the build).
     pub needs_hash: bool,
     /// Where the resource came from, for `buildMetadata: [originAnnotations]`.
-    pub origin: Option<Origin>,
+    // Boxed: most builds record no origin, and a resource's size is multiplied by the
+    // resources a build holds (an inline `Origin` was a third of the struct).
+    pub origin: Option<Box<Origin>>,
     /// Transformers that ran over it, for `buildMetadata: [transformerAnnotations]`.
     pub transformations: Vec<Configured>,
     /// Non-empty `namePrefix`es applied to the resource, innermost first

@@ -12,7 +12,9 @@ pub fn parse_resources(bytes: Vec<u8>, path: &Path) -> Result<Vec<Resource>> {
     let text = crate::yaml::utf8(bytes, path)?;
     let docs = yaml::parse::parse_resource_stream(&text, &path.display().to_string())?;
     let mut queue: std::collections::VecDeque<(Node, yaml::parse::EmptyNulls)> = docs.into();
-    let mut out = Vec::new();
+    // Exact for a stream without lists: a stream of many small objects holds little more
+    // than its resources.
+    let mut out = Vec::with_capacity(queue.len());
     while let Some((doc, empty_nulls)) = queue.pop_front() {
         if doc.is_null() {
             continue;

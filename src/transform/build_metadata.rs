@@ -85,7 +85,7 @@ fn configured_text(c: &Configured, root: &Path, indent: &str) -> String {
 pub fn annotate(resmap: &mut ResMap, meta: BuildMeta, root: &Path) {
     for res in resmap.iter_mut() {
         if meta.origin {
-            let text = match &res.origin {
+            let text = match res.origin.as_deref() {
                 Some(Origin::File(p)) => Some(format!("path: {}\n", relative(root, p))),
                 Some(Origin::Generated(c)) => Some(configured_text(c, root, "")),
                 None => None,

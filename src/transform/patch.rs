@@ -5,6 +5,7 @@ use crate::error::{Error, Result};
 use crate::kustomization::{Patch, Selector};
 use crate::merge::{json6902, smp, smp::MergeOptions};
 use crate::resource::Resource;
+use crate::resource::budget::Budget;
 use crate::resource::resmap::{ResMap, id_text};
 use crate::resource::selector::Matcher;
 use crate::transform::union_check::Changes;
@@ -143,10 +144,14 @@ pub fn apply_json(
     resmap: &mut ResMap,
     ops: &Node,
     target: &Selector,
+    budget: &Budget,
     changes: &mut Changes,
 ) -> Result<()> {
     let m = Matcher::new(target)?;
+    // A patch applies to every target: its values are copied as often (see resource/budget.rs).
+    let bytes = crate::resource::budget::node_bytes(ops);
     for (i, res) in resmap.iter_mut().enumerate().filter(|(_, r)| m.selects(r)) {
+        budget.charge(bytes, "patches")?;
         changes.will_change(i, res);
         res.store_prev_id();
         json6902::apply(&mut res.node, ops)
@@ -279,6 +284,7 @@ pub fn apply_strategic(
     target: Option<&Selector>,
     opts: &MergeOptions,
     options: StrategicOptions,
+    budget: &Budget,
     changes: &mut Changes,
 ) -> Result<()> {
     let StrategicOptions {
@@ -294,7 +300,13 @@ pub fn apply_strategic(
                 ));
             }
             let m = Matcher::new(t)?;
+            // The patch is copied into every target (see resource/budget.rs).
+            let bytes: u64 = patches
+                .iter()
+                .map(crate::resource::budget::node_bytes)
+                .sum();
             for (i, res) in resmap.iter_mut().enumerate().filter(|(_, r)| m.selects(r)) {
+                budget.charge(bytes, "patches")?;
                 changes.will_change(i, res);
                 for p in patches {
                     // kustomize points a targeted patch at each resource: the

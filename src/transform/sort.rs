@@ -29,11 +29,25 @@ pub fn legacy(resmap: &mut ResMap, first: &[&str], last: &[&str]) {
             .then_with(|| gvk_order(&x.1, &y.1))
             .then_with(|| x.2.cmp(&y.2))
     });
-    let mut slots: Vec<Option<Resource>> = std::mem::take(&mut resmap.resources)
-        .into_iter()
-        .map(Some)
-        .collect();
-    resmap.resources = order.iter().filter_map(|&i| slots[i].take()).collect();
+    permute(&mut resmap.resources, &order);
+}
+
+/// Reorders `items` so that position `i` holds what was at `order[i]`, in place: the
+/// resources are moved by swaps, without a second vector of them (on a stream of many
+/// small objects a copy of the resource vector was a fifth of the build's peak memory).
+fn permute<T>(items: &mut [T], order: &[usize]) {
+    // dest[j]: where the item now at j belongs.
+    let mut dest = vec![0usize; order.len()];
+    for (i, &from) in order.iter().enumerate() {
+        dest[from] = i;
+    }
+    for i in 0..items.len() {
+        while dest[i] != i {
+            let j = dest[i];
+            items.swap(i, j);
+            dest.swap(i, j);
+        }
+    }
 }
 
 /// Compares GVK strings. kustomize's one exception: between two Namespace kinds of which
@@ -140,5 +154,17 @@ fn apply_sort_options(resmap: &mut ResMap, o: &SortOptions) -> Result<()> {
         (other, _) => Err(Error::invalid_config(format!(
             "the field 'sortOptions.order' must be one of [fifo, legacy], found {other:?}"
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn permute_moves_each_item_to_its_place() {
+        let mut items = vec!['a', 'b', 'c', 'd', 'e'];
+        super::permute(&mut items, &[3, 0, 4, 1, 2]);
+        assert_eq!(items, ['d', 'a', 'e', 'b', 'c']);
+        let mut none: Vec<u8> = vec![];
+        super::permute(&mut none, &[]);
     }
 }

@@ -66,36 +66,37 @@ pub fn emit_stream(docs: &[Node]) -> String {
     out
 }
 
-/// The stream for borrowed documents. Large streams are written in parallel,
-/// one string per document, then joined: the bytes are the same whatever the
-/// thread count.
+/// The stream for borrowed documents. Large streams are written in parallel, a
+/// run of documents per string, then joined: the bytes are the same whatever the
+/// thread count. (A string per document cost a kilobyte or more per document, most of a
+/// large stream's peak memory.)
 pub fn emit_stream_refs(docs: &[&Node]) -> String {
     use rayon::prelude::*;
+    /// Documents per parallel piece: enough to keep the pieces' overhead small.
+    const RUN: usize = 256;
     if docs.len() < 64 {
-        let mut out = String::new();
-        for (i, doc) in docs.iter().enumerate() {
-            if i > 0 {
-                out.push_str("---\n");
-            }
-            emit_document(doc, &mut out);
-        }
-        return out;
+        return emit_run(docs, true);
     }
     let parts: Vec<String> = docs
-        .par_iter()
-        .map(|d| {
-            let mut s = String::with_capacity(1024);
-            emit_document(d, &mut s);
-            s
-        })
+        .par_chunks(RUN)
+        .enumerate()
+        .map(|(i, run)| emit_run(run, i == 0))
         .collect();
-    let total = parts.iter().map(|p| p.len() + 4).sum();
-    let mut out = String::with_capacity(total);
-    for (i, p) in parts.iter().enumerate() {
-        if i > 0 {
+    let mut out = String::with_capacity(parts.iter().map(String::len).sum());
+    for p in parts {
+        out.push_str(&p);
+    }
+    out
+}
+
+/// `docs` as part of a stream: each document after a `---` line, except the stream's first.
+fn emit_run(docs: &[&Node], first: bool) -> String {
+    let mut out = String::new();
+    for (i, doc) in docs.iter().enumerate() {
+        if i > 0 || !first {
             out.push_str("---\n");
         }
-        out.push_str(p);
+        emit_document(doc, &mut out);
     }
     out
 }

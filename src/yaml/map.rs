@@ -50,6 +50,17 @@ impl Map {
         }
     }
 
+    /// Gives back the room of a mapping that ended well short of the entries allocated
+    /// for it up front (the parser allocates 8; most mappings hold fewer): a build holds
+    /// hundreds of thousands of small mappings, and the unused room was most of the
+    /// memory of a stream of many small objects.
+    #[inline]
+    pub fn shrink_if_sparse(&mut self) {
+        if self.entries.len() * 2 <= self.entries.capacity() {
+            self.entries.shrink_to_fit();
+        }
+    }
+
     /// The number of entries.
     #[inline]
     pub fn len(&self) -> usize {

@@ -78,7 +78,7 @@ pub fn apply_strategic_merge_entry(
         continue_after_delete: true,
         ..Default::default()
     };
-    patch::apply_strategic(rm, docs, None, env.merge, options, changes)
+    patch::apply_strategic(rm, docs, None, env.merge, options, env.budget, changes)
         .map_err(|e| e.context(format!("applying patchesStrategicMerge entry {source}")))
 }
 
@@ -112,16 +112,22 @@ pub fn apply_patch_entry(
             "{source}: the patch is empty; kustomize v5.5.0 refuses empty patch files \
              (v5.7.0 and later ignore them: --kustomize-version v5.8.1)"
         ))),
-        patch::Loaded::Strategic(docs) => {
-            patch::apply_strategic(rm, docs, p.target.as_ref(), env.merge, options, changes)
-        }
+        patch::Loaded::Strategic(docs) => patch::apply_strategic(
+            rm,
+            docs,
+            p.target.as_ref(),
+            env.merge,
+            options,
+            env.budget,
+            changes,
+        ),
         patch::Loaded::Json(ops) => {
             let target = p.target.as_ref().ok_or_else(|| {
                 Error::invalid_patch(
                     "a JSON 6902 patch needs a 'target' to say which resources it applies to",
                 )
             })?;
-            patch::apply_json(rm, ops, target, changes)
+            patch::apply_json(rm, ops, target, env.budget, changes)
         }
     }
 }
@@ -141,5 +147,5 @@ pub fn apply_json6902_entry(
         .target
         .as_ref()
         .ok_or_else(|| Error::invalid_patch(format!("{what} needs a 'target'")))?;
-    patch::apply_json(rm, &ops, target, changes)
+    patch::apply_json(rm, &ops, target, env.budget, changes)
 }

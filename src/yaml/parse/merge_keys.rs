@@ -21,6 +21,7 @@ impl<'i, 's> Builder<'i, 's> {
                 }
             }
         }
+        map.shrink_if_sparse();
         Ok(map)
     }
 }
