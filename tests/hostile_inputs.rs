@@ -512,6 +512,63 @@ fn resources_and_patches_count_against_the_budget() {
     );
 }
 
+/// Values that grow by copying fail before they fill memory or nest past what can be
+/// printed: a chain of replacements each copying the last target 400 levels deeper (it
+/// printed 1.6 GB from a 40 KB input, its indentation growing quadratically), and a JSON
+/// patch of forty `copy` operations doubling a mapping each time (it aborted).
+#[test]
+fn copies_that_deepen_or_double_are_bounded() {
+    let t = tmp();
+    let n = 400;
+    let mut deep = String::from("spec:\n");
+    for i in 0..n {
+        deep.push_str(&format!(
+            "{}a:{}\n",
+            "  ".repeat(i + 1),
+            if i + 1 == n { " leaf" } else { "" }
+        ));
+    }
+    let mut res = format!("{}{deep}", cm("c0"));
+    let path = vec!["b"; n].join(".");
+    let mut reps = String::from("resources: [res.yaml]\nreplacements:\n");
+    for k in 1..=30 {
+        res.push_str(&format!("---\n{}", cm(&format!("c{k}"))));
+        reps.push_str(&format!(
+            "- source: {{kind: ConfigMap, name: c{}, fieldPath: spec}}\n  targets:\n  - select: {{kind: ConfigMap, name: c{k}}}\n    fieldPaths: [spec.{path}]\n    options: {{create: true}}\n",
+            k - 1
+        ));
+    }
+    let chain = t.path().join("chain");
+    write(&chain, "res.yaml", &res);
+    write(&chain, "kustomization.yaml", &reps);
+    let err = fails(&chain, &["."]);
+    assert!(
+        err.starts_with("Error: replacements would nest a value ")
+            && err
+                .lines()
+                .next()
+                .unwrap()
+                .ends_with(" levels deep, past kbuild's limit of 1024"),
+        "{err}"
+    );
+    let copies = t.path().join("copies");
+    let ops: String = (0..40)
+        .map(|i| format!("- op: copy\n  from: /data\n  path: /data/k{i}\n"))
+        .collect();
+    write(&copies, "patch.yaml", &ops);
+    write(&copies, "res.yaml", cm("c"));
+    write(
+        &copies,
+        "kustomization.yaml",
+        "resources: [res.yaml]\npatches:\n- path: patch.yaml\n  target: {kind: ConfigMap}\n",
+    );
+    let err = fails(&copies, &["."]);
+    assert!(
+        err.contains("patches takes the output past its budget"),
+        "{err}"
+    );
+}
+
 /// An implicit key longer than 1,024 characters is an error, as in kustomize (go-yaml)
 /// and YAML 1.2; the same key after `?` is fine.
 #[test]

@@ -270,3 +270,72 @@ fn terminated_output_leaves_no_temporary_files() {
         );
     }
 }
+
+/// SIGTERM or SIGINT while an exec plugin runs removes its temporary config file (in
+/// TMPDIR), as it removes kbuild's output temporaries: the signal handler knows every
+/// temporary file and directory kbuild makes (plugin configs, helm scratch directories,
+/// remote clones), not only its output files.
+#[test]
+fn terminated_plugin_run_leaves_no_temporary_config() {
+    for signal in ["TERM", "INT"] {
+        let t = tempfile::tempdir().expect("tempdir");
+        let tmpdir = t.path().join("tmp");
+        let plugins = t.path().join("plugins");
+        let kdir = t.path().join("k");
+        let plugin_dir = plugins.join("example.com/v1/slow");
+        for d in [&tmpdir, &plugin_dir, &kdir] {
+            std::fs::create_dir_all(d).expect("mkdir");
+        }
+        let program = plugin_dir.join("Slow");
+        // A legacy exec plugin that says it started, then waits.
+        std::fs::write(
+            &program,
+            format!(
+                "#!/bin/sh\ntouch '{}/started'\nsleep 5\n",
+                t.path().display()
+            ),
+        )
+        .expect("write plugin");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        std::fs::write(
+            kdir.join("kustomization.yaml"),
+            "generators:\n- |-\n  apiVersion: example.com/v1\n  kind: Slow\n  metadata:\n    name: s\n",
+        )
+        .expect("write kustomization");
+        let child = Command::new(env!("CARGO_BIN_EXE_kbuild"))
+            .args(["build", "--enable-alpha-plugins"])
+            .arg(&kdir)
+            .env("TMPDIR", &tmpdir)
+            .env("KUSTOMIZE_PLUGIN_HOME", &plugins)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn kbuild");
+        let started = t.path().join("started");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !started.exists() {
+            assert!(Instant::now() < deadline, "the plugin never started");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let config_files = || {
+            std::fs::read_dir(&tmpdir)
+                .expect("read TMPDIR")
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("kust-plugin-config-"))
+                .count()
+        };
+        assert_eq!(config_files(), 1, "the plugin's config file is in TMPDIR");
+        let mut child = child;
+        let sent = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(child.id().to_string())
+            .status()
+            .expect("kill");
+        assert!(sent.success());
+        let status = child.wait().expect("wait");
+        assert!(!status.success());
+        assert_eq!(config_files(), 0, "SIG{signal} left the config file");
+    }
+}

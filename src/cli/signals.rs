@@ -9,6 +9,13 @@ use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 /// Starts the thread that waits for the signals. Installing it costs one thread; a process
 /// that cannot install it (no threads left) runs without, as before.
 pub(crate) fn remove_temporaries_on_signal() {
+    // Called at start for commands that write files, and again when a build first makes a
+    // temporary (a plugin's config, a helm or remote scratch directory): one thread.
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(start);
+}
+
+fn start() {
     let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
         return;
     };

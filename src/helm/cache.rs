@@ -107,10 +107,11 @@ pub(super) fn pull(session: &Session, chart: &ChartArgs, config_home: &Path) -> 
         if options.offline {
             return Err(offline());
         }
-        let tmp = tempfile::Builder::new()
-            .prefix("kbuild-chart-")
-            .tempdir()
-            .map_err(|e| fail(HelmProblem::Files(format!("temporary directory: {e}"))))?;
+        let tmp = crate::output::temp::Registered::dir(
+            tempfile::Builder::new().prefix("kbuild-chart-"),
+            None,
+        )
+        .map_err(|e| fail(HelmProblem::Files(format!("temporary directory: {e}"))))?;
         run_pull(options, chart, tmp.path(), config_home)?;
         let dir = tmp.path().join(name);
         session
@@ -142,16 +143,16 @@ pub(super) fn pull(session: &Session, chart: &ChartArgs, config_home: &Path) -> 
         )))
     };
     std::fs::create_dir_all(&root).map_err(|e| files("cannot create the chart cache", e))?;
-    let tmp = tempfile::Builder::new()
-        .prefix(".pull-")
-        .tempdir_in(&root)
-        .map_err(|e| files("cannot write to the chart cache", e))?;
+    let tmp = crate::output::temp::Registered::dir(
+        tempfile::Builder::new().prefix(".pull-"),
+        Some(&root),
+    )
+    .map_err(|e| files("cannot write to the chart cache", e))?;
     run_pull(options, chart, tmp.path(), config_home)?;
-    // Renamed whole: the entry appears complete or not at all. Another build may have
-    // put it there meanwhile; then its copy is as good as this one.
-    let pulled = tmp.keep();
-    if let Err(e) = std::fs::rename(&pulled, &entry) {
-        let _ = std::fs::remove_dir_all(&pulled);
+    // Renamed whole: the entry appears complete or not at all (a failed rename removes
+    // the pull). Another build may have put it there meanwhile; then its copy is as good
+    // as this one.
+    if let Err(e) = tmp.rename_to(&entry) {
         if !entry.join(name).is_dir() {
             return Err(files(
                 "cannot move the pulled chart into the chart cache",

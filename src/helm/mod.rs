@@ -78,7 +78,7 @@ pub struct Session {
     templates: Mutex<HashMap<String, Shared<Vec<u8>>>>,
     /// Temporary directories holding charts pulled without an exact version; removed
     /// when the build ends.
-    scratch: Mutex<Vec<tempfile::TempDir>>,
+    scratch: Mutex<Vec<crate::output::temp::Registered<tempfile::TempDir>>>,
 }
 
 impl Session {
@@ -118,10 +118,11 @@ impl Session {
         let fail = |problem| failure(chart, problem);
         // kustomize's temporary directory: the values file, and helm's config home
         // unless `helmGlobals.configHome` names one.
-        let scratch = tempfile::Builder::new()
-            .prefix("kbuild-helm-")
-            .tempdir()
-            .map_err(|e| fail(HelmProblem::Files(format!("temporary directory: {e}"))))?;
+        let scratch = crate::output::temp::Registered::dir(
+            tempfile::Builder::new().prefix("kbuild-helm-"),
+            None,
+        )
+        .map_err(|e| fail(HelmProblem::Files(format!("temporary directory: {e}"))))?;
         let config_home = chart.config_home_or(scratch.path());
         self.check_version(chart, &config_home, version)?;
         let chart_dir = self.chart_dir(chart, &config_home)?;

@@ -16,6 +16,7 @@
 //! Errors name the operation's index, its op and path, and what went wrong.
 
 use crate::error::Error;
+use crate::resource::budget::{Budget, MAX_BUILT_DEPTH, node_bytes, node_depth, too_deep};
 use crate::yaml::Node;
 
 /// Parses JSON patch operations, written as JSON (text starting with `[`) or YAML; `source`
@@ -58,6 +59,13 @@ pub fn parse_ops(text: &str, source: &str) -> Result<Node, Error> {
 /// Operations apply in order; the first failing one stops the patch with an error, and
 /// `target` may then hold the effect of the operations before it.
 pub fn apply(target: &mut Node, ops: &Node) -> Result<(), Error> {
+    apply_within(target, ops, &Budget::default())
+}
+
+/// [`apply`], charging what `copy` operations copy to `budget`: each copy can double a
+/// document, so forty of them in one patch asked for terabytes (see resource/budget.rs).
+/// A copy that would nest the document past [`MAX_BUILT_DEPTH`] levels is an error too.
+pub fn apply_within(target: &mut Node, ops: &Node, budget: &Budget) -> Result<(), Error> {
     let Some(ops) = ops.as_seq() else {
         return Err(Error::invalid_patch(format!(
             "a JSON patch is a list of operations, found a {}",
@@ -65,7 +73,7 @@ pub fn apply(target: &mut Node, ops: &Node) -> Result<(), Error> {
         )));
     };
     for (index, op) in ops.iter().enumerate() {
-        apply_op(target, op).map_err(|msg| {
+        apply_op(target, op, budget).map_err(|msg| {
             let name = op.get_str(&["op"]).unwrap_or("?");
             let path = op.get_str(&["path"]).unwrap_or("");
             Error::invalid_patch(format!(
@@ -76,7 +84,7 @@ pub fn apply(target: &mut Node, ops: &Node) -> Result<(), Error> {
     Ok(())
 }
 
-fn apply_op(doc: &mut Node, op: &Node) -> Result<(), String> {
+fn apply_op(doc: &mut Node, op: &Node, budget: &Budget) -> Result<(), String> {
     let kind = match op.get("op") {
         Some(Node::Str(s)) => s.as_str(),
         _ => "unknown",
@@ -104,10 +112,18 @@ fn apply_op(doc: &mut Node, op: &Node) -> Result<(), String> {
         "copy" => {
             let from = string_field(op, "from")?;
             let (parent, key) = find(doc, from).ok_or("the 'from' path's parent does not exist")?;
-            let copied = get(parent, &key)
-                .map_err(|e| format!("from '{from}': {e}"))?
-                .cloned()
-                .unwrap_or(Node::Null);
+            let source = get(parent, &key).map_err(|e| format!("from '{from}': {e}"))?;
+            if let Some(source) = source {
+                budget
+                    .charge(node_bytes(source), "patches")
+                    .map_err(|e| e.to_string())?;
+                // Each segment of the path is one level the copy goes below the top.
+                let depth = node_depth(source) + path.split('/').count() - 1;
+                if depth > MAX_BUILT_DEPTH {
+                    return Err(too_deep(depth, "the copy").to_string());
+                }
+            }
+            let copied = source.cloned().unwrap_or(Node::Null);
             let (parent, key) = find(doc, path).ok_or("the path's parent does not exist")?;
             add(parent, &key, copied)
         }
@@ -319,6 +335,40 @@ mod tests {
 
     fn err(ops: serde_json::Value) -> String {
         run(ops).unwrap_err()
+    }
+
+    #[test]
+    fn copies_are_charged_and_bounded_in_depth() {
+        // Forty copies of a growing mapping into itself: 2^40 times its size.
+        let ops: Vec<_> = (0..40)
+            .map(|i| json!({"op": "copy", "from": "/obj", "path": format!("/obj/k{i}")}))
+            .collect();
+        let mut d = doc();
+        let e = apply_within(&mut d, &Node::from(&json!(ops)), &Budget::new(1 << 20))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("patches takes the output past its budget"),
+            "{e}"
+        );
+        // A copy placed 1,100 levels down.
+        let deep = format!("/obj{}", "/a".repeat(1100));
+        let mut d = doc();
+        let mut at = &mut d;
+        for key in std::iter::once("obj").chain(std::iter::repeat_n("a", 1099)) {
+            at = at
+                .as_map_mut()
+                .unwrap()
+                .entry(key)
+                .or_insert_with(Node::map);
+        }
+        let e = apply(
+            &mut d,
+            &Node::from(&json!([{"op": "copy", "from": "/list", "path": deep}])),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("past kbuild's limit of 1024"), "{e}");
     }
 
     // Expectations below are what `kubectl kustomize` printed for the same operations on

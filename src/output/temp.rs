@@ -1,6 +1,8 @@
 //! kbuild's temporary files: their names, and the register of those that exist, so that
 //! the binary's SIGINT/SIGTERM handler can remove them before the process dies (a killed
-//! process runs no destructors, and tempfile's cleanup is a destructor).
+//! process runs no destructors, and tempfile's cleanup is a destructor). Temporary
+//! directories and files elsewhere (a remote base's clone, a helm chart's scratch
+//! directory, a plugin's config file) are registered too, through [`Registered`].
 //!
 //! A temporary file is registered *before* it is created and unregistered only after it
 //! was renamed into place or removed, so no instant exists where it is on disk and
@@ -31,7 +33,22 @@ pub(crate) fn own_prefix() -> String {
     format!("{PREFIX}{}.", std::process::id())
 }
 
+/// What the binary runs when the first temporary is registered: it starts its signal
+/// handler then (a build that makes no temporary file, the common and benchmarked case,
+/// starts no thread).
+static ON_FIRST: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
+static FIRST: std::sync::Once = std::sync::Once::new();
+
+/// Has `hook` run once, when the first temporary file or directory is registered (for the
+/// binary's signal handler).
+pub fn on_first_register(hook: fn()) {
+    let _ = ON_FIRST.set(hook);
+}
+
 pub(crate) fn register(path: &Path) {
+    if let Some(hook) = ON_FIRST.get() {
+        FIRST.call_once(|| hook());
+    }
     lock().insert(path.to_path_buf());
 }
 
@@ -50,9 +67,92 @@ pub(crate) fn critical<R>(f: impl FnOnce(&mut BTreeSet<PathBuf>) -> R) -> R {
 pub fn remove_all_for_exit() -> MutexGuard<'static, BTreeSet<PathBuf>> {
     let mut held = lock();
     for path in std::mem::take(&mut *held) {
-        let _ = std::fs::remove_file(&path);
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.is_dir() => {
+                let _ = std::fs::remove_dir_all(&path);
+            }
+            _ => {
+                let _ = std::fs::remove_file(&path);
+            }
+        }
     }
     held
+}
+
+/// A temporary file or directory (`tempfile`'s, removed when dropped) that the signal
+/// handler also removes: registered from its creation until after its removal (or its
+/// rename into place).
+pub struct Registered<T> {
+    item: Option<T>,
+    path: PathBuf,
+}
+
+impl Registered<tempfile::TempDir> {
+    /// A new temporary directory made by `builder`, in `parent` or the system's
+    /// temporary directory. Registered as soon as it exists (`tempfile` picks the name
+    /// while creating it).
+    pub(crate) fn dir(
+        builder: &tempfile::Builder,
+        parent: Option<&Path>,
+    ) -> std::io::Result<Registered<tempfile::TempDir>> {
+        let dir = match parent {
+            Some(p) => builder.tempdir_in(p)?,
+            None => builder.tempdir()?,
+        };
+        register(dir.path());
+        Ok(Registered {
+            path: dir.path().to_path_buf(),
+            item: Some(dir),
+        })
+    }
+
+    /// Renames the directory to `target` (it is then no longer temporary); on failure
+    /// it is removed.
+    pub(crate) fn rename_to(mut self, target: &Path) -> std::io::Result<()> {
+        let Some(dir) = self.item.take() else {
+            return Ok(());
+        };
+        match std::fs::rename(dir.path(), target) {
+            Ok(()) => {
+                let _ = dir.keep();
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl Registered<tempfile::NamedTempFile> {
+    /// A new temporary file made by `builder` in the system's temporary directory,
+    /// registered before it is created.
+    pub(crate) fn file(
+        builder: &tempfile::Builder,
+    ) -> std::io::Result<Registered<tempfile::NamedTempFile>> {
+        let file = builder.make(|p| {
+            register(p);
+            std::fs::File::create_new(p)
+        })?;
+        Ok(Registered {
+            path: file.path().to_path_buf(),
+            item: Some(file),
+        })
+    }
+}
+
+impl<T> Registered<T> {
+    /// The path of the file or directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl<T> Drop for Registered<T> {
+    fn drop(&mut self) {
+        // Removed first (the item's own drop), then forgotten: a signal in between finds
+        // nothing to remove.
+        drop(self.item.take());
+        unregister(&self.path);
+    }
 }
 
 /// A kbuild temporary file's name: the process id that wrote it, if the name is one.
@@ -91,5 +191,26 @@ mod tests {
         assert_eq!(writer_pid(OsStr::new(".kbuild-tmp.x.y")), None);
         // This process is alive: its own files are never stale.
         assert!(!is_stale(Path::new(&name)));
+    }
+
+    #[test]
+    fn registered_temporaries_are_known_while_they_exist() {
+        let registered = |p: &Path| lock().contains(p);
+        let dir = Registered::dir(tempfile::Builder::new().prefix("kbuild-test-"), None).unwrap();
+        let path = dir.path().to_path_buf();
+        assert!(path.is_dir() && registered(&path));
+        drop(dir);
+        assert!(!path.exists() && !registered(&path));
+        let file = Registered::file(tempfile::Builder::new().prefix("kbuild-test-")).unwrap();
+        let path = file.path().to_path_buf();
+        assert!(path.is_file() && registered(&path));
+        drop(file);
+        assert!(!path.exists() && !registered(&path));
+        let parent = tempfile::tempdir().unwrap();
+        let dir = Registered::dir(&tempfile::Builder::new(), Some(parent.path())).unwrap();
+        let path = dir.path().to_path_buf();
+        let target = parent.path().join("kept");
+        dir.rename_to(&target).unwrap();
+        assert!(target.is_dir() && !path.exists() && !registered(&path));
     }
 }

@@ -12,7 +12,6 @@
 use super::process::{self, Job};
 use crate::error::PluginProblem;
 use crate::yaml::Node;
-use std::io::Write;
 use std::path::Path;
 
 /// kustomize's limit on `KEY=value` for the two variables (Linux's limit on one
@@ -108,14 +107,12 @@ pub(super) fn run(
     let files = |e: std::io::Error| {
         PluginProblem::Files(format!("cannot write its temporary config file: {e}"))
     };
-    let mut config_file = tempfile::Builder::new()
-        .prefix("kust-plugin-config-")
-        .tempfile()
-        .map_err(files)?;
-    config_file
-        .write_all(config_text.as_bytes())
-        .and_then(|()| config_file.flush())
-        .map_err(files)?;
+    // Removed when dropped, and by the signal handler if kbuild is interrupted.
+    let config_file = crate::output::temp::Registered::file(
+        tempfile::Builder::new().prefix("kust-plugin-config-"),
+    )
+    .map_err(files)?;
+    std::fs::write(config_file.path(), config_text).map_err(files)?;
     let mut argv = vec![config_file.path().display().to_string()];
     argv.extend(args.iter().cloned());
     let mut env = Vec::new();

@@ -119,21 +119,26 @@ impl RepoDir {
 
     /// A new temporary directory for a checkout (the repository's directory made, with
     /// its URL noted for `cache list`).
-    pub(crate) fn temp(&self) -> std::io::Result<tempfile::TempDir> {
+    pub(crate) fn temp(
+        &self,
+    ) -> std::io::Result<crate::output::temp::Registered<tempfile::TempDir>> {
         std::fs::create_dir_all(&self.dir)?;
         let url_file = self.dir.join("url");
         if !url_file.exists() {
             write_atomic(&self.dir, &url_file, self.url.as_bytes())?;
         }
-        tempfile::Builder::new()
-            .prefix(".tmp-")
-            .tempdir_in(&self.dir)
+        // Removed when dropped, and by the signal handler if kbuild is interrupted
+        // during the clone.
+        crate::output::temp::Registered::dir(
+            tempfile::Builder::new().prefix(".tmp-"),
+            Some(&self.dir),
+        )
     }
 
     /// Moves a complete checkout into place as `commit`'s and returns its path.
     pub(crate) fn keep(
         &self,
-        temp: tempfile::TempDir,
+        temp: crate::output::temp::Registered<tempfile::TempDir>,
         commit: &str,
         submodules: bool,
     ) -> std::io::Result<PathBuf> {
@@ -142,7 +147,7 @@ impl RepoDir {
             // Made by an earlier build for another ref naming the same commit.
             return Ok(target);
         }
-        std::fs::rename(temp.keep(), &target)?;
+        temp.rename_to(&target)?;
         Ok(target)
     }
 

@@ -154,7 +154,7 @@ pub fn apply_json(
         budget.charge(bytes, "patches")?;
         changes.will_change(i, res);
         res.store_prev_id();
-        json6902::apply(&mut res.node, ops)
+        json6902::apply_within(&mut res.node, ops, budget)
             .map_err(|e| e.context(format!("applying JSON patch to {}", res.id())))?;
         // kustomize reads the patched resource back from JSON: new nodes everywhere,
         // nothing shared any more.

@@ -469,6 +469,10 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
     let options = t.options.clone().unwrap_or_default();
     let create = options.create.then(|| value.new_leaf());
     let value_bytes = value.bytes();
+    // A deep value may make its target too deep (see MAX_BUILT_DEPTH); a shallow one
+    // cannot by itself (field paths have at most 512 segments), so only deep values cost
+    // a walk of each target.
+    let check_depth = value.depth() > 64;
     let into_text = ctx.version.replacement_into_structured_text();
     for res in rm.iter_mut() {
         if !matcher.selects(res, &resource_ids(res, ctx.schemas)) {
@@ -504,6 +508,12 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
                 .visit(&mut res.node, opts, &mut set, &mut in_copy)
                 .map_err(at)?;
             writes.finish(res);
+            if check_depth {
+                let depth = crate::resource::budget::node_depth(&res.node);
+                if depth > crate::resource::budget::MAX_BUILT_DEPTH {
+                    return Err(at(crate::resource::budget::too_deep(depth, "replacements")));
+                }
+            }
             let more = value_bytes.saturating_mul(n.saturating_sub(1) as u64);
             ctx.budget.charge(more, "replacements")?;
             if n == 0 {

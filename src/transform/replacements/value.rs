@@ -48,6 +48,14 @@ impl Value {
         }
     }
 
+    /// How deeply the value nests (0 for a scalar).
+    pub(super) fn depth(&self) -> usize {
+        match self {
+            Value::Scalar { .. } => 0,
+            Value::Tree(node) => crate::resource::budget::node_depth(node),
+        }
+    }
+
     /// The text a scalar target receives (a collection has none).
     pub(super) fn text(&self) -> &str {
         match self {
