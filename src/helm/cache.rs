@@ -152,13 +152,13 @@ pub(super) fn pull(session: &Session, chart: &ChartArgs, config_home: &Path) -> 
     // Renamed whole: the entry appears complete or not at all (a failed rename removes
     // the pull). Another build may have put it there meanwhile; then its copy is as good
     // as this one.
-    if let Err(e) = tmp.rename_to(&entry) {
-        if !entry.join(name).is_dir() {
-            return Err(files(
-                "cannot move the pulled chart into the chart cache",
-                e,
-            ));
-        }
+    if let Err(e) = tmp.rename_to(&entry)
+        && !entry.join(name).is_dir()
+    {
+        return Err(files(
+            "cannot move the pulled chart into the chart cache",
+            e,
+        ));
     }
     Ok(entry.join(name))
 }

@@ -47,7 +47,7 @@ pub fn on_first_register(hook: fn()) {
 
 pub(crate) fn register(path: &Path) {
     if let Some(hook) = ON_FIRST.get() {
-        FIRST.call_once(|| hook());
+        FIRST.call_once(hook);
     }
     lock().insert(path.to_path_buf());
 }
