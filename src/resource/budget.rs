@@ -1,16 +1,18 @@
-//! The output budget of a build: how many bytes the fields that copy or expand
-//! values may create, in total.
+//! The output budget of a build: how many bytes the build may produce, in total.
 //!
 //! A few kustomization fields multiply what they are given: `commonAnnotations`
 //! and `labels` write their values into every resource, a replacement copies its
-//! source into every target, vars expand `$(NAME)` as often as it is written, and
-//! generators turn files into resources. A small input can so ask for gigabytes (a
-//! 1 MB annotation on 3,000 resources is 3 GB), and a build that tries runs out of
-//! memory. Each such field charges the bytes it creates here before or as it creates
-//! them, and the build stops with an error naming the field once the total passes the
-//! limit (`BuildOptions::max_output_bytes`, `--max-output-bytes`). A charge is one
-//! atomic addition per transformer run, generated resource or expanded reference,
-//! not per byte.
+//! source into every target, a targeted patch (and a JSON patch's `copy`) is copied into
+//! what it patches, vars expand `$(NAME)` as often as it is written, and generators turn
+//! files into resources. A small input can so ask for gigabytes (a 1 MB annotation on
+//! 3,000 resources is 3 GB), and a build that tries runs out of memory. Each such field
+//! charges the bytes it creates here before or as it creates them, and the build stops
+//! with an error naming the field once the total passes the limit
+//! (`BuildOptions::max_output_bytes`, `--max-output-bytes`). What the output is otherwise
+//! made of is charged too — resource files as they are read, helm charts' output, what
+//! plugins add — so the limit bounds the whole output. A charge is one atomic addition per
+//! transformer run, generated resource, file, patch target or expanded reference, not per
+//! byte.
 
 use crate::error::{Error, Result};
 use crate::yaml::Node;
