@@ -23,6 +23,7 @@
 #![warn(missing_docs)]
 
 pub mod build;
+mod cache_dir;
 mod config;
 pub mod deps;
 pub mod diff;

@@ -77,16 +77,14 @@ fn run_plugin_transformer(
 ) -> Result<()> {
     // What the plugin adds counts against the output budget, as a builtin
     // transformer's copies do (the plugin's own output is capped at 1 GiB).
-    let before: u64 = rm
-        .iter()
-        .map(|r| crate::resource::budget::node_bytes(&r.node))
-        .sum();
+    let bytes = |rm: &ResMap| -> u64 {
+        rm.iter()
+            .map(|r| crate::resource::budget::node_bytes(&r.node))
+            .sum()
+    };
+    let before = bytes(rm);
     plugin.transform(rm, options)?;
-    let after: u64 = rm
-        .iter()
-        .map(|r| crate::resource::budget::node_bytes(&r.node))
-        .sum();
-    budget.charge(after.saturating_sub(before), &plugin.budget_field())?;
+    budget.charge(bytes(rm).saturating_sub(before), &plugin.budget_field())?;
     if meta.transformers {
         let by = plugin.configured(configured_in);
         rm.iter_mut()

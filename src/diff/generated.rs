@@ -7,7 +7,7 @@
 //! carried kustomize's hash of its content gets the hash of its merged content, and every
 //! reference to any of its old names is rewritten to the new one.
 
-use super::strip_hash_suffix;
+use super::{replace_names, strip_hash_suffix};
 use crate::error::Result;
 use crate::generate::hash::name_hash;
 use crate::merge::merge3::{Merge3Options, Merged, merge3_resources_by, resource_key};
@@ -83,25 +83,10 @@ pub fn merge3_generated(
     }
     if !renames.is_empty() {
         for node in merged.iter_mut().filter_map(|m| m.node.as_mut()) {
-            rename(node, &renames);
+            replace_names(node, &renames);
         }
     }
     Ok(merged)
-}
-
-/// Replaces every string equal to an old name (the name itself and each reference to it)
-/// with the new one.
-fn rename(node: &mut Node, renames: &HashMap<String, String>) {
-    match node {
-        Node::Str(s) => {
-            if let Some(new) = renames.get(s.as_str()) {
-                *s = new.as_str().into();
-            }
-        }
-        Node::Seq(items) => items.iter_mut().for_each(|n| rename(n, renames)),
-        Node::Map(m) => m.values_mut().for_each(|n| rename(n, renames)),
-        _ => {}
-    }
 }
 
 #[cfg(test)]

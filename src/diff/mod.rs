@@ -168,7 +168,7 @@ pub fn diff(old: &Side, new: &Side, options: &DiffOptions) -> Result<DiffResult>
             remove_field(&mut node, &p.0);
         }
         if !hashed.is_empty() {
-            strip_hashes(&mut node, &hashed);
+            replace_names(&mut node, &hashed);
         }
         node
     };
@@ -351,17 +351,17 @@ fn hashed_names<'r>(resources: impl Iterator<Item = &'r Resource>) -> HashMap<St
         .collect()
 }
 
-/// Replaces every string equal to a hashed name (the name itself and every
-/// reference to it) with the name without its hash.
-fn strip_hashes(node: &mut Node, hashed: &HashMap<String, String>) {
+/// Replaces every string that is a key of `names` (a name itself and every reference to
+/// it) with its value: hashed names with plain ones, old names with new ones.
+fn replace_names(node: &mut Node, names: &HashMap<String, String>) {
     match node {
         Node::Str(s) => {
-            if let Some(plain) = hashed.get(s.as_str()) {
-                *s = plain.as_str().into();
+            if let Some(new) = names.get(s.as_str()) {
+                *s = new.as_str().into();
             }
         }
-        Node::Seq(items) => items.iter_mut().for_each(|n| strip_hashes(n, hashed)),
-        Node::Map(m) => m.values_mut().for_each(|n| strip_hashes(n, hashed)),
+        Node::Seq(items) => items.iter_mut().for_each(|n| replace_names(n, names)),
+        Node::Map(m) => m.values_mut().for_each(|n| replace_names(n, names)),
         _ => {}
     }
 }

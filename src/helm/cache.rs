@@ -19,13 +19,7 @@ use std::path::{Path, PathBuf};
 
 /// The default chart cache: `$XDG_CACHE_HOME/kbuild/charts`, else `$HOME/.cache/kbuild/charts`.
 pub fn default_cache_dir() -> Option<PathBuf> {
-    let nonempty = |v: &str| {
-        std::env::var_os(v)
-            .filter(|s| !s.is_empty())
-            .map(PathBuf::from)
-    };
-    let base = nonempty("XDG_CACHE_HOME").or_else(|| nonempty("HOME").map(|h| h.join(".cache")))?;
-    Some(base.join("kbuild").join("charts"))
+    crate::cache_dir::user_cache_dir("charts")
 }
 
 /// What identifies a pulled chart: repo, name, version and `devel`.

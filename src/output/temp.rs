@@ -112,13 +112,10 @@ impl Registered<tempfile::TempDir> {
         let Some(dir) = self.item.take() else {
             return Ok(());
         };
-        match std::fs::rename(dir.path(), target) {
-            Ok(()) => {
-                let _ = dir.keep();
-                Ok(())
-            }
-            Err(e) => Err(e),
-        }
+        // On failure `dir` is dropped, which removes it.
+        std::fs::rename(dir.path(), target)?;
+        let _ = dir.keep();
+        Ok(())
     }
 }
 

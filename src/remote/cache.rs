@@ -26,13 +26,7 @@ use std::path::{Path, PathBuf};
 
 /// The default cache: `$XDG_CACHE_HOME/kbuild/git`, else `$HOME/.cache/kbuild/git`.
 pub fn default_dir() -> Option<PathBuf> {
-    let nonempty = |v: &str| {
-        std::env::var_os(v)
-            .filter(|s| !s.is_empty())
-            .map(PathBuf::from)
-    };
-    let base = nonempty("XDG_CACHE_HOME").or_else(|| nonempty("HOME").map(|h| h.join(".cache")))?;
-    Some(base.join("kbuild").join("git"))
+    crate::cache_dir::user_cache_dir("git")
 }
 
 /// What the cache knows of a ref.

@@ -56,14 +56,7 @@ pub fn emit_document(node: &Node, out: &mut String) {
 /// The whole multi-document output of `kustomize build`: documents separated by `---` lines
 /// (nothing at all for no documents).
 pub fn emit_stream(docs: &[Node]) -> String {
-    let mut out = String::new();
-    for (i, doc) in docs.iter().enumerate() {
-        if i > 0 {
-            out.push_str("---\n");
-        }
-        emit_document(doc, &mut out);
-    }
-    out
+    emit_run(docs, true)
 }
 
 /// The stream for borrowed documents. Large streams are written in parallel, a
@@ -75,12 +68,12 @@ pub fn emit_stream_refs(docs: &[&Node]) -> String {
     /// Documents per parallel piece: enough to keep the pieces' overhead small.
     const RUN: usize = 256;
     if docs.len() < 64 {
-        return emit_run(docs, true);
+        return emit_run(docs.iter().copied(), true);
     }
     let parts: Vec<String> = docs
         .par_chunks(RUN)
         .enumerate()
-        .map(|(i, run)| emit_run(run, i == 0))
+        .map(|(i, run)| emit_run(run.iter().copied(), i == 0))
         .collect();
     let mut out = String::with_capacity(parts.iter().map(String::len).sum());
     for p in parts {
@@ -90,9 +83,9 @@ pub fn emit_stream_refs(docs: &[&Node]) -> String {
 }
 
 /// `docs` as part of a stream: each document after a `---` line, except the stream's first.
-fn emit_run(docs: &[&Node], first: bool) -> String {
+fn emit_run<'a>(docs: impl IntoIterator<Item = &'a Node>, first: bool) -> String {
     let mut out = String::new();
-    for (i, doc) in docs.iter().enumerate() {
+    for (i, doc) in docs.into_iter().enumerate() {
         if i > 0 || !first {
             out.push_str("---\n");
         }
