@@ -385,10 +385,8 @@ fn finish(
         for (path, text) in files {
             let old = std::fs::read_to_string(path).unwrap_or_default();
             let name = path.display().to_string();
-            let diff = similar::TextDiff::from_lines(old.as_str(), text.as_str())
-                .unified_diff()
-                .header(&format!("a/{name}"), &format!("b/{name}"))
-                .to_string();
+            let diff =
+                kbuild::diff::unified_diff(&old, text, &format!("a/{name}"), &format!("b/{name}"));
             print_stdout(&diff)?;
         }
         return Ok(());

@@ -106,10 +106,12 @@ impl KustomizationFile {
             return String::new();
         }
         let name = self.path.display().to_string();
-        similar::TextDiff::from_lines(self.original.as_str(), self.doc.text())
-            .unified_diff()
-            .header(&format!("a/{name}"), &format!("b/{name}"))
-            .to_string()
+        crate::diff::unified_diff(
+            &self.original,
+            self.doc.text(),
+            &format!("a/{name}"),
+            &format!("b/{name}"),
+        )
     }
 
     /// Sets the top-level field `field` to `value`, adding it where kustomize's field

@@ -71,10 +71,7 @@ pub fn build_change(dir: &Path, changed: &[(PathBuf, String)]) -> Option<String>
         )),
         (before, Ok(after)) if before.as_ref().ok() != Some(&after) => {
             let before = before.unwrap_or_default();
-            let diff = similar::TextDiff::from_lines(before.as_str(), after.as_str())
-                .unified_diff()
-                .header("before", "after")
-                .to_string();
+            let diff = crate::diff::unified_diff(&before, &after, "before", "after");
             Some(format!(
                 "Warning: 'Fixed' kustomization now produces different output when running `kbuild build`:\n{}",
                 diff.trim_end()

@@ -3,11 +3,11 @@
 //! What the fields mean to a build (defaults, paths, flags) is in helm/args.rs.
 
 use crate::yaml::Node;
-use schemars::JsonSchema;
 use serde::Deserialize;
 
 /// `helmGlobals`: settings shared by every chart of the kustomization.
-#[derive(Debug, Default, Deserialize, Clone, PartialEq, JsonSchema)]
+#[derive(Debug, Default, Deserialize, Clone, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HelmGlobals {
     /// The directory holding one subdirectory per chart, relative to the kustomization
@@ -21,7 +21,8 @@ pub struct HelmGlobals {
 }
 
 /// An entry of `helmCharts`: one `helm template` run.
-#[derive(Debug, Default, Deserialize, Clone, PartialEq, JsonSchema)]
+#[derive(Debug, Default, Deserialize, Clone, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HelmChart {
     /// The chart's name (its directory under the chart home).
@@ -48,7 +49,10 @@ pub struct HelmChart {
     /// Values written in the kustomization, combined with the values file per
     /// `valuesMerge`.
     #[serde(default)]
-    #[schemars(with = "Option<serde_json::Map<String, serde_json::Value>>")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<serde_json::Map<String, serde_json::Value>>")
+    )]
     pub values_inline: Option<Node>,
     /// How `valuesInline` combines with the values file: `override` (the default: inline
     /// values win), `merge` (the file's values win) or `replace` (inline values only).
@@ -82,7 +86,8 @@ pub struct HelmChart {
 
 /// An entry of the deprecated `helmChartInflationGenerator`, which kustomize converts to
 /// `helmCharts` and `helmGlobals`.
-#[derive(Debug, Default, Deserialize, Clone, PartialEq, JsonSchema)]
+#[derive(Debug, Default, Deserialize, Clone, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HelmChartArgs {
     /// `name` of the chart.
@@ -111,7 +116,10 @@ pub struct HelmChartArgs {
     pub values: String,
     /// `valuesInline`.
     #[serde(default)]
-    #[schemars(with = "Option<serde_json::Map<String, serde_json::Value>>")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<serde_json::Map<String, serde_json::Value>>")
+    )]
     pub values_local: Option<Node>,
     /// `valuesMerge`.
     #[serde(default)]

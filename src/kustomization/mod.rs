@@ -15,7 +15,6 @@ pub mod plugin_config;
 
 use crate::yaml::Node;
 use indexmap::IndexMap;
-use schemars::JsonSchema;
 use serde::Deserialize;
 
 /// Names a kustomization file may have, in the order kustomize looks for them.
@@ -25,7 +24,8 @@ pub const FILE_NAMES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "K
 pub type StringMap = IndexMap<String, String>;
 
 /// A kustomization or component file.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Kustomization {
     /// `kustomize.config.k8s.io/v1beta1` for a Kustomization, `kustomize.config.k8s.io/v1alpha1`
@@ -58,7 +58,7 @@ pub struct Kustomization {
     pub namespace: Option<String>,
     /// Deprecated: use `labels` with `includeSelectors: true`. Added to the labels of all
     /// resources, to their selectors and to their pod templates.
-    #[schemars(extend("deprecated" = true))]
+    #[cfg_attr(feature = "schema", schemars(extend("deprecated" = true)))]
     #[serde(default)]
     pub common_labels: Option<StringMap>,
     /// Labels to add to all resources; each entry says whether selectors and pod templates
@@ -71,12 +71,12 @@ pub struct Kustomization {
 
     /// Deprecated: use `patches`. Strategic-merge patches (file paths or inline YAML),
     /// each applied to the resource its own kind and name identify.
-    #[schemars(extend("deprecated" = true))]
+    #[cfg_attr(feature = "schema", schemars(extend("deprecated" = true)))]
     #[serde(default)]
     pub patches_strategic_merge: Vec<String>,
     /// Deprecated: use `patches`. JSON 6902 patches, each with a `target` and a `path` or
     /// an inline `patch`.
-    #[schemars(extend("deprecated" = true))]
+    #[cfg_attr(feature = "schema", schemars(extend("deprecated" = true)))]
     #[serde(default)]
     pub patches_json6902: Vec<Patch>,
     /// Strategic-merge or JSON 6902 patches, from a file or inline, applied to the resource
@@ -87,7 +87,7 @@ pub struct Kustomization {
     #[serde(default)]
     pub images: Vec<Image>,
     /// Deprecated: use `images`, to which these entries are appended.
-    #[schemars(extend("deprecated" = true))]
+    #[cfg_attr(feature = "schema", schemars(extend("deprecated" = true)))]
     #[serde(default)]
     pub image_tags: Vec<Image>,
     /// Each copies a field's value from one resource into fields of others (inline, or a
@@ -99,7 +99,7 @@ pub struct Kustomization {
     pub replicas: Vec<Replica>,
     /// Deprecated: use `replacements`. Each names a resource field whose value replaces
     /// `$(NAME)` in other resources' fields at the end of the build.
-    #[schemars(extend("deprecated" = true))]
+    #[cfg_attr(feature = "schema", schemars(extend("deprecated" = true)))]
     #[serde(default)]
     pub vars: Vec<Var>,
     /// Output order: `legacy` (the default) or `fifo`. Read from the top kustomization
@@ -120,7 +120,7 @@ pub struct Kustomization {
     #[serde(default)]
     pub crds: Vec<String>,
     /// Deprecated: use `resources`, to which these entries are appended.
-    #[schemars(extend("deprecated" = true))]
+    #[cfg_attr(feature = "schema", schemars(extend("deprecated" = true)))]
     #[serde(default)]
     pub bases: Vec<String>,
 
@@ -141,7 +141,7 @@ pub struct Kustomization {
     #[serde(default)]
     pub helm_charts: Vec<helm::HelmChart>,
     /// Deprecated: use `helmCharts` and `helmGlobals`, which kustomize converts it to.
-    #[schemars(extend("deprecated" = true))]
+    #[cfg_attr(feature = "schema", schemars(extend("deprecated" = true)))]
     #[serde(default)]
     pub helm_chart_inflation_generator: Vec<helm::HelmChartArgs>,
     /// Options for all of this kustomization's `configMapGenerator` and `secretGenerator`
@@ -173,7 +173,8 @@ pub struct Kustomization {
 }
 
 /// An entry of `labels`.
-#[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
+#[derive(Debug, Default, Deserialize, Clone)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Label {
     /// The labels to add.
@@ -192,7 +193,8 @@ pub struct Label {
 }
 
 /// Where a transformer acts: resources of a kind (any when empty) and a path.
-#[derive(Debug, Default, Deserialize, Clone, PartialEq, Hash, JsonSchema)]
+#[derive(Debug, Default, Deserialize, Clone, PartialEq, Hash)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FieldSpec {
     /// API group of the resources the spec applies to (any when empty).
@@ -214,7 +216,8 @@ pub struct FieldSpec {
 
 /// Selects resources: GVK, name and namespace (regular expressions in
 /// `patches`), and label/annotation selectors.
-#[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
+#[derive(Debug, Default, Deserialize, Clone)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Selector {
     /// API group of the resources to select.
@@ -241,7 +244,8 @@ pub struct Selector {
 }
 
 /// An entry of `patches` or `patchesJson6902`.
-#[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
+#[derive(Debug, Default, Deserialize, Clone)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Patch {
     /// File holding the patch: a strategic-merge patch, or a list of JSON 6902 operations.
@@ -279,7 +283,8 @@ impl Patch {
 }
 
 /// An entry of `images`.
-#[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
+#[derive(Debug, Default, Deserialize, Clone)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Image {
     /// The image to change: its name without tag or digest, matched as a regular expression.
@@ -301,7 +306,8 @@ pub struct Image {
 }
 
 /// An entry of `replicas`.
-#[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
+#[derive(Debug, Default, Deserialize, Clone)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Replica {
     /// Name (current or original) of the Deployments, ReplicaSets, ReplicationControllers
@@ -314,7 +320,8 @@ pub struct Replica {
 }
 
 /// An entry of `replacements`: inline, or a file of replacements.
-#[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
+#[derive(Debug, Default, Deserialize, Clone)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ReplacementField {
     /// File holding a list of replacements, in place of an inline one.
@@ -331,7 +338,7 @@ pub struct ReplacementField {
     /// The value itself, a string, in place of a `source` (kustomize v5.7.0 and later;
     /// v5.5.0 refuses the field).
     #[serde(default, deserialize_with = "present")]
-    #[schemars(with = "Option<String>")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub source_value: Option<Node>,
 }
 
@@ -342,7 +349,8 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option
 }
 
 /// A deprecated `vars` entry.
-#[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
+#[derive(Debug, Default, Deserialize, Clone)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Var {
     /// The name `$(NAME)` references use.
@@ -356,7 +364,8 @@ pub struct Var {
 }
 
 /// A var's `objref`: the resource it reads, by GVK, name and namespace.
-#[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
+#[derive(Debug, Default, Deserialize, Clone)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct VarTarget {
     /// API group of the resource.
@@ -382,7 +391,8 @@ pub struct VarTarget {
 }
 
 /// A var's `fieldref`: the field it reads.
-#[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
+#[derive(Debug, Default, Deserialize, Clone)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FieldRef {
     /// Dotted path of the field (default `metadata.name`). kustomize spells the key
@@ -392,7 +402,8 @@ pub struct FieldRef {
 }
 
 /// `sortOptions`.
-#[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
+#[derive(Debug, Default, Deserialize, Clone)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SortOptions {
     /// `legacy` (the default: kinds in kustomize's order, then by GVK, namespace and name)
@@ -405,7 +416,8 @@ pub struct SortOptions {
 }
 
 /// `sortOptions.legacySortOptions`: kind lists that replace kustomize's built-in ones.
-#[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
+#[derive(Debug, Default, Deserialize, Clone)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LegacySortOptions {
     /// Kinds that come first, in this order.
@@ -417,7 +429,8 @@ pub struct LegacySortOptions {
 }
 
 /// A `configMapGenerator` or `secretGenerator` entry.
-#[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
+#[derive(Debug, Default, Deserialize, Clone)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GeneratorArgs {
     /// Namespace of the generated object (with `name`, what `merge` and `replace` match).
@@ -441,7 +454,7 @@ pub struct GeneratorArgs {
     #[serde(default)]
     pub envs: Vec<String>,
     /// Deprecated: use `envs`, to which this env file is appended.
-    #[schemars(extend("deprecated" = true))]
+    #[cfg_attr(feature = "schema", schemars(extend("deprecated" = true)))]
     #[serde(default)]
     pub env: String,
     /// Options for this generator on top of `generatorOptions`: its labels and
@@ -454,7 +467,8 @@ pub struct GeneratorArgs {
 }
 
 /// `generatorOptions`, and per-generator `options`.
-#[derive(Debug, Default, Deserialize, Clone, JsonSchema)]
+#[derive(Debug, Default, Deserialize, Clone)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GeneratorOptions {
     /// Labels added to the generated objects.
@@ -499,6 +513,7 @@ impl Kustomization {
 /// generated from these types, then given what the types do not say: the values `kind`
 /// and `apiVersion` may take, and field names in any case (kustomize decodes through Go's
 /// `encoding/json`, which matches field names case-insensitively; kbuild does the same).
+#[cfg(feature = "schema")]
 pub fn schema_json() -> String {
     use serde_json::{Value, json};
     let mut schema = schemars::schema_for!(Kustomization);
@@ -540,6 +555,7 @@ pub fn schema_json() -> String {
 
 /// Adds to the object schema at `pointer` a `patternProperties` entry for every other
 /// spelling of each of its field names, referring to the field's schema.
+#[cfg(feature = "schema")]
 fn any_case_field_names(object: &mut serde_json::Map<String, serde_json::Value>, pointer: &str) {
     use serde_json::{Value, json};
     let Some(Value::Object(props)) = object.get("properties") else {

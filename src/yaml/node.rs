@@ -201,6 +201,7 @@ impl Node {
     }
 }
 
+#[cfg(feature = "schema")]
 impl schemars::JsonSchema for Node {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         "AnyValue".into()
