@@ -769,7 +769,8 @@ impl DiffResult {
     }
 }
 
-/// How long one resource's text diff may search for the smallest diff.
+/// How long one text diff (a resource's, or an edited file's) may search for the smallest
+/// diff.
 const DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// A unified diff of two texts with three lines of context, `---`/`+++`
