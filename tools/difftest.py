@@ -2045,6 +2045,7 @@ def resolve_oracles(args):
             continue
         if got != want:
             msgs.append(f"warning: {path} is kustomize {got}, not {want}; comparing anyway")
+        path = os.path.abspath(path)  # the builds run in each tree's directory
         setattr(args, attr, path)
         msgs.append(f"kustomize {want}: {path} ({got})")
     return msgs
@@ -2303,7 +2304,9 @@ def main():
     ap.add_argument("--only", type=parse_only, metavar="SEED:INDEX", help="build exactly one tree")
     ap.add_argument("--jobs", type=int, default=2, help="trees built in parallel (default 2)")
     ap.add_argument("--keep", metavar="DIR", help="keep each mismatching tree (and the outputs) under DIR")
-    ap.add_argument("--kbuild", default=os.path.join(REPO, "target", "release", "kbuild"))
+    # Absolute: the builds run with each tree as their working directory.
+    ap.add_argument("--kbuild", type=os.path.abspath,
+                    default=os.path.join(REPO, "target", "release", "kbuild"))
     ap.add_argument("--kubectl-v550", metavar="PATH", help="kubectl with kustomize v5.5.0 (default: kubectl on PATH)")
     ap.add_argument("--kubectl-v581", metavar="PATH",
                     help="kubectl with kustomize v5.8.1 (default: kubectl under --tools-dir)")
