@@ -77,7 +77,7 @@ pub enum Anchored {
 impl Anchored {
     /// Plain when it can be, else the compiled (and cached) regex; the error
     /// is the regex engine's for an invalid pattern.
-    pub fn new(pattern: &str) -> Result<Anchored, regex::Error> {
+    pub fn new(pattern: &str) -> Result<Anchored, crate::resource::go_regex::RegexError> {
         match Plain::parse(pattern) {
             Some(plain) => Ok(Anchored::Plain(plain)),
             None => crate::resource::regex_cache::compile(&format!("^(?:{pattern})$"))

@@ -1,9 +1,11 @@
-//! Compiled regular expressions, shared by pattern.
+//! Compiled regular expressions, shared by pattern. Patterns are Go regexps, as in
+//! kustomize, translated for Rust's engine by `go_regex`.
 //!
 //! Patch targets and `images` names are regular expressions, and a tree repeats the
 //! same few in every overlay (`Deployment`, `app-.*`): compiling each once per build
 //! instead of once per use matters on large trees.
 
+use super::go_regex::RegexError;
 use regex::Regex;
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex};
@@ -11,16 +13,27 @@ use std::sync::{LazyLock, Mutex};
 static COMPILED: LazyLock<Mutex<HashMap<String, Regex>>> =
     LazyLock::new(|| Mutex::new(HashMap::new()));
 
-/// `Regex::new(pattern)`, from the cache when this pattern was compiled before.
-pub fn compile(pattern: &str) -> Result<Regex, regex::Error> {
+/// The Go regexp `pattern` compiled, from the cache when this pattern was compiled
+/// before.
+pub fn compile(pattern: &str) -> Result<Regex, RegexError> {
     if let Some(re) = COMPILED.lock().ok().and_then(|m| m.get(pattern).cloned()) {
         return Ok(re);
     }
-    let re = Regex::new(pattern)?;
+    let re = Regex::new(&super::go_regex::translate(pattern)?)
+        // Only the engine's size limit is left to fail here.
+        .map_err(|e| RegexError(format!("error parsing regexp: {}", last_line(&e))))?;
     if let Ok(mut m) = COMPILED.lock() {
         m.insert(pattern.to_string(), re.clone());
     }
     Ok(re)
+}
+
+/// The regex crate's message is several lines (the pattern, a caret, the reason); the
+/// reason.
+fn last_line(e: &regex::Error) -> String {
+    let text = e.to_string();
+    let last = text.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or(&text);
+    last.trim().trim_start_matches("error: ").to_string()
 }
 
 #[cfg(test)]

@@ -292,16 +292,9 @@ pub(super) fn wrong_kind_named(at: &str, part: &str, want: &str, found: &str) ->
     ))
 }
 
-/// The regex crate's message is several lines (the pattern, a caret, the
-/// reason); keep the reason.
-pub(crate) fn regex_error(e: &regex::Error) -> String {
-    let text = e.to_string();
-    let last = text
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or(&text);
-    last.trim().trim_start_matches("error: ").to_string()
+/// A pattern's error without Go's `error parsing regexp: ` prefix.
+pub(crate) fn regex_error(e: &crate::resource::go_regex::RegexError) -> String {
+    e.0.trim_start_matches("error parsing regexp: ").to_string()
 }
 
 #[cfg(test)]

@@ -276,7 +276,7 @@ impl Seg {
                 Some((k, v)) => Seg::Entry {
                     key: k.to_string(),
                     value: v.to_string(),
-                    re: Regex::new(v).map_err(|e| regex_error(&e)),
+                    re: crate::resource::regex_cache::compile(v).map_err(|e| regex_error(&e)),
                 },
                 None => Seg::BadEntry,
             };
