@@ -358,6 +358,8 @@ impl Builder<'_> {
             .kustomization(&found.path, || load::read_kustomization_file(files, &found))?;
         let file = found.path;
         let ctx = |e: Error| e.context(format!("in {}", file.display()));
+        // kustomize prints these as it loads the file, before anything is built from it.
+        self.warnings.extend(k.deprecation_notices.iter().cloned());
         match (expect, k.is_component()) {
             (Expect::Kustomization, true) if !self.chain.is_empty() => {
                 return Err(Error::invalid_config(format!(

@@ -303,7 +303,12 @@ fn build(args: &BuildArgs) -> Result<(), kbuild::Error> {
     }
     let built = build_with_warnings(&args.dir, &options?)?;
     for w in &built.warnings {
-        eprintln!("warning: {w}");
+        if w.starts_with(kbuild::kustomization::deprecated::PREFIX) {
+            // kustomize's own line, printed as kustomize prints it.
+            eprintln!("{w}");
+        } else {
+            eprintln!("warning: {w}");
+        }
     }
     let resmap = built.resmap;
     let result = write_output(args.output.as_deref(), &resmap);

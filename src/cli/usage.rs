@@ -120,18 +120,51 @@ fn unknown_argument(e: &clap::Error) -> Option<String> {
     Some(out)
 }
 
-/// The arguments without `--stack-trace` (bare or with a value), up to a `--`.
+/// The arguments without `--stack-trace` (bare or with a value) and with kubectl's
+/// flag spellings normalised (see [`underscores_as_dashes`]), up to a `--`.
 fn without_stack_trace(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
     let mut after_dashes = false;
-    args.into_iter()
-        .filter(|a| {
-            after_dashes |= a == "--";
-            let flag = a
-                .to_str()
-                .is_some_and(|a| a == "--stack-trace" || a.starts_with("--stack-trace="));
-            after_dashes || !flag
-        })
-        .collect()
+    let mut out = Vec::new();
+    for a in args {
+        after_dashes |= a == "--";
+        if after_dashes {
+            out.push(a);
+            continue;
+        }
+        let a = underscores_as_dashes(a);
+        let stack_trace = a
+            .to_str()
+            .is_some_and(|a| a == "--stack-trace" || a.starts_with("--stack-trace="));
+        if !stack_trace {
+            out.push(a);
+        }
+    }
+    out
+}
+
+/// `--load_restrictor=X` read as `--load-restrictor=X`: kubectl's flags are normalised
+/// this way (pflag's word-separator normalisation), and scripts written for `kubectl
+/// kustomize` use it. Only the flag's name changes, never its value.
+fn underscores_as_dashes(arg: OsString) -> OsString {
+    let Some(text) = arg.to_str() else {
+        return arg;
+    };
+    let Some(flag) = text.strip_prefix("--") else {
+        return arg;
+    };
+    let (name, value) = match flag.split_once('=') {
+        Some((n, v)) => (n, Some(v)),
+        None => (flag, None),
+    };
+    if !name.contains('_') {
+        return arg;
+    }
+    let mut out = format!("--{}", name.replace('_', "-"));
+    if let Some(v) = value {
+        out.push('=');
+        out.push_str(v);
+    }
+    OsString::from(out)
 }
 
 #[cfg(test)]
@@ -140,6 +173,29 @@ mod tests {
 
     fn args(list: &[&str]) -> Vec<OsString> {
         list.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn underscores_in_flag_names_are_dashes_before_dashes() {
+        let got = without_stack_trace(args(&[
+            "kbuild",
+            "--load_restrictor=Load_None",
+            "--enable_alpha_plugins",
+            "a_b",
+            "--",
+            "--x_y",
+        ]));
+        assert_eq!(
+            got,
+            args(&[
+                "kbuild",
+                "--load-restrictor=Load_None",
+                "--enable-alpha-plugins",
+                "a_b",
+                "--",
+                "--x_y"
+            ])
+        );
     }
 
     #[test]

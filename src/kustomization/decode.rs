@@ -54,6 +54,7 @@ pub fn decode(file: PathBuf, bytes: Vec<u8>) -> Result<(PathBuf, Kustomization)>
             hint: None,
         })));
     }
+    k.deprecation_notices = super::deprecated::notices(&node);
     k.fix_deprecated();
     Ok((file, k))
 }

@@ -8,6 +8,7 @@
 pub mod by_version;
 pub mod config_text;
 pub mod decode;
+pub mod deprecated;
 pub mod empty;
 pub mod files;
 pub mod helm;
@@ -36,6 +37,11 @@ pub struct Kustomization {
     /// kustomizations' `components`).
     #[serde(default)]
     pub kind: Option<String>,
+    /// kustomize's deprecation notices for this file (see [`deprecated`]), set when it is
+    /// decoded; not a field of the file.
+    #[serde(skip)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub deprecation_notices: Vec<String>,
     /// Kubernetes-style object metadata (`name`, `labels`, ...); the build does not use it.
     #[serde(default)]
     pub metadata: Option<Node>,

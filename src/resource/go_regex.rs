@@ -507,10 +507,16 @@ fn parse_escape(t: &str) -> Result<(char, usize), RegexError> {
                     None => Err(bad(2 + end + 1)),
                 }
             } else {
-                let two = after.get(..2).filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
+                let two = after
+                    .get(..2)
+                    .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
                 match two.and_then(|h| u32::from_str_radix(h, 16).ok()) {
                     Some(v) => Ok((char::from_u32(v).unwrap_or('\u{FFFD}'), 4)),
-                    None => Err(bad(1 + after.chars().take(2).map(char::len_utf8).sum::<usize>())),
+                    None => Err(bad(1 + after
+                        .chars()
+                        .take(2)
+                        .map(char::len_utf8)
+                        .sum::<usize>())),
                 }
             }
         }

@@ -32,7 +32,11 @@ pub fn compile(pattern: &str) -> Result<Regex, RegexError> {
 /// reason.
 fn last_line(e: &regex::Error) -> String {
     let text = e.to_string();
-    let last = text.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or(&text);
+    let last = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or(&text);
     last.trim().trim_start_matches("error: ").to_string()
 }
 

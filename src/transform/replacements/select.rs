@@ -360,7 +360,9 @@ mod tests {
             .map(|e| e.to_string());
         assert_eq!(
             err.as_deref(),
-            Some("reject[0].name \"nons(\" is not a valid regular expression: missing closing ): `^(?:nons()$`")
+            Some(
+                "reject[0].name \"nons(\" is not a valid regular expression: missing closing ): `^(?:nons()$`"
+            )
         );
     }
 }
