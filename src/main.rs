@@ -25,6 +25,7 @@ mod cli {
     pub(crate) mod merge;
     pub(crate) mod render;
     pub(crate) mod signals;
+    pub(crate) mod unsupported;
     pub(crate) mod usage;
     pub(crate) mod version;
     pub(crate) use super::{finish_output, print_stdout};
@@ -81,6 +82,7 @@ enum Command {
     /// Print the kustomize version kbuild reproduces, as `kustomize version` does.
     Version(VersionArgs),
     /// Print a completion script for bash, zsh, fish, powershell or elvish.
+    #[command(alias = "completion")]
     Completions(CompletionsArgs),
     /// Print the manual page (roff), or write one per subcommand with --out.
     Man(ManArgs),

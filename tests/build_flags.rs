@@ -272,6 +272,37 @@ fn flag_values_kustomize_refuses_get_its_errors() {
 }
 
 #[test]
+fn kustomize_commands_kbuild_lacks_are_refused_by_name() {
+    let t = tree();
+    for (args, named) in [
+        (&["cfg", "tree", "."][..], "`kustomize cfg tree`"),
+        (&["fn", "run", "."], "`kustomize fn run`"),
+        (&["localize", "app", "out"], "`kustomize localize`"),
+        (&["openapi", "info"], "`kustomize openapi info`"),
+        (&["docs-merge3"], "`kustomize docs-merge3`"),
+    ] {
+        let run = kbuild(t.path(), args);
+        assert_eq!(run.code, 1, "{args:?}");
+        assert!(run.stdout.is_empty());
+        assert!(
+            run.stderr
+                .starts_with(&format!("Error: kbuild does not implement {named}; instead: ")),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+    // A directory of that name still builds.
+    std::fs::create_dir(t.path().join("fn")).expect("mkdir");
+    std::fs::write(t.path().join("fn/kustomization.yaml"), "resources: []\n").expect("write");
+    let run = kbuild(t.path(), &["fn"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // `completion`, as kustomize spells it.
+    let run = kbuild(t.path(), &["completion", "bash"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("kbuild"));
+}
+
+#[test]
 fn unknown_flags_are_said_plainly() {
     let t = tree();
     let run = kbuild(t.path(), &["app", "--enable-hlm"]);

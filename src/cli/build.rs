@@ -298,6 +298,9 @@ fn build(args: &BuildArgs) -> Result<(), kbuild::Error> {
     // The deprecation notices come first, as kustomize prints them while parsing, and
     // kustomize checks the number of paths before the flag values.
     let options = args.flags.options();
+    if let Some(refusal) = super::unsupported::refusal(&args.dir, &args.extra) {
+        return Err(kbuild::Error::msg(refusal));
+    }
     if !args.extra.is_empty() {
         return Err(kbuild::Error::msg("specify one path to kustomization.yaml"));
     }
