@@ -32,12 +32,16 @@ pub fn input_files(dir: &Path) -> Result<BTreeSet<PathBuf>> {
 /// remote entries (git repositories with the commit their ref resolves to, through
 /// `remote`, and file URLs), followed into the repositories they name.
 pub fn inputs(dir: &Path, remote: &Session) -> Result<(BTreeSet<PathBuf>, Vec<RemoteInput>)> {
-    let root = load::canonical(dir, "kustomization directory")?;
     let mut walk = Walk {
         remote: Some(remote),
         ..Walk::default()
     };
-    walk.kustomization(&root)?;
+    match dir.to_str().filter(|d| RepoSpec::parse(d).is_ok()) {
+        // A git URL as the root, read as the build reads it (kustomize's loader tries the
+        // repo-spec parse before the file system).
+        Some(url) => walk.file_or_dir(Path::new(""), url)?,
+        None => walk.kustomization(&load::canonical(dir, "kustomization directory")?)?,
+    }
     let mut remote_inputs: Vec<RemoteInput> = walk.remote_inputs.into_iter().collect();
     remote_inputs.sort();
     Ok((walk.files, remote_inputs))

@@ -285,8 +285,9 @@ fn kustomize_commands_kbuild_lacks_are_refused_by_name() {
         assert_eq!(run.code, 1, "{args:?}");
         assert!(run.stdout.is_empty());
         assert!(
-            run.stderr
-                .starts_with(&format!("Error: kbuild does not implement {named}; instead: ")),
+            run.stderr.starts_with(&format!(
+                "Error: kbuild does not implement {named}; instead: "
+            )),
             "{args:?}: {}",
             run.stderr
         );

@@ -80,6 +80,7 @@ fn main() {
                 "render_affected_by_a_changed_ref",
                 render_affected_by_a_changed_ref,
             ),
+            ("url_as_the_build_root", url_as_the_build_root),
         ],
     );
 }
@@ -1036,4 +1037,49 @@ fn render_affected_by_a_changed_ref(g: Git) {
     let rendered = std::fs::read_to_string(root.join("rendered/remote.yaml")).unwrap();
     assert_eq!(rendered, cm_out("base", "two", ""));
     assert!(!root.join("rendered/local.yaml").exists());
+}
+
+/// `kbuild build URL` (kustomize's own help example), and the same URL as the root of
+/// `diff` and `deps`, through the clone cache (`--offline` then needs no git at all).
+fn url_as_the_build_root(g: Git) {
+    let s = Scratch::new();
+    let (bare, c1, _) = app_repo(&g, &s.dir());
+    let url = file_url(&bare);
+    let v1 = format!("{url}//base?ref=v1");
+    same_as_kustomize(&s, Path::new(&v1), &cm_out("base", "one", ""));
+    same_as_kustomize(
+        &s,
+        Path::new(&format!("{url}//base?ref=main")),
+        &cm_out("base", "two", ""),
+    );
+    let cache = s.cache();
+    let cache = cache.to_str().unwrap();
+    let offline = s.kbuild(&["build", &v1, "--offline", "--remote-cache-dir", cache]);
+    assert!(offline.status.success(), "{}", text(&offline.stderr));
+    assert_eq!(text(&offline.stdout), cm_out("base", "one", ""));
+    let deps = s.kbuild(&["deps", &v1, "--remote-cache-dir", cache]);
+    assert!(deps.status.success(), "{}", text(&deps.stderr));
+    assert!(
+        text(&deps.stdout).contains(&format!("{v1} {c1}")),
+        "{}",
+        text(&deps.stdout)
+    );
+    let main = format!("{url}//base?ref=main");
+    let diff = s.kbuild(&["diff", &v1, &main, "--remote-cache-dir", cache]);
+    assert_eq!(diff.status.code(), Some(1), "{}", text(&diff.stderr));
+    assert!(
+        text(&diff.stdout).contains("1 changed"),
+        "{}",
+        text(&diff.stdout)
+    );
+    // A URL whose repository does not exist fails as a remote entry, not as a directory.
+    let missing = format!("{url}-missing//base");
+    let out = s.kbuild(&["build", &missing, "--remote-cache-dir", cache]);
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+    assert!(
+        text(&out.stderr).contains("remote entry"),
+        "{}",
+        text(&out.stderr)
+    );
 }

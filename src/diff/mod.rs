@@ -50,6 +50,9 @@ pub fn load_side(spec: &str, options: &BuildOptions, stdin: &mut dyn Read) -> Re
             source: e,
         })?;
         parse_resources(bytes, Path::new("<stdin>"))?
+    } else if !Path::new(spec).exists() && crate::remote::RepoSpec::parse(spec).is_ok() {
+        // A git URL, built as `kbuild build URL` builds it.
+        build(Path::new(spec), options)?.resources
     } else {
         let path = Path::new(spec);
         let meta = std::fs::metadata(path).map_err(|e| {

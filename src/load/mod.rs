@@ -228,6 +228,23 @@ impl Files {
     /// The loader of the kustomization directory `dir` (the top of a build):
     /// its real path, which must be a directory.
     pub fn root(&self, dir: &Path) -> Result<Loader<'_>> {
+        // A git URL is a root too (`kustomize build https://github.com/org/repo//dir?ref=v1`):
+        // kustomize's loader tries the repo-spec parse before the file system, so the same
+        // entry means the same thing here as under `resources:`.
+        if let Some(entry) = dir.to_str()
+            && RepoSpec::parse(entry).is_ok()
+        {
+            let outside = Loader {
+                files: self,
+                root: PathBuf::new(),
+            };
+            if let Some(real) = outside.remote_base(entry)? {
+                return Ok(Loader {
+                    files: self,
+                    root: real,
+                });
+            }
+        }
         let root = canonical_in(self.paths.fs(), dir, "kustomization directory")?;
         if self.paths.fs().kind(&root).ok() != Some(FileKind::Dir) {
             return Err(Error::msg(format!(
