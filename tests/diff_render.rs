@@ -228,6 +228,56 @@ fn diff_bad_input_exits_2() {
     insta::assert_snapshot!(all);
 }
 
+/// `kbuild diff --kubectl` on the two directories `kubectl diff` hands
+/// KUBECTL_EXTERNAL_DIFF, laid out as kubectl writes them (its diff.go: `LIVE-*` and
+/// `MERGED-*` temporary directories, one file per object named
+/// `[group.]version.kind.namespace.name`, an empty LIVE file for a new object).
+#[test]
+fn diff_kubectl_external_diff_directories() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let (live, merged) = (t.path().join("LIVE-123"), t.path().join("MERGED-456"));
+    std::fs::create_dir(&live).expect("mkdir");
+    std::fs::create_dir(&merged).expect("mkdir");
+    let deploy = |replicas: u32, generation: u32| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  generation: {generation}\n  name: web\n  namespace: default\nspec:\n  replicas: {replicas}\n"
+        )
+    };
+    let file = "apps.v1.Deployment.default.web";
+    std::fs::write(live.join(file), deploy(1, 3)).expect("write");
+    std::fs::write(merged.join(file), deploy(3, 4)).expect("write");
+    std::fs::write(live.join("v1.ConfigMap.default.new"), "").expect("write");
+    std::fs::write(
+        merged.join("v1.ConfigMap.default.new"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: new\n  namespace: default\n",
+    )
+    .expect("write");
+    let run = kbuild(
+        t.path(),
+        &["diff", "--kubectl", "LIVE-123", "MERGED-456", "--stat"],
+        None,
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "~ apps/v1 Deployment default/web (2 fields)\n+ v1 ConfigMap default/new\n1 changed, 1 added, 0 removed, 0 unchanged\n"
+    );
+    let run = kbuild(
+        t.path(),
+        &["diff", "--kubectl", "LIVE-123", "LIVE-123"],
+        None,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // An error is more than 1, which kubectl reports as a failure, not as differences.
+    let run = kbuild(
+        t.path(),
+        &["diff", "--kubectl", "LIVE-123", "missing"],
+        None,
+    );
+    assert_eq!(run.code, 2);
+    assert!(run.stdout.is_empty());
+}
+
 #[test]
 fn a_directory_named_diff_still_builds() {
     let t = tree();

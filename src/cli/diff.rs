@@ -2,6 +2,7 @@
 
 use super::{BuildFlags, print_stdout};
 use clap::ValueEnum;
+use std::path::Path;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
@@ -57,6 +58,11 @@ pub(crate) struct DiffArgs {
     /// replaced by a short hash of it).
     #[arg(long)]
     show_secrets: bool,
+    /// Read OLD and NEW as the directories `kubectl diff` passes its external diff program
+    /// (one object per file): `KUBECTL_EXTERNAL_DIFF="kbuild diff --kubectl" kubectl diff
+    /// -k DIR`. Exit 0 same, 1 different, 2 error, as kubectl expects.
+    #[arg(long, conflicts_with_all = ["git_ref", "to_kustomize_version"])]
+    kubectl: bool,
     #[command(flatten)]
     flags: BuildFlags,
 }
@@ -139,8 +145,15 @@ fn run_diff_sides(args: &DiffArgs) -> Result<bool, kbuild::Error> {
         new_options.kustomize_version = v;
     }
     let mut stdin = std::io::stdin().lock();
-    let mut old = load_side(old_spec, &old_options, &mut stdin)?;
-    let mut new = load_side(new_spec, &new_options, &mut stdin)?;
+    let (mut old, mut new) = if args.kubectl {
+        use kbuild::diff::kubectl_dirs::load;
+        (load(Path::new(old_spec))?, load(Path::new(new_spec))?)
+    } else {
+        (
+            load_side(old_spec, &old_options, &mut stdin)?,
+            load_side(new_spec, &new_options, &mut stdin)?,
+        )
+    };
     if args.to_kustomize_version.is_some() {
         // Both sides may be the same directory: say which build is which.
         old.label = format!(

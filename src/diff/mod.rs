@@ -19,6 +19,7 @@ mod markdown;
 mod redact;
 
 pub use markdown::report as markdown_report;
+pub mod kubectl_dirs;
 
 use crate::build::{BuildOptions, build};
 use crate::error::{Error, Result};
