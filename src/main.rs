@@ -23,6 +23,7 @@ mod cli {
     pub(crate) mod edit;
     pub(crate) mod man;
     pub(crate) mod merge;
+    pub(crate) mod pager;
     pub(crate) mod render;
     pub(crate) mod signals;
     pub(crate) mod unsupported;

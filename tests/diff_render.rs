@@ -278,6 +278,72 @@ fn diff_kubectl_external_diff_directories() {
     assert!(run.stdout.is_empty());
 }
 
+/// Runs `kbuild ARGS` in `dir` with stdout on a pseudo-terminal (util-linux `script`)
+/// and `PAGER` set to a stand-in that saves what it is given to `paged`; returns what
+/// reached the terminal, or `None` (reported skipped) without `script`.
+fn on_a_terminal(dir: &Path, args: &str, env: &[(&str, &str)]) -> Option<String> {
+    let kbuild = env!("CARGO_BIN_EXE_kbuild");
+    let mut cmd = Command::new("script");
+    cmd.args(["-qec", &format!("{kbuild} {args}"), "/dev/null"])
+        .current_dir(dir)
+        .env_remove("KBUILD_PAGER")
+        .env("PAGER", format!("cat > '{}'", dir.join("paged").display()))
+        .stdin(Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    match cmd.output() {
+        Ok(out) => Some(String::from_utf8_lossy(&out.stdout).into_owned()),
+        Err(e) => {
+            common::skipped("the pager test", &format!("no `script` program: {e}"));
+            None
+        }
+    }
+}
+
+/// The pager: used for diff and --help on a terminal, never when piped, and off with
+/// --no-pager or an empty KBUILD_PAGER.
+#[test]
+fn diff_and_help_go_through_the_pager_on_a_terminal_only() {
+    let t = tree();
+    let paged = t.path().join("paged");
+    let Some(screen) = on_a_terminal(t.path(), "diff base overlays/staging", &[]) else {
+        return;
+    };
+    let text = std::fs::read_to_string(&paged).expect("the pager got the diff");
+    assert!(text.contains("changed"), "{text}");
+    assert!(
+        !screen.contains("changed"),
+        "printed besides the pager: {screen}"
+    );
+    std::fs::remove_file(&paged).expect("rm");
+    on_a_terminal(t.path(), "--help", &[]);
+    assert!(
+        std::fs::read_to_string(&paged)
+            .expect("paged help")
+            .contains("Usage:")
+    );
+    std::fs::remove_file(&paged).expect("rm");
+    for (args, env) in [
+        ("diff --no-pager base overlays/staging", &[][..]),
+        ("diff base overlays/staging", &[("KBUILD_PAGER", "")][..]),
+        ("--help --no-pager", &[][..]),
+    ] {
+        let screen = on_a_terminal(t.path(), args, env).unwrap_or_default();
+        assert!(!paged.exists(), "{args}: paged");
+        assert!(!screen.is_empty(), "{args}: nothing printed");
+    }
+    // Piped: no pager whatever PAGER says.
+    let run = Command::new(env!("CARGO_BIN_EXE_kbuild"))
+        .args(["diff", "base", "overlays/staging"])
+        .current_dir(t.path())
+        .env("PAGER", format!("cat > '{}'", paged.display()))
+        .output()
+        .expect("run");
+    assert!(!run.stdout.is_empty());
+    assert!(!paged.exists());
+}
+
 #[test]
 fn a_directory_named_diff_still_builds() {
     let t = tree();

@@ -177,7 +177,7 @@ fn run_diff_sides(args: &DiffArgs) -> Result<bool, kbuild::Error> {
         && matches!(args.output, DiffFormat::Text)
         && !result.has_differences();
     if !quiet {
-        print_stdout(&text)?;
+        page_or_print(&text)?;
     }
     Ok(result.has_differences())
 }
@@ -211,6 +211,14 @@ fn run_diff_ref(args: &DiffArgs, git_ref: &str) -> Result<bool, kbuild::Error> {
         DiffFormat::Markdown => report.to_markdown(args.max_bytes),
         DiffFormat::Text => report.to_text(args.color(), args.stat),
     };
-    print_stdout(&text)?;
+    page_or_print(&text)?;
     Ok(report.has_differences())
+}
+
+/// The diff through the pager on a terminal (see `pager.rs`), else printed.
+fn page_or_print(text: &str) -> Result<(), kbuild::Error> {
+    if super::pager::page(text, super::pager::disabled_by_flag()) {
+        return Ok(());
+    }
+    print_stdout(text)
 }

@@ -28,6 +28,13 @@ pub(crate) fn parse<T: Parser>() -> T {
                 eprint!("{text}");
                 std::process::exit(2);
             }
+            None if e.kind() == ErrorKind::DisplayHelp => {
+                let text = e.render().ansi().to_string();
+                if super::pager::page(&text, super::pager::disabled_by_flag()) {
+                    std::process::exit(0);
+                }
+                e.exit()
+            }
             None => e.exit(),
         },
     }
@@ -135,7 +142,9 @@ fn without_stack_trace(args: impl IntoIterator<Item = OsString>) -> Vec<OsString
         let stack_trace = a
             .to_str()
             .is_some_and(|a| a == "--stack-trace" || a.starts_with("--stack-trace="));
-        if !stack_trace {
+        // Read by the pager (super::pager::disabled_by_flag), for every command and
+        // `--help` alike.
+        if !stack_trace && a != "--no-pager" {
             out.push(a);
         }
     }
