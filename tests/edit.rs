@@ -515,3 +515,67 @@ fn from_file_values_are_csv_records() {
         "{text}"
     );
 }
+
+/// `edit fix --verify`: writes only when every kustomization that reads the file builds
+/// the same bytes after the fix (here a base and the overlay using it), and refuses,
+/// leaving the file alone, when the fix would change a build (`patchesStrategicMerge`
+/// moved into `patches` runs after the existing `patches` entry instead of before it).
+#[test]
+fn fix_verify_checks_every_kustomization_that_reads_the_file() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let root = t.path();
+    let files = [
+        (
+            "base/kustomization.yaml",
+            "commonLabels:\n  team: a\nresources:\n- cm.yaml\n",
+        ),
+        (
+            "base/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  k: base\n",
+        ),
+        (
+            "overlay/kustomization.yaml",
+            "resources:\n- ../base\npatchesStrategicMerge:\n- p2.yaml\npatches:\n- path: p1.yaml\n",
+        ),
+        (
+            "overlay/p1.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  k: one\n",
+        ),
+        (
+            "overlay/p2.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  k: two\n",
+        ),
+    ];
+    for (path, text) in files {
+        std::fs::create_dir_all(root.join(path).parent().expect("parent")).expect("mkdir");
+        std::fs::write(root.join(path), text).expect("write");
+    }
+    // The kustomizations checked are those of the git work tree around the file.
+    let init = Command::new("git").args(["init", "-q"]).current_dir(root).status();
+    if !init.is_ok_and(|s| s.success()) {
+        common::skipped("edit fix --verify", "git init failed (no git?)");
+        return;
+    }
+    let out = run(&root.join("base"), &["edit", "fix", "--verify"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("Verified: 2 kustomizations"), "{stdout}");
+    assert!(stdout.contains("overlay ("), "{stdout}");
+    let fixed = std::fs::read_to_string(root.join("base/kustomization.yaml")).expect("read");
+    assert!(fixed.contains("includeSelectors: true"), "{fixed}");
+    let overlay = root.join("overlay/kustomization.yaml");
+    let before = std::fs::read_to_string(&overlay).expect("read");
+    let out = run(&root.join("overlay"), &["edit", "fix", "--verify"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr.contains("the fix changes what 1 of 1 kustomization builds; nothing was written"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("-  k: one\n+  k: two"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&overlay).expect("read"), before);
+}

@@ -33,6 +33,11 @@ enum EditCommand {
         /// Convert vars to replacements too (rewrites the resource files that use them).
         #[arg(long)]
         vars: bool,
+        /// Write only if every kustomization in the repository that reads a changed file
+        /// (the git work tree, else this directory) builds to the same bytes after the fix;
+        /// print what was checked.
+        #[arg(long)]
+        verify: bool,
     },
     /// [Alpha] List the builtin plugins (the configs `generators:` and `transformers:`
     /// run without --enable-alpha-plugins).
@@ -337,7 +342,7 @@ pub(crate) fn run_edit(args: &EditArgs) -> ExitCode {
     let result = (|| {
         let mut file = KustomizationFile::open(std::path::Path::new("."))?;
         let fix = match &args.command {
-            EditCommand::Fix { vars } => file.fix(*vars).map(Some),
+            EditCommand::Fix { vars, .. } => file.fix(*vars).map(Some),
             command => apply(&mut file, command).map(|()| None),
         };
         // kustomize logs as it goes: its notes come out before its error too.
@@ -352,7 +357,9 @@ pub(crate) fn run_edit(args: &EditArgs) -> ExitCode {
         changed.extend(fix.files.iter().cloned());
         let dir = file.path().parent().unwrap_or(std::path::Path::new("."));
         let mut report = fix_report(&fix);
-        if let Some(warning) = kbuild::edit::build_change(dir, &changed) {
+        if matches!(args.command, EditCommand::Fix { verify: true, .. }) {
+            report.push_str(&verify_fix(dir, &changed)?);
+        } else if let Some(warning) = kbuild::edit::build_change(dir, &changed) {
             report.push_str(&warning);
             report.push('\n');
         }
@@ -519,4 +526,55 @@ fn list_builtin_plugins() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `edit fix --verify`: builds every kustomization that reads a changed file before and
+/// after the fix; the proof, or an error (nothing written) naming what would change.
+fn verify_fix(
+    dir: &std::path::Path,
+    changed: &[(std::path::PathBuf, String)],
+) -> kbuild::Result<String> {
+    let root = kbuild::refs::git::Repo::discover(dir)
+        .map(|r| r.top().to_path_buf())
+        .unwrap_or_else(|_| dir.to_path_buf());
+    let candidates = kbuild::render::discover(std::slice::from_ref(&root), None)?;
+    let paths: Vec<std::path::PathBuf> = changed.iter().map(|(p, _)| p.clone()).collect();
+    let readers = kbuild::render::affected(&candidates, &paths, None)?;
+    if readers.is_empty() {
+        return Err(kbuild::Error::msg(format!(
+            "--verify: no kustomization under {} builds from the changed files (a component or a base no kustomization uses); nothing was written. Run without --verify to fix it anyway",
+            root.display()
+        )));
+    }
+    let results = kbuild::edit::verify(&readers, changed, &kbuild::BuildOptions::default());
+    let bytes: usize = results.iter().map(|r| r.bytes).sum();
+    let differing: Vec<&kbuild::edit::Verified> =
+        results.iter().filter(|r| r.change.is_some()).collect();
+    if !differing.is_empty() {
+        let mut msg = format!(
+            "--verify: the fix changes what {} of {} kustomization{} build{}; nothing was written:",
+            differing.len(),
+            results.len(),
+            if results.len() == 1 { "" } else { "s" },
+            if differing.len() == 1 { "s" } else { "" },
+        );
+        for r in differing {
+            msg.push_str(&format!(
+                "\n{}:\n{}",
+                r.dir.display(),
+                r.change.as_deref().unwrap_or("").trim_end()
+            ));
+        }
+        return Err(kbuild::Error::msg(msg));
+    }
+    let mut proof = format!(
+        "Verified: {} kustomization{} that read the changed files build to the same {} bytes before and after:\n",
+        results.len(),
+        if results.len() == 1 { "" } else { "s" },
+        bytes
+    );
+    for r in &results {
+        proof.push_str(&format!("  {} ({} bytes)\n", r.dir.display(), r.bytes));
+    }
+    Ok(proof)
 }

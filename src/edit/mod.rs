@@ -32,7 +32,7 @@ pub use generator::{Generator, GeneratorFlags};
 pub use image::ImageArg;
 pub use metadata::Metadata;
 pub use metadata::parse_pairs;
-pub use rebuild::build_change;
+pub use rebuild::{Verified, build_change, verify};
 
 use crate::error::{Error, Result};
 
