@@ -24,6 +24,7 @@ mod cli {
     pub(crate) mod man;
     pub(crate) mod merge;
     pub(crate) mod pager;
+    pub(crate) mod progress;
     pub(crate) mod render;
     pub(crate) mod signals;
     pub(crate) mod unsupported;

@@ -344,6 +344,22 @@ fn diff_and_help_go_through_the_pager_on_a_terminal_only() {
     assert!(!paged.exists());
 }
 
+/// `render` shows a progress bar on a terminal, not with --quiet, not when piped.
+#[test]
+fn render_progress_on_a_terminal_only() {
+    let t = tree();
+    let Some(screen) = on_a_terminal(t.path(), "render base overlays/staging", &[]) else {
+        return;
+    };
+    assert!(screen.contains("rendering 0/2"), "{screen:?}");
+    let screen =
+        on_a_terminal(t.path(), "render -q base overlays/staging", &[]).unwrap_or_default();
+    assert!(!screen.contains("rendering"), "{screen:?}");
+    let run = kbuild(t.path(), &["render", "base", "overlays/staging"], None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stderr.contains("rendering"), "{}", run.stderr);
+}
+
 #[test]
 fn a_directory_named_diff_still_builds() {
     let t = tree();

@@ -551,7 +551,10 @@ fn fix_verify_checks_every_kustomization_that_reads_the_file() {
         std::fs::write(root.join(path), text).expect("write");
     }
     // The kustomizations checked are those of the git work tree around the file.
-    let init = Command::new("git").args(["init", "-q"]).current_dir(root).status();
+    let init = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(root)
+        .status();
     if !init.is_ok_and(|s| s.success()) {
         common::skipped("edit fix --verify", "git init failed (no git?)");
         return;

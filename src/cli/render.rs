@@ -28,6 +28,9 @@ pub(crate) struct RenderArgs {
     /// missing or stale (with --all, or left by a kustomization that is gone).
     #[arg(long, requires = "out")]
     check: bool,
+    /// No progress bar (it is shown only on a terminal, for more than one kustomization).
+    #[arg(long, short)]
+    quiet: bool,
     #[command(flatten)]
     flags: BuildFlags,
 }
@@ -70,7 +73,9 @@ pub(crate) fn run_render(args: &RenderArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let results = render::run(&job);
+    let bar = super::progress::bar(job.dirs.len() as u64, "rendering", args.quiet);
+    let results = render::run_with(&job, &|_| bar.inc(1));
+    bar.finish_and_clear();
     let (mut written, mut failed, mut stale) = (0, 0, 0);
     let mut report = String::new();
     for r in &results {

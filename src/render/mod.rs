@@ -278,6 +278,12 @@ pub fn validate(job: &RenderJob) -> Result<()> {
 /// does not stop the others; see each result's outcome. Call [`validate`]
 /// first.
 pub fn run(job: &RenderJob) -> Vec<Rendered> {
+    run_with(job, &|_| {})
+}
+
+/// [`run`], calling `done` with each kustomization's directory as its render finishes
+/// (from the rendering threads; for progress reports).
+pub fn run_with(job: &RenderJob, done: &(dyn Fn(&Path) + Sync)) -> Vec<Rendered> {
     job.dirs
         .par_iter()
         .map(|dir| {
@@ -289,6 +295,7 @@ pub fn run(job: &RenderJob) -> Vec<Rendered> {
                 Ok(o) => o,
                 Err(e) => Outcome::Failed(e.context(format!("building '{}'", dir.display()))),
             };
+            done(dir);
             Rendered {
                 dir: dir.clone(),
                 file,
