@@ -86,6 +86,12 @@ pub enum PluginProblem {
         /// Why it is refused.
         why: &'static str,
     },
+    /// A container function's own `envs` names a variable of kbuild's environment (a bare
+    /// `NAME`) that `-e` on the command line does not pass (kbuild's rule).
+    EnvPassthrough {
+        /// The variable.
+        name: String,
+    },
     /// The config is wrong for this kind of plugin (its function annotation, its args).
     BadConfig(String),
     /// No container runtime (docker, podman) on PATH for a container function.
@@ -174,6 +180,9 @@ impl PluginError {
             PluginProblem::NoRuntime { .. } => Some(
                 "install docker or podman, or run the function as an exec function (exec: path:) with --enable-exec",
             ),
+            PluginProblem::EnvPassthrough { .. } => Some(
+                "if the function may see that variable, pass it with -e NAME (--env NAME); otherwise give it a value in the config (NAME=VALUE)",
+            ),
             PluginProblem::TooMuchOutput { .. } => Some(
                 "if output this large is expected, raise --max-output-bytes (BuildOptions::max_output_bytes)",
             ),
@@ -246,6 +255,10 @@ impl fmt::Display for PluginError {
             PluginProblem::UnsafeContainerArg { what, value, why } => write!(
                 f,
                 "plugin {plugin}: container function {what} {value:?} is refused: {why}"
+            ),
+            PluginProblem::EnvPassthrough { name } => write!(
+                f,
+                "plugin {plugin}: the container function's envs entry {name:?} would pass kbuild's own environment variable into the container, where the function could print it; only -e/--env {name} on kbuild's command line may pass it"
             ),
             PluginProblem::BadConfig(msg) => write!(f, "plugin {plugin}: {msg}"),
             PluginProblem::NoRuntime { image } => write!(

@@ -194,11 +194,7 @@ pub(super) fn run_args(
         check_env(e, "envs")?;
         // A bare name passes kbuild's own variable: only the command line may ask for it.
         if !e.contains('=') && !settings.env.iter().any(|f| f == e) {
-            return Err(unsafe_arg(
-                "envs entry",
-                e,
-                "a bare name would pass kbuild's own environment variable into the container, where the function could print it; only -e/--env NAME on kbuild's command line may pass one",
-            ));
+            return Err(PluginProblem::EnvPassthrough { name: e.clone() });
         }
     }
     for e in settings.env {
@@ -326,8 +322,15 @@ mod tests {
             envs: vec!["SECRET".into()],
             ..image("img")
         };
-        let e = refused(&declared, &[], &[]);
-        assert!(e.contains("envs entry \"SECRET\""), "{e}");
+        assert!(matches!(
+            run_args(&declared, Path::new("/k"), &Settings {
+                network_name: None,
+                mounts: &[],
+                env: &["OTHER".into()],
+                as_current_user: false,
+            }),
+            Err(PluginProblem::EnvPassthrough { name }) if name == "SECRET"
+        ));
         let settings = Settings {
             network_name: None,
             mounts: &[],

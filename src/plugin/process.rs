@@ -213,3 +213,24 @@ fn kill_group(pgid: u32) {
         libc::kill(-pgid, libc::SIGKILL);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stdout_is_bounded_and_stderr_kept_in_part() {
+        assert_eq!(read_bounded(&b"12345"[..], 5).unwrap(), b"12345");
+        assert!(matches!(
+            read_bounded(&b"123456"[..], 5),
+            Err(PluginProblem::TooMuchOutput { limit: 5 })
+        ));
+        let long = vec![b'x'; MAX_STDERR + 10];
+        let kept = read_stderr(&long[..]).unwrap();
+        assert!(kept.starts_with(&long[..MAX_STDERR]));
+        assert!(kept.ends_with(b"[kbuild: 10 more bytes of stderr not shown]\n"));
+        assert_eq!(output_cap(0, 0), 1 << 20);
+        assert_eq!(output_cap(10, 5), 30 + (1 << 20));
+        assert_eq!(output_cap(u64::MAX, u64::MAX), MAX_OUTPUT);
+    }
+}
