@@ -57,7 +57,9 @@ fn plugin_names_that_are_no_path_component_are_refused() {
             &tree,
             &out,
             &[
-                &format!("apiVersion {api:?} and kind {kind:?} cannot name a program in the plugin home: the {part} "),
+                &format!(
+                    "apiVersion {api:?} and kind {kind:?} cannot name a program in the plugin home: the {part} "
+                ),
                 "is not a plain path component",
                 &format!("in plugin config {}", tree.path("k/gen.yaml").display()),
             ],
@@ -140,9 +142,9 @@ fn allow_plugin_by_kind_does_not_allow_a_function_of_that_kind() {
     assert_fails(
         &tree,
         &out,
-        &[
-            &format!("not in the --allow-plugin list (it would run {program}; an exec function is allowed only by its program's absolute path, not by its config's kind)"),
-        ],
+        &[&format!(
+            "not in the --allow-plugin list (it would run {program}; an exec function is allowed only by its program's absolute path, not by its config's kind)"
+        )],
     );
     assert!(!tree.path("ran").exists(), "the function ran");
     // The plugin-home program of that kind is what the kind allows.
@@ -163,7 +165,9 @@ fn allow_plugin_by_kind_does_not_allow_a_function_of_that_kind() {
     assert_fails(
         &tree,
         &out,
-        &["it would run the image evil.example/fn:v1; a container function is allowed only by its image"],
+        &[
+            "it would run the image evil.example/fn:v1; a container function is allowed only by its image",
+        ],
     );
     assert!(!tree.path("ran").exists(), "the container ran");
     for (entry, ok) in [
@@ -187,7 +191,10 @@ fn allow_plugin_by_kind_does_not_allow_a_function_of_that_kind() {
 #[test]
 fn allow_plugin_paths_are_not_widened_by_spelling_or_symlinks() {
     let tree = generator_tree(&exec_function("Fn", "./fn.sh"));
-    tree.script("k/fn.sh", "#!/bin/sh\ncat > /dev/null\ntouch \"$TREE/ran\"\n");
+    tree.script(
+        "k/fn.sh",
+        "#!/bin/sh\ncat > /dev/null\ntouch \"$TREE/ran\"\n",
+    );
     std::os::unix::fs::symlink("fn.sh", tree.path("k/link.sh")).unwrap();
     let dir = tree.path("k").display().to_string();
     let run = |entry: &str| {
@@ -283,7 +290,11 @@ fn container_arguments_that_docker_would_misread_are_refused() {
     }
     let tree = container_tree("        image: \"--privileged\"\n");
     let out = tree.kbuild(ALPHA);
-    assert_fails(&tree, &out, &["container function image \"--privileged\" is refused"]);
+    assert_fails(
+        &tree,
+        &out,
+        &["container function image \"--privileged\" is refused"],
+    );
     assert!(!tree.path("argv").exists());
 }
 
@@ -300,14 +311,21 @@ fn declared_mounts_cannot_reach_outside_the_kustomization() {
     assert_fails(
         &tree,
         &out,
-        &["mount path 'secrets' is not permitted; it resolves to", "outside the current kustomization directory"],
+        &[
+            "mount path 'secrets' is not permitted; it resolves to",
+            "outside the current kustomization directory",
+        ],
     );
     assert!(!tree.path("argv").exists());
     let tree = container_tree(
         "        image: example.com/fn:v1\n        mounts:\n        - {type: volume, src: app-secrets, dst: /s}\n",
     );
     let out = tree.kbuild(ALPHA);
-    assert_fails(&tree, &out, &["a named volume holds state from outside the kustomization"]);
+    assert_fails(
+        &tree,
+        &out,
+        &["a named volume holds state from outside the kustomization"],
+    );
     // A mount inside the tree still works, as in kustomize.
     let tree = container_tree(
         "        image: example.com/fn:v1\n        mounts:\n        - {type: bind, src: data, dst: /d}\n",
@@ -328,7 +346,8 @@ fn declared_mounts_cannot_reach_outside_the_kustomization() {
 /// to the container: only `-e NAME` on the command line may.
 #[test]
 fn a_function_cannot_ask_for_kbuilds_environment() {
-    let tree = container_tree("        image: example.com/fn:v1\n        envs: [KBUILD_TEST_SECRET]\n");
+    let tree =
+        container_tree("        image: example.com/fn:v1\n        envs: [KBUILD_TEST_SECRET]\n");
     let run = |extra: &[&str]| {
         let mut args = vec!["build", "--enable-alpha-plugins"];
         args.extend(extra);
@@ -360,7 +379,11 @@ fn a_function_cannot_ask_for_kbuilds_environment() {
 #[test]
 fn a_plugin_printing_without_end_is_stopped() {
     let tree = generator_tree("apiVersion: example.com/v1\nkind: Yes\nmetadata:\n  name: y\n");
-    tree.exec_plugin("example.com/v1", "Yes", "#!/bin/sh\nyes 'kind: ConfigMap'\n");
+    tree.exec_plugin(
+        "example.com/v1",
+        "Yes",
+        "#!/bin/sh\nyes 'kind: ConfigMap'\n",
+    );
     let out = tree.kbuild(&[
         "build",
         "--enable-alpha-plugins",
@@ -388,7 +411,13 @@ fn a_huge_plugin_timeout_is_an_error() {
     let tree = generator_tree("apiVersion: example.com/v1\nkind: Gen\nmetadata:\n  name: g\n");
     tree.exec_plugin("example.com/v1", "Gen", "#!/bin/sh\n");
     for limit in ["18446744073709551615", "9999999h"] {
-        let out = tree.kbuild(&["build", "--enable-alpha-plugins", "--plugin-timeout", limit, "k"]);
+        let out = tree.kbuild(&[
+            "build",
+            "--enable-alpha-plugins",
+            "--plugin-timeout",
+            limit,
+            "k",
+        ]);
         assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
         assert!(
             stderr(&out).contains("longer than kbuild's limit of a year"),

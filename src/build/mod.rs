@@ -457,7 +457,7 @@ impl Builder<'_> {
         }
         // As in kustomize, every generator is configured before any runs: helm charts and
         // `generators:` configs fail (see build/plugins.rs) before a ConfigMap is generated.
-        let charts = self.configure_helm_charts(ldr, k)?;
+        let charts = self.configure_helm_charts(ldr, file, k)?;
         let generator_configs = self.load_plugin_configs(ldr, file, &k.generators)?;
         self.run_generators(ldr, file, k, acc)?;
         self.run_helm_charts(&charts, file, acc)?;

@@ -121,7 +121,10 @@ mod tests {
         let link = dir.join("link");
         assert!(!allows(&[&p], &Candidate::Exec { path: &link }));
         // Images: exactly as written.
-        assert!(allows(&["ghcr.io/x/fn:v1"], &Candidate::Image("ghcr.io/x/fn:v1")));
+        assert!(allows(
+            &["ghcr.io/x/fn:v1"],
+            &Candidate::Image("ghcr.io/x/fn:v1")
+        ));
         for entry in ["ghcr.io/x/fn", "GHCR.IO/x/fn:v1", "ghcr.io/x/fn:v1/"] {
             assert!(!allows(&[entry], &Candidate::Image("ghcr.io/x/fn:v1")));
         }

@@ -292,7 +292,10 @@ mod tests {
             rw: false,
         };
         for (spec, needle) in [
-            (mount(bind("data", "/data,source=/")), "mount dst \"/data,source=/\""),
+            (
+                mount(bind("data", "/data,source=/")),
+                "mount dst \"/data,source=/\"",
+            ),
             (mount(bind("data", "/data\n")), "mount dst"),
             (mount(bind("data", "/d\"x")), "mount dst"),
             (mount(bind("a=b", "/d")), "mount src"),

@@ -415,7 +415,11 @@ impl Plugin {
     /// Runs the plugin as a generator: its resources, each with the behavior its
     /// `kustomize.config.k8s.io/behavior` annotation asks for (and a name hash when its
     /// `kustomize.config.k8s.io/needs-hash` does).
-    pub fn generate(&self, options: &Options, budget: &Budget) -> Result<Vec<(Resource, Behavior)>> {
+    pub fn generate(
+        &self,
+        options: &Options,
+        budget: &Budget,
+    ) -> Result<Vec<(Resource, Behavior)>> {
         self.run(Vec::new(), options, budget)?
             .into_iter()
             .map(|mut r| {

@@ -63,8 +63,7 @@ impl Budget {
     /// What is left of the limit, in bytes (to bound what a plugin or helm may print
     /// before its output is parsed and charged).
     pub fn remaining(&self) -> u64 {
-        self.limit
-            .saturating_sub(self.used.load(Ordering::Relaxed))
+        self.limit.saturating_sub(self.used.load(Ordering::Relaxed))
     }
 }
 
