@@ -34,6 +34,8 @@ use crate::yaml::Node;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub use process::kill_running_for_exit;
+
 /// The default `--plugin-timeout`: generous, for functions whose image must be pulled.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 

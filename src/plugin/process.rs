@@ -46,6 +46,23 @@ pub(crate) fn output_cap(remaining: u64, input: u64) -> u64 {
         .min(MAX_OUTPUT)
 }
 
+/// The process groups of the programs running now (see the module comment). A register
+/// for the signal handler, as `output::temp` keeps one of temporary files.
+static RUNNING: std::sync::Mutex<std::collections::BTreeSet<u32>> =
+    std::sync::Mutex::new(std::collections::BTreeSet::new());
+
+fn running() -> std::sync::MutexGuard<'static, std::collections::BTreeSet<u32>> {
+    RUNNING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Kills every plugin or helm process group still running: for the binary's signal
+/// handler, before it removes the temporary files those programs may be using.
+pub fn kill_running_for_exit() {
+    for pgid in std::mem::take(&mut *running()) {
+        kill_group(pgid);
+    }
+}
+
 /// What to run, and how.
 pub(crate) struct Job<'a> {
     /// The program (an absolute path, or a bare name looked up on PATH).
@@ -95,6 +112,8 @@ pub(crate) fn run(job: &Job<'_>) -> Result<Finished, PluginProblem> {
         msg: e.to_string(),
     })?;
     let pid = child.id();
+    crate::output::temp::start_handler();
+    running().insert(pid);
     let deadline = Instant::now() + job.timeout;
     // Detached threads, not scoped ones: a process that left the plugin's group (setsid)
     // may hold the pipes open forever, and kbuild must not wait for it past the limit.
@@ -134,6 +153,7 @@ pub(crate) fn run(job: &Job<'_>) -> Result<Finished, PluginProblem> {
     // Whatever happened, nothing of the group may remain: on a timeout this is the kill;
     // after an exit it ends the plugin's stray children.
     kill_group(pid);
+    running().remove(&pid);
     let timed_out = || PluginProblem::TimedOut {
         limit: job.timeout_text.to_string(),
     };
