@@ -426,3 +426,60 @@ fn a_huge_plugin_timeout_is_an_error() {
         );
     }
 }
+
+/// SIGTERM while a plugin runs: kbuild kills the plugin's process group (then removes its
+/// temporary files) before it dies.
+#[test]
+fn a_signal_while_a_plugin_runs_kills_it() {
+    let tree = generator_tree("apiVersion: example.com/v1\nkind: Hang\nmetadata:\n  name: h\n");
+    tree.exec_plugin(
+        "example.com/v1",
+        "Hang",
+        "#!/bin/sh\necho $$ > \"$TREE/pid.tmp\"\nmv \"$TREE/pid.tmp\" \"$TREE/pid\"\nexec sleep 300\n",
+    );
+    let mut child = tree
+        .command(std::path::Path::new(env!("CARGO_BIN_EXE_kbuild")))
+        .args(["build", "--enable-alpha-plugins", "k"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !tree.path("pid").exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the plugin never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let pid = std::fs::read_to_string(tree.path("pid")).unwrap();
+    // SAFETY: kill(2) on the child's pid.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+    }
+    assert!(!child.wait().unwrap().success());
+    let alive = || {
+        std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()))
+            .is_ok_and(|s| !s.contains(") Z "))
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while alive() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let survived = alive();
+    if survived
+        && let Ok(p) = pid.trim().parse::<libc::pid_t>()
+        && p > 0
+    {
+        // SAFETY: kill(2) on the plugin's pid, so that the test leaves nothing running.
+        unsafe {
+            libc::kill(p, libc::SIGKILL);
+        }
+    }
+    assert!(
+        !survived,
+        "the plugin (pid {}) still runs after kbuild died",
+        pid.trim()
+    );
+    tree.assert_no_temp_debris();
+}
