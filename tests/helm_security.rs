@@ -2,9 +2,9 @@
 //! which environment, and for how long (see README, "Security and limits", and
 //! src/helm/checks.rs, src/helm/command.rs).
 //!
-//! helm is `tests/helm-standin/helm` (Python 3 with PyYAML; not helm), run in its strict
-//! mode: it fails when a value is outside its flag's argument or a positional is before
-//! `--`. It logs each run (argv, `HELM_*` environment) and reads `-f`/`--values` as helm
+//! helm is `tests/helm-standin/helm` (Python 3 with PyYAML; not helm); in its strict mode
+//! (one test here, and every kbuild run of tests/helm.rs) it fails when a value is outside
+//! its flag's argument or a positional is before `--`. It logs each run (argv, `HELM_*` environment) and reads `-f`/`--values` as helm
 //! does, split at commas. Every build here gets a TMPDIR of its own, which must be empty
 //! afterwards (helm's scratch directory, the values file).
 
@@ -42,12 +42,14 @@ fn standin_runs() -> bool {
 /// the stand-in's log.
 struct Tree {
     dir: tempfile::TempDir,
+    /// Whether the stand-in runs in its strict mode.
+    strict: bool,
 }
 
 impl Tree {
     fn new(kustomization: &str) -> Tree {
         let dir = tempfile::tempdir().expect("tempdir");
-        let t = Tree { dir };
+        let t = Tree { dir, strict: false };
         std::fs::create_dir_all(t.path("tmp")).expect("mkdir");
         t.write("k/kustomization.yaml", kustomization);
         for f in ["Chart.yaml", "values.yaml", "templates/db.yaml"] {
@@ -81,7 +83,7 @@ impl Tree {
             .current_dir(self.path(""))
             .env("TMPDIR", self.path("tmp"))
             .env("HELM_STANDIN_LOG", self.path("helm.log"))
-            .env("HELM_STANDIN_STRICT", "1")
+            .env("HELM_STANDIN_STRICT", if self.strict { "1" } else { "0" })
             .env("KBUILD_TEST_SECRET", "hunter2")
             .env_remove("HELM_REGISTRY_CONFIG")
             .env_remove("HELM_REPOSITORY_CONFIG")
@@ -217,25 +219,34 @@ fn chart_values_helm_could_read_as_options_are_refused() {
 }
 
 /// An additional values file whose name holds a comma would make helm read another file
-/// (helm splits `--values` at commas) that the load restrictor never saw.
+/// (helm splits `--values` at commas): `a,/abs/secret.yaml` is the file `secret.yaml` in
+/// the tree's directory `a,/abs/`, which the load restrictor accepts, and helm reads `a`
+/// and `/abs/secret.yaml`, a file outside the tree.
 #[test]
 fn values_file_names_with_commas_are_refused() {
     if !standin_runs() {
         return;
     }
-    let t = Tree::new(
-        "helmCharts:\n- name: db\n  releaseName: r\n  additionalValuesFiles: [\"extra.yaml,../secret.yaml\"]\n",
-    );
-    t.write("k/extra.yaml,../secret.yaml", "user: x\n");
+    let t = Tree::new("");
+    let secret = t.path("secret.yaml");
     t.write("secret.yaml", "user: leaked\n");
+    let entry = format!("a,{}", secret.display());
+    t.write(
+        "k/kustomization.yaml",
+        &format!("helmCharts:\n- name: db\n  releaseName: r\n  additionalValuesFiles: [{entry:?}]\n"),
+    );
+    t.write("k/a", "user: a\n");
+    t.write(&format!("k/{entry}"), "user: inside\n");
     let out = t.kbuild(&[]);
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("leaked"),
+        "helm read {}",
+        secret.display()
+    );
     assert_fails(
         &t,
         &out,
-        &[
-            "additionalValuesFiles",
-            "is refused: helm splits --values at commas",
-        ],
+        &["additionalValuesFiles", "is refused: helm splits --values at commas"],
     );
     assert!(t.runs().iter().all(|(argv, _)| argv[0] != "template"));
 }
@@ -247,10 +258,11 @@ fn every_argument_is_a_flag_with_its_value_or_a_positional_after_the_end_of_opti
     if !standin_runs() {
         return;
     }
-    let t = Tree::new(
+    let mut t = Tree::new(
         "helmCharts:\n- name: db\n  releaseName: r.1\n  namespace: ns\n  nameTemplate: named\n  additionalValuesFiles: [extra.yaml]\n  apiVersions: [a/v1]\n  kubeVersion: v1.30.0\n  includeCRDs: true\n  skipTests: true\n  skipHooks: true\n  debug: true\n",
     );
     t.write("k/extra.yaml", "user: extra\n");
+    t.strict = true;
     let out = t.kbuild(&[]);
     assert!(out.status.success(), "{}", stderr(&out));
     let runs = t.runs();
