@@ -38,6 +38,9 @@ fn standin_runs() -> bool {
     ok
 }
 
+/// One helm run the stand-in logged: its argv and its `HELM_*` environment.
+type Run = (Vec<String>, Vec<(String, String)>);
+
 /// A tree `k/` with the fixture chart `db` vendored in `k/charts/db`, a TMPDIR `tmp/` and
 /// the stand-in's log.
 struct Tree {
@@ -112,7 +115,7 @@ impl Tree {
     }
 
     /// The stand-in's runs: (argv, env) each.
-    fn runs(&self) -> Vec<(Vec<String>, Vec<(String, String)>)> {
+    fn runs(&self) -> Vec<Run> {
         std::fs::read_to_string(self.path("helm.log"))
             .unwrap_or_default()
             .lines()
@@ -233,7 +236,9 @@ fn values_file_names_with_commas_are_refused() {
     let entry = format!("a,{}", secret.display());
     t.write(
         "k/kustomization.yaml",
-        &format!("helmCharts:\n- name: db\n  releaseName: r\n  additionalValuesFiles: [{entry:?}]\n"),
+        &format!(
+            "helmCharts:\n- name: db\n  releaseName: r\n  additionalValuesFiles: [{entry:?}]\n"
+        ),
     );
     t.write("k/a", "user: a\n");
     t.write(&format!("k/{entry}"), "user: inside\n");
@@ -246,7 +251,10 @@ fn values_file_names_with_commas_are_refused() {
     assert_fails(
         &t,
         &out,
-        &["additionalValuesFiles", "is refused: helm splits --values at commas"],
+        &[
+            "additionalValuesFiles",
+            "is refused: helm splits --values at commas",
+        ],
     );
     assert!(t.runs().iter().all(|(argv, _)| argv[0] != "template"));
 }

@@ -137,8 +137,8 @@ struct FunctionFlags {
     /// Run container functions as the current user instead of nobody.
     #[arg(long, help_heading = PLUGINS, value_name = "BOOL", value_parser = go_bool)]
     as_current_user: Option<bool>,
-    /// How long one plugin may run before it is killed with its process group: 90s, 10m,
-    /// 1h (kbuild's).
+    /// How long one plugin or helm run may take before it is killed with its process
+    /// group: 90s, 10m, 1h, at most 8760h (kbuild's).
     #[arg(long, value_name = "DURATION", default_value = "10m", help_heading = PLUGINS)]
     plugin_timeout: String,
     /// Run only the plugins named here, by kind, program path or container image
