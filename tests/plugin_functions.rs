@@ -458,25 +458,39 @@ fn ksops_style_example_decrypts_its_secret() {
     }
     let dir = examples().join("ksops");
     let tree = Tree::new();
-    let out = tree
-        .command(Path::new(env!("CARGO_BIN_EXE_kbuild")))
-        .env(
-            "PATH",
-            format!(
-                "{}:{}",
-                dir.join("bin").display(),
-                std::env::var("PATH").unwrap_or_default()
-            ),
-        )
-        .args(["build", "--enable-alpha-plugins", "--enable-exec"])
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let build = |extra: &[&str]| {
+        tree.command(Path::new(env!("CARGO_BIN_EXE_kbuild")))
+            .env(
+                "PATH",
+                format!(
+                    "{}:{}",
+                    dir.join("bin").display(),
+                    std::env::var("PATH").unwrap_or_default()
+                ),
+            )
+            .args(["build", "--enable-alpha-plugins", "--enable-exec"])
+            .args(extra)
+            .arg(&dir)
+            .output()
+            .unwrap()
+    };
+    let out = build(&[]);
     assert!(out.status.success(), "{}", stderr(&out));
     tree.assert_no_temp_debris();
     let expected = std::fs::read_to_string(dir.join("expected.yaml")).unwrap();
     assert_eq!(stdout(&out), expected);
     assert!(expected.contains("password: correct-horse-battery-staple"));
+    // --allow-plugin: KSOPS runs as an exec function, allowed by its program's path (the
+    // README's example), not by its config's kind.
+    let program = dir.join("bin/ksops").display().to_string();
+    let out = build(&["--allow-plugin", &program]);
+    assert_eq!(stdout(&out), expected, "{}", stderr(&out));
+    let out = build(&["--allow-plugin", "ksops"]);
+    assert_fails(
+        &tree,
+        &out,
+        &["an exec function is allowed only by its program's absolute path"],
+    );
 }
 
 #[test]

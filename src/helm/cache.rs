@@ -117,7 +117,16 @@ pub(super) fn pull(
             root.display()
         )))
     };
-    std::fs::create_dir_all(&root).map_err(|e| files("cannot create the chart cache", e))?;
+    // Private to the user (0700), as kbuild's other caches: a chart found there is used as
+    // it is, so no other user may put one there.
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&root)
+            .map_err(|e| files("cannot create the chart cache", e))?;
+    }
     let tmp = crate::output::temp::Registered::dir(
         tempfile::Builder::new().prefix(".pull-"),
         Some(&root),
