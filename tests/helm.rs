@@ -533,7 +533,10 @@ fn a_pulled_chart_is_cached_outside_the_tree_and_offline_builds_use_it() {
     assert_eq!(entries.len(), 1, "one cache entry, no temporary left");
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(&cache).expect("cache").permissions().mode();
+        let mode = std::fs::metadata(&cache)
+            .expect("cache")
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o700, "the chart cache is private");
     }
     assert!(entries[0].path().join("web/Chart.yaml").is_file());
