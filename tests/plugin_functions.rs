@@ -297,20 +297,21 @@ fn a_hanging_plugin_is_killed_with_its_children() {
 fn allow_plugin_names_kinds_programs_or_images() {
     let tree = function_tree("transformers", "", "#!/bin/sh\ncat\n");
     let program = tree.path("k/fn.sh").display().to_string();
-    let mut args = vec!["build", "--enable-alpha-plugins", "--enable-exec"];
-    let out = tree.kbuild(&[&args[..], &["--allow-plugin", "Other", "k"]].concat());
-    assert_fails(
-        &tree,
-        &out,
-        &[&format!(
-            "plugin Fn 'f' ({program}): not in the --allow-plugin list (it would run {program})"
-        )],
-    );
-    for allowed in ["Fn", program.as_str()] {
-        args.extend(["--allow-plugin", allowed]);
-        let out = tree.kbuild(&[&args[..], &["k"]].concat());
-        assert!(out.status.success(), "{allowed}: {}", stderr(&out));
+    let args = ["build", "--enable-alpha-plugins", "--enable-exec"];
+    // An exec function is allowed by its program's path only, not by its config's kind
+    // (tests/plugin_security.rs has the rest: kinds, images, spellings of paths).
+    for other in ["Other", "Fn"] {
+        let out = tree.kbuild(&[&args[..], &["--allow-plugin", other, "k"]].concat());
+        assert_fails(
+            &tree,
+            &out,
+            &[&format!(
+                "plugin Fn 'f' ({program}): not in the --allow-plugin list (it would run {program}; an exec function is allowed only by its program's absolute path"
+            )],
+        );
     }
+    let out = tree.kbuild(&[&args[..], &["--allow-plugin", &program, "k"]].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
 }
 
 #[test]
@@ -457,25 +458,39 @@ fn ksops_style_example_decrypts_its_secret() {
     }
     let dir = examples().join("ksops");
     let tree = Tree::new();
-    let out = tree
-        .command(Path::new(env!("CARGO_BIN_EXE_kbuild")))
-        .env(
-            "PATH",
-            format!(
-                "{}:{}",
-                dir.join("bin").display(),
-                std::env::var("PATH").unwrap_or_default()
-            ),
-        )
-        .args(["build", "--enable-alpha-plugins", "--enable-exec"])
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let build = |extra: &[&str]| {
+        tree.command(Path::new(env!("CARGO_BIN_EXE_kbuild")))
+            .env(
+                "PATH",
+                format!(
+                    "{}:{}",
+                    dir.join("bin").display(),
+                    std::env::var("PATH").unwrap_or_default()
+                ),
+            )
+            .args(["build", "--enable-alpha-plugins", "--enable-exec"])
+            .args(extra)
+            .arg(&dir)
+            .output()
+            .unwrap()
+    };
+    let out = build(&[]);
     assert!(out.status.success(), "{}", stderr(&out));
     tree.assert_no_temp_debris();
     let expected = std::fs::read_to_string(dir.join("expected.yaml")).unwrap();
     assert_eq!(stdout(&out), expected);
     assert!(expected.contains("password: correct-horse-battery-staple"));
+    // --allow-plugin: KSOPS runs as an exec function, allowed by its program's path (the
+    // README's example), not by its config's kind.
+    let program = dir.join("bin/ksops").display().to_string();
+    let out = build(&["--allow-plugin", &program]);
+    assert_eq!(stdout(&out), expected, "{}", stderr(&out));
+    let out = build(&["--allow-plugin", "ksops"]);
+    assert_fails(
+        &tree,
+        &out,
+        &["an exec function is allowed only by its program's absolute path"],
+    );
 }
 
 #[test]

@@ -382,6 +382,9 @@ fn container_function_command_line(k: Vec<(&'static str, PathBuf)>) {
         "-e",
         "A=b",
         "--env=C",
+        // kbuild passes a variable the function's envs names bare only when -e names it too.
+        "-e",
+        "BAZ",
         "--mount",
         "type=bind,src=/etc,dst=/e,rw=true",
     ];

@@ -212,7 +212,7 @@ impl Builder<'_> {
         acc: &mut Accumulator,
     ) -> Result<()> {
         let origin = self.meta.unwrap_or_default().origin;
-        let generated = plugin.generate(self.external)?;
+        let generated = plugin.generate(self.external, self.budget)?;
         // Many resources from one plugin: look ids up in an index, as for builtin generators.
         let mut index = (generated.len() >= crate::generate::behavior::INDEX_FROM)
             .then(|| acc.resmap.any_id_index());

@@ -16,8 +16,9 @@ impl Builder<'_> {
     /// The kustomization's charts, configured (see helm/args.rs); an error without
     /// `--enable-helm` (see build/plugins.rs).
     pub(super) fn configure_helm_charts(
-        &self,
+        &mut self,
         ldr: &Loader,
+        file: &Path,
         k: &Kustomization,
     ) -> Result<Vec<ChartArgs>> {
         super::plugins::check_helm_charts(k, self.plugins)?;
@@ -26,6 +27,9 @@ impl Builder<'_> {
             k.helm_globals.as_ref(),
             &k.helm_chart_inflation_generator,
         );
+        if !charts.is_empty() {
+            self.warn_config_home(&globals, file);
+        }
         let namespace = self.helm_namespace.as_deref();
         let flags = self.helm.options();
         charts
@@ -39,7 +43,7 @@ impl Builder<'_> {
     /// reads builtin configs. Such a chart inherits no namespace (kustomize passes the
     /// kustomization's namespace to `helmCharts` entries only).
     pub(super) fn run_helm_config(
-        &self,
+        &mut self,
         ldr: &Loader,
         config: &crate::yaml::Node,
         source: &Path,
@@ -50,6 +54,7 @@ impl Builder<'_> {
         const KIND: &str = "HelmChartInflationGenerator";
         let chart: HelmChart = decode(config, KIND)?;
         let globals: HelmGlobals = decode(config, KIND)?;
+        self.warn_config_home(&globals, source);
         let flags = self.helm.options();
         let args = args::configure(&chart, &globals, None, ldr, flags)?;
         let meta = crate::kustomization::plugin_config::identity(config)?.1;
@@ -84,6 +89,18 @@ impl Builder<'_> {
         self.absorb_charts(charts, origin, acc)
     }
 
+    /// kustomize hands `helmGlobals.configHome` to helm as its config home; kbuild does not
+    /// (see helm/command.rs), and says so.
+    fn warn_config_home(&mut self, globals: &crate::kustomization::helm::HelmGlobals, file: &Path) {
+        if !globals.config_home.is_empty() {
+            self.warnings.push(format!(
+                "helmGlobals.configHome {:?} in {} is ignored: kbuild gives helm a private config home, so that a kustomization cannot choose helm's plugins, repositories or registry credentials (set HELM_REGISTRY_CONFIG or HELM_REPOSITORY_CONFIG in kbuild's environment to give helm credentials)",
+                globals.config_home,
+                file.display()
+            ));
+        }
+    }
+
     /// Inflates `charts` and adds their resources (with `origin`, for `buildMetadata`).
     fn absorb_charts(
         &self,
@@ -93,7 +110,7 @@ impl Builder<'_> {
     ) -> Result<()> {
         use crate::generate::Behavior;
         let mut index = acc.resmap.any_id_index();
-        for resources in self.helm.inflate_all(charts, self.version)? {
+        for resources in self.helm.inflate_all(charts, self.version, self.budget)? {
             for mut res in resources {
                 self.budget
                     .charge(crate::resource::budget::node_bytes(&res.node), "helmCharts")?;

@@ -76,14 +76,15 @@ fn run_plugin_transformer(
     budget: &Budget,
 ) -> Result<()> {
     // What the plugin adds counts against the output budget, as a builtin
-    // transformer's copies do (the plugin's own output is capped at 1 GiB).
+    // transformer's copies do (what the plugin may print is bounded by what is left of
+    // it, see plugin/process.rs).
     let bytes = |rm: &ResMap| -> u64 {
         rm.iter()
             .map(|r| crate::resource::budget::node_bytes(&r.node))
             .sum()
     };
     let before = bytes(rm);
-    plugin.transform(rm, options)?;
+    plugin.transform(rm, options, budget)?;
     budget.charge(bytes(rm).saturating_sub(before), &plugin.budget_field())?;
     if meta.transformers {
         let by = plugin.configured(configured_in);
@@ -458,7 +459,7 @@ impl Builder<'_> {
         }
         // As in kustomize, every generator is configured before any runs: helm charts and
         // `generators:` configs fail (see build/plugins.rs) before a ConfigMap is generated.
-        let charts = self.configure_helm_charts(ldr, k)?;
+        let charts = self.configure_helm_charts(ldr, file, k)?;
         let generator_configs = self.load_plugin_configs(ldr, file, &k.generators)?;
         self.run_generators(ldr, file, k, acc)?;
         self.run_helm_charts(&charts, file, acc)?;
@@ -558,7 +559,7 @@ impl Builder<'_> {
                 });
             };
             plugin
-                .validate(&acc.resmap, external)
+                .validate(&acc.resmap, external, self.budget)
                 .map_err(|e| e.context(format!("running validator from {}", source.display())))?;
         }
         Ok(())

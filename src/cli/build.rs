@@ -137,8 +137,8 @@ struct FunctionFlags {
     /// Run container functions as the current user instead of nobody.
     #[arg(long, help_heading = PLUGINS, value_name = "BOOL", value_parser = go_bool)]
     as_current_user: Option<bool>,
-    /// How long one plugin may run before it is killed with its process group: 90s, 10m,
-    /// 1h (kbuild's).
+    /// How long one plugin or helm run may take before it is killed with its process
+    /// group: 90s, 10m, 1h, at most 8760h (kbuild's).
     #[arg(long, value_name = "DURATION", default_value = "10m", help_heading = PLUGINS)]
     plugin_timeout: String,
     /// Run only the plugins named here, by kind, program path or container image
@@ -249,6 +249,8 @@ impl BuildFlags {
             Some(other) => return Err(illegal_value("reorder", other, "legacy none")),
         };
         let from_env = std::env::var(MANAGED_BY_ENV).is_ok_and(|v| v == "on");
+        // --plugin-timeout bounds helm's runs too.
+        let external = self.functions.options()?;
         Ok(BuildOptions {
             load_restrictor,
             kustomize_version: self.version.kustomize_version,
@@ -265,8 +267,10 @@ impl BuildFlags {
                 debug: self.helm_debug.unwrap_or(false),
                 cache_dir: self.helm_cache_dir.clone(),
                 offline: self.offline,
+                timeout: external.timeout,
+                timeout_text: external.timeout_text.clone(),
             },
-            external: self.functions.options()?,
+            external,
             remote: kbuild::remote::RemoteOptions {
                 cache_dir: self.remote_cache_dir.clone(),
                 offline: self.offline,

@@ -1,8 +1,9 @@
-//! SIGINT, SIGTERM and SIGHUP while kbuild writes: its temporary files and the temporary
-//! checkouts of `diff --ref` are removed before the process dies, and it dies of the signal
-//! (exit status 128+N to a shell), as it would without a handler. A killed process runs no
-//! destructors, so the library keeps registers of both (`kbuild::output::temp`,
-//! `kbuild::refs::git`) for this one handler.
+//! SIGINT, SIGTERM and SIGHUP while kbuild writes: the plugins and helm runs in progress
+//! are killed with their process groups, its temporary files and the temporary checkouts
+//! of `diff --ref` are removed before the process dies, and it dies of the signal (exit
+//! status 128+N to a shell), as it would without a handler. A killed process runs no
+//! destructors, so the library keeps registers of all three (`kbuild::plugin`,
+//! `kbuild::output::temp`, `kbuild::refs::git`) for this one handler.
 
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
@@ -23,6 +24,8 @@ fn start() {
         .name("signals".into())
         .spawn(move || {
             if let Some(signal) = signals.forever().next() {
+                // Plugins and helm first: they may be writing into temporary directories.
+                kbuild::plugin::kill_running_for_exit();
                 // Held until the process ends: no thread creates or renames a temporary
                 // file after this point.
                 let _held = kbuild::output::temp::remove_all_for_exit();

@@ -65,6 +65,31 @@ pub enum HelmProblem {
     },
     /// kbuild could not prepare helm's files (temporary or cache directories).
     Files(String),
+    /// A value of the chart's entry that kbuild does not hand to helm (kbuild's check,
+    /// see helm/checks.rs).
+    Refused {
+        /// The field ("releaseName", "additionalValuesFiles", …).
+        field: String,
+        /// Its value.
+        value: String,
+        /// Why.
+        why: &'static str,
+    },
+    /// helm ran longer than `--plugin-timeout` and was killed with its process group.
+    TimedOut {
+        /// The helm command line.
+        command_line: String,
+        /// The limit, as given.
+        limit: String,
+    },
+    /// helm printed more than kbuild reads (a bound derived from the output budget) and
+    /// was killed with its process group.
+    TooMuchOutput {
+        /// The helm command line.
+        command_line: String,
+        /// The bound, in bytes.
+        limit: u64,
+    },
 }
 
 impl HelmError {
@@ -88,6 +113,15 @@ impl HelmError {
             HelmProblem::Offline { .. } => {
                 Some("build once without --offline to fill the chart cache (--helm-cache-dir)")
             }
+            HelmProblem::Refused { .. } => Some(
+                "kbuild hands helm only values it cannot misread: fix the value in the helmCharts entry",
+            ),
+            HelmProblem::TimedOut { .. } => {
+                Some("raise the limit with --plugin-timeout (e.g. --plugin-timeout 15m)")
+            }
+            HelmProblem::TooMuchOutput { .. } => Some(
+                "if output this large is expected, raise --max-output-bytes (BuildOptions::max_output_bytes)",
+            ),
             _ => None,
         }
     }
@@ -147,6 +181,24 @@ impl fmt::Display for HelmError {
                 path.display()
             ),
             HelmProblem::Files(msg) => write!(f, "helm chart '{chart}': {msg}"),
+            HelmProblem::Refused { field, value, why } => write!(
+                f,
+                "helm chart '{chart}': {field} {value:?} is refused: {why}"
+            ),
+            HelmProblem::TimedOut {
+                command_line,
+                limit,
+            } => write!(
+                f,
+                "helm chart '{chart}': '{command_line}' still running after {limit} (--plugin-timeout); killed it and its process group"
+            ),
+            HelmProblem::TooMuchOutput {
+                command_line,
+                limit,
+            } => write!(
+                f,
+                "helm chart '{chart}': '{command_line}' printed more than {limit} bytes, more than the output budget leaves room for; killed it and its process group"
+            ),
         }
     }
 }

@@ -29,6 +29,8 @@ pub enum PluginProblem {
     NotAllowed {
         /// The program path or image the plugin would run.
         runs: String,
+        /// What would allow it.
+        by: &'static str,
     },
     /// No plugin home directory exists (kustomize's list of places, with what each was).
     NoPluginHome {
@@ -49,6 +51,46 @@ pub enum PluginProblem {
     NotExecutable {
         /// The file.
         path: PathBuf,
+    },
+    /// The config's apiVersion or kind cannot name a program in the plugin home: a part
+    /// that is not one plain path component (kbuild's check; kustomize joins them as
+    /// they are, so `..` or an absolute kind leads outside its plugin home).
+    UnsafeName {
+        /// The config's apiVersion.
+        api_version: String,
+        /// The config's kind.
+        kind: String,
+        /// Which part is wrong: "group", "version" or "kind".
+        part: &'static str,
+        /// That part.
+        value: String,
+        /// Why it is refused.
+        why: &'static str,
+    },
+    /// The plugin's program, its symlinks resolved, is outside the plugin home.
+    OutsideHome {
+        /// The program's place in the plugin home.
+        path: PathBuf,
+        /// Where it leads.
+        resolved: PathBuf,
+        /// The plugin home.
+        home: PathBuf,
+    },
+    /// A container function's mount, environment entry or image that docker or podman
+    /// could read as more than one value, or as an option (kbuild's check).
+    UnsafeContainerArg {
+        /// What it is ("mount dst", "envs entry", "image", …) and where it comes from.
+        what: String,
+        /// The value.
+        value: String,
+        /// Why it is refused.
+        why: &'static str,
+    },
+    /// A container function's own `envs` names a variable of kbuild's environment (a bare
+    /// `NAME`) that `-e` on the command line does not pass (kbuild's rule).
+    EnvPassthrough {
+        /// The variable.
+        name: String,
     },
     /// The config is wrong for this kind of plugin (its function annotation, its args).
     BadConfig(String),
@@ -74,6 +116,12 @@ pub enum PluginProblem {
     OutputHeld {
         /// The limit, as given.
         limit: String,
+    },
+    /// The program printed more on stdout than kbuild reads (a bound derived from the
+    /// output budget, at most 1 GiB); it was killed with its process group.
+    TooMuchOutput {
+        /// The bound, in bytes.
+        limit: u64,
     },
     /// The program exited unsuccessfully.
     Failed {
@@ -118,10 +166,25 @@ impl PluginError {
                 "rebuild the plugin as an executable (exec plugin) or a KRM function; kbuild cannot load Go plugins",
             ),
             PluginProblem::NotAllowed { .. } => Some(
-                "add --allow-plugin with the plugin's kind or program path (or image), or leave the plugin out",
+                "add --allow-plugin with the plugin's kind (a program in the plugin home), the absolute path of an exec function's program, or a container function's image; or leave the plugin out",
+            ),
+            PluginProblem::UnsafeName { .. } => Some(
+                "a plugin's apiVersion must be VERSION or GROUP/VERSION and its kind a plain name, none of them '.', '..' or holding '/', '\\' or control characters",
+            ),
+            PluginProblem::OutsideHome { .. } => Some(
+                "install the program itself in the plugin home (copy it instead of linking to it from outside)",
+            ),
+            PluginProblem::UnsafeContainerArg { .. } => Some(
+                "write mount types, sources and destinations without ',', '=', '\"' or control characters, environment names without '=', '-' at the start or control characters, and image names without a leading '-'",
             ),
             PluginProblem::NoRuntime { .. } => Some(
                 "install docker or podman, or run the function as an exec function (exec: path:) with --enable-exec",
+            ),
+            PluginProblem::EnvPassthrough { .. } => Some(
+                "if the function may see that variable, pass it with -e NAME (--env NAME); otherwise give it a value in the config (NAME=VALUE)",
+            ),
+            PluginProblem::TooMuchOutput { .. } => Some(
+                "if output this large is expected, raise --max-output-bytes (BuildOptions::max_output_bytes)",
             ),
             PluginProblem::TimedOut { .. } => {
                 Some("raise the limit with --plugin-timeout (e.g. --plugin-timeout 15m)")
@@ -138,9 +201,9 @@ impl fmt::Display for PluginError {
             PluginProblem::NotEnabled { flag, why } => {
                 write!(f, "plugin {plugin}: {why}: must specify {flag}")
             }
-            PluginProblem::NotAllowed { runs } => write!(
+            PluginProblem::NotAllowed { runs, by } => write!(
                 f,
-                "plugin {plugin}: not in the --allow-plugin list (it would run {runs})"
+                "plugin {plugin}: not in the --allow-plugin list (it would run {runs}; {by})"
             ),
             PluginProblem::NoPluginHome { tried } => {
                 // kustomize's words, then where it looked.
@@ -168,6 +231,35 @@ impl fmt::Display for PluginError {
                 "plugin {plugin}: unexecutable plugin at: {}",
                 path.display()
             ),
+            PluginProblem::UnsafeName {
+                api_version,
+                kind,
+                part,
+                value,
+                why,
+            } => write!(
+                f,
+                "plugin {plugin}: apiVersion {api_version:?} and kind {kind:?} cannot name a program in the plugin home: the {part} {value:?} is not a plain path component ({why})"
+            ),
+            PluginProblem::OutsideHome {
+                path,
+                resolved,
+                home,
+            } => write!(
+                f,
+                "plugin {plugin}: {} resolves to {}, outside the plugin home {}",
+                path.display(),
+                resolved.display(),
+                home.display()
+            ),
+            PluginProblem::UnsafeContainerArg { what, value, why } => write!(
+                f,
+                "plugin {plugin}: container function {what} {value:?} is refused: {why}"
+            ),
+            PluginProblem::EnvPassthrough { name } => write!(
+                f,
+                "plugin {plugin}: the container function's envs entry {name:?} would pass kbuild's own environment variable into the container, where the function could print it; only -e/--env {name} on kbuild's command line may pass it"
+            ),
             PluginProblem::BadConfig(msg) => write!(f, "plugin {plugin}: {msg}"),
             PluginProblem::NoRuntime { image } => write!(
                 f,
@@ -183,6 +275,10 @@ impl fmt::Display for PluginError {
             PluginProblem::OutputHeld { limit } => write!(
                 f,
                 "plugin {plugin}: exited, but a process it started outside its process group still held its output open after {limit} (--plugin-timeout)"
+            ),
+            PluginProblem::TooMuchOutput { limit } => write!(
+                f,
+                "plugin {plugin}: printed more than {limit} bytes, more than the output budget leaves room for; killed it and its process group"
             ),
             PluginProblem::Failed { status, stderr } => {
                 write!(f, "plugin {plugin}: failed ({status})")?;

@@ -3,7 +3,13 @@
 //! `--helm-*` flags and (v5.8.0 and later) the namespace a chart inherits.
 //!
 //! Everything here is checked when the kustomization's generators are configured,
-//! before any of them runs, as in kustomize.
+//! before any of them runs, as in kustomize; kbuild's own checks of the values that reach
+//! helm are in checks.rs.
+//!
+//! helm's arguments are kustomize's, in kustomize's order, each value in one argument:
+//! `--flag=value`, and the positionals (release name, chart) after `--` at the end, which
+//! helm's flag parser (cobra, pflag) takes as positionals whatever they hold. kustomize
+//! writes `--flag value` and the positionals first; helm reads both the same way.
 
 use super::HelmOptions;
 use crate::error::{Error, Result};
@@ -71,38 +77,30 @@ impl ChartArgs {
         self.chart_home.join(&self.chart.name)
     }
 
-    /// `HELM_CONFIG_HOME`: `helmGlobals.configHome`, or `<scratch>/helm`.
-    pub fn config_home_or(&self, scratch: &Path) -> PathBuf {
-        if self.globals.config_home.is_empty() {
-            scratch.join("helm")
-        } else {
-            PathBuf::from(&self.globals.config_home)
-        }
-    }
-
-    /// `helm template`'s arguments, in kustomize's order (its `HelmChart.AsHelmArgs`).
+    /// `helm template`'s arguments, in kustomize's order (its `HelmChart.AsHelmArgs`),
+    /// each value in one argument and the positionals after `--` (see the module comment).
     pub fn template_args(&self, chart_dir: &Path, values: &Path) -> Vec<String> {
         let c = &self.chart;
         let mut args = vec!["template".to_string()];
+        let mut positional = Vec::new();
         if c.release_name.is_empty() {
             // kustomize's comment: this does not work as intended because of a helm bug
             // (helm#6019); kept for the same output.
             args.push("--generate-name".into());
         } else {
-            args.push(c.release_name.clone());
+            positional.push(c.release_name.clone());
         }
-        args.push(chart_dir.display().to_string());
+        positional.push(chart_dir.display().to_string());
         let mut flag = |name: &str, value: &str| {
             if !value.is_empty() {
-                args.push(name.into());
-                args.push(value.into());
+                args.push(format!("{name}={value}"));
             }
         };
         flag("--namespace", &c.namespace);
         flag("--name-template", &c.name_template);
-        flag("-f", &values.display().to_string());
+        flag("--values", &values.display().to_string());
         for file in &self.additional_values {
-            flag("-f", &file.display().to_string());
+            flag("--values", &file.display().to_string());
         }
         for v in &c.api_versions {
             flag("--api-versions", v);
@@ -116,6 +114,34 @@ impl ChartArgs {
             (c.devel == Some(true), "--devel"),
         ];
         args.extend(switches.iter().filter(|s| s.0).map(|s| s.1.to_string()));
+        args.push("--".into());
+        args.extend(positional);
+        args
+    }
+
+    /// `helm pull`'s arguments into `untar_dir`, in kustomize's order (its `pullCommand`),
+    /// each value in one argument and the chart after `--`.
+    pub fn pull_args(&self, untar_dir: &Path) -> Vec<String> {
+        let c = &self.chart;
+        let mut args: Vec<String> = vec![
+            "pull".into(),
+            "--untar".into(),
+            format!("--untardir={}", untar_dir.display()),
+        ];
+        let chart = if c.repo.starts_with("oci://") {
+            format!("{}/{}", c.repo.trim_end_matches('/'), c.name)
+        } else {
+            args.push(format!("--repo={}", c.repo));
+            c.name.clone()
+        };
+        if !c.version.is_empty() {
+            args.push(format!("--version={}", c.version));
+        }
+        if c.devel == Some(true) {
+            args.push("--devel".into());
+        }
+        args.push("--".into());
+        args.push(chart);
         args
     }
 }
@@ -151,6 +177,9 @@ pub fn configure(
             "helmCharts: chart name cannot be empty",
         ));
     }
+    let refused = |p| Error::Helm(Box::new(super::HelmError::new(&c.name, p)));
+    let inherited = chart.namespace.is_empty() && inherited_namespace.is_some();
+    super::checks::check_chart(&c, inherited).map_err(refused)?;
     let home = if globals.chart_home.is_empty() {
         "charts"
     } else {
@@ -171,7 +200,9 @@ pub fn configure(
                 c.name
             ))
         })?;
-        additional_values.push(join_clean(ldr.root(), file));
+        let path = join_clean(ldr.root(), file);
+        super::checks::check_values_path("additionalValuesFiles", &path).map_err(refused)?;
+        additional_values.push(path);
     }
     let values_merge = match c.values_merge.as_str() {
         "" | "override" => ValuesMerge::Override,
@@ -249,15 +280,65 @@ mod tests {
         let argv = args.template_args(Path::new("/c/web"), Path::new("/t/v.yaml"));
         assert_eq!(
             argv.join(" "),
-            "template r /c/web --namespace ns --name-template t -f /t/v.yaml -f /k/extra.yaml \
-             --api-versions a/v1 --api-versions b/v1 --kube-version v1.30.0 --include-crds \
-             --skip-tests --no-hooks --debug --devel"
+            "template --namespace=ns --name-template=t --values=/t/v.yaml --values=/k/extra.yaml \
+             --api-versions=a/v1 --api-versions=b/v1 --kube-version=v1.30.0 --include-crds \
+             --skip-tests --no-hooks --debug --devel -- r /c/web"
         );
         let bare = configure_with(&chart("name: web\n"), &HelmOptions::default()).unwrap();
         let argv = bare.template_args(Path::new("/c/web"), Path::new("/t/v.yaml"));
         assert_eq!(
             argv.join(" "),
-            "template --generate-name /c/web -f /t/v.yaml"
+            "template --generate-name --values=/t/v.yaml -- /c/web"
+        );
+    }
+
+    #[test]
+    fn pull_arguments_follow_kustomizes_order() {
+        let c = chart("name: web\nrepo: https://r\nversion: 1.0.0\ndevel: true\n");
+        let args = configure_with(&c, &HelmOptions::default()).unwrap();
+        assert_eq!(
+            args.pull_args(Path::new("/u")).join(" "),
+            "pull --untar --untardir=/u --repo=https://r --version=1.0.0 --devel -- web"
+        );
+        let oci = chart("name: web\nrepo: oci://r/charts/\n");
+        let args = configure_with(&oci, &HelmOptions::default()).unwrap();
+        assert_eq!(
+            args.pull_args(Path::new("/u")).join(" "),
+            "pull --untar --untardir=/u -- oci://r/charts/web"
+        );
+    }
+
+    #[test]
+    fn values_helm_could_misread_are_refused_naming_the_field() {
+        for (text, needle) in [
+            (
+                "name: web\nreleaseName: --post-renderer=/x\n",
+                "releaseName \"--post-renderer=/x\" is refused",
+            ),
+            ("name: ../web\n", "name \"../web\" is refused"),
+            (
+                "name: web\nnamespace: Bad_NS\n",
+                "namespace \"Bad_NS\" is refused",
+            ),
+        ] {
+            let e = configure_with(&chart(text), &HelmOptions::default()).unwrap_err();
+            assert!(e.to_string().contains(needle), "{e}");
+            assert_eq!(e.kind(), crate::ErrorKind::Helm);
+        }
+        let files = files();
+        let ldr = files.root(Path::new("/k")).unwrap();
+        let e = configure(
+            &chart("name: web\n"),
+            &HelmGlobals::default(),
+            Some("Bad"),
+            &ldr,
+            &HelmOptions::default(),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("namespace (from the kustomization's namespace) \"Bad\""),
+            "{e}"
         );
     }
 

@@ -63,31 +63,12 @@ fn entry_name(chart: &ChartArgs) -> String {
     )
 }
 
-/// `helm pull`'s arguments, in kustomize's order (its `pullCommand`), into `untar_dir`.
-fn pull_args(chart: &ChartArgs, untar_dir: &Path) -> Vec<String> {
-    let c = &chart.chart;
-    let mut args: Vec<String> = vec![
-        "pull".into(),
-        "--untar".into(),
-        "--untardir".into(),
-        untar_dir.display().to_string(),
-    ];
-    if c.repo.starts_with("oci://") {
-        args.push(format!("{}/{}", c.repo.trim_end_matches('/'), c.name));
-    } else {
-        args.extend(["--repo".to_string(), c.repo.clone(), c.name.clone()]);
-    }
-    if !c.version.is_empty() {
-        args.extend(["--version".to_string(), c.version.clone()]);
-    }
-    if c.devel == Some(true) {
-        args.push("--devel".into());
-    }
-    args
-}
-
 /// Pulls `chart` (see the module comment) and returns its directory.
-pub(super) fn pull(session: &Session, chart: &ChartArgs, config_home: &Path) -> Result<PathBuf> {
+pub(super) fn pull(
+    session: &Session,
+    chart: &ChartArgs,
+    limits: &command::Limits<'_>,
+) -> Result<PathBuf> {
     let fail = |p| super::failure(chart, p);
     let options = session.options();
     let name = &chart.chart.name;
@@ -106,7 +87,7 @@ pub(super) fn pull(session: &Session, chart: &ChartArgs, config_home: &Path) -> 
             None,
         )
         .map_err(|e| fail(HelmProblem::Files(format!("temporary directory: {e}"))))?;
-        run_pull(options, chart, tmp.path(), config_home)?;
+        run_pull(options, chart, tmp.path(), limits)?;
         let dir = tmp.path().join(name);
         session
             .scratch
@@ -136,13 +117,22 @@ pub(super) fn pull(session: &Session, chart: &ChartArgs, config_home: &Path) -> 
             root.display()
         )))
     };
-    std::fs::create_dir_all(&root).map_err(|e| files("cannot create the chart cache", e))?;
+    // Private to the user (0700), as kbuild's other caches: a chart found there is used as
+    // it is, so no other user may put one there.
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&root)
+            .map_err(|e| files("cannot create the chart cache", e))?;
+    }
     let tmp = crate::output::temp::Registered::dir(
         tempfile::Builder::new().prefix(".pull-"),
         Some(&root),
     )
     .map_err(|e| files("cannot write to the chart cache", e))?;
-    run_pull(options, chart, tmp.path(), config_home)?;
+    run_pull(options, chart, tmp.path(), limits)?;
     // Renamed whole: the entry appears complete or not at all (a failed rename removes
     // the pull). Another build may have put it there meanwhile; then its copy is as good
     // as this one.
@@ -162,10 +152,10 @@ fn run_pull(
     options: &super::HelmOptions,
     chart: &ChartArgs,
     dir: &Path,
-    config_home: &Path,
+    limits: &command::Limits<'_>,
 ) -> Result<()> {
     let fail = |p| super::failure(chart, p);
-    command::run(&options.command, &pull_args(chart, dir), config_home).map_err(fail)?;
+    command::run(&options.command, &chart.pull_args(dir), limits).map_err(fail)?;
     if !dir.join(&chart.chart.name).is_dir() {
         return Err(fail(HelmProblem::Files(format!(
             "helm pull left no directory '{}' in '{}'",

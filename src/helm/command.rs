@@ -1,42 +1,134 @@
 //! Running the helm program: `helm version`, `helm pull`, `helm template`, with the
-//! environment kustomize gives it, and reading `helm template`'s output.
+//! environment kustomize gives it and kbuild's limits, and reading `helm template`'s output.
+//!
+//! helm runs as a plugin does (plugin/process.rs): no shell, in a process group of its
+//! own killed when `--plugin-timeout` passes, its output read in chunks up to about what
+//! the build's output budget has left, so a chart (or a helm) printing without end fails
+//! the build quickly instead of filling memory.
+//!
+//! Its environment is kustomize's — `HELM_CONFIG_HOME=<home>`, `HELM_CACHE_HOME=<home>/.cache`,
+//! `HELM_DATA_HOME=<home>/.data` — where `<home>` is always a directory in kbuild's own
+//! scratch directory: kustomize takes `helmGlobals.configHome` from the kustomization, so a
+//! tree could make helm load plugins (a downloader plugin runs for a `repo` with its URL
+//! scheme), a repositories file or a registry config (whose credential helpers are
+//! programs) of its own; kbuild ignores it (with a warning). kbuild also sets what helm
+//! would otherwise take from the user's environment or derive from those homes:
+//! `HELM_PLUGINS` (in the scratch home: no plugins), `HELM_NO_PLUGINS=1`,
+//! `HELM_CONTENT_CACHE`, and `HELM_REGISTRY_CONFIG`, `HELM_REPOSITORY_CONFIG` and
+//! `HELM_REPOSITORY_CACHE` unless kbuild's own environment sets them (that is how the
+//! person running kbuild hands helm registry credentials).
 
 use super::HelmProblem;
 use crate::kustomize_version::KustomizeVersion;
+use crate::plugin::process;
 use crate::resource::Resource;
 use std::path::Path;
-use std::process::Command;
+use std::time::Duration;
 
-/// Runs `command args…` with kustomize's helm environment (`HELM_CONFIG_HOME` and, under
-/// it, `HELM_CACHE_HOME=<it>/.cache` and `HELM_DATA_HOME=<it>/.data`) and returns its
-/// stdout. No shell is involved.
+/// How one helm run is bounded.
+pub(super) struct Limits<'a> {
+    /// helm's config home (see the module comment).
+    pub home: &'a Path,
+    /// `--plugin-timeout`.
+    pub timeout: Duration,
+    /// The timeout as written, for messages.
+    pub timeout_text: &'a str,
+    /// What is left of the build's output budget.
+    pub remaining: u64,
+}
+
+/// The variables kbuild sets for helm (see the module comment).
+pub(super) fn environment(home: &Path) -> Vec<(String, String)> {
+    let home = home.display().to_string();
+    let from_user = |name: &str, default: String| {
+        std::env::var(name)
+            .ok()
+            .filter(|v| !v.is_empty())
+            .unwrap_or(default)
+    };
+    vec![
+        // kustomize's three, as it writes them.
+        ("HELM_CONFIG_HOME".into(), home.clone()),
+        ("HELM_CACHE_HOME".into(), format!("{home}/.cache")),
+        ("HELM_DATA_HOME".into(), format!("{home}/.data")),
+        // kbuild's.
+        ("HELM_PLUGINS".into(), format!("{home}/.data/plugins")),
+        ("HELM_NO_PLUGINS".into(), "1".into()),
+        (
+            "HELM_CONTENT_CACHE".into(),
+            format!("{home}/.cache/content"),
+        ),
+        (
+            "HELM_REGISTRY_CONFIG".into(),
+            from_user(
+                "HELM_REGISTRY_CONFIG",
+                format!("{home}/registry/config.json"),
+            ),
+        ),
+        (
+            "HELM_REPOSITORY_CONFIG".into(),
+            from_user(
+                "HELM_REPOSITORY_CONFIG",
+                format!("{home}/repositories.yaml"),
+            ),
+        ),
+        (
+            "HELM_REPOSITORY_CACHE".into(),
+            from_user("HELM_REPOSITORY_CACHE", format!("{home}/.cache/repository")),
+        ),
+    ]
+}
+
+/// Runs `command args…` (see the module comment) and returns its stdout.
 pub(super) fn run(
     command: &str,
     args: &[String],
-    config_home: &Path,
+    limits: &Limits<'_>,
 ) -> Result<Vec<u8>, HelmProblem> {
-    let home = config_home.display().to_string();
-    let out = Command::new(command)
-        .args(args)
-        .env("HELM_CONFIG_HOME", &home)
-        .env("HELM_CACHE_HOME", format!("{home}/.cache"))
-        .env("HELM_DATA_HOME", format!("{home}/.data"))
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|e| HelmProblem::NotFound {
-            command: command.to_string(),
-            msg: e.to_string(),
-        })?;
-    if out.status.success() {
-        return Ok(out.stdout);
-    }
-    Err(HelmProblem::Failed {
-        command_line: std::iter::once(command)
+    let command_line = || {
+        std::iter::once(command)
             .chain(args.iter().map(String::as_str))
             .collect::<Vec<_>>()
-            .join(" "),
-        status: out.status.to_string(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            .join(" ")
+    };
+    let env = environment(limits.home);
+    let finished = process::run(&process::Job {
+        program: Path::new(command),
+        args,
+        dir: None,
+        env: &env,
+        stdin: &[],
+        timeout: limits.timeout,
+        timeout_text: limits.timeout_text,
+        max_output: process::output_cap(limits.remaining, 0),
+    })
+    .map_err(|p| match p {
+        crate::error::PluginProblem::Spawn { msg, .. } => HelmProblem::NotFound {
+            command: command.to_string(),
+            msg,
+        },
+        crate::error::PluginProblem::TimedOut { limit }
+        | crate::error::PluginProblem::OutputHeld { limit } => HelmProblem::TimedOut {
+            command_line: command_line(),
+            limit,
+        },
+        crate::error::PluginProblem::TooMuchOutput { limit } => HelmProblem::TooMuchOutput {
+            command_line: command_line(),
+            limit,
+        },
+        other => HelmProblem::Failed {
+            command_line: command_line(),
+            status: "not run to its end".into(),
+            stderr: crate::error::PluginError::new("helm", other).to_string(),
+        },
+    })?;
+    if finished.status.success() {
+        return Ok(finished.stdout);
+    }
+    Err(HelmProblem::Failed {
+        command_line: command_line(),
+        status: finished.status.to_string(),
+        stderr: String::from_utf8_lossy(&finished.stderr).into_owned(),
     })
 }
 
@@ -44,7 +136,7 @@ pub(super) fn run(
 /// first version-like string of `helm version --short` (`-c --short` before v5.8.0).
 pub(super) fn check_version(
     command: &str,
-    config_home: &Path,
+    limits: &Limits<'_>,
     version: KustomizeVersion,
 ) -> Result<(), HelmProblem> {
     let args: Vec<String> = version
@@ -52,7 +144,7 @@ pub(super) fn check_version(
         .iter()
         .map(|s| s.to_string())
         .collect();
-    let stdout = run(command, &args, config_home)?;
+    let stdout = run(command, &args, limits)?;
     let text = String::from_utf8_lossy(&stdout);
     let accepted = version.helm_majors();
     let found = regex::Regex::new(r"v?\d+(\.\d+)+")

@@ -14,9 +14,18 @@
 //!
 //! Identical inflations (same chart directory, values and flags) in one build run helm
 //! once; the charts of one kustomization are inflated in parallel.
+//!
+//! Beyond kustomize (see checks.rs and command.rs): every value from the kustomization
+//! reaches helm as one argument that cannot be an option, checked first; helm gets its own
+//! config, cache, data, plugin and repository directories in kbuild's scratch directory,
+//! never the kustomization's `configHome`; it runs under `--plugin-timeout` with its
+//! process group, and may print only about what the output budget has left; its scratch
+//! directory (the values file, helm's homes) is removed on every exit path (also by the
+//! binary's signal handler).
 
 pub mod args;
 mod cache;
+mod checks;
 mod command;
 mod values;
 
@@ -25,6 +34,7 @@ pub use crate::error::{HelmError, HelmProblem};
 use crate::error::{Error, Result};
 use crate::kustomize_version::KustomizeVersion;
 use crate::resource::Resource;
+use crate::resource::budget::Budget;
 use args::ChartArgs;
 use foldhash::HashMap;
 use std::path::PathBuf;
@@ -46,6 +56,10 @@ pub struct HelmOptions {
     pub cache_dir: Option<PathBuf>,
     /// Fail instead of pulling a chart that is not in the chart home or the cache.
     pub offline: bool,
+    /// How long one helm run may take (`--plugin-timeout`; kbuild's).
+    pub timeout: std::time::Duration,
+    /// The timeout as written, for messages.
+    pub timeout_text: String,
 }
 
 impl Default for HelmOptions {
@@ -57,6 +71,8 @@ impl Default for HelmOptions {
             debug: false,
             cache_dir: None,
             offline: false,
+            timeout: crate::plugin::DEFAULT_TIMEOUT,
+            timeout_text: "10m".into(),
         }
     }
 }
@@ -95,37 +111,59 @@ impl Session {
         &self.options
     }
 
-    /// The charts' resources, in chart order, each chart's in helm's output order.
+    /// The charts' resources, in chart order, each chart's in helm's output order. helm
+    /// may print about what is left of `budget` (see command.rs); the caller charges the
+    /// resources.
     pub fn inflate_all(
         &self,
         charts: &[ChartArgs],
         version: KustomizeVersion,
+        budget: &Budget,
     ) -> Result<Vec<Vec<Resource>>> {
         use rayon::prelude::*;
         if charts.len() < 2 {
-            return charts.iter().map(|c| self.inflate(c, version)).collect();
+            return charts
+                .iter()
+                .map(|c| self.inflate(c, version, budget))
+                .collect();
         }
         let results: Vec<Result<Vec<Resource>>> = charts
             .par_iter()
-            .map(|c| self.inflate(c, version))
+            .map(|c| self.inflate(c, version, budget))
             .collect();
         // The first failure in chart order, as a sequential run would report it.
         results.into_iter().collect()
     }
 
+    /// How a helm run with config home `home` is bounded now.
+    fn limits<'a>(&'a self, home: &'a std::path::Path, budget: &Budget) -> command::Limits<'a> {
+        command::Limits {
+            home,
+            timeout: self.options.timeout,
+            timeout_text: &self.options.timeout_text,
+            remaining: budget.remaining(),
+        }
+    }
+
     /// One chart's resources.
-    fn inflate(&self, chart: &ChartArgs, version: KustomizeVersion) -> Result<Vec<Resource>> {
+    fn inflate(
+        &self,
+        chart: &ChartArgs,
+        version: KustomizeVersion,
+        budget: &Budget,
+    ) -> Result<Vec<Resource>> {
         let fail = |problem| failure(chart, problem);
-        // kustomize's temporary directory: the values file, and helm's config home
-        // unless `helmGlobals.configHome` names one.
+        // kustomize's temporary directory: the values file, and helm's config home (always:
+        // see command.rs for why `helmGlobals.configHome` is not used). Removed when
+        // dropped, on every path out of here, and by the signal handler.
         let scratch = crate::output::temp::Registered::dir(
             tempfile::Builder::new().prefix("kbuild-helm-"),
             None,
         )
         .map_err(|e| fail(HelmProblem::Files(format!("temporary directory: {e}"))))?;
-        let config_home = chart.config_home_or(scratch.path());
-        self.check_version(chart, &config_home, version)?;
-        let chart_dir = self.chart_dir(chart, &config_home)?;
+        let config_home = scratch.path().join("helm");
+        self.check_version(chart, &self.limits(&config_home, budget), version)?;
+        let chart_dir = self.chart_dir(chart, &self.limits(&config_home, budget))?;
         let values = values::values_file(chart, &chart_dir)?;
         let values_path = scratch
             .path()
@@ -135,14 +173,15 @@ impl Session {
             source: e,
         })?;
         let argv = chart.template_args(&chart_dir, &values_path);
-        let run = || command::run(&self.options.command, &argv, &config_home).map_err(fail);
+        let limits = self.limits(&config_home, budget);
+        let run = || command::run(&self.options.command, &argv, &limits).map_err(fail);
         let stdout = if chart.chart.release_name.is_empty() && chart.chart.name_template.is_empty()
         {
             // `--generate-name`: helm makes up a new release name each time, so two such
             // inflations are not the same.
             run()?
         } else {
-            let key = template_key(chart, &chart_dir, &values, &argv, &values_path);
+            let key = template_key(&chart_dir, &values, &argv, &values_path);
             self.once(&self.templates, key, run)?
         };
         let mut resources = command::parse_output(&stdout).map_err(fail)?;
@@ -157,11 +196,11 @@ impl Session {
     fn check_version(
         &self,
         chart: &ChartArgs,
-        config_home: &std::path::Path,
+        limits: &command::Limits<'_>,
         version: KustomizeVersion,
     ) -> Result<()> {
         let result = self.version_checked.get_or_init(|| {
-            command::check_version(&self.options.command, config_home, version)
+            command::check_version(&self.options.command, limits, version)
                 .map_err(|p| failure(chart, p))
         });
         match result {
@@ -172,7 +211,7 @@ impl Session {
 
     /// The chart's directory: in the chart home when it is there (used as found, as
     /// kustomize does), else pulled into the cache.
-    fn chart_dir(&self, chart: &ChartArgs, config_home: &std::path::Path) -> Result<PathBuf> {
+    fn chart_dir(&self, chart: &ChartArgs, limits: &command::Limits<'_>) -> Result<PathBuf> {
         let local = chart.local_chart_dir();
         if local.is_dir() {
             return Ok(local);
@@ -181,7 +220,7 @@ impl Session {
             return Err(failure(chart, HelmProblem::NoChart { path: local }));
         }
         let key = cache::key(chart);
-        self.once(&self.pulls, key, || cache::pull(self, chart, config_home))
+        self.once(&self.pulls, key, || cache::pull(self, chart, limits))
     }
 
     /// Runs `make` once for `key` in `table`; every caller gets its result.
@@ -210,10 +249,9 @@ fn failure(chart: &ChartArgs, problem: HelmProblem) -> Error {
 }
 
 /// What a `helm template` run's output depends on: the program, the chart directory, the
-/// values (by content: each run writes them to its own temporary file), the other
-/// arguments and the config home (kbuild's temporary one counts as one).
+/// values (by content: each run writes them to its own temporary file) and the other
+/// arguments (helm's config home is always a fresh temporary one).
 fn template_key(
-    chart: &ChartArgs,
     chart_dir: &std::path::Path,
     values: &[u8],
     argv: &[String],
@@ -221,16 +259,15 @@ fn template_key(
 ) -> String {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
-    let values_path = values_path.display().to_string();
-    for part in argv.iter().filter(|a| **a != values_path) {
+    // The values file's argument names this run's own temporary file.
+    let values_arg = format!("--values={}", values_path.display());
+    for part in argv.iter().filter(|a| **a != values_arg) {
         h.update(part.as_bytes());
         h.update([0]);
     }
     h.update(chart_dir.display().to_string().as_bytes());
     h.update([0]);
     h.update(values);
-    h.update([0]);
-    h.update(chart.globals.config_home.as_bytes());
     hex(&h.finalize())
 }
 

@@ -46,10 +46,16 @@ pub fn on_first_register(hook: fn()) {
 }
 
 pub(crate) fn register(path: &Path) {
+    start_handler();
+    lock().insert(path.to_path_buf());
+}
+
+/// Runs the hook of [`on_first_register`] if it has not run: also when the first plugin or
+/// helm process starts (see `plugin::process`), which the handler stops.
+pub(crate) fn start_handler() {
     if let Some(hook) = ON_FIRST.get() {
         FIRST.call_once(hook);
     }
-    lock().insert(path.to_path_buf());
 }
 
 pub(crate) fn unregister(path: &Path) {

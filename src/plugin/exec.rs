@@ -134,6 +134,7 @@ pub(super) fn run(
         stdin,
         timeout: limits.timeout,
         timeout_text: &limits.timeout_text,
+        max_output: process::output_cap(limits.remaining, stdin.len() as u64),
     })?;
     // The temporary file goes when `config_file` is dropped, on every path.
     drop(config_file);

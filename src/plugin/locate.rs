@@ -45,17 +45,80 @@ pub(super) fn plugin_home() -> Result<PathBuf, PluginProblem> {
 }
 
 /// The executable of the plugin `api_version`/`kind` under `home`.
-pub(super) fn exec_plugin_path(home: &Path, api_version: &str, kind: &str) -> PathBuf {
-    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
-    let mut p = home.to_path_buf();
-    for part in [group, version] {
-        if !part.is_empty() {
-            p.push(part);
+///
+/// The group, version and kind become path components, so each must be one plain name:
+/// kbuild refuses `/`, `\`, `.`, `..`, an empty part (but for the group of a bare
+/// `apiVersion: V`) and control characters. kustomize joins them unchecked, so `../..`
+/// in an apiVersion leaves its plugin home, and an absolute kind would replace the home
+/// in Rust's `Path::push` (kustomize's `filepath.Join` keeps it below).
+pub(super) fn exec_plugin_path(
+    home: &Path,
+    api_version: &str,
+    kind: &str,
+) -> Result<PathBuf, PluginProblem> {
+    let bad = |part: &'static str, value: &str, why: &'static str| PluginProblem::UnsafeName {
+        api_version: api_version.to_string(),
+        kind: kind.to_string(),
+        part,
+        value: value.to_string(),
+        why,
+    };
+    let (group, version) = match api_version.split_once('/') {
+        Some((g, v)) => {
+            component(g).map_err(|why| bad("group", g, why))?;
+            (g, v)
         }
+        None => ("", api_version),
+    };
+    component(version).map_err(|why| bad("version", version, why))?;
+    component(kind).map_err(|why| bad("kind", kind, why))?;
+    let lower = kind.to_lowercase();
+    component(&lower).map_err(|why| bad("kind", kind, why))?;
+    let mut p = home.to_path_buf();
+    if !group.is_empty() {
+        p.push(group);
     }
-    p.push(kind.to_lowercase());
+    p.push(version);
+    p.push(lower);
     p.push(kind);
-    p
+    Ok(p)
+}
+
+/// Why `part` cannot be one directory or file name under the plugin home, if it cannot.
+fn component(part: &str) -> Result<(), &'static str> {
+    if part.is_empty() {
+        Err("it is empty")
+    } else if part == "." || part == ".." {
+        Err("it is '.' or '..'")
+    } else if part.contains(['/', '\\']) {
+        Err("it holds a '/' or '\\'")
+    } else if part.chars().any(char::is_control) {
+        Err("it holds a control character")
+    } else {
+        Ok(())
+    }
+}
+
+/// Checks that `program`, with every symlink resolved, is inside `home` (also resolved):
+/// a symlink in the plugin home must not lead kbuild to run a program from elsewhere.
+/// Called once `program` is known to exist.
+pub(super) fn check_inside_home(home: &Path, program: &Path) -> Result<(), PluginProblem> {
+    let outside = |resolved: PathBuf| PluginProblem::OutsideHome {
+        path: program.to_path_buf(),
+        resolved,
+        home: home.to_path_buf(),
+    };
+    let files = |e: std::io::Error| PluginProblem::Spawn {
+        program: program.display().to_string(),
+        msg: format!("cannot resolve its path: {e}"),
+    };
+    let home = std::fs::canonicalize(home).map_err(files)?;
+    let resolved = std::fs::canonicalize(program).map_err(files)?;
+    if resolved.starts_with(&home) && resolved != home {
+        Ok(())
+    } else {
+        Err(outside(resolved))
+    }
 }
 
 /// Checks that `path` is an executable file, as kustomize does before running it: a
@@ -137,13 +200,68 @@ mod tests {
     fn plugin_paths_follow_group_version_and_lowercase_kind() {
         let home = Path::new("/h");
         assert_eq!(
-            exec_plugin_path(home, "example.com/v1", "SopsGenerator"),
+            exec_plugin_path(home, "example.com/v1", "SopsGenerator").unwrap(),
             Path::new("/h/example.com/v1/sopsgenerator/SopsGenerator")
         );
         // No group (apiVersion: v1): kustomize's filepath.Join drops the empty part.
         assert_eq!(
-            exec_plugin_path(home, "v1", "Gen"),
+            exec_plugin_path(home, "v1", "Gen").unwrap(),
             Path::new("/h/v1/gen/Gen")
         );
+    }
+
+    #[test]
+    fn names_that_are_no_single_path_component_are_refused() {
+        let home = Path::new("/h");
+        for (api, kind, part) in [
+            ("example.com/v1", "/usr/bin/id", "kind"),
+            ("example.com/v1", "../../x", "kind"),
+            ("example.com/v1", "..", "kind"),
+            ("example.com/v1", ".", "kind"),
+            ("example.com/v1", "", "kind"),
+            ("example.com/v1", "a\\b", "kind"),
+            ("example.com/v1", "a\nb", "kind"),
+            ("example.com/v1", "a\0b", "kind"),
+            ("../../../usr/v1", "K", "group"),
+            ("a/../../v1", "K", "version"),
+            ("example.com/..", "K", "version"),
+            ("/v1", "K", "group"),
+            ("g/", "K", "version"),
+            ("", "K", "version"),
+            ("..", "K", "version"),
+            ("g/v1/x", "K", "version"),
+        ] {
+            match exec_plugin_path(home, api, kind) {
+                Err(PluginProblem::UnsafeName { part: p, .. }) => {
+                    assert_eq!(p, part, "{api} {kind}")
+                }
+                other => panic!("{api:?} {kind:?}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_program_resolving_outside_the_home_is_refused() {
+        use std::os::unix::fs::symlink;
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        std::fs::create_dir_all(home.join("g/v1/k")).unwrap();
+        std::fs::write(tmp.path().join("outside"), "#!/bin/sh\n").unwrap();
+        std::fs::write(home.join("g/v1/k/Inside"), "#!/bin/sh\n").unwrap();
+        symlink(tmp.path().join("outside"), home.join("g/v1/k/K")).unwrap();
+        symlink(tmp.path(), home.join("up")).unwrap();
+        symlink("Inside", home.join("g/v1/k/Relative")).unwrap();
+        assert!(check_inside_home(&home, &home.join("g/v1/k/Inside")).is_ok());
+        assert!(check_inside_home(&home, &home.join("g/v1/k/Relative")).is_ok());
+        for p in [home.join("g/v1/k/K"), home.join("up/outside")] {
+            assert!(
+                matches!(
+                    check_inside_home(&home, &p),
+                    Err(PluginProblem::OutsideHome { .. })
+                ),
+                "{}",
+                p.display()
+            );
+        }
     }
 }

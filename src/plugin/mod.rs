@@ -9,25 +9,32 @@
 //!   <lowercase kind>/<Kind>` (`locate.rs`) speaking kustomize's older protocol (`exec.rs`).
 //!
 //! Beyond kustomize: every program runs with a time limit (`--plugin-timeout`), killed with
-//! its process group when it passes (`process.rs`); `--allow-plugin` restricts which
-//! plugins may run at all; kustomize's history annotations travel with the resources
+//! its process group when it passes, and may print only about what the output budget has
+//! left (`process.rs`); `--allow-plugin` restricts which plugins may run at all, each by
+//! what decides its program (`allow.rs`); the plugin home's paths are checked to stay in
+//! it (`locate.rs`) and a container's command line to say only what the config means
+//! (`container.rs`); kustomize's history annotations travel with the resources
 //! (`annotations.rs`).
 
+mod allow;
 mod annotations;
 mod container;
 mod exec;
 mod krm;
 mod locate;
-mod process;
+pub(crate) mod process;
 mod spec;
 
 use crate::error::{Error, PluginError, PluginProblem, Result};
 use crate::generate::Behavior;
 use crate::resource::Resource;
+use crate::resource::budget::Budget;
 use crate::resource::resmap::ResMap;
 use crate::yaml::Node;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+pub use process::kill_running_for_exit;
 
 /// The default `--plugin-timeout`: generous, for functions whose image must be pulled.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
@@ -72,7 +79,12 @@ impl Default for Options {
     }
 }
 
-/// Reads a `--plugin-timeout` value: a number with `s`, `m` or `h` (seconds when bare).
+/// The longest `--plugin-timeout`: a year. A deadline is the time now plus the limit,
+/// which must not overflow (`--plugin-timeout 18446744073709551615` aborted kbuild).
+const MAX_TIMEOUT_SECS: u64 = 365 * 24 * 3600;
+
+/// Reads a `--plugin-timeout` value: a number with `s`, `m` or `h` (seconds when bare), at
+/// most a year.
 pub fn parse_timeout(text: &str) -> std::result::Result<Duration, String> {
     let t = text.trim();
     let (digits, unit) = match t.find(|c: char| !c.is_ascii_digit()) {
@@ -90,13 +102,19 @@ pub fn parse_timeout(text: &str) -> std::result::Result<Duration, String> {
     }
     .filter(|&s| s > 0)
     .ok_or_else(|| format!("invalid duration {text:?}: expected e.g. 90s, 10m or 1h"))?;
+    if secs > MAX_TIMEOUT_SECS {
+        return Err(format!(
+            "invalid duration {text:?}: longer than kbuild's limit of a year (8760h)"
+        ));
+    }
     Ok(Duration::from_secs(secs))
 }
 
-/// The time limit of one run.
+/// The limits of one run: its time, and what is left of the build's output budget.
 pub(crate) struct Limits {
     timeout: Duration,
     timeout_text: String,
+    remaining: u64,
 }
 
 /// What a plugin runs.
@@ -166,11 +184,12 @@ impl Plugin {
             None => {
                 let api = config.get_str(&["apiVersion"]).unwrap_or_default();
                 let kind = config.get_str(&["kind"]).unwrap_or_default();
-                let path = locate::plugin_home()
-                    .map(|home| locate::exec_plugin_path(&home, api, kind))
-                    .map_err(|p| fail(&described, p))?;
+                let home = locate::plugin_home().map_err(|p| fail(&described, p))?;
+                let path =
+                    locate::exec_plugin_path(&home, api, kind).map_err(|p| fail(&described, p))?;
                 let name = format!("{described} ({})", path.display());
                 locate::check_executable(&path).map_err(|p| fail(&name, p))?;
+                locate::check_inside_home(&home, &path).map_err(|p| fail(&name, p))?;
                 let args = exec::args(config, read).map_err(|p| fail(&name, p))?;
                 let runs = path.display().to_string();
                 (Program::Legacy { path, args }, runs)
@@ -178,8 +197,13 @@ impl Plugin {
         };
         let name = format!("{described} ({runs})");
         let kind = config.get_str(&["kind"]).unwrap_or_default();
-        if !options.allow.is_empty() && !options.allow.iter().any(|a| a == kind || *a == runs) {
-            return Err(fail(&name, PluginProblem::NotAllowed { runs }));
+        if !options.allow.is_empty() {
+            let candidate = match &program {
+                Program::Legacy { path, .. } => allow::Candidate::Home { kind, path },
+                Program::Exec { path, .. } => allow::Candidate::Exec { path },
+                Program::Container { .. } => allow::Candidate::Image(&runs),
+            };
+            allow::check(&options.allow, &candidate).map_err(|p| fail(&name, p))?;
         }
         let mut config_text = String::new();
         crate::yaml::emit::emit_document(config, &mut config_text);
@@ -211,23 +235,9 @@ impl Plugin {
         root: &Path,
         options: &Options,
     ) -> std::result::Result<(Program, String), PluginProblem> {
-        // kustomize's loader: mounts the function declares stay inside the kustomization.
-        for m in &f.container.mounts {
-            let src = Path::new(&m.src);
-            let why = if src.is_absolute() {
-                Some("must be relative to")
-            } else if clean(&m.src).starts_with("..") {
-                Some("must be under")
-            } else {
-                None
-            };
-            if let Some(why) = why {
-                return Err(PluginProblem::BadConfig(format!(
-                    "mount path '{}' is not permitted; mount paths {why} the current kustomization directory",
-                    m.src
-                )));
-            }
-        }
+        // kustomize's loader: mounts the function declares stay inside the kustomization
+        // (and kbuild's: also once symlinks are resolved; no named volumes).
+        container::check_declared_mounts(&f.container.mounts, root)?;
         if f.container.network && !options.network {
             // kyaml's words.
             return Err(PluginProblem::NotEnabled {
@@ -246,7 +256,7 @@ impl Plugin {
                 env: &options.env,
                 as_current_user: options.as_current_user,
             };
-            let args = container::run_args(&f.container, root, &settings);
+            let args = container::run_args(&f.container, root, &settings)?;
             return Ok((Program::Container { runtime, args }, image));
         }
         if f.exec.path.is_empty() {
@@ -294,17 +304,18 @@ impl Plugin {
         Error::Plugin(Box::new(PluginError::new(&self.name, problem)))
     }
 
-    fn limits(options: &Options) -> Limits {
+    fn limits(options: &Options, budget: &Budget) -> Limits {
         Limits {
             timeout: options.timeout,
             timeout_text: options.timeout_text.clone(),
+            remaining: budget.remaining(),
         }
     }
 
     /// Runs the plugin on `items` (resources as the plugin sees them); returns what it
     /// printed, as resources.
-    fn run(&self, items: Vec<Node>, options: &Options) -> Result<Vec<Resource>> {
-        let limits = Self::limits(options);
+    fn run(&self, items: Vec<Node>, options: &Options, budget: &Budget) -> Result<Vec<Resource>> {
+        let limits = Self::limits(options, budget);
         match &self.program {
             Program::Legacy { path, args } => {
                 let stdin = if items.is_empty() {
@@ -374,6 +385,7 @@ impl Plugin {
             stdin: input.as_bytes(),
             timeout: limits.timeout,
             timeout_text: &limits.timeout_text,
+            max_output: process::output_cap(limits.remaining, input.len() as u64),
         })
         .map_err(|p| self.fail(p))?;
         let stderr = String::from_utf8_lossy(&finished.stderr);
@@ -405,8 +417,12 @@ impl Plugin {
     /// Runs the plugin as a generator: its resources, each with the behavior its
     /// `kustomize.config.k8s.io/behavior` annotation asks for (and a name hash when its
     /// `kustomize.config.k8s.io/needs-hash` does).
-    pub fn generate(&self, options: &Options) -> Result<Vec<(Resource, Behavior)>> {
-        self.run(Vec::new(), options)?
+    pub fn generate(
+        &self,
+        options: &Options,
+        budget: &Budget,
+    ) -> Result<Vec<(Resource, Behavior)>> {
+        self.run(Vec::new(), options, budget)?
             .into_iter()
             .map(|mut r| {
                 let behavior = annotations::generator_options(&mut r)?;
@@ -416,18 +432,18 @@ impl Plugin {
     }
 
     /// Runs the plugin as a transformer over `rm`.
-    pub fn transform(&self, rm: &mut ResMap, options: &Options) -> Result<()> {
+    pub fn transform(&self, rm: &mut ResMap, options: &Options, budget: &Budget) -> Result<()> {
         let items = rm.iter().map(annotations::for_plugin).collect();
-        let output = self.run(items, options)?;
+        let output = self.run(items, options, budget)?;
         annotations::update(rm, output, &self.name)
     }
 
     /// Runs the plugin as a validator over `rm`: it may fail the build, not change it.
     /// kustomize ignores a `validated-by` label the validator adds; so does kbuild (and,
     /// as the resources stay as they were, the label is not in the output).
-    pub fn validate(&self, rm: &ResMap, options: &Options) -> Result<()> {
+    pub fn validate(&self, rm: &ResMap, options: &Options, budget: &Budget) -> Result<()> {
         let mut after = rm.clone();
-        self.transform(&mut after, options)?;
+        self.transform(&mut after, options, budget)?;
         for r in after.iter_mut() {
             if let Some(Node::Map(labels)) = r.node.get_path_mut(&["metadata", "labels"]) {
                 labels.shift_remove("validated-by");
@@ -511,7 +527,19 @@ mod tests {
         assert_eq!(parse_timeout("90s"), Ok(Duration::from_secs(90)));
         assert_eq!(parse_timeout("10m"), Ok(Duration::from_secs(600)));
         assert_eq!(parse_timeout("1h"), Ok(Duration::from_secs(3600)));
-        for bad in ["", "0", "1d", "m", "-1s", "1.5m"] {
+        assert_eq!(parse_timeout("8760h"), Ok(Duration::from_secs(31_536_000)));
+        for bad in [
+            "",
+            "0",
+            "1d",
+            "m",
+            "-1s",
+            "1.5m",
+            "8761h",
+            "18446744073709551615",
+            "18446744073709551615h",
+            "99999999999999999999999",
+        ] {
             assert!(parse_timeout(bad).is_err(), "{bad}");
         }
     }

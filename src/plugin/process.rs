@@ -1,4 +1,5 @@
-//! Running a plugin's program: its input on stdin, its output read whole, a time limit.
+//! Running a plugin's program (or helm): its input on stdin, its output read whole up to a
+//! bound, a time limit.
 //!
 //! Each plugin runs in a process group of its own, so that a plugin that hangs (or a
 //! shell script whose children hang) is killed whole when the limit passes, and so that
@@ -7,6 +8,12 @@
 //! read on threads while the process runs, so a plugin that writes more than a pipe
 //! holds before reading its input cannot deadlock with kbuild; a pipe still open at the
 //! time limit (held by a process that left the group) is abandoned, not waited for.
+//!
+//! Output is bounded: stdout by what the caller allows (see [`output_cap`]: about what is
+//! left of the build's output budget), past which the group is killed at once and the run
+//! fails, so a program printing without end neither fills memory nor runs to its time
+//! limit; stderr, which is for people, is kept up to [`MAX_STDERR`] and the rest read and
+//! dropped.
 
 use crate::error::PluginProblem;
 use std::io::{Read, Write};
@@ -17,12 +24,47 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use wait_timeout::ChildExt;
 
-/// The most a plugin may print on stdout (or stderr): far more than any set of
-/// Kubernetes objects, but a bound on a runaway program.
-const MAX_OUTPUT: u64 = 1 << 30;
+/// The most a plugin may print on stdout: far more than any set of Kubernetes objects,
+/// but a bound on a runaway program even with a huge output budget.
+pub(crate) const MAX_OUTPUT: u64 = 1 << 30;
+
+/// How much of a program's stderr is kept (for the error message, and a KRM function's
+/// log passed on); the rest is read and dropped, with a note of how much.
+const MAX_STDERR: usize = 16 << 20;
+
+/// How much a program may print on stdout when `remaining` bytes of the build's output
+/// budget are left and it was given `input` bytes to print back (a transformer prints
+/// the resources it was given): twice their sum plus 1 MiB, since YAML text prints longer
+/// than the budget counts a value (quotes, flow style, comments), and at most
+/// [`MAX_OUTPUT`]. What the output holds is charged to the budget once parsed; this bound
+/// only keeps a runaway program from filling memory first.
+pub(crate) fn output_cap(remaining: u64, input: u64) -> u64 {
+    remaining
+        .saturating_add(input)
+        .saturating_mul(2)
+        .saturating_add(1 << 20)
+        .min(MAX_OUTPUT)
+}
+
+/// The process groups of the programs running now (see the module comment). A register
+/// for the signal handler, as `output::temp` keeps one of temporary files.
+static RUNNING: std::sync::Mutex<std::collections::BTreeSet<u32>> =
+    std::sync::Mutex::new(std::collections::BTreeSet::new());
+
+fn running() -> std::sync::MutexGuard<'static, std::collections::BTreeSet<u32>> {
+    RUNNING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Kills every plugin or helm process group still running: for the binary's signal
+/// handler, before it removes the temporary files those programs may be using.
+pub fn kill_running_for_exit() {
+    for pgid in std::mem::take(&mut *running()) {
+        kill_group(pgid);
+    }
+}
 
 /// What to run, and how.
-pub(super) struct Job<'a> {
+pub(crate) struct Job<'a> {
     /// The program (an absolute path, or a bare name looked up on PATH).
     pub program: &'a Path,
     /// Its arguments.
@@ -37,10 +79,12 @@ pub(super) struct Job<'a> {
     pub timeout: Duration,
     /// The timeout as the user wrote it, for the message.
     pub timeout_text: &'a str,
+    /// The most it may print on stdout (see [`output_cap`]).
+    pub max_output: u64,
 }
 
 /// What a finished program left.
-pub(super) struct Finished {
+pub(crate) struct Finished {
     /// How it ended.
     pub status: ExitStatus,
     /// Its stdout.
@@ -49,8 +93,8 @@ pub(super) struct Finished {
     pub stderr: Vec<u8>,
 }
 
-/// Runs the job to its end (or its time limit).
-pub(super) fn run(job: &Job<'_>) -> Result<Finished, PluginProblem> {
+/// Runs the job to its end (or its time limit, or its output bound).
+pub(crate) fn run(job: &Job<'_>) -> Result<Finished, PluginProblem> {
     let mut cmd = Command::new(job.program);
     cmd.args(job.args)
         .envs(job.env.iter().map(|(k, v)| (k, v)))
@@ -68,6 +112,8 @@ pub(super) fn run(job: &Job<'_>) -> Result<Finished, PluginProblem> {
         msg: e.to_string(),
     })?;
     let pid = child.id();
+    crate::output::temp::start_handler();
+    running().insert(pid);
     let deadline = Instant::now() + job.timeout;
     // Detached threads, not scoped ones: a process that left the plugin's group (setsid)
     // may hold the pipes open forever, and kbuild must not wait for it past the limit.
@@ -80,18 +126,34 @@ pub(super) fn run(job: &Job<'_>) -> Result<Finished, PluginProblem> {
         });
     }
     let (tx, rx) = mpsc::channel();
-    let out = child.stdout.take();
-    let err = child.stderr.take();
-    for (is_err, pipe) in [(false, out.map(Pipe::Out)), (true, err.map(Pipe::Err))] {
+    if let Some(out) = child.stdout.take() {
+        let tx = tx.clone();
+        let max = job.max_output;
+        std::thread::spawn(move || {
+            let read = read_bounded(out, max);
+            if read.is_err() {
+                // Past the bound: stop the program now rather than at its time limit (the
+                // main thread is waiting for it to exit).
+                kill_group(pid);
+            }
+            let _ = tx.send((false, read));
+        });
+    } else {
+        let _ = tx.send((false, Ok(Vec::new())));
+    }
+    if let Some(err) = child.stderr.take() {
         let tx = tx.clone();
         std::thread::spawn(move || {
-            let _ = tx.send((is_err, read_all(pipe)));
+            let _ = tx.send((true, read_stderr(err)));
         });
+    } else {
+        let _ = tx.send((true, Ok(Vec::new())));
     }
     let waited = child.wait_timeout(job.timeout);
     // Whatever happened, nothing of the group may remain: on a timeout this is the kill;
     // after an exit it ends the plugin's stray children.
     kill_group(pid);
+    running().remove(&pid);
     let timed_out = || PluginProblem::TimedOut {
         limit: job.timeout_text.to_string(),
     };
@@ -131,34 +193,31 @@ pub(super) fn run(job: &Job<'_>) -> Result<Finished, PluginProblem> {
     })
 }
 
-/// One of the plugin's output pipes.
-enum Pipe {
-    Out(std::process::ChildStdout),
-    Err(std::process::ChildStderr),
-}
-
-impl Read for Pipe {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        match self {
-            Pipe::Out(p) => p.read(buf),
-            Pipe::Err(p) => p.read(buf),
-        }
-    }
-}
-
-/// Reads a pipe to its end, refusing more than [`MAX_OUTPUT`] bytes.
-fn read_all(pipe: Option<Pipe>) -> Result<Vec<u8>, PluginProblem> {
+/// Reads stdout to its end, refusing more than `max` bytes. Reads in chunks, so memory
+/// grows with what was read, not with what a program claims.
+fn read_bounded(pipe: impl Read, max: u64) -> Result<Vec<u8>, PluginProblem> {
     let mut buf = Vec::new();
-    let Some(pipe) = pipe else { return Ok(buf) };
-    let mut limited = pipe.take(MAX_OUTPUT + 1);
-    limited
+    pipe.take(max.saturating_add(1))
         .read_to_end(&mut buf)
         .map_err(|e| PluginProblem::BadOutput(format!("reading its output: {e}")))?;
-    if buf.len() as u64 > MAX_OUTPUT {
-        return Err(PluginProblem::BadOutput(format!(
-            "printed more than {} MiB",
-            MAX_OUTPUT >> 20
-        )));
+    if buf.len() as u64 > max {
+        return Err(PluginProblem::TooMuchOutput { limit: max });
+    }
+    Ok(buf)
+}
+
+/// Reads stderr to its end, keeping the first [`MAX_STDERR`] bytes.
+fn read_stderr(mut pipe: impl Read) -> Result<Vec<u8>, PluginProblem> {
+    let mut buf = Vec::new();
+    (&mut pipe)
+        .take(MAX_STDERR as u64)
+        .read_to_end(&mut buf)
+        .map_err(|e| PluginProblem::BadOutput(format!("reading its stderr: {e}")))?;
+    let dropped = std::io::copy(&mut pipe, &mut std::io::sink()).unwrap_or(0);
+    if dropped > 0 {
+        buf.extend_from_slice(
+            format!("\n[kbuild: {dropped} more bytes of stderr not shown]\n").as_bytes(),
+        );
     }
     Ok(buf)
 }
@@ -172,5 +231,26 @@ fn kill_group(pgid: u32) {
     // The group is the plugin's own (process_group(0) above), never kbuild's.
     unsafe {
         libc::kill(-pgid, libc::SIGKILL);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stdout_is_bounded_and_stderr_kept_in_part() {
+        assert_eq!(read_bounded(&b"12345"[..], 5).unwrap(), b"12345");
+        assert!(matches!(
+            read_bounded(&b"123456"[..], 5),
+            Err(PluginProblem::TooMuchOutput { limit: 5 })
+        ));
+        let long = vec![b'x'; MAX_STDERR + 10];
+        let kept = read_stderr(&long[..]).unwrap();
+        assert!(kept.starts_with(&long[..MAX_STDERR]));
+        assert!(kept.ends_with(b"[kbuild: 10 more bytes of stderr not shown]\n"));
+        assert_eq!(output_cap(0, 0), 1 << 20);
+        assert_eq!(output_cap(10, 5), 30 + (1 << 20));
+        assert_eq!(output_cap(u64::MAX, u64::MAX), MAX_OUTPUT);
     }
 }

@@ -59,6 +59,12 @@ impl Budget {
     pub fn limit(&self) -> u64 {
         self.limit
     }
+
+    /// What is left of the limit, in bytes (to bound what a plugin or helm may print
+    /// before its output is parsed and charged).
+    pub fn remaining(&self) -> u64 {
+        self.limit.saturating_sub(self.used.load(Ordering::Relaxed))
+    }
 }
 
 /// About how many bytes `node` prints as: its keys and scalar text, plus two spaces of
