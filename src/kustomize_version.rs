@@ -141,6 +141,15 @@ impl KustomizeVersion {
         self >= KustomizeVersion::V5_8_1
     }
 
+    /// A legacy exec plugin's `argsOneLiner` is split by kustomize's own `ShlexSplit`, and
+    /// a quote left open is the error `failed to parse argsOneLiner: unclosed quote in
+    /// string` (v5.7.1, commit b6128950c); before, by `github.com/google/shlex`, whose
+    /// error kustomize ignored (the words before the broken one are the arguments). The
+    /// two also differ on `#` inside a word, `''` and non-ASCII spaces (plugin/shlex.rs).
+    pub fn args_one_liner_errors(self) -> bool {
+        self >= KustomizeVersion::V5_8_1
+    }
+
     /// A `helmCharts` entry may set `devel` (v5.7.0); before, the field is unknown.
     pub fn helm_devel(self) -> bool {
         self >= KustomizeVersion::V5_8_1

@@ -558,6 +558,172 @@ fn build_metadata_names_plugins(k: Vec<(&'static str, PathBuf)>) {
     );
 }
 
+/// An exec KRM function config (`exec: path: ./fn.sh`) of `kind`, named `name`.
+fn exec_function_config(api_version: &str, kind: &str, name: &str) -> String {
+    format!(
+        "apiVersion: {api_version}\nkind: {kind}\nmetadata:\n  name: {name}\n  annotations:\n    config.kubernetes.io/function: |\n      exec:\n        path: ./fn.sh\nspec:\n  x: 1\n"
+    )
+}
+
+/// kubectl has no `--enable-exec`: its kustomize builds no filter for an exec function,
+/// so the function pipeline hands its input back (a generator adds its own config, marked
+/// local-config; a transformer changes nothing). kbuild without `--enable-exec` does the
+/// same, with a warning naming the function and the flag; the program never runs.
+fn exec_functions_without_enable_exec_are_skipped(k: Vec<(&'static str, PathBuf)>) {
+    let tree = Tree::new();
+    tree.write("k/res.yaml", RESOURCES);
+    tree.write(
+        "k/kustomization.yaml",
+        "namePrefix: p-\nresources: [res.yaml]\ngenerators: [g.yaml]\ntransformers: [t.yaml]\n",
+    );
+    tree.write(
+        "k/g.yaml",
+        &exec_function_config("example.com/v1", "Gen", "g"),
+    );
+    tree.write(
+        "k/t.yaml",
+        &exec_function_config("example.com/v1", "Tr", "t"),
+    );
+    tree.script("k/fn.sh", "#!/bin/sh\ntouch ran\necho 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-fn'\n");
+    same(&tree, &k, ALPHA);
+    assert!(!tree.path("k/ran").exists(), "the exec function ran");
+    let out = tree.kbuild(&["build", "--enable-alpha-plugins", "k"]);
+    let err = stderr(&out);
+    for needle in [
+        "warning: exec function Gen 'g' (./fn.sh) was not run: exec functions run only with --enable-exec",
+        "(plugin config ",
+        "warning: exec function Tr 't' (./fn.sh) was not run",
+    ] {
+        assert!(err.contains(needle), "{needle:?} not in {err}");
+    }
+    // --allow-plugin does not refuse what runs nothing.
+    let out = tree.kbuild(&[
+        "build",
+        "--enable-alpha-plugins",
+        "--allow-plugin",
+        "/bin/true",
+        "k",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // The skipped generator's config joins the resources: one with a resource's id
+    // collides with it, in kustomize as in kbuild.
+    tree.write("k/g.yaml", &exec_function_config("v1", "ConfigMap", "cm"));
+    both_fail(&tree, &k, ALPHA, &["ConfigMap", "cm"]);
+}
+
+/// kustomize compares a validator's output with its input as go-yaml nodes, lines and
+/// columns included, and the input carries the id annotation inside `metadata`: a
+/// validator that prints its input back fails in both kubectls; over no resources, one
+/// that prints nothing passes.
+fn validators_pass_as_in_kustomize(k: Vec<(&'static str, PathBuf)>) {
+    let tree = Tree::new();
+    tree.write("k/res.yaml", RESOURCES);
+    tree.write(
+        "k/kustomization.yaml",
+        "resources: [res.yaml]\nvalidators: [v.yaml]\n",
+    );
+    tree.write(
+        "k/v.yaml",
+        "apiVersion: example.com/v1\nkind: Echo\nmetadata:\n  name: v\n",
+    );
+    tree.exec_plugin("example.com/v1", "Echo", "#!/bin/sh\ncat\n");
+    both_fail(
+        &tree,
+        &k,
+        ALPHA,
+        &[
+            "plugin Echo 'v' (",
+            "validator shouldn't modify the resource map: it printed the resources back",
+        ],
+    );
+    // Also when it adds kustomize's validated-by label (removed before the comparison).
+    tree.exec_plugin(
+        "example.com/v1",
+        "Echo",
+        "#!/bin/sh\nsed -e 's/^metadata:$/metadata:\\n  labels:\\n    validated-by: v/'\n",
+    );
+    both_fail(
+        &tree,
+        &k,
+        ALPHA,
+        &["validator shouldn't modify the resource map"],
+    );
+    // An exec function validator, skipped without --enable-exec, hands the input back too.
+    tree.write(
+        "k/v.yaml",
+        &exec_function_config("example.com/v1", "Val", "v"),
+    );
+    tree.script("k/fn.sh", "#!/bin/sh\ncat\n");
+    both_fail(
+        &tree,
+        &k,
+        ALPHA,
+        &["validator shouldn't modify the resource map"],
+    );
+    // No resources, nothing printed: passes.
+    tree.write(
+        "k/kustomization.yaml",
+        "resources: []\nvalidators: [v.yaml]\n",
+    );
+    same(&tree, &k, ALPHA);
+    tree.write(
+        "k/v.yaml",
+        "apiVersion: example.com/v1\nkind: Echo\nmetadata:\n  name: v\n",
+    );
+    same(&tree, &k, ALPHA);
+}
+
+/// `argsOneLiner` as each version splits it: v5.5.0 with google/shlex (errors ignored:
+/// an unclosed quote drops that word), v5.8.1 with its own splitter (an error).
+fn args_one_liner_per_version(k: Vec<(&'static str, PathBuf)>) {
+    let tree = Tree::new();
+    tree.write("k/kustomization.yaml", "generators: [gen.yaml]\n");
+    tree.exec_plugin(
+        "example.com/v1",
+        "Args",
+        r#"#!/bin/sh
+shift
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: args\ndata:\n  n: "%d"\n' $#
+i=0; for a in "$@"; do printf "  arg%d: '%s'\n" $i "$(printf %s "$a" | sed "s/'/''/g")"; i=$((i+1)); done
+"#,
+    );
+    for one_liner in [
+        r#"x 'open y"#,
+        r#"a#b '' c # x y"#,
+        r#"p "q\"r" 's\t' u\ v"#,
+        r#"x y\\"#,
+    ] {
+        tree.write(
+            "k/gen.yaml",
+            &format!(
+                "apiVersion: example.com/v1\nkind: Args\nmetadata:\n  name: a\nargsOneLiner: '{}'\n",
+                one_liner.replace('\'', "''")
+            ),
+        );
+        for (version, kubectl) in &k {
+            let mut args = ALPHA.to_vec();
+            args.push("k");
+            let want = tree.kubectl(kubectl, &args);
+            let got =
+                tree.kbuild(&[&["build", "--kustomize-version", version][..], &args[..]].concat());
+            if want.status.success() {
+                assert!(
+                    got.status.success(),
+                    "{one_liner} {version}: {}",
+                    stderr(&got)
+                );
+                assert_eq!(stdout(&got), stdout(&want), "{one_liner} {version}");
+            } else {
+                assert_fails(
+                    &tree,
+                    &got,
+                    &["failed to parse argsOneLiner: unclosed quote in string"],
+                );
+            }
+        }
+    }
+}
+
 fn main() {
     common::run_needing(
         kubectls(),
@@ -593,6 +759,15 @@ fn main() {
                 exec_function_args_are_unknown_to_v5_5,
             ),
             ("build_metadata_names_plugins", build_metadata_names_plugins),
+            (
+                "exec_functions_without_enable_exec_are_skipped",
+                exec_functions_without_enable_exec_are_skipped,
+            ),
+            (
+                "validators_pass_as_in_kustomize",
+                validators_pass_as_in_kustomize,
+            ),
+            ("args_one_liner_per_version", args_one_liner_per_version),
             (
                 "policy_generator_example_matches_kubectl",
                 policy_generator_example_matches_kubectl,

@@ -199,6 +199,13 @@ impl Builder<'_> {
                     .map_err(ctx)?,
                 )
             };
+            if let Some(w) = external.as_ref().and_then(|p| p.warning()) {
+                self.warnings.push(if source == file {
+                    format!("{w} (in {})", file.display())
+                } else {
+                    format!("{w} (plugin config {})", source.display())
+                });
+            }
             loaded.push((config, source, external));
         }
         Ok(loaded)

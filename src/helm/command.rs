@@ -166,29 +166,14 @@ pub(super) fn check_version(
     }
 }
 
-/// `helm template`'s output as resources. helm may print messages before the first
-/// document; as kustomize does, what comes before the first `---` is dropped when the
-/// whole does not parse.
+/// `helm template`'s output as resources, read as a resource file. kustomize (v5.5.0 and
+/// v5.8.1) retries a failed read with kyaml's reader "to remove the contents before first
+/// `---`", but that reader drops nothing: text helm prints before the first document (a
+/// line of notes, `key: value`) is a document without metadata and fails the build there
+/// (`missing Resource metadata`); comments and blank lines are no document and pass. kbuild
+/// fails the same way (it dropped the text before).
 pub(super) fn parse_output(stdout: &[u8]) -> Result<Vec<Resource>, HelmProblem> {
     let source = Path::new("helm template output");
-    let first = crate::resource::parse::parse_resources(stdout.to_vec(), source);
-    let err = match first {
-        Ok(resources) => return Ok(resources),
-        Err(e) => e,
-    };
-    let text = String::from_utf8_lossy(stdout);
-    let start = if text.starts_with("---\n") {
-        None
-    } else {
-        text.find("\n---\n").map(|i| i + 1)
-    };
-    if let Some(start) = start
-        && let Ok(resources) =
-            crate::resource::parse::parse_resources(text[start..].as_bytes().to_vec(), source)
-    {
-        return Ok(resources);
-    }
-    Err(HelmProblem::NotYaml {
-        msg: err.to_string(),
-    })
+    crate::resource::parse::parse_resources(stdout.to_vec(), source)
+        .map_err(|e| HelmProblem::NotYaml { msg: e.to_string() })
 }

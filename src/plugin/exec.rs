@@ -19,9 +19,11 @@ use std::path::Path;
 const MAX_ENV_STRING: usize = 131_071;
 
 /// The arguments a config asks for: `argsOneLiner`, then `argsFromFile`'s lines.
-/// `read` reads a file of the kustomization (through its loader).
+/// `read` reads a file of the kustomization (through its loader); `version` picks the
+/// `argsOneLiner` splitter (see shlex.rs).
 pub(super) fn args(
     config: &Node,
+    version: crate::kustomize_version::KustomizeVersion,
     read: &mut dyn FnMut(&str) -> crate::error::Result<Vec<u8>>,
 ) -> Result<Vec<String>, PluginProblem> {
     let field = |name: &str| -> Result<String, PluginProblem> {
@@ -36,8 +38,13 @@ pub(super) fn args(
     let mut args = Vec::new();
     let one_liner = field("argsOneLiner")?;
     if !one_liner.is_empty() {
-        args = shlex_split(&one_liner)
-            .map_err(|e| PluginProblem::BadConfig(format!("failed to parse argsOneLiner: {e}")))?;
+        args = if version.args_one_liner_errors() {
+            super::shlex::split_v581(&one_liner).map_err(|e| {
+                PluginProblem::BadConfig(format!("failed to parse argsOneLiner: {e}"))
+            })?
+        } else {
+            super::shlex::split_v550(&one_liner)
+        };
     }
     let from_file = field("argsFromFile")?;
     if !from_file.is_empty() {
@@ -53,45 +60,6 @@ pub(super) fn args(
         );
     }
     Ok(args)
-}
-
-/// kustomize v5.8's `ShlexSplit`: words split at unquoted whitespace, `'…'` and `"…"`
-/// quoting, backslash escapes (not inside single quotes), `#` starting a comment.
-pub(super) fn shlex_split(s: &str) -> Result<Vec<String>, &'static str> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    for c in s.chars() {
-        match c {
-            _ if escaped => {
-                current.push(c);
-                escaped = false;
-            }
-            '\\' if quote != Some('\'') => escaped = true,
-            '\'' | '"' if quote.is_none() => quote = Some(c),
-            _ if Some(c) == quote => quote = None,
-            '#' if quote.is_none() => {
-                if !current.is_empty() {
-                    out.push(current);
-                }
-                return Ok(out);
-            }
-            _ if c.is_whitespace() && quote.is_none() => {
-                if !current.is_empty() {
-                    out.push(std::mem::take(&mut current));
-                }
-            }
-            _ => current.push(c),
-        }
-    }
-    if quote.is_some() {
-        return Err("unclosed quote in string");
-    }
-    if !current.is_empty() {
-        out.push(current);
-    }
-    Ok(out)
 }
 
 /// Runs the plugin at `program` with `config_text` (the config as kustomize prints it),
@@ -145,22 +113,4 @@ pub(super) fn run(
         });
     }
     Ok(finished.stdout)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::shlex_split;
-
-    #[test]
-    fn one_liners_split_as_kustomize_splits_them() {
-        assert_eq!(
-            shlex_split(r#"one "two three" 'four' fi\ ve # six"#).unwrap(),
-            ["one", "two three", "four", "fi ve"]
-        );
-        assert_eq!(shlex_split(r#"'a\b' "c\"d""#).unwrap(), [r"a\b", r#"c"d"#]);
-        assert_eq!(
-            shlex_split("'open").unwrap_err(),
-            "unclosed quote in string"
-        );
-    }
 }

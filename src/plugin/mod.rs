@@ -23,6 +23,7 @@ mod exec;
 mod krm;
 mod locate;
 pub(crate) mod process;
+mod shlex;
 mod spec;
 
 use crate::error::{Error, PluginError, PluginProblem, Result};
@@ -130,6 +131,14 @@ enum Program {
     },
     /// A KRM function run as a container.
     Container { runtime: PathBuf, args: Vec<String> },
+    /// An exec function without `--enable-exec`: kustomize builds its function pipeline
+    /// with no filter for it (kyaml's `RunFns.ffp` makes an exec filter only when
+    /// `EnableExec`, and `getFunctionFilters` skips the nil one), so the pipeline hands its
+    /// input back: a transformer or validator gets the resources unchanged, a generator its
+    /// own config (annotated local-config, so it joins the resources, may collide with
+    /// one, and is dropped from the output). kubectl has no `--enable-exec`: it always does
+    /// this. kbuild does the same, with a warning.
+    Skipped,
 }
 
 /// An external plugin, found and configured, ready to run.
@@ -190,7 +199,7 @@ impl Plugin {
                 let name = format!("{described} ({})", path.display());
                 locate::check_executable(&path).map_err(|p| fail(&name, p))?;
                 locate::check_inside_home(&home, &path).map_err(|p| fail(&name, p))?;
-                let args = exec::args(config, read).map_err(|p| fail(&name, p))?;
+                let args = exec::args(config, version, read).map_err(|p| fail(&name, p))?;
                 let runs = path.display().to_string();
                 (Program::Legacy { path, args }, runs)
             }
@@ -199,11 +208,15 @@ impl Plugin {
         let kind = config.get_str(&["kind"]).unwrap_or_default();
         if !options.allow.is_empty() {
             let candidate = match &program {
-                Program::Legacy { path, .. } => allow::Candidate::Home { kind, path },
-                Program::Exec { path, .. } => allow::Candidate::Exec { path },
-                Program::Container { .. } => allow::Candidate::Image(&runs),
+                Program::Legacy { path, .. } => Some(allow::Candidate::Home { kind, path }),
+                Program::Exec { path, .. } => Some(allow::Candidate::Exec { path }),
+                Program::Container { .. } => Some(allow::Candidate::Image(&runs)),
+                // Runs nothing, so there is nothing to allow.
+                Program::Skipped => None,
             };
-            allow::check(&options.allow, &candidate).map_err(|p| fail(&name, p))?;
+            if let Some(candidate) = candidate {
+                allow::check(&options.allow, &candidate).map_err(|p| fail(&name, p))?;
+            }
         }
         let mut config_text = String::new();
         crate::yaml::emit::emit_document(config, &mut config_text);
@@ -265,10 +278,8 @@ impl Plugin {
             ));
         }
         if !options.enable_exec {
-            return Err(PluginProblem::NotEnabled {
-                flag: "--enable-exec",
-                why: "exec functions (local programs) run only when enabled",
-            });
+            let program = f.exec.path.clone();
+            return Ok((Program::Skipped, program));
         }
         let path = locate::function_program(&f.exec.path, root)?;
         let runs = path.display().to_string();
@@ -280,6 +291,21 @@ impl Plugin {
             },
             runs,
         ))
+    }
+
+    /// What the build should say about this plugin on stderr: an exec function skipped
+    /// for want of `--enable-exec` (kustomize skips it silently).
+    pub fn warning(&self) -> Option<String> {
+        match &self.program {
+            Program::Skipped => Some(format!(
+                "exec function {} was not run: exec functions run only with --enable-exec; \
+                 kustomize (and kubectl, which has no --enable-exec) skips it silently, so \
+                 kbuild does too: as a generator it adds nothing, as a transformer it changes \
+                 nothing (add --enable-exec to run it, if you trust the kustomization)",
+                self.name
+            )),
+            _ => None,
+        }
     }
 
     /// How the output budget names the plugin (see resource/budget.rs): its config's
@@ -312,9 +338,15 @@ impl Plugin {
         }
     }
 
-    /// Runs the plugin on `items` (resources as the plugin sees them); returns what it
-    /// printed, as resources.
-    fn run(&self, items: Vec<Node>, options: &Options, budget: &Budget) -> Result<Vec<Resource>> {
+    /// Runs the plugin on `items` (resources as the plugin sees them; none for a
+    /// generator, `generating`); returns what it printed, as resources.
+    fn run(
+        &self,
+        items: Vec<Node>,
+        generating: bool,
+        options: &Options,
+        budget: &Budget,
+    ) -> Result<Vec<Resource>> {
         let limits = Self::limits(options, budget);
         match &self.program {
             Program::Legacy { path, args } => {
@@ -356,6 +388,17 @@ impl Plugin {
             Program::Exec { path, args, env } => self.run_function(path, args, env, items, &limits),
             Program::Container { runtime, args } => {
                 self.run_function(runtime, args, &[], items, &limits)
+            }
+            Program::Skipped => {
+                // kyaml's pipeline without a filter: its input, read back (a
+                // transformer over no resources gets nothing back; kubectl agrees).
+                let items = if generating {
+                    vec![krm::function_config(&self.config)]
+                } else {
+                    items
+                };
+                let text = crate::yaml::emit::emit_stream(&items);
+                krm::read_output(text.as_bytes()).map_err(|p| self.fail(p))
             }
         }
     }
@@ -422,7 +465,7 @@ impl Plugin {
         options: &Options,
         budget: &Budget,
     ) -> Result<Vec<(Resource, Behavior)>> {
-        self.run(Vec::new(), options, budget)?
+        self.run(Vec::new(), true, options, budget)?
             .into_iter()
             .map(|mut r| {
                 let behavior = annotations::generator_options(&mut r)?;
@@ -434,16 +477,31 @@ impl Plugin {
     /// Runs the plugin as a transformer over `rm`.
     pub fn transform(&self, rm: &mut ResMap, options: &Options, budget: &Budget) -> Result<()> {
         let items = rm.iter().map(annotations::for_plugin).collect();
-        let output = self.run(items, options, budget)?;
+        let output = self.run(items, false, options, budget)?;
         annotations::update(rm, output, &self.name)
     }
 
-    /// Runs the plugin as a validator over `rm`: it may fail the build, not change it.
-    /// kustomize ignores a `validated-by` label the validator adds; so does kbuild (and,
-    /// as the resources stay as they were, the label is not in the output).
+    /// Runs the plugin as a validator over `rm`: it may fail the build, never change it.
+    ///
+    /// kustomize (`KustTarget.runValidators`, v5.5.0 and v5.8.1) runs the validator as a
+    /// transformer and then requires `ErrorIfNotEqualSets`: for each resource,
+    /// `reflect.DeepEqual` of the go-yaml nodes it had and the ones read back from the
+    /// validator, which compares every node's line and column (and style, tag,
+    /// comments), not only its content, after dropping a `validated-by` label. The
+    /// validator's input carries the multi-line `kustomize.config.k8s.io/id` annotation
+    /// inside `metadata`, so a validator that prints its input back (legacy exec, KRM
+    /// function, or an exec function skipped without `--enable-exec`) moves the lines
+    /// below it and fails; kubectl of both versions fails such a validator. What passes is
+    /// a validator over no resources that prints none, or one whose output lays every
+    /// node of every resource where kustomize had it — text reproducing, line for line,
+    /// the file each untouched resource came from; kbuild keeps no source positions, so
+    /// it fails that too (the one difference left, see the README).
     pub fn validate(&self, rm: &ResMap, options: &Options, budget: &Budget) -> Result<()> {
         let mut after = rm.clone();
         self.transform(&mut after, options, budget)?;
+        if rm.is_empty() && after.is_empty() {
+            return Ok(());
+        }
         for r in after.iter_mut() {
             if let Some(Node::Map(labels)) = r.node.get_path_mut(&["metadata", "labels"]) {
                 labels.shift_remove("validated-by");
@@ -454,15 +512,9 @@ impl Plugin {
                 }
             }
         }
-        let changed = if after.len() != rm.len() {
-            Some(format!(
-                "it returned {} resources for {}",
-                after.len(),
-                rm.len()
-            ))
+        let msg = if after.len() != rm.len() {
+            format!("it returned {} resources for {}", after.len(), rm.len())
         } else {
-            // Compared as kbuild prints them: a number read back from the validator's
-            // output may be another node type with the same text (`1.0` and `1`).
             let text = |n: &Node| {
                 let mut out = String::new();
                 crate::yaml::emit::emit_document(n, &mut out);
@@ -472,11 +524,15 @@ impl Plugin {
                 .zip(after.iter())
                 .find(|(a, b)| a.id() != b.id() || text(&a.node) != text(&b.node))
                 .map(|(a, _)| format!("it changed {}", a.id()))
+                .unwrap_or_else(|| {
+                    "it printed the resources back, and kustomize compares them with the \
+                     ones it gave the validator node by node, line and column included, so \
+                     a validator that prints its input fails in kustomize (kubectl too); \
+                     kbuild fails it the same way"
+                        .to_string()
+                })
         };
-        match changed {
-            Some(msg) => Err(self.fail(PluginProblem::ValidatorChanged(msg))),
-            None => Ok(()),
-        }
+        Err(self.fail(PluginProblem::ValidatorChanged(msg)))
     }
 }
 
