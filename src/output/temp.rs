@@ -63,8 +63,10 @@ pub(crate) fn critical<R>(f: impl FnOnce(&mut BTreeSet<PathBuf>) -> R) -> R {
 
 /// Removes every registered temporary file and keeps the register locked for the rest of
 /// the process's life, so no other thread renames or creates one afterwards. For the
-/// binary's signal handler, which then ends the process.
+/// binary's signal handler, which then ends the process. The programs writing into
+/// temporaries (a git clone) are killed and gone first (`children`).
 pub fn remove_all_for_exit() -> MutexGuard<'static, BTreeSet<PathBuf>> {
+    super::children::kill_all_for_exit();
     let mut held = lock();
     for path in std::mem::take(&mut *held) {
         match std::fs::symlink_metadata(&path) {

@@ -5,6 +5,7 @@
 //! ```text
 //! <cache dir>/                 --remote-cache-dir, default $XDG_CACHE_HOME/kbuild/git
 //!   cache.lock                 builds hold it shared, `kbuild cache clean` exclusive
+//!   salt                       random bytes, hashed with a URL that holds credentials
 //!   locks/<name>-<hash>        held exclusive while the repository is fetched
 //!   repos/<name>-<hash>/       one repository (its clone URL, hashed), made with its first
 //!                              checkout: a failed fetch leaves only the lock file
@@ -13,6 +14,12 @@
 //!     <commit>/                a complete checkout (".nosub" suffix: without submodules)
 //!     .tmp-*/                  a checkout being made; renamed into place when complete
 //! ```
+//!
+//! Every directory is made 0700: a checkout of a private repository is readable by its
+//! owner alone. A clone URL with credentials (`https://user:token@host/…`) gets its own
+//! directory (a build without them must not find what a build with them fetched), named
+//! after the URL without them, and hashed with the cache's salt, so that the name (which
+//! `cache list` prints) cannot be checked against guessed passwords.
 //!
 //! A checkout is made in a temporary directory and renamed to its commit only when every
 //! git command succeeded, so a killed build never leaves a half checkout under a name a
@@ -52,12 +59,19 @@ impl RepoDir {
     /// first checkout).
     pub(crate) fn open(root: &Path, url: &str) -> std::io::Result<RepoDir> {
         use sha2::{Digest, Sha256};
-        let hash: String = Sha256::digest(url.as_bytes())
+        let (plain, credentials) = super::userinfo::split(url);
+        let mut hasher = Sha256::new();
+        if credentials.is_some() {
+            hasher.update(salt(root)?);
+        }
+        hasher.update(url.as_bytes());
+        let hash: String = hasher
+            .finalize()
             .iter()
             .take(8)
             .map(|b| format!("{b:02x}"))
             .collect();
-        let name: String = url
+        let name: String = plain
             .rsplit(['/', ':'])
             .find(|s| !s.is_empty())
             .unwrap_or("repo")
@@ -72,9 +86,11 @@ impl RepoDir {
             .take(40)
             .collect();
         let locks = root.join("locks");
-        std::fs::create_dir_all(&locks)?;
+        create_private_dir(&locks)?;
+        let repos = root.join("repos");
+        create_private_dir(&repos)?;
         Ok(RepoDir {
-            dir: root.join("repos").join(format!("{name}-{hash}")),
+            dir: repos.join(format!("{name}-{hash}")),
             lock: locks.join(format!("{name}-{hash}")),
             url: super::git::redact(url),
         })
@@ -116,7 +132,7 @@ impl RepoDir {
     pub(crate) fn temp(
         &self,
     ) -> std::io::Result<crate::output::temp::Registered<tempfile::TempDir>> {
-        std::fs::create_dir_all(&self.dir)?;
+        create_private_dir(&self.dir)?;
         let url_file = self.dir.join("url");
         if !url_file.exists() {
             write_atomic(&self.dir, &url_file, self.url.as_bytes())?;
@@ -181,9 +197,49 @@ fn write_atomic(dir: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Makes `dir` and its missing parents, each 0700 (as the XDG base directory
+/// specification asks of a cache); an existing directory is left as it is.
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir)
+}
+
+/// The cache's salt (made on first use: 32 random bytes, readable by its owner alone).
+fn salt(root: &Path) -> std::io::Result<Vec<u8>> {
+    let path = root.join("salt");
+    if let Ok(bytes) = std::fs::read(&path)
+        && bytes.len() >= 16
+    {
+        return Ok(bytes);
+    }
+    let bytes = random_bytes()?;
+    let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(root)?;
+    std::io::Write::write_all(&mut tmp, &bytes)?;
+    // Two builds making it at once: the first one's stays (no_clobber), the second
+    // reads it.
+    match tmp.persist_noclobber(&path) {
+        Ok(_) => Ok(bytes),
+        Err(_) => std::fs::read(&path),
+    }
+}
+
+/// 32 bytes from the operating system's random source.
+fn random_bytes() -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = vec![0; 32];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// Holds the whole cache shared (a build) or exclusive (`cache clean`).
 pub(crate) fn lock_cache(root: &Path, exclusive: bool) -> std::io::Result<File> {
-    std::fs::create_dir_all(root)?;
+    create_private_dir(root)?;
     let f = File::options()
         .create(true)
         .truncate(false)
