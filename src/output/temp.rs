@@ -91,17 +91,24 @@ pub struct Registered<T> {
 
 impl Registered<tempfile::TempDir> {
     /// A new temporary directory made by `builder`, in `parent` or the system's
-    /// temporary directory. Registered as soon as it exists (`tempfile` picks the name
-    /// while creating it).
+    /// temporary directory. `tempfile` picks the name while creating it, so it is made
+    /// with the register locked: a signal meanwhile is handled once it is registered
+    /// (else the handler could miss a directory just made).
     pub(crate) fn dir(
         builder: &tempfile::Builder,
         parent: Option<&Path>,
     ) -> std::io::Result<Registered<tempfile::TempDir>> {
-        let dir = match parent {
-            Some(p) => builder.tempdir_in(p)?,
-            None => builder.tempdir()?,
-        };
-        register(dir.path());
+        if let Some(hook) = ON_FIRST.get() {
+            FIRST.call_once(hook);
+        }
+        let dir = critical(|register| {
+            let dir = match parent {
+                Some(p) => builder.tempdir_in(p)?,
+                None => builder.tempdir()?,
+            };
+            register.insert(dir.path().to_path_buf());
+            Ok::<_, std::io::Error>(dir)
+        })?;
         Ok(Registered {
             path: dir.path().to_path_buf(),
             item: Some(dir),

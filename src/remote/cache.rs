@@ -111,11 +111,16 @@ impl RepoDir {
             .write(true)
             .open(&self.lock)?;
         lock.lock()?;
+        // Checkouts (and the small files written beside them) of killed builds: the
+        // repository's writers hold this lock, so none of them is being made now.
         for entry in std::fs::read_dir(&self.dir).into_iter().flatten().flatten() {
-            let half_made = entry.file_name().to_string_lossy().starts_with(".tmp-")
-                && entry.file_type().is_ok_and(|t| t.is_dir());
-            if half_made {
+            if !entry.file_name().to_string_lossy().starts_with(".tmp-") {
+                continue;
+            }
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
                 let _ = std::fs::remove_dir_all(entry.path());
+            } else {
+                let _ = std::fs::remove_file(entry.path());
             }
         }
         Ok(lock)
@@ -190,11 +195,58 @@ fn checkout_name(commit: &str, submodules: bool) -> String {
 }
 
 fn write_atomic(dir: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.persist(path).map_err(|e| e.error)?;
+    write_temp(dir, bytes)?.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// A temporary file in `dir` holding `bytes` (0600), known to the signal handler from
+/// before its creation until it is dropped or persisted (then removed from the register
+/// by [`Unregistered`]'s drop): a signal while the cache writes a small file leaves no
+/// `.tmp-*` file behind.
+fn write_temp(dir: &Path, bytes: &[u8]) -> std::io::Result<Unregistered> {
+    use std::io::Write;
+    let mut tmp = tempfile::Builder::new().prefix(".tmp-").make_in(dir, |p| {
+        crate::output::temp::register(p);
+        File::create_new(p)
+    })?;
+    let path = tmp.path().to_path_buf();
+    let written = tmp.as_file_mut().write_all(bytes);
+    let guard = Unregistered {
+        file: Some(tmp),
+        path,
+    };
+    written?;
+    Ok(guard)
+}
+
+/// A registered temporary file, unregistered once it is gone (removed or renamed).
+struct Unregistered {
+    file: Option<tempfile::NamedTempFile>,
+    path: PathBuf,
+}
+
+impl Unregistered {
+    fn persist(mut self, to: &Path) -> Result<(), tempfile::PersistError> {
+        match self.file.take() {
+            Some(f) => f.persist(to).map(drop),
+            None => Ok(()),
+        }
+    }
+
+    fn persist_noclobber(mut self, to: &Path) -> Result<(), tempfile::PersistError> {
+        match self.file.take() {
+            Some(f) => f.persist_noclobber(to).map(drop),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Unregistered {
+    fn drop(&mut self) {
+        // Removed (if not persisted) before it is forgotten.
+        drop(self.file.take());
+        crate::output::temp::unregister(&self.path);
+    }
 }
 
 /// Makes `dir` and its missing parents, each 0700 (as the XDG base directory
@@ -219,12 +271,10 @@ fn salt(root: &Path) -> std::io::Result<Vec<u8>> {
         return Ok(bytes);
     }
     let bytes = random_bytes()?;
-    let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(root)?;
-    std::io::Write::write_all(&mut tmp, &bytes)?;
     // Two builds making it at once: the first one's stays (no_clobber), the second
     // reads it.
-    match tmp.persist_noclobber(&path) {
-        Ok(_) => Ok(bytes),
+    match write_temp(root, &bytes)?.persist_noclobber(&path) {
+        Ok(()) => Ok(bytes),
         Err(_) => std::fs::read(&path),
     }
 }

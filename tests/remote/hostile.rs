@@ -447,21 +447,125 @@ fn half_made(cache: &Path) -> Vec<String> {
         .collect()
 }
 
+/// Whether a process has its working directory under `dir` (a git still writing into
+/// a checkout there). Linux's /proc answers; elsewhere the answer is "no" after a grace
+/// period.
+fn process_works_in(dir: &Path) -> bool {
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        std::thread::sleep(Duration::from_secs(2));
+        return false;
+    };
+    procs
+        .flatten()
+        .any(|p| std::fs::read_link(p.path().join("cwd")).is_ok_and(|cwd| cwd.starts_with(dir)))
+}
+
+/// Builds `dir` into the fresh cache `cache`, sends SIG`signal` `delay` after the
+/// clone's temporary checkout appeared, and checks that, once no process works in the
+/// cache any more, no `.tmp-*` checkout is left. Returns whether the signal came before
+/// the build ended.
+fn signal_mid_clone(s: &Scratch, dir: &Path, cache: &Path, signal: &str, delay: Duration) -> bool {
+    let mut child = s
+        .command(&["build", dir.to_str().unwrap(), "--remote-cache-dir"])
+        .arg(cache)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while half_made(cache).is_empty() && start.elapsed() < Duration::from_secs(60) {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    std::thread::sleep(delay);
+    let signalled = child.try_wait().unwrap().is_none();
+    if signalled {
+        let sent = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(child.id().to_string())
+            .status()
+            .unwrap();
+        assert!(sent.success());
+    }
+    let status = child.wait().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    let number = if signal == "TERM" { 15 } else { 2 };
+    assert!(
+        status.signal() == Some(number) || status.success(),
+        "SIG{signal}: {status:?}"
+    );
+    // A git that outlived kbuild would still be writing: wait until none is left.
+    let start = Instant::now();
+    while process_works_in(cache) && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let left = half_made(cache);
+    assert!(
+        left.is_empty(),
+        "SIG{signal} {delay:?} into the clone left {left:?}"
+    );
+    signalled
+}
+
 /// Class 11: SIGTERM or SIGINT during a clone left a `.tmp-*` checkout in the cache:
-/// the handler removed it while git, still running, went on writing into it. git's
-/// process group is now killed, and gone, before the checkout is removed. The clone
-/// is made slow by the server (each answer held back, then trickled out), the signal
-/// comes at several points of it, and the check waits until the server stopped
-/// writing (git read it all, or was killed).
+/// the handler removed it while git, still running, created files in it (the removal
+/// then fails with "directory not empty"). git's process group is now killed, and gone,
+/// before the checkout is removed. The signal comes at points spread over a clone of
+/// 3,000 files (the checkout is where git creates files), and during a clone over http
+/// made slow by the server (git-remote-http is in git's group too).
 pub fn signal_during_clone_leaves_no_checkout(g: Git) {
     let s = Scratch::new();
-    let w = Work::new(&g, &s.dir(), "big");
+    let w = Work::new(&g, &s.dir(), "many");
     w.write("base/kustomization.yaml", CM_BASE);
-    w.write("base/cm.yaml", cm("big", "x"));
-    // 400 KB that do not compress, in 200 files: a pack that takes seconds to trickle,
-    // and a checkout that writes many files.
+    w.write("base/cm.yaml", cm("many", "x"));
+    for i in 0..3000 {
+        w.write(
+            &format!("data/{}/{}/f{i}.txt", i % 30, i % 7),
+            format!("file {i}\n"),
+        );
+    }
+    let (bare, commit) = w.bare(&s.dir(), "many");
+    let dir = overlay(
+        &s,
+        "many",
+        &format!("resources:\n- {}//base?ref={commit}\n", file_url(&bare)),
+    );
+    // A whole clone's time (from its temporary checkout's appearance to the end of the
+    // build), for the points to spread over.
+    let reference = s.dir().join("cache-reference");
+    let mut child = s
+        .command(&["build", dir.to_str().unwrap(), "--remote-cache-dir"])
+        .arg(&reference)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    while half_made(&reference).is_empty() && child.try_wait().unwrap().is_none() {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let start = Instant::now();
+    assert!(child.wait().unwrap().success());
+    let run = start.elapsed();
+    let mut signalled = 0;
+    for (i, signal) in ["TERM", "INT"].iter().enumerate() {
+        for k in 0..5u32 {
+            let cache = s.dir().join(format!("cache-{signal}-{k}"));
+            let delay = run * (2 * k + i as u32) / 14;
+            signalled += usize::from(signal_mid_clone(&s, &dir, &cache, signal, delay));
+        }
+    }
+    assert!(
+        signalled >= 5,
+        "only {signalled} runs were signalled mid-clone"
+    );
+    // Over http, slowly: signalled while git-remote-http waits for the server.
+    let big = Work::new(&g, &s.dir(), "slow");
+    big.write("base/kustomization.yaml", CM_BASE);
+    big.write("base/cm.yaml", cm("slow", "x"));
+    // 200 KB that do not compress: a pack that takes seconds to trickle.
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-    for i in 0..200 {
+    for i in 0..100 {
         let bytes: Vec<u8> = (0..2048)
             .map(|_| {
                 seed ^= seed << 13;
@@ -470,62 +574,23 @@ pub fn signal_during_clone_leaves_no_checkout(g: Git) {
                 seed as u8
             })
             .collect();
-        w.write(&format!("data/{}/f{i}.bin", i % 10), bytes);
+        big.write(&format!("data/f{i}.bin"), bytes);
     }
-    let (_, commit) = w.bare(&s.dir(), "big");
+    let (_, commit) = big.bare(&s.dir(), "slow");
     let server = Server::start(&g, s.dir(), s.dir().join("files"));
-    let entry = format!("{}//base?ref={commit}", server.url("/slow/git/big.git"));
+    let entry = format!("{}//base?ref={commit}", server.url("/slow/git/slow.git"));
     let dir = overlay(&s, "slow", &format!("resources:\n- {entry}\n"));
-    let mut signalled = 0;
-    for signal in ["TERM", "INT"] {
-        for delay_ms in [0, 500, 1500] {
-            let cache = s.dir().join(format!("cache-{signal}-{delay_ms}"));
-            let mut child = s
-                .command(&["build", dir.to_str().unwrap(), "--remote-cache-dir"])
-                .arg(&cache)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap();
-            // The clone has begun when its temporary checkout exists.
-            let start = Instant::now();
-            while half_made(&cache).is_empty() && start.elapsed() < Duration::from_secs(60) {
-                if child.try_wait().unwrap().is_some() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            std::thread::sleep(Duration::from_millis(delay_ms));
-            if child.try_wait().unwrap().is_none() {
-                let sent = Command::new("kill")
-                    .arg(format!("-{signal}"))
-                    .arg(child.id().to_string())
-                    .status()
-                    .unwrap();
-                assert!(sent.success());
-                signalled += 1;
-            }
-            let status = child.wait().unwrap();
-            use std::os::unix::process::ExitStatusExt;
-            let number = if signal == "TERM" { 15 } else { 2 };
-            assert!(
-                status.signal() == Some(number) || status.success(),
-                "SIG{signal}: {status:?}"
-            );
-            // git, had it survived kbuild, would write until the server is done.
-            assert!(server.wait_slow_done(Duration::from_secs(60)));
-            std::thread::sleep(Duration::from_millis(300));
-            let left = half_made(&cache);
-            assert!(
-                left.is_empty(),
-                "SIG{signal} {delay_ms} ms into the clone left {left:?}"
-            );
-        }
+    for (signal, ms) in [("TERM", 0), ("INT", 600)] {
+        let cache = s.dir().join(format!("cache-slow-{signal}"));
+        assert!(signal_mid_clone(
+            &s,
+            &dir,
+            &cache,
+            signal,
+            Duration::from_millis(ms)
+        ));
+        assert!(server.wait_slow_done(Duration::from_secs(60)));
     }
-    assert!(
-        signalled >= 4,
-        "only {signalled} runs were signalled mid-clone"
-    );
 }
 
 /// Found beyond the listed classes: `kbuild deps` followed a remote entry's path
