@@ -12,9 +12,9 @@
 pub mod cache;
 pub(crate) mod git;
 mod http;
-mod refuse;
+pub mod refuse;
 pub mod repospec;
-mod userinfo;
+pub mod userinfo;
 
 use crate::error::{Error, RemoteError, RemoteProblem, Result};
 use cache::{KnownRef, RepoDir};

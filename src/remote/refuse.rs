@@ -10,7 +10,7 @@ use super::RepoSpec;
 use crate::error::RemoteProblem;
 
 /// Whether `spec` may be handed to git; the first problem otherwise.
-pub(crate) fn check(spec: &RepoSpec) -> Result<(), RemoteProblem> {
+pub fn check(spec: &RepoSpec) -> Result<(), RemoteProblem> {
     let refused = |what: String, why: &'static str| Err(RemoteProblem::Refused { what, why });
     let url = spec.clone_url();
     if spec.git_ref.starts_with('-') {

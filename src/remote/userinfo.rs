@@ -10,19 +10,19 @@
 /// A URL's credentials as git configuration: every URL starting with `plain` is fetched
 /// as if it started with `with` instead.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Credentials {
+pub struct Credentials {
     /// `scheme://userinfo@host[:port]/`.
-    pub(crate) with: String,
+    pub with: String,
     /// The same without the secret: `scheme://host[:port]/` for http(s) (the user name
     /// alone is often a token), `scheme://user@host[:port]/` for others (a user name for
     /// ssh is no secret, and ssh needs it).
-    pub(crate) plain: String,
+    pub plain: String,
 }
 
 /// Where the userinfo of a `scheme://` URL is: the scheme's length with `://`, and the
 /// authority's end (the first `/`, `?` or `#` after it, or the end). The userinfo runs
 /// to the authority's LAST `@`: a password may hold `@` (an unescaped one included).
-pub(crate) fn authority(url: &str) -> Option<(usize, usize)> {
+pub fn authority(url: &str) -> Option<(usize, usize)> {
     let scheme_end = url.find("://")?;
     let scheme = &url[..scheme_end];
     let is_scheme = scheme
@@ -44,7 +44,7 @@ pub(crate) fn authority(url: &str) -> Option<(usize, usize)> {
 
 /// `url` without its secret, and the credentials to hand git separately (`None`: the
 /// URL carries no secret, and is given as it is).
-pub(crate) fn split(url: &str) -> (String, Option<Credentials>) {
+pub fn split(url: &str) -> (String, Option<Credentials>) {
     let Some((start, end)) = authority(url) else {
         return (url.to_string(), None);
     };
