@@ -126,8 +126,13 @@ impl RepoDir {
         Ok(lock)
     }
 
-    /// The checkout of `commit`, if the cache has it.
+    /// The checkout of `commit`, if the cache has it. `commit` becomes a path component:
+    /// anything but a full commit id (which git's output and `refs.json` should hold, but
+    /// a server or a damaged cache could say otherwise, `../..`) is never in the cache.
     pub(crate) fn checkout(&self, commit: &str, submodules: bool) -> Option<PathBuf> {
+        if !super::git::is_full_commit(commit) {
+            return None;
+        }
         let dir = self.dir.join(checkout_name(commit, submodules));
         dir.is_dir().then_some(dir)
     }
@@ -157,6 +162,12 @@ impl RepoDir {
         commit: &str,
         submodules: bool,
     ) -> std::io::Result<PathBuf> {
+        if !super::git::is_full_commit(commit) {
+            return Err(std::io::Error::other(format!(
+                "git named the commit '{}', which is not a commit id",
+                commit.escape_debug()
+            )));
+        }
         let target = self.dir.join(checkout_name(commit, submodules));
         if target.is_dir() {
             // Made by an earlier build for another ref naming the same commit.
@@ -207,7 +218,14 @@ fn write_temp(dir: &Path, bytes: &[u8]) -> std::io::Result<Unregistered> {
     use std::io::Write;
     let mut tmp = tempfile::Builder::new().prefix(".tmp-").make_in(dir, |p| {
         crate::output::temp::register(p);
-        File::create_new(p)
+        let mut options = File::options();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        options.open(p)
     })?;
     let path = tmp.path().to_path_buf();
     let written = tmp.as_file_mut().write_all(bytes);
@@ -389,4 +407,47 @@ pub fn clean(root: &Path) -> std::io::Result<usize> {
         }
     }
     Ok(count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_commit_ids_name_checkouts() {
+        let root = tempfile::tempdir().unwrap();
+        let repo = RepoDir::open(root.path(), "https://h/o/r").unwrap();
+        std::fs::create_dir_all(repo.dir.join("../..")).unwrap();
+        assert_eq!(repo.checkout("../..", true), None);
+        assert_eq!(repo.checkout("..", false), None);
+        let commit = "a".repeat(40);
+        std::fs::create_dir_all(repo.dir.join(&commit)).unwrap();
+        assert_eq!(repo.checkout(&commit, true), Some(repo.dir.join(&commit)));
+    }
+
+    #[test]
+    fn credentials_name_no_directory() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::tempdir().unwrap();
+        let with = RepoDir::open(root.path(), "https://me:hunter2@h/o/repo").unwrap();
+        let without = RepoDir::open(root.path(), "https://h/o/repo").unwrap();
+        assert_ne!(with.dir, without.dir, "a build without them gets its own");
+        let name = with.dir.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            name.starts_with("repo-") && !name.contains("hunter2"),
+            "{name}"
+        );
+        assert_eq!(with.url, "https://me:***@h/o/repo");
+        // The salted hash differs from the plain hash of the URL with its credentials.
+        use sha2::{Digest, Sha256};
+        let plain_hash: String = Sha256::digest(b"https://me:hunter2@h/o/repo")
+            .iter()
+            .take(8)
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert!(!name.ends_with(&plain_hash), "{name}");
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&root.path().join("repos")), 0o700);
+        assert_eq!(mode(&root.path().join("salt")), 0o600);
+    }
 }

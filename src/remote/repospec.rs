@@ -267,7 +267,8 @@ fn go_parse_duration(s: &str) -> Option<Duration> {
         total += value * nanos;
         rest = &rest[unit_len..];
     }
-    (total.is_finite() && total < 9.2e18).then(|| Duration::from_nanos(total as u64))
+    // Go's limit: what fits in an int64 of nanoseconds (2562047h47m16.854775807s).
+    (total.is_finite() && total <= i64::MAX as f64).then(|| Duration::from_nanos(total as u64))
 }
 
 /// Scheme, user and host (with its trailing separator) and the rest (kustomize's
