@@ -197,8 +197,10 @@ pub fn redact(text: &str) -> String {
     while let Some(sep) = rest.find("://") {
         // The scheme: the letters, digits, `+`, `-` and `.` before `://`, from a letter.
         let scheme_start = rest[..sep]
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || "+-.".contains(c)))
-            .map_or(0, |i| i + 1);
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !(c.is_ascii_alphanumeric() || "+-.".contains(c)))
+            .map_or(0, |(i, c)| i + c.len_utf8());
         let scheme_start = rest[scheme_start..sep]
             .find(|c: char| c.is_ascii_alphabetic())
             .map_or(sep, |i| scheme_start + i);
@@ -300,6 +302,9 @@ mod tests {
             redact("no url: a@b, ://x@y, 1://x@y"),
             "no url: a@b, ://x@y, 1://x@y"
         );
+        // Found by the fuzzer: a multi-byte character right before the scheme.
+        assert_eq!(redact("reƏhttps://u:p@h/x"), "reƏhttps://u:***@h/x");
+        assert_eq!(redact("Əhttps://t@h/"), "Əhttps://***@h/");
     }
 
     #[test]
