@@ -26,7 +26,7 @@ case "$profile" in
   *) echo "FUZZ_PROFILE must be dev or release" >&2; exit 2 ;;
 esac
 
-targets=(yaml_parse emit_roundtrip smp json6902 kustomization build_tree edit_document helm_args)
+targets=(yaml_parse emit_roundtrip smp json6902 kustomization build_tree edit_document helm_args repospec)
 failed=()
 summary=""
 for t in "${targets[@]}"; do

@@ -144,9 +144,13 @@ impl Walk<'_> {
                 commit: Some(checkout.commit.clone()),
             });
             let base = load::join_clean(&checkout.dir, &spec.kust_root);
-            return self
-                .kustomization(&base)
-                .map_err(|e| e.context(format!("following '{entry}'")));
+            // As the build: the path must stay in the checkout after symlinks, so that
+            // a repository cannot make `deps` read a kustomization of this machine.
+            let real = load::canonical(&base, "directory")?;
+            in_checkout(&real, &checkout.dir, entry)?;
+            return self.kustomization(&real).map_err(|e| {
+                e.context(format!("following '{}'", crate::remote::git::redact(entry)))
+            });
         }
         if load::is_remote_file(entry) {
             self.file(dir, entry);
@@ -155,6 +159,11 @@ impl Walk<'_> {
         let joined = load::join_clean(dir, entry);
         if joined.is_dir() {
             let real = load::canonical(&joined, "directory")?;
+            // A base of a remote kustomization stays in its checkout (the build's
+            // `check_base`).
+            if let Some(repo) = self.remote.and_then(|r| r.clone_containing(dir)) {
+                in_checkout(&real, &repo, entry)?;
+            }
             return self
                 .kustomization(&real)
                 .map_err(|e| e.context(format!("following '{entry}'")));
@@ -178,6 +187,20 @@ impl Walk<'_> {
         let path = std::fs::canonicalize(&joined).unwrap_or(joined);
         self.insert(path);
     }
+}
+
+/// Refuses `real`, which `entry` of a kustomization in the checkout `repo` resolved to,
+/// when it is outside that checkout.
+fn in_checkout(real: &Path, repo: &Path, entry: &str) -> Result<()> {
+    if real.starts_with(repo) {
+        return Ok(());
+    }
+    Err(Error::msg(format!(
+        "security: bases in kustomizations found in cloned git repos must be within the repo, but base '{}' ({}) is outside '{}'",
+        crate::remote::git::redact(entry),
+        real.display(),
+        repo.display()
+    )))
 }
 
 /// Makes `path` absolute and lexically clean (relative to the current

@@ -1,7 +1,7 @@
 //! Remote bases and files, against real servers on 127.0.0.1 and real git repositories
 //! made here (never the internet): bare repositories with tags, branches and commits,
 //! served as `file://` URLs and over http through `git http-backend` (run as a CGI
-//! program by a small HTTP server in this file, which also serves raw files).
+//! program by a small HTTP server, `remote/server.rs`, which also serves raw files).
 //!
 //! Each case builds with kbuild and checks its output or error; when the kubectl of a
 //! kustomize version is there (v5.5.0: `kubectl` on PATH; v5.8.1: `$KUBECTL_V581` or
@@ -10,17 +10,23 @@
 //! fails under CI=true). The cache cases put a logging wrapper named `git` first on PATH
 //! and check which git commands each build ran.
 //!
+//! `hostile.rs` tries the entries an attacker would write (options in refs, `ext::`
+//! submodules, credentials, huge timeouts, signals mid-clone); `server.rs` is the server.
+//!
 //! Needs `git` with `git http-backend` (the whole file is ignored without it, failed under
 //! CI=true).
 
 mod common;
+#[path = "remote/hostile.rs"]
+mod hostile;
+#[path = "remote/server.rs"]
+mod server;
 use common::kubectl;
+use server::Server;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::Arc;
 
 const VERSIONS: [&str; 2] = ["v5.5.0", "v5.8.1"];
 
@@ -81,6 +87,26 @@ fn main() {
                 render_affected_by_a_changed_ref,
             ),
             ("url_as_the_build_root", url_as_the_build_root),
+            ("ref_is_never_an_option", hostile::ref_is_never_an_option),
+            ("transports_are_limited", hostile::transports_are_limited),
+            ("callers_git_environment", hostile::callers_git_environment),
+            (
+                "credentials_stay_off_disk",
+                hostile::credentials_stay_off_disk,
+            ),
+            ("huge_timeouts_saturate", hostile::huge_timeouts_saturate),
+            (
+                "signal_during_clone_leaves_no_checkout",
+                hostile::signal_during_clone_leaves_no_checkout,
+            ),
+            (
+                "deps_stays_in_the_checkout",
+                hostile::deps_stays_in_the_checkout,
+            ),
+            (
+                "http_redirects_stay_http",
+                hostile::http_redirects_stay_http,
+            ),
         ],
     );
 }
@@ -229,14 +255,18 @@ impl Scratch {
     }
 
     fn kbuild(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_kbuild"))
-            .args(args)
+        self.command(args).output().unwrap()
+    }
+
+    /// The kbuild command line `args`, with this scratch's PATH and cache home.
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_kbuild"));
+        cmd.args(args)
             .env("PATH", &self.path)
             .env("XDG_CACHE_HOME", self.dir().join("xdg"))
             .env_remove("KBUILD_KUSTOMIZE_VERSION")
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
+            .stdin(Stdio::null());
+        cmd
     }
 
     /// kbuild build DIR with this scratch's cache (and `extra` flags), for `version`.
@@ -572,150 +602,6 @@ fn bad_refs_and_paths(g: Git) {
 
 // ---------------------------------------------------------------------------------------
 // HTTP
-
-/// A tiny HTTP/1.1 server on 127.0.0.1: `/git/<path>` runs `git http-backend` (CGI) on
-/// the repositories in `git_root`; `/files/<path>` serves `files_root/<path>` (404 when
-/// absent); `/hang` accepts and never answers. One thread per connection, no keep-alive.
-struct Server {
-    port: u16,
-}
-
-impl Server {
-    fn start(g: &Git, git_root: PathBuf, files_root: PathBuf) -> Server {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let backend = Arc::new(g.http_backend.clone());
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let (backend, git_root, files_root) =
-                    (backend.clone(), git_root.clone(), files_root.clone());
-                std::thread::spawn(move || {
-                    let _ = serve(stream, &backend, &git_root, &files_root);
-                });
-            }
-        });
-        Server { port }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://127.0.0.1:{}{path}", self.port)
-    }
-}
-
-fn serve(
-    stream: TcpStream,
-    backend: &Path,
-    git_root: &Path,
-    files_root: &Path,
-) -> std::io::Result<()> {
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut request_line = String::new();
-    reader.read_line(&mut request_line)?;
-    let mut parts = request_line.split_whitespace();
-    let method = parts.next().unwrap_or("").to_string();
-    let target = parts.next().unwrap_or("/").to_string();
-    let mut headers = Vec::new();
-    loop {
-        let mut line = String::new();
-        reader.read_line(&mut line)?;
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = line.split_once(':') {
-            headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
-        }
-    }
-    let header = |k: &str| headers.iter().find(|(h, _)| h == k).map(|(_, v)| v.clone());
-    let mut body = Vec::new();
-    if header("transfer-encoding").is_some_and(|v| v.contains("chunked")) {
-        loop {
-            let mut size = String::new();
-            reader.read_line(&mut size)?;
-            let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-            let mut chunk = vec![0; n + 2];
-            reader.read_exact(&mut chunk)?;
-            if n == 0 {
-                break;
-            }
-            body.extend_from_slice(&chunk[..n]);
-        }
-    } else if let Some(n) = header("content-length").and_then(|v| v.parse::<usize>().ok()) {
-        body.resize(n, 0);
-        reader.read_exact(&mut body)?;
-    }
-    let mut out = stream;
-    let (path, query) = target.split_once('?').unwrap_or((&target, ""));
-    if path.starts_with("/hang") {
-        std::thread::sleep(std::time::Duration::from_secs(60));
-        return Ok(());
-    }
-    if let Some(file) = path.strip_prefix("/files/") {
-        return match std::fs::read(files_root.join(file)) {
-            Ok(bytes) => {
-                write!(out, "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", bytes.len())?;
-                out.write_all(&bytes)
-            }
-            Err(_) => out.write_all(
-                b"HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\nConnection: close\r\n\r\nnot found",
-            ),
-        };
-    }
-    let Some(info) = path.strip_prefix("/git") else {
-        return out.write_all(
-            b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-        );
-    };
-    let mut cgi = Command::new(backend);
-    cgi.env("GIT_PROJECT_ROOT", git_root)
-        .env("GIT_HTTP_EXPORT_ALL", "1")
-        .env("REQUEST_METHOD", &method)
-        .env("PATH_INFO", info)
-        .env("QUERY_STRING", query)
-        .env("CONTENT_TYPE", header("content-type").unwrap_or_default())
-        .env("CONTENT_LENGTH", body.len().to_string())
-        .env("REMOTE_ADDR", "127.0.0.1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    if let Some(p) = header("git-protocol") {
-        cgi.env("GIT_PROTOCOL", p);
-    }
-    if let Some(e) = header("content-encoding") {
-        cgi.env("HTTP_CONTENT_ENCODING", e);
-    }
-    let mut child = cgi.spawn()?;
-    let mut stdin = child.stdin.take().expect("stdin");
-    let writer = std::thread::spawn(move || stdin.write_all(&body));
-    let output = child.wait_with_output()?;
-    let _ = writer.join();
-    let raw = output.stdout;
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .map(|i| (i, 4))
-        .or_else(|| raw.windows(2).position(|w| w == b"\n\n").map(|i| (i, 2)));
-    let Some((end, sep)) = split else {
-        return out.write_all(b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n");
-    };
-    let head = text(&raw[..end]);
-    let mut status = "200 OK".to_string();
-    let mut response = String::new();
-    for line in head.lines() {
-        match line.split_once(':') {
-            Some((k, v)) if k.eq_ignore_ascii_case("status") => status = v.trim().to_string(),
-            _ => {
-                response.push_str(line);
-                response.push_str("\r\n");
-            }
-        }
-    }
-    write!(
-        out,
-        "HTTP/1.1 {status}\r\n{response}Connection: close\r\n\r\n"
-    )?;
-    out.write_all(&raw[end + sep..])
-}
 
 fn over_http(g: Git) {
     let s = Scratch::new();

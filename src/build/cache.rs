@@ -450,9 +450,14 @@ impl FileCache {
     ) -> Result<(PathBuf, Arc<String>)> {
         if load::is_remote_file(entry) {
             // kustomize fetches a file URL wherever a file is named.
+            // Kept by the URL as written, named without its credentials (the name
+            // reaches error messages).
             let url = PathBuf::from(entry);
-            let text = self.text(&url, || crate::yaml::utf8(ldr.fetch(entry)?.to_vec(), &url))?;
-            return Ok((url, text));
+            let name = PathBuf::from(crate::remote::git::redact(entry));
+            let text = self.text(&url, || {
+                crate::yaml::utf8(ldr.fetch(entry)?.to_vec(), &name)
+            })?;
+            return Ok((name, text));
         }
         let (real, kind) = ldr.resolve_file(entry, what)?;
         let text = self.text(&real, || {

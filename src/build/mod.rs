@@ -570,7 +570,8 @@ impl Builder<'_> {
         if let Some(mut chain) = self.chain.cycle_with(candidate) {
             chain.push(candidate.to_path_buf());
             return Err(Error::Cycle(Box::new(crate::error::Cycle {
-                entry: entry.to_string(),
+                // A remote entry's credentials are not printed.
+                entry: redact(entry),
                 dir: candidate.to_path_buf(),
                 chain,
             })));

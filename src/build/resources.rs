@@ -68,7 +68,9 @@ impl Builder<'_> {
         }
         let mut file_error = None;
         if is_file_url {
-            let url = std::path::Path::new(entry);
+            // Named without its credentials: the name reaches error messages.
+            let url = std::path::PathBuf::from(crate::remote::git::redact(entry));
+            let url = url.as_path();
             match ldr.fetch(entry) {
                 Ok(body) => match self
                     .budget
@@ -93,7 +95,10 @@ impl Builder<'_> {
                 None => Err(e),
             },
             Ok(None) => Err(file_error.unwrap_or_else(|| {
-                Error::msg(format!("'{entry}' is neither a file nor a git repository"))
+                Error::msg(format!(
+                    "'{}' is neither a file nor a git repository",
+                    crate::remote::git::redact(entry)
+                ))
             })),
         }
     }

@@ -50,6 +50,13 @@ pub enum RemoteProblem {
     Offline,
     /// The clone cache could not be read or written.
     Cache(String),
+    /// A part of the entry kbuild will not hand to git (`remote/refuse.rs`).
+    Refused {
+        /// Which part, with its value: "ref '--upload-pack=x'".
+        what: String,
+        /// Why.
+        why: &'static str,
+    },
 }
 
 impl RemoteError {
@@ -57,12 +64,15 @@ impl RemoteError {
     pub fn hint(&self) -> Option<&'static str> {
         match self.problem {
             RemoteProblem::NoGit(_) => Some("install git and put it on PATH"),
-            RemoteProblem::Timeout { .. } => {
-                Some("raise the limit with '?timeout=<seconds>' on the URL (default 27 s)")
-            }
+            RemoteProblem::Timeout { .. } => Some(
+                "raise the limit with '?timeout=<seconds>' on the URL (default 27 s, at most 1 hour)",
+            ),
             RemoteProblem::Offline => {
                 Some("build once without --offline to fill the clone cache (--remote-cache-dir)")
             }
+            RemoteProblem::Refused { .. } => Some(
+                "kbuild hands git no value from a kustomization that git or ssh could take for an option, nor a control character (stricter than kustomize); correct the entry",
+            ),
             _ => None,
         }
     }
@@ -107,6 +117,7 @@ impl fmt::Display for RemoteError {
                 ": not in the clone cache, and --offline forbids fetching it"
             ),
             RemoteProblem::Cache(msg) => write!(f, ": clone cache: {msg}"),
+            RemoteProblem::Refused { what, why } => write!(f, ": refusing its {what}: {why}"),
         }
     }
 }

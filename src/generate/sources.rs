@@ -27,10 +27,13 @@ pub fn load(
         .chain((!args.env.is_empty()).then_some(&args.env));
     for path in env_files {
         let content = read_file(path)?;
-        let parsed = envfile::parse(&content).map_err(|e| e.context(format!("env file {path}")))?;
+        // An http(s) URL's credentials are not printed.
+        let shown = crate::remote::redact(path);
+        let parsed =
+            envfile::parse(&content).map_err(|e| e.context(format!("env file {shown}")))?;
         for line in parsed.without_equals {
             warnings.push(format!(
-                "env file {path}: line {line} has no '=': its key gets an empty value, as in kustomize (write KEY=VALUE, or KEY= for an empty value on purpose)"
+                "env file {shown}: line {line} has no '=': its key gets an empty value, as in kustomize (write KEY=VALUE, or KEY= for an empty value on purpose)"
             ));
         }
         pairs.extend(parsed.pairs.into_iter().map(|(k, v)| (k, v.into_bytes())));
@@ -88,22 +91,29 @@ fn remove_quotes(value: &str) -> &str {
 /// Parses a `files` entry: `path` (the key is the file's base name) or
 /// `key=path`. Neither part may be empty or contain another `=`.
 pub fn parse_file_source(source: &str) -> Result<(String, &str), Error> {
+    // Shown without an http(s) URL's credentials.
+    let shown = crate::remote::redact;
     match source.matches('=').count() {
         0 => Ok((base_name(source).to_string(), source)),
         1 => match source.split_once('=') {
             Some(("", path)) => Err(Error::invalid_config(format!(
-                "missing key name for file path {path:?} in source {source:?}"
+                "missing key name for file path {:?} in source {:?}",
+                shown(path),
+                shown(source)
             ))),
             Some((key, "")) => Err(Error::invalid_config(format!(
-                "missing file path for key name {key:?} in source {source:?}"
+                "missing file path for key name {key:?} in source {:?}",
+                shown(source)
             ))),
             Some((key, path)) => Ok((key.to_string(), path)),
             None => Err(Error::invalid_config(format!(
-                "invalid file source {source:?}"
+                "invalid file source {:?}",
+                shown(source)
             ))),
         },
         _ => Err(Error::invalid_config(format!(
-            "source {source:?} key name or file path contains '='"
+            "source {:?} key name or file path contains '='",
+            shown(source)
         ))),
     }
 }

@@ -406,7 +406,9 @@ impl<'f> Loader<'f> {
     /// kustomize does for every file a kustomization names).
     pub fn read(&self, entry: &str, what: &str) -> Result<(PathBuf, Vec<u8>)> {
         if is_remote_file(entry) {
-            return Ok((PathBuf::from(entry), self.fetch(entry)?.to_vec()));
+            // Named without its credentials: the name reaches error messages.
+            let name = PathBuf::from(crate::remote::git::redact(entry));
+            return Ok((name, self.fetch(entry)?.to_vec()));
         }
         let (real, kind) = self.resolve_file(entry, what)?;
         let bytes = self.read_resolved(&real, kind)?;

@@ -3,6 +3,7 @@
 //! set of files all or nothing), keep the mode and owner of the file they
 //! replace, and never replace a device or a symlink (`target.rs`).
 
+pub(crate) mod children;
 mod set;
 mod target;
 pub mod temp;

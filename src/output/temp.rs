@@ -69,8 +69,10 @@ pub(crate) fn critical<R>(f: impl FnOnce(&mut BTreeSet<PathBuf>) -> R) -> R {
 
 /// Removes every registered temporary file and keeps the register locked for the rest of
 /// the process's life, so no other thread renames or creates one afterwards. For the
-/// binary's signal handler, which then ends the process.
+/// binary's signal handler, which then ends the process. The programs writing into
+/// temporaries (a git clone) are killed and gone first (`children`).
 pub fn remove_all_for_exit() -> MutexGuard<'static, BTreeSet<PathBuf>> {
+    super::children::kill_all_for_exit();
     let mut held = lock();
     for path in std::mem::take(&mut *held) {
         match std::fs::symlink_metadata(&path) {
@@ -95,17 +97,24 @@ pub struct Registered<T> {
 
 impl Registered<tempfile::TempDir> {
     /// A new temporary directory made by `builder`, in `parent` or the system's
-    /// temporary directory. Registered as soon as it exists (`tempfile` picks the name
-    /// while creating it).
+    /// temporary directory. `tempfile` picks the name while creating it, so it is made
+    /// with the register locked: a signal meanwhile is handled once it is registered
+    /// (else the handler could miss a directory just made).
     pub(crate) fn dir(
         builder: &tempfile::Builder,
         parent: Option<&Path>,
     ) -> std::io::Result<Registered<tempfile::TempDir>> {
-        let dir = match parent {
-            Some(p) => builder.tempdir_in(p)?,
-            None => builder.tempdir()?,
-        };
-        register(dir.path());
+        if let Some(hook) = ON_FIRST.get() {
+            FIRST.call_once(hook);
+        }
+        let dir = critical(|register| {
+            let dir = match parent {
+                Some(p) => builder.tempdir_in(p)?,
+                None => builder.tempdir()?,
+            };
+            register.insert(dir.path().to_path_buf());
+            Ok::<_, std::io::Error>(dir)
+        })?;
         Ok(Registered {
             path: dir.path().to_path_buf(),
             item: Some(dir),

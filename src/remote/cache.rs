@@ -5,6 +5,7 @@
 //! ```text
 //! <cache dir>/                 --remote-cache-dir, default $XDG_CACHE_HOME/kbuild/git
 //!   cache.lock                 builds hold it shared, `kbuild cache clean` exclusive
+//!   salt                       random bytes, hashed with a URL that holds credentials
 //!   locks/<name>-<hash>        held exclusive while the repository is fetched
 //!   repos/<name>-<hash>/       one repository (its clone URL, hashed), made with its first
 //!                              checkout: a failed fetch leaves only the lock file
@@ -13,6 +14,12 @@
 //!     <commit>/                a complete checkout (".nosub" suffix: without submodules)
 //!     .tmp-*/                  a checkout being made; renamed into place when complete
 //! ```
+//!
+//! Every directory is made 0700: a checkout of a private repository is readable by its
+//! owner alone. A clone URL with credentials (`https://user:token@host/…`) gets its own
+//! directory (a build without them must not find what a build with them fetched), named
+//! after the URL without them, and hashed with the cache's salt, so that the name (which
+//! `cache list` prints) cannot be checked against guessed passwords.
 //!
 //! A checkout is made in a temporary directory and renamed to its commit only when every
 //! git command succeeded, so a killed build never leaves a half checkout under a name a
@@ -52,12 +59,19 @@ impl RepoDir {
     /// first checkout).
     pub(crate) fn open(root: &Path, url: &str) -> std::io::Result<RepoDir> {
         use sha2::{Digest, Sha256};
-        let hash: String = Sha256::digest(url.as_bytes())
+        let (plain, credentials) = super::userinfo::split(url);
+        let mut hasher = Sha256::new();
+        if credentials.is_some() {
+            hasher.update(salt(root)?);
+        }
+        hasher.update(url.as_bytes());
+        let hash: String = hasher
+            .finalize()
             .iter()
             .take(8)
             .map(|b| format!("{b:02x}"))
             .collect();
-        let name: String = url
+        let name: String = plain
             .rsplit(['/', ':'])
             .find(|s| !s.is_empty())
             .unwrap_or("repo")
@@ -72,9 +86,11 @@ impl RepoDir {
             .take(40)
             .collect();
         let locks = root.join("locks");
-        std::fs::create_dir_all(&locks)?;
+        create_private_dir(&locks)?;
+        let repos = root.join("repos");
+        create_private_dir(&repos)?;
         Ok(RepoDir {
-            dir: root.join("repos").join(format!("{name}-{hash}")),
+            dir: repos.join(format!("{name}-{hash}")),
             lock: locks.join(format!("{name}-{hash}")),
             url: super::git::redact(url),
         })
@@ -95,18 +111,28 @@ impl RepoDir {
             .write(true)
             .open(&self.lock)?;
         lock.lock()?;
+        // Checkouts (and the small files written beside them) of killed builds: the
+        // repository's writers hold this lock, so none of them is being made now.
         for entry in std::fs::read_dir(&self.dir).into_iter().flatten().flatten() {
-            let half_made = entry.file_name().to_string_lossy().starts_with(".tmp-")
-                && entry.file_type().is_ok_and(|t| t.is_dir());
-            if half_made {
+            if !entry.file_name().to_string_lossy().starts_with(".tmp-") {
+                continue;
+            }
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
                 let _ = std::fs::remove_dir_all(entry.path());
+            } else {
+                let _ = std::fs::remove_file(entry.path());
             }
         }
         Ok(lock)
     }
 
-    /// The checkout of `commit`, if the cache has it.
+    /// The checkout of `commit`, if the cache has it. `commit` becomes a path component:
+    /// anything but a full commit id (which git's output and `refs.json` should hold, but
+    /// a server or a damaged cache could say otherwise, `../..`) is never in the cache.
     pub(crate) fn checkout(&self, commit: &str, submodules: bool) -> Option<PathBuf> {
+        if !super::git::is_full_commit(commit) {
+            return None;
+        }
         let dir = self.dir.join(checkout_name(commit, submodules));
         dir.is_dir().then_some(dir)
     }
@@ -116,7 +142,7 @@ impl RepoDir {
     pub(crate) fn temp(
         &self,
     ) -> std::io::Result<crate::output::temp::Registered<tempfile::TempDir>> {
-        std::fs::create_dir_all(&self.dir)?;
+        create_private_dir(&self.dir)?;
         let url_file = self.dir.join("url");
         if !url_file.exists() {
             write_atomic(&self.dir, &url_file, self.url.as_bytes())?;
@@ -136,6 +162,12 @@ impl RepoDir {
         commit: &str,
         submodules: bool,
     ) -> std::io::Result<PathBuf> {
+        if !super::git::is_full_commit(commit) {
+            return Err(std::io::Error::other(format!(
+                "git named the commit '{}', which is not a commit id",
+                commit.escape_debug()
+            )));
+        }
         let target = self.dir.join(checkout_name(commit, submodules));
         if target.is_dir() {
             // Made by an earlier build for another ref naming the same commit.
@@ -174,16 +206,108 @@ fn checkout_name(commit: &str, submodules: bool) -> String {
 }
 
 fn write_atomic(dir: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.persist(path).map_err(|e| e.error)?;
+    write_temp(dir, bytes)?.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// A temporary file in `dir` holding `bytes` (0600), known to the signal handler from
+/// before its creation until it is dropped or persisted (then removed from the register
+/// by [`Unregistered`]'s drop): a signal while the cache writes a small file leaves no
+/// `.tmp-*` file behind.
+fn write_temp(dir: &Path, bytes: &[u8]) -> std::io::Result<Unregistered> {
+    use std::io::Write;
+    let mut tmp = tempfile::Builder::new().prefix(".tmp-").make_in(dir, |p| {
+        crate::output::temp::register(p);
+        let mut options = File::options();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        options.open(p)
+    })?;
+    let path = tmp.path().to_path_buf();
+    let written = tmp.as_file_mut().write_all(bytes);
+    let guard = Unregistered {
+        file: Some(tmp),
+        path,
+    };
+    written?;
+    Ok(guard)
+}
+
+/// A registered temporary file, unregistered once it is gone (removed or renamed).
+struct Unregistered {
+    file: Option<tempfile::NamedTempFile>,
+    path: PathBuf,
+}
+
+impl Unregistered {
+    fn persist(mut self, to: &Path) -> Result<(), tempfile::PersistError> {
+        match self.file.take() {
+            Some(f) => f.persist(to).map(drop),
+            None => Ok(()),
+        }
+    }
+
+    fn persist_noclobber(mut self, to: &Path) -> Result<(), tempfile::PersistError> {
+        match self.file.take() {
+            Some(f) => f.persist_noclobber(to).map(drop),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Unregistered {
+    fn drop(&mut self) {
+        // Removed (if not persisted) before it is forgotten.
+        drop(self.file.take());
+        crate::output::temp::unregister(&self.path);
+    }
+}
+
+/// Makes `dir` and its missing parents, each 0700 (as the XDG base directory
+/// specification asks of a cache); an existing directory is left as it is.
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir)
+}
+
+/// The cache's salt (made on first use: 32 random bytes, readable by its owner alone).
+fn salt(root: &Path) -> std::io::Result<Vec<u8>> {
+    let path = root.join("salt");
+    if let Ok(bytes) = std::fs::read(&path)
+        && bytes.len() >= 16
+    {
+        return Ok(bytes);
+    }
+    let bytes = random_bytes()?;
+    // Two builds making it at once: the first one's stays (no_clobber), the second
+    // reads it.
+    match write_temp(root, &bytes)?.persist_noclobber(&path) {
+        Ok(()) => Ok(bytes),
+        Err(_) => std::fs::read(&path),
+    }
+}
+
+/// 32 bytes from the operating system's random source.
+fn random_bytes() -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = vec![0; 32];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// Holds the whole cache shared (a build) or exclusive (`cache clean`).
 pub(crate) fn lock_cache(root: &Path, exclusive: bool) -> std::io::Result<File> {
-    std::fs::create_dir_all(root)?;
+    create_private_dir(root)?;
     let f = File::options()
         .create(true)
         .truncate(false)
@@ -283,4 +407,47 @@ pub fn clean(root: &Path) -> std::io::Result<usize> {
         }
     }
     Ok(count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_commit_ids_name_checkouts() {
+        let root = tempfile::tempdir().unwrap();
+        let repo = RepoDir::open(root.path(), "https://h/o/r").unwrap();
+        std::fs::create_dir_all(repo.dir.join("../..")).unwrap();
+        assert_eq!(repo.checkout("../..", true), None);
+        assert_eq!(repo.checkout("..", false), None);
+        let commit = "a".repeat(40);
+        std::fs::create_dir_all(repo.dir.join(&commit)).unwrap();
+        assert_eq!(repo.checkout(&commit, true), Some(repo.dir.join(&commit)));
+    }
+
+    #[test]
+    fn credentials_name_no_directory() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::tempdir().unwrap();
+        let with = RepoDir::open(root.path(), "https://me:hunter2@h/o/repo").unwrap();
+        let without = RepoDir::open(root.path(), "https://h/o/repo").unwrap();
+        assert_ne!(with.dir, without.dir, "a build without them gets its own");
+        let name = with.dir.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            name.starts_with("repo-") && !name.contains("hunter2"),
+            "{name}"
+        );
+        assert_eq!(with.url, "https://me:***@h/o/repo");
+        // The salted hash differs from the plain hash of the URL with its credentials.
+        use sha2::{Digest, Sha256};
+        let plain_hash: String = Sha256::digest(b"https://me:hunter2@h/o/repo")
+            .iter()
+            .take(8)
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert!(!name.ends_with(&plain_hash), "{name}");
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&root.path().join("repos")), 0o700);
+        assert_eq!(mode(&root.path().join("salt")), 0o600);
+    }
 }

@@ -1,9 +1,21 @@
 //! Running the `git` program, as kustomize does, so that the user's git setup applies
 //! unchanged: credential helpers, `GIT_ASKPASS`, `GIT_SSH_COMMAND`, `GIT_SSL_CAINFO`,
-//! `url.<base>.insteadOf` rewrites in `~/.gitconfig`. The environment is inherited as it
-//! is; each command has the entry's time limit, after which it is killed (kustomize only
+//! proxies, `url.<base>.insteadOf` rewrites in `~/.gitconfig`. Each command has the
+//! entry's time limit, after which it is killed with its process group (kustomize only
 //! stops waiting for it).
+//!
+//! Stricter than kustomize, because every value comes from a kustomization kbuild may not
+//! trust: positional arguments follow `--`, so none is read as an option (kustomize's
+//! `git fetch <url> <ref>` runs `--upload-pack=<command>` given as the ref); git may use
+//! only the transports kustomize documents (`GIT_ALLOW_PROTOCOL`, which overrides any
+//! configuration, so `ext::` never runs a command), and submodules not even `file`
+//! (git's own default since 2.38.1, CVE-2022-39253); the environment variables that
+//! point git at another repository (`GIT_DIR`, `GIT_INDEX_FILE`, …, set in a git hook)
+//! are removed, so a clone never writes into the repository kbuild runs in; credentials
+//! in a URL reach git through its environment, never its command line or the disk
+//! (`userinfo.rs`).
 
+use super::userinfo::Credentials;
 use crate::error::RemoteProblem;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -14,6 +26,42 @@ use wait_timeout::ChildExt;
 #[derive(Clone, Debug)]
 pub(crate) struct Git {
     program: PathBuf,
+}
+
+/// The transports a remote base may be fetched with: kustomize's documented ones.
+pub(crate) const BASE_TRANSPORTS: &[&str] = &["file", "http", "https", "ssh"];
+/// The transports its submodules may be fetched with: `file` is left out, as git leaves
+/// it out for submodules by default (a submodule cloned from a local path copies or
+/// links that path's files; CVE-2022-39253).
+pub(crate) const SUBMODULE_TRANSPORTS: &[&str] = &["http", "https", "ssh"];
+
+/// git's variables that name a repository, index or object store other than the one
+/// in the current directory (`git rev-parse --local-env-vars`, less the configuration
+/// ones, which are the user's settings and kept).
+const LOCAL_REPO_ENV: &[&str] = &[
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_CONFIG",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_IMPLICIT_WORK_TREE",
+    "GIT_GRAFT_FILE",
+    "GIT_INDEX_FILE",
+    "GIT_NO_REPLACE_OBJECTS",
+    "GIT_REPLACE_REF_BASE",
+    "GIT_PREFIX",
+    "GIT_SHALLOW_FILE",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+];
+
+/// What one git command may reach: its transports, and the credentials of the URL.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Access<'a> {
+    /// The transports allowed (`GIT_ALLOW_PROTOCOL`).
+    pub(crate) transports: &'a [&'a str],
+    /// The URL's credentials, given as configuration in git's environment.
+    pub(crate) credentials: Option<&'a Credentials>,
 }
 
 impl Git {
@@ -27,13 +75,14 @@ impl Git {
             .ok_or_else(|| RemoteProblem::NoGit("git not found in any directory of PATH".into()))
     }
 
-    /// Runs `git args…` in `dir` and returns what it printed on stdout; a failure
-    /// carries its stdout and stderr (credentials redacted).
+    /// Runs `git args…` in `dir` with `access`, and returns what it printed on stdout; a
+    /// failure carries its stdout and stderr (credentials redacted).
     pub(crate) fn run(
         &self,
         dir: &Path,
         args: &[&str],
         timeout: Duration,
+        access: Access,
     ) -> Result<String, RemoteProblem> {
         let command = redact(&format!("git {}", args.join(" ")));
         let cannot = |what: &str, e: std::io::Error| RemoteProblem::GitFailed {
@@ -51,24 +100,23 @@ impl Git {
             .stdin(Stdio::null())
             .stdout(stdout.try_clone().map_err(|e| cannot("start", e))?)
             .stderr(stderr.try_clone().map_err(|e| cannot("start", e))?);
-        #[cfg(unix)]
-        {
-            // Its own process group, so that a timeout kills git's helpers too.
-            use std::os::unix::process::CommandExt;
-            cmd.process_group(0);
-        }
-        let mut child = cmd.spawn().map_err(|e| cannot("start", e))?;
-        let status = match child
-            .wait_timeout(timeout)
-            .map_err(|e| cannot("wait for", e))?
-        {
-            Some(status) => status,
-            None => {
-                kill_group(&mut child);
+        environment(&mut cmd, access);
+        // Its own process group, registered, so that a timeout or a signal to kbuild
+        // stops git's helpers too before its checkout is removed.
+        let (mut child, _running) =
+            crate::output::children::spawn(&mut cmd).map_err(|e| cannot("start", e))?;
+        let status = match child.wait_timeout(timeout) {
+            Ok(Some(status)) => status,
+            Ok(None) => {
+                crate::output::children::kill_and_wait(&mut child);
                 return Err(RemoteProblem::Timeout {
                     command,
                     after: timeout,
                 });
+            }
+            Err(e) => {
+                crate::output::children::kill_and_wait(&mut child);
+                return Err(cannot("wait for", e));
             }
         };
         let read = |f: &mut std::fs::File| {
@@ -93,17 +141,39 @@ impl Git {
     }
 }
 
-/// Kills the child and its process group, and reaps it.
-fn kill_group(child: &mut std::process::Child) {
-    #[cfg(unix)]
-    if let Ok(pid) = i32::try_from(child.id()) {
-        // SAFETY: killpg only sends a signal; the group is the child's own (process_group(0)).
-        unsafe {
-            libc::killpg(pid, libc::SIGKILL);
-        }
+/// git's environment for `access`: the caller's, less the variables naming another
+/// repository, with the allowed transports (narrowed further by a `GIT_ALLOW_PROTOCOL`
+/// the caller set) and the credentials as configuration after the caller's own
+/// (`GIT_CONFIG_COUNT`, git 2.31 and later; the environment, unlike the command line,
+/// is not readable by other users).
+fn environment(cmd: &mut Command, access: Access) {
+    for var in LOCAL_REPO_ENV {
+        cmd.env_remove(var);
     }
-    let _ = child.kill();
-    let _ = child.wait();
+    let callers = std::env::var("GIT_ALLOW_PROTOCOL").ok();
+    let allowed: Vec<&str> = access
+        .transports
+        .iter()
+        .copied()
+        .filter(|t| {
+            callers
+                .as_deref()
+                .is_none_or(|c| c.split(':').any(|theirs| theirs == *t))
+        })
+        .collect();
+    cmd.env("GIT_ALLOW_PROTOCOL", allowed.join(":"));
+    if let Some(c) = access.credentials {
+        let n: usize = std::env::var("GIT_CONFIG_COUNT")
+            .ok()
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap_or(0);
+        cmd.env(
+            format!("GIT_CONFIG_KEY_{n}"),
+            format!("url.{}.insteadOf", c.with),
+        )
+        .env(format!("GIT_CONFIG_VALUE_{n}"), &c.plain)
+        .env("GIT_CONFIG_COUNT", (n + 1).to_string());
+    }
 }
 
 #[cfg(unix)]
@@ -118,25 +188,49 @@ fn is_executable(p: &Path) -> bool {
 }
 
 /// `text` with the secret parts of URLs hidden: a password (`https://user:***@host`), or
-/// for http(s) a user name alone, which is often a token (`https://***@host`).
+/// for http(s) a user name alone, which is often a token (`https://***@host`). The
+/// userinfo runs to the last `@` before the host (a password may hold `@`); in free text
+/// a URL's host ends at whitespace too.
 pub fn redact(text: &str) -> String {
-    static URL_USER: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
-    let re = URL_USER.get_or_init(|| {
-        regex::Regex::new(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/@\s:]+)(:[^/@\s]*)?@").ok()
-    });
-    let Some(re) = re else {
-        return text.to_string();
-    };
-    re.replace_all(text, |c: &regex::Captures| {
-        let scheme = &c[1];
-        let http = scheme.to_ascii_lowercase().starts_with("http");
-        match (c.get(3), http) {
-            (Some(_), _) => format!("{scheme}{}:***@", &c[2]),
-            (None, true) => format!("{scheme}***@"),
-            (None, false) => c[0].to_string(),
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(sep) = rest.find("://") {
+        // The scheme: the letters, digits, `+`, `-` and `.` before `://`, from a letter.
+        let scheme_start = rest[..sep]
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !(c.is_ascii_alphanumeric() || "+-.".contains(c)))
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        let scheme_start = rest[scheme_start..sep]
+            .find(|c: char| c.is_ascii_alphabetic())
+            .map_or(sep, |i| scheme_start + i);
+        let start = sep + 3;
+        let end = rest[start..]
+            .find(|c: char| "/?#".contains(c) || c.is_whitespace())
+            .map_or(rest.len(), |i| start + i);
+        let authority = &rest[start..end];
+        match authority.rfind('@').filter(|_| scheme_start < sep) {
+            Some(at) => {
+                let http = rest[scheme_start..sep]
+                    .to_ascii_lowercase()
+                    .starts_with("http");
+                out.push_str(&rest[..start]);
+                match authority[..at].split_once(':') {
+                    Some((user, _)) => {
+                        out.push_str(user);
+                        out.push_str(":***");
+                    }
+                    None if http => out.push_str("***"),
+                    None => out.push_str(&authority[..at]),
+                }
+                out.push_str(&authority[at..]);
+            }
+            None => out.push_str(&rest[..end]),
         }
-    })
-    .into_owned()
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The commit `ls-remote`'s output gives `git_ref` (`""`: HEAD), choosing among the
@@ -193,6 +287,24 @@ mod tests {
             redact("fatal: https://me:s3cret@host/x and https://tok@h/y ssh://git@h/z"),
             "fatal: https://me:***@host/x and https://***@h/y ssh://git@h/z"
         );
+        // A password holding `@` (or `:`) is hidden up to the last `@` before the host.
+        assert_eq!(
+            redact("'https://me:p@ss:w@rd@host:8080/x?ref=a@b' HTTPS://t@k@h"),
+            "'https://me:***@host:8080/x?ref=a@b' HTTPS://***@h"
+        );
+        assert_eq!(redact("ssh://u:p@w@h/r"), "ssh://u:***@h/r");
+        // `@` in a path or query is not userinfo; text without URLs is kept.
+        assert_eq!(
+            redact("https://host/org/repo@v1?x=a@b file:///tmp/a@b"),
+            "https://host/org/repo@v1?x=a@b file:///tmp/a@b"
+        );
+        assert_eq!(
+            redact("no url: a@b, ://x@y, 1://x@y"),
+            "no url: a@b, ://x@y, 1://x@y"
+        );
+        // Found by the fuzzer: a multi-byte character right before the scheme.
+        assert_eq!(redact("reƏhttps://u:p@h/x"), "reƏhttps://u:***@h/x");
+        assert_eq!(redact("Əhttps://t@h/"), "Əhttps://***@h/");
     }
 
     #[test]

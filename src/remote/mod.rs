@@ -12,7 +12,9 @@
 pub mod cache;
 pub(crate) mod git;
 mod http;
+pub mod refuse;
 pub mod repospec;
+pub mod userinfo;
 
 use crate::error::{Error, RemoteError, RemoteProblem, Result};
 use cache::{KnownRef, RepoDir};
@@ -107,7 +109,12 @@ impl Session {
         let url = spec.clone_url();
         let key = (url.clone(), spec.git_ref.clone(), spec.submodules);
         let slot = lock(&self.checkouts).entry(key).or_default().clone();
-        let result = slot.get_or_init(|| self.fetch_checkout(spec)).clone();
+        let result = slot
+            .get_or_init(|| {
+                refuse::check(spec)?;
+                self.fetch_checkout(spec)
+            })
+            .clone();
         let error = |problem| {
             Error::Remote(Box::new(RemoteError {
                 entry: git::redact(&spec.raw),
@@ -126,6 +133,9 @@ impl Session {
     /// Whether `spec`'s checkout is at hand without the network: fetched already by this
     /// build, or in the cache at a ref that cannot move (a full commit id, a tag).
     pub fn cached_immutable(&self, spec: &RepoSpec) -> bool {
+        if refuse::check(spec).is_err() {
+            return false;
+        }
         let key = (spec.clone_url(), spec.git_ref.clone(), spec.submodules);
         if let Some(slot) = lock(&self.checkouts).get(&key)
             && slot.get().is_some_and(|r| r.is_ok())
@@ -239,11 +249,17 @@ impl Session {
             return Err(RemoteProblem::Offline);
         }
         let git = self.git()?;
+        let (plain_url, credentials) = userinfo::split(&url);
+        let access = git::Access {
+            transports: git::BASE_TRANSPORTS,
+            credentials: credentials.as_ref(),
+        };
         if !git::is_full_commit(&spec.git_ref) {
             let listed = git.run(
                 repo.existing_dir(),
-                &["ls-remote", &url, ref_or_head(&spec.git_ref)],
+                &["ls-remote", "--", &plain_url, ref_or_head(&spec.git_ref)],
                 spec.timeout,
+                access,
             )?;
             if let Some((commit, tag)) = git::pick_ls_remote(&listed, &spec.git_ref)
                 && let Some(c) = found(&commit)
@@ -253,7 +269,7 @@ impl Session {
                 return Ok(self.handed_out(c));
             }
         }
-        let c = clone_into(git, &repo, spec, &url)?;
+        let c = clone_into(git, &repo, spec, &plain_url, access)?;
         Ok(self.handed_out(c))
     }
 
@@ -269,30 +285,48 @@ fn ref_or_head(r: &str) -> &str {
 
 /// kustomize's clone (`init`, `remote add origin`, `fetch --depth=1 <url> <ref>`,
 /// `checkout FETCH_HEAD`, `submodule update --init --recursive`) into a temporary
-/// directory, kept under its commit when every step succeeded.
+/// directory, kept under its commit when every step succeeded. `url` is the URL without
+/// credentials (`access` carries them), so the checkout's `.git/config` and `FETCH_HEAD`
+/// never hold them; `--` ends the options before every value from the entry.
 fn clone_into(
     git: &Git,
     repo: &RepoDir,
     spec: &RepoSpec,
     url: &str,
+    access: git::Access,
 ) -> std::result::Result<Checkout, RemoteProblem> {
     let cache_err = |e: std::io::Error| RemoteProblem::Cache(e.to_string());
     let temp = repo.temp().map_err(cache_err)?;
     let dir = temp.path();
     let t = spec.timeout;
-    git.run(dir, &["init"], t)?;
+    // Only the fetch (and the ls-remote before it) reach the entry's URL; the other
+    // commands reach nothing, or the submodules, which may not use `file`.
+    let local = git::Access {
+        transports: git::SUBMODULE_TRANSPORTS,
+        ..access
+    };
+    git.run(dir, &["init"], t, local)?;
     // Relative submodule URLs need the origin (kustomize issue 5131).
-    git.run(dir, &["remote", "add", "origin", url], t)?;
+    git.run(dir, &["remote", "add", "--", "origin", url], t, local)?;
     git.run(
         dir,
-        &["fetch", "--depth=1", url, ref_or_head(&spec.git_ref)],
+        &["fetch", "--depth=1", "--", url, ref_or_head(&spec.git_ref)],
         t,
+        access,
     )?;
-    git.run(dir, &["checkout", "FETCH_HEAD"], t)?;
+    git.run(dir, &["checkout", "FETCH_HEAD"], t, local)?;
     if spec.submodules {
-        git.run(dir, &["submodule", "update", "--init", "--recursive"], t)?;
+        git.run(
+            dir,
+            &["submodule", "update", "--init", "--recursive"],
+            t,
+            local,
+        )?;
     }
-    let commit = git.run(dir, &["rev-parse", "HEAD"], t)?.trim().to_string();
+    let commit = git
+        .run(dir, &["rev-parse", "HEAD"], t, local)?
+        .trim()
+        .to_string();
     let tag = std::fs::read_to_string(dir.join(".git").join("FETCH_HEAD"))
         .is_ok_and(|f| git::fetched_a_tag(&f));
     let kept = repo

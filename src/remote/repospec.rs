@@ -11,6 +11,13 @@ use std::time::Duration;
 /// kustomize's default limit for each git command.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(27);
 
+/// The largest limit an entry may ask for; a larger `timeout` is taken as this one.
+/// kustomize has no maximum (it multiplies the seconds into Go's 64-bit nanoseconds,
+/// which wraps: `timeout=9223372036854775807` is -1 s there); kbuild adds the limit to
+/// the current instant, which must not overflow, and an hour is more than any fetch
+/// needs.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
+
 /// A git repository, a ref and a path in it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RepoSpec {
@@ -93,10 +100,9 @@ fn parse_path_parts(n: &str, default_len: Option<usize>) -> Result<(String, Stri
     if exits_repo(&kust_root) {
         return Err(NotARepo(format!("url path exits repo: {n}")));
     }
-    let kust_root = kust_root
-        .strip_prefix('/')
-        .unwrap_or(&kust_root)
-        .to_string();
+    // Relative to the checkout however many slashes lead it (kustomize joins it to the
+    // clone's directory with Go's filepath.Join, which keeps `///x` inside).
+    let kust_root = kust_root.trim_start_matches('/').to_string();
     Ok((repo_path, kust_root))
 }
 
@@ -157,10 +163,12 @@ fn parse_query(query: &str) -> (String, Duration, bool) {
     let timeout = match get("timeout") {
         "" => DEFAULT_TIMEOUT,
         t => go_atoi(t)
+            .and_then(|s| u64::try_from(s).ok())
             .filter(|&s| s > 0)
-            .map(|s| Duration::from_secs(s as u64))
+            .map(Duration::from_secs)
             .or_else(|| go_parse_duration(t).filter(|d| !d.is_zero()))
-            .unwrap_or(DEFAULT_TIMEOUT),
+            .unwrap_or(DEFAULT_TIMEOUT)
+            .min(MAX_TIMEOUT),
     };
     let submodules = match get("submodules") {
         "1" | "t" | "T" | "true" | "TRUE" | "True" => true,
@@ -191,8 +199,13 @@ fn query_unescape(s: &str) -> Option<String> {
     while i < bytes.len() {
         match bytes[i] {
             b'%' => {
-                let hex = s.get(i + 1..i + 3)?;
-                out.push(u8::from_str_radix(hex, 16).ok()?);
+                // Two hex digits, as Go's `ishex` wants (`from_str_radix` alone would
+                // take a sign: `%+f`).
+                let hex = bytes.get(i + 1..i + 3)?;
+                if !hex.iter().all(u8::is_ascii_hexdigit) {
+                    return None;
+                }
+                out.push(u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?);
                 i += 3;
             }
             b'+' => {
@@ -254,7 +267,8 @@ fn go_parse_duration(s: &str) -> Option<Duration> {
         total += value * nanos;
         rest = &rest[unit_len..];
     }
-    (total.is_finite() && total < 9.2e18).then(|| Duration::from_nanos(total as u64))
+    // Go's limit: what fits in an int64 of nanoseconds (2562047h47m16.854775807s).
+    (total.is_finite() && total <= i64::MAX as f64).then(|| Duration::from_nanos(total as u64))
 }
 
 /// Scheme, user and host (with its trailing separator) and the rest (kustomize's
@@ -446,6 +460,28 @@ mod tests {
         assert_eq!(s.git_ref, "");
         let s = RepoSpec::parse("https://h/o/r?version=v1&ref=v2").unwrap();
         assert_eq!(s.git_ref, "v2");
+        // Huge limits saturate at MAX_TIMEOUT (adding them to an instant overflowed);
+        // what Go cannot parse gives the default.
+        for (t, want) in [
+            ("9223372036854775807", MAX_TIMEOUT),
+            ("18446744073709551616", DEFAULT_TIMEOUT),
+            ("2h", MAX_TIMEOUT),
+            ("2562047h", MAX_TIMEOUT),
+            ("99999999999h", DEFAULT_TIMEOUT),
+            ("3600", MAX_TIMEOUT),
+            ("59m", Duration::from_secs(59 * 60)),
+        ] {
+            let s = RepoSpec::parse(&format!("https://h/o/r?timeout={t}")).unwrap();
+            assert_eq!(s.timeout, want, "{t}");
+        }
+        // Go's unescape wants two hex digits: `%+f` makes the query invalid.
+        let s = RepoSpec::parse("https://h/o/r?ref=%+f").unwrap();
+        assert_eq!(s.git_ref, "");
+        let s = RepoSpec::parse("https://h/o/r?ref=a%2Fb").unwrap();
+        assert_eq!(s.git_ref, "a/b");
+        // However many slashes lead the path in the repository, it stays in it.
+        let s = RepoSpec::parse("https://h/o/r////etc").unwrap();
+        assert_eq!(s.kust_root, "etc");
         assert_eq!(go_parse_duration("1.5s"), Some(Duration::from_millis(1500)));
         assert_eq!(go_parse_duration("10"), None);
     }
