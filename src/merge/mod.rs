@@ -11,6 +11,7 @@
 
 mod assoc;
 pub mod directive;
+mod index;
 pub mod json6902;
 pub mod merge3;
 pub mod smp;

@@ -28,6 +28,8 @@ mod directives;
 mod list;
 mod merge;
 mod order;
+#[cfg(test)]
+mod quadratic;
 mod value;
 
 use crate::error::Error;
@@ -237,3 +239,7 @@ pub fn apply_patch<S: PatchSchema>(
 #[cfg(test)]
 #[path = "strategic_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "strategic_index_tests.rs"]
+mod index_tests;

@@ -2,7 +2,10 @@
 //! `$setElementOrder/<list>` (with the live order Go's in-place merge leaves) and the
 //! `<prefix>/<list>` key format shared with `$deleteFromPrimitiveList`.
 
+use foldhash::{HashSet, HashSetExt};
+
 use crate::error::Error;
+use crate::merge::index::{Equality, LiveIndex, ValueHasher};
 use crate::yaml::{Map, Node};
 
 use super::diff::merge_key_value_equal;
@@ -20,55 +23,98 @@ use super::{
 /// after deletions land in its spare capacity, so the "live order" used to place live-only
 /// elements is the live list overwritten that way. JSON decoding builds lists by appending,
 /// so their capacity is the next power of two.
+///
+/// Computed without moving anything: deleting an element from the `len` in use shifts the
+/// rest left, and the slot `len - 1` keeps what it held, the last element still in use.
+/// So the result is the surviving elements in order, then for each slot the deletions
+/// freed either a new element (written there, while the capacity lasts) or the element it
+/// kept when it was freed.
 fn aliased_live_order(live: &[Node], patch: &[Node], merge_key: &str) -> Vec<Node> {
+    #[cfg(test)]
+    if super::quadratic::forced() {
+        return super::quadratic::aliased_live_order(live, patch, merge_key);
+    }
     let n = live.len();
     let cap = n.next_power_of_two();
-    let mut backing: Vec<Node> = live.to_vec();
-    backing.resize(cap, Node::Null);
+    let hasher = ValueHasher::new(Equality::Numeric);
+    // Elements in use by hashed key: live ones by position, new ones at `n` + their index
+    // in the patch.
+    let mut in_use = LiveIndex::default();
+    for (i, e) in live.iter().enumerate() {
+        in_use.set(i, e.get(merge_key).and_then(|v| hasher.hash(v)));
+    }
+    let key_of = |id: usize| match id < n {
+        true => live[id].get(merge_key),
+        false => patch[id - n].get(merge_key),
+    };
+    let mut alive = vec![true; n];
+    let mut last_alive = n.checked_sub(1);
     let mut len = n;
-    let key_of = |e: &Node| e.get(merge_key).cloned();
+    // For a freed slot, the live element it kept.
+    let mut kept: Vec<usize> = vec![0; n];
+    let survivors_then_kept = |alive: &[bool], len: usize, kept: &[usize], new: &[usize]| {
+        let mut out: Vec<Node> = (0..n)
+            .filter(|&i| alive[i])
+            .map(|i| live[i].clone())
+            .collect();
+        out.extend(new.iter().take(n - len).map(|&j| patch[j].clone()));
+        let filled = out.len();
+        out.extend((filled..n).map(|slot| live[kept[slot]].clone()));
+        out
+    };
     for item in patch {
         match item.get(DIRECTIVE).and_then(Node::as_str) {
             Some("delete") => {
                 let Some(value) = item.get(merge_key) else {
                     continue;
                 };
-                while let Some(k) = backing[..len]
-                    .iter()
-                    .position(|e| key_of(e).is_some_and(|v| deep_eq(&v, value)))
-                {
-                    // `append(s[:k], s[k+1:]...)`: shift left, the old last slot keeps its value.
-                    for i in k..len - 1 {
-                        backing[i] = backing[i + 1].clone();
-                    }
+                let doomed: Vec<usize> = in_use
+                    .positions(hasher.hash(value))
+                    .filter(|&i| key_of(i).is_some_and(|v| deep_eq(v, value)))
+                    .collect();
+                for k in doomed {
+                    let Some(last) = last_alive else { break };
+                    kept[len - 1] = last;
                     len -= 1;
+                    alive[k] = false;
+                    in_use.remove(k);
+                    if k == last {
+                        last_alive = (0..k).rev().find(|&i| alive[i]);
+                    }
                 }
             }
-            Some(_) => return backing[..n].to_vec(),
+            Some(_) => return survivors_then_kept(&alive, len, &kept, &[]),
             None => {}
         }
     }
-    let mut spilled: Vec<Node> = Vec::new();
-    for item in patch.iter().filter(|i| i.get(DIRECTIVE).is_none()) {
+    // New elements (not in use by key) go into the spare capacity while there is room and
+    // nothing spilled; past it they are appended elsewhere and leave the live order alone.
+    let mut written: Vec<usize> = Vec::new();
+    let mut spilled = false;
+    let mut used = len;
+    for (j, item) in patch.iter().enumerate() {
+        if item.get(DIRECTIVE).is_some() {
+            continue;
+        }
         let Some(value) = item.get(merge_key) else {
             continue;
         };
-        let present = backing[..len]
-            .iter()
-            .chain(&spilled)
-            .any(|e| key_of(e).is_some_and(|v| deep_eq(&v, value)));
+        let hash = hasher.hash(value);
+        let present = in_use
+            .first(hash, |id| key_of(id).is_some_and(|v| deep_eq(v, value)))
+            .is_some();
         if present {
             continue;
         }
-        if spilled.is_empty() && len < cap {
-            backing[len] = item.clone();
-            len += 1;
+        if !spilled && used < cap {
+            written.push(j);
+            used += 1;
         } else {
-            spilled.push(item.clone());
+            spilled = true;
         }
+        in_use.set(n + j, hash);
     }
-    backing.truncate(n);
-    backing
+    survivors_then_kept(&alive, len, &kept, &written)
 }
 
 pub(super) fn extract_key(key: &str, prefix: &str) -> Result<String, Error> {
@@ -85,6 +131,10 @@ pub(super) fn apply_retain_keys(
     patch: &mut Map,
     options: MergeOptions,
 ) -> Result<(), Error> {
+    #[cfg(test)]
+    if super::quadratic::forced() {
+        return super::quadratic::apply_retain_keys(original, patch, options);
+    }
     let Some(retain) = patch.shift_remove(RETAIN_KEYS) else {
         return Ok(());
     };
@@ -107,10 +157,7 @@ pub(super) fn apply_retain_keys(
     }
     let bad = || Error::invalid_patch("invalid patch format of retainKeys");
     let list = retain.as_seq().ok_or_else(bad)?;
-    let keep: Vec<String> = list
-        .iter()
-        .filter_map(|v| v.as_str().map(String::from))
-        .collect();
+    let keep: HashSet<&str> = list.iter().filter_map(Node::as_str).collect();
     for (k, v) in patch.iter() {
         if v.is_null()
             || k.starts_with(DELETE_FROM_PRIMITIVE_LIST)
@@ -118,11 +165,11 @@ pub(super) fn apply_retain_keys(
         {
             continue;
         }
-        if !keep.iter().any(|x| x == k) {
+        if !keep.contains(k.as_str()) {
             return Err(bad());
         }
     }
-    original.retain(|k, _| keep.iter().any(|x| x == k));
+    original.retain(|k, _| keep.contains(k.as_str()));
     Ok(())
 }
 
@@ -134,15 +181,23 @@ pub(super) fn merge_set_element_order<S: PatchSchema>(
     schema: Option<S>,
     options: MergeOptions,
 ) -> Result<(), Error> {
+    #[cfg(test)]
+    if super::quadratic::forced() {
+        return super::quadratic::merge_set_element_order(original, patch, schema, options);
+    }
     let keys: Vec<String> = patch
         .keys()
         .filter(|k| k.starts_with(SET_ELEMENT_ORDER))
         .map(|k| k.to_string())
         .collect();
+    // The directives and the lists they order leave the patch at the end, all at once
+    // (removing a key from a mapping shifts the ones after it).
+    let mut done: HashSet<String> = HashSet::new();
     for key in keys {
-        let Some(order) = patch.shift_remove(&key) else {
+        let Some(order) = patch.get(&key).cloned() else {
             continue;
         };
+        done.insert(key.clone());
         if !options.merge_parallel_list {
             match original.get(&key) {
                 Some(existing) if !deep_eq(existing, &order) => {
@@ -204,7 +259,10 @@ pub(super) fn merge_set_element_order<S: PatchSchema>(
             kind,
         )?;
         original.insert(list_key.clone(), Node::Seq(both));
-        patch.shift_remove(&list_key);
+        done.insert(list_key);
+    }
+    if !done.is_empty() {
+        patch.retain(|k, _| !done.contains(k.as_str()));
     }
     Ok(())
 }

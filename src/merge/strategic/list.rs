@@ -1,14 +1,14 @@
 //! Merging lists (apimachinery's `mergeSlice`): sets of scalars, deletion lists, and lists
-//! of mappings by merge key with their `$patch` elements.
+//! of mappings by merge key with their `$patch` elements. Elements are found through
+//! indexes ([`crate::merge::index`]), so a merge is `O(n log n)` in the lengths.
 
 use crate::error::Error;
+use crate::merge::index::{Equality, LiveIndex, ValueHasher};
 use crate::yaml::Node;
 
 use super::merge::merge_map;
-use super::order::{find_by_key, normalize_element_order, partition};
-use super::value::{
-    bad_arg, dedup_scalars, deep_eq, go_str, map_and_key, no_merge_key, slice_element_type,
-};
+use super::order::{Positions, normalize_element_order, partition};
+use super::value::{dedup_scalars, deep_eq, go_str, map_and_key, no_merge_key, slice_element_type};
 use super::{DIRECTIVE, MergeOptions, PatchSchema};
 
 pub(super) fn merge_slice<S: PatchSchema>(
@@ -19,15 +19,28 @@ pub(super) fn merge_slice<S: PatchSchema>(
     options: MergeOptions,
     is_delete_list: bool,
 ) -> Result<Vec<Node>, Error> {
+    #[cfg(test)]
+    if super::quadratic::forced() {
+        return super::quadratic::merge_slice(
+            original,
+            patch,
+            schema,
+            merge_key,
+            options,
+            is_delete_list,
+        );
+    }
     if original.is_empty() && patch.is_empty() {
         return Ok(original);
     }
     let kind = slice_element_type(&[&original, &patch])?;
     let (merged, server_order, patch) = if kind != 5 {
         if options.merge_parallel_list && is_delete_list {
+            // Every element equal to one of the patch's goes.
+            let deleted = Positions::new(&patch, "", kind);
             return Ok(original
                 .into_iter()
-                .filter(|v| !patch.iter().any(|d| deep_eq(d, v)))
+                .filter(|v| deleted.of(v).is_none())
                 .collect());
         }
         let mut both = original.clone();
@@ -55,13 +68,26 @@ pub(super) fn merge_slice<S: PatchSchema>(
     )
 }
 
+/// The positions of a list's elements by the hash of their merge key value.
+fn key_index(list: &[Node], merge_key: &str, hasher: &ValueHasher) -> LiveIndex {
+    let mut index = LiveIndex::default();
+    for (i, element) in list.iter().enumerate() {
+        index.set(i, element.get(merge_key).and_then(|v| hasher.hash(v)));
+    }
+    index
+}
+
 /// Applies the `$patch` elements of a merging list: `delete` removes the elements with that
-/// key, `replace` makes the rest of the patch the whole list.
+/// key, `replace` makes the rest of the patch the whole list. (Every element is a mapping
+/// here: the caller checked the lists' element type.)
 fn merge_special_elements(
-    mut original: Vec<Node>,
+    original: Vec<Node>,
     patch: Vec<Node>,
     merge_key: &str,
 ) -> Result<(Vec<Node>, Vec<Node>), Error> {
+    let hasher = ValueHasher::new(Equality::Numeric);
+    let mut index = key_index(&original, merge_key, &hasher);
+    let mut kept = vec![true; original.len()];
     let mut plain = Vec::new();
     let mut replace = false;
     for item in patch {
@@ -74,14 +100,18 @@ fn merge_special_elements(
                 let value = item
                     .get(merge_key)
                     .ok_or_else(|| no_merge_key(&item, merge_key))?;
-                let mut kept = Vec::with_capacity(original.len());
-                for o in original {
-                    let m = o.as_map().ok_or_else(|| bad_arg("map", &o))?;
-                    if !m.get(merge_key).is_some_and(|v| deep_eq(v, value)) {
-                        kept.push(o);
-                    }
+                let doomed: Vec<usize> = index
+                    .positions(hasher.hash(value))
+                    .filter(|&i| {
+                        original[i]
+                            .get(merge_key)
+                            .is_some_and(|v| deep_eq(v, value))
+                    })
+                    .collect();
+                for i in doomed {
+                    kept[i] = false;
+                    index.remove(i);
                 }
-                original = kept;
             }
             Some("replace") => replace = true,
             Some("merge") => {
@@ -101,6 +131,11 @@ fn merge_special_elements(
     if replace {
         return Ok((plain, Vec::new()));
     }
+    let original = original
+        .into_iter()
+        .zip(kept)
+        .filter_map(|(o, keep)| keep.then_some(o))
+        .collect();
     Ok((original, plain))
 }
 
@@ -111,15 +146,29 @@ fn merge_plain_elements<S: PatchSchema>(
     schema: Option<S>,
     options: MergeOptions,
 ) -> Result<Vec<Node>, Error> {
+    let hasher = ValueHasher::new(Equality::Numeric);
+    let mut index = key_index(&original, merge_key, &hasher);
     for item in patch {
         let (map, value) = map_and_key(item, merge_key)?;
-        match find_by_key(&original, merge_key, value)? {
+        // The first element with this key, as apimachinery's scan finds it.
+        let found = index.first(hasher.hash(value), |i| {
+            original[i]
+                .get(merge_key)
+                .is_some_and(|v| deep_eq(v, value))
+        });
+        let i = match found {
             Some(i) => {
                 let current = original[i].as_map().cloned().unwrap_or_default();
                 original[i] = Node::Map(merge_map(current, map.clone(), schema, options)?);
+                i
             }
-            None => original.push(item.clone()),
-        }
+            None => {
+                original.push(item.clone());
+                original.len() - 1
+            }
+        };
+        // A merge may change the key (a null in the patch removes it).
+        index.set(i, original[i].get(merge_key).and_then(|v| hasher.hash(v)));
     }
     Ok(original)
 }

@@ -1,7 +1,10 @@
 //! Merging a patch into a mapping (apimachinery's `mergeMap`): `$patch` on mappings,
 //! nulls, type changes, and values added without their directives.
 
+use foldhash::{HashMap, HashMapExt};
+
 use crate::error::Error;
+use crate::yaml::map::Key;
 use crate::yaml::{Map, Node};
 
 use super::directives::{apply_retain_keys, extract_key, merge_set_element_order};
@@ -31,6 +34,11 @@ pub(super) fn merge_map<S: PatchSchema>(
     }
     apply_retain_keys(&mut original, &mut patch, options)?;
     merge_set_element_order(&mut original, &mut patch, schema, options)?;
+    #[cfg(test)]
+    if super::quadratic::forced() {
+        return super::quadratic::merge_fields(original, patch, schema, options);
+    }
+    let mut original = Fields::new(original);
     // Parallel deletion lists go last, after the lists they edit have been merged.
     let (deletions, rest): (Vec<_>, Vec<_>) = patch
         .into_iter()
@@ -46,7 +54,7 @@ pub(super) fn merge_map<S: PatchSchema>(
             (key, false)
         };
         if patch_value.is_null() {
-            original.shift_remove(&key);
+            original.remove(&key);
             if options.ignore_unmatched_nulls {
                 continue;
             }
@@ -98,7 +106,63 @@ pub(super) fn merge_map<S: PatchSchema>(
         };
         *current = merged;
     }
-    Ok(original)
+    Ok(original.into_map())
+}
+
+/// A mapping being merged into: fields are removed by leaving a hole (a patch that deletes
+/// thousands of fields would otherwise shift the rest of the mapping each time), and come
+/// back, like new ones, at the end.
+struct Fields {
+    entries: Vec<Option<(Key, Node)>>,
+    at: HashMap<Key, usize>,
+}
+
+impl Fields {
+    fn new(map: Map) -> Fields {
+        let entries: Vec<Option<(Key, Node)>> = map.into_iter().map(Some).collect();
+        let mut at = HashMap::with_capacity(entries.len());
+        for (i, entry) in entries.iter().enumerate() {
+            if let Some((k, _)) = entry {
+                at.insert(k.clone(), i);
+            }
+        }
+        Fields { entries, at }
+    }
+
+    fn get(&self, key: &str) -> Option<&Node> {
+        let i = *self.at.get(key)?;
+        self.entries[i].as_ref().map(|(_, v)| v)
+    }
+
+    fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
+        let i = *self.at.get(key)?;
+        self.entries[i].as_mut().map(|(_, v)| v)
+    }
+
+    /// Sets a field in place, or adds it at the end.
+    fn insert(&mut self, key: Key, value: Node) {
+        match self.at.get(&key) {
+            Some(&i) => self.entries[i] = Some((key, value)),
+            None => {
+                self.at.insert(key.clone(), self.entries.len());
+                self.entries.push(Some((key, value)));
+            }
+        }
+    }
+
+    fn remove(&mut self, key: &str) {
+        if let Some(i) = self.at.remove(key) {
+            self.entries[i] = None;
+        }
+    }
+
+    fn into_map(self) -> Map {
+        let mut map = Map::with_capacity(self.at.len());
+        for (k, v) in self.entries.into_iter().flatten() {
+            map.insert(k, v);
+        }
+        map
+    }
 }
 
 /// A new value with every mapping that carries a `$patch` directive dropped (apimachinery's
@@ -122,7 +186,7 @@ pub(super) fn remove_directives(value: Node) -> Option<Node> {
     }
 }
 
-fn discard_nulls(node: &mut Node) {
+pub(super) fn discard_nulls(node: &mut Node) {
     match node {
         Node::Map(m) => {
             m.retain(|_, v| !v.is_null());

@@ -3,6 +3,7 @@
 //! and the sorting of lists before diffing.
 
 use crate::error::Error;
+use crate::merge::index::{Equality, LiveIndex, ValueHasher};
 use crate::yaml::{Map, Node};
 
 /// Go's `reflect.TypeOf` classes of a decoded JSON value.
@@ -17,8 +18,17 @@ pub(super) fn type_class(node: &Node) -> u8 {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// How many times [`deep_eq`] ran on this thread: the tests bound the comparisons a
+    /// merge makes (a count, not a time, so they do not depend on the machine).
+    pub(super) static DEEP_EQ_CALLS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 /// `reflect.DeepEqual` on decoded JSON (numbers by value).
 pub(super) fn deep_eq(a: &Node, b: &Node) -> bool {
+    #[cfg(test)]
+    DEEP_EQ_CALLS.with(|c| c.set(c.get() + 1));
     match (a, b) {
         (Node::Int(i), Node::Float(f)) | (Node::Float(f), Node::Int(i)) => *i as f64 == *f,
         (Node::Map(x), Node::Map(y)) => {
@@ -103,14 +113,24 @@ pub(super) fn slice_element_type(lists: &[&[Node]]) -> Result<u8, Error> {
 
 pub(super) fn sort_scalars(list: &[Node]) -> Vec<Node> {
     let mut out = list.to_vec();
-    out.sort_by_key(go_str);
+    // Stable, as Go's `sort.SliceStable`; each text is made once.
+    out.sort_by_cached_key(go_str);
     out
 }
 
+/// The list without the elements equal to an earlier one that is kept.
 pub(super) fn dedup_scalars(list: Vec<Node>) -> Vec<Node> {
+    #[cfg(test)]
+    if super::quadratic::forced() {
+        return super::quadratic::dedup_scalars(list);
+    }
+    let hasher = ValueHasher::new(Equality::Numeric);
+    let mut kept = LiveIndex::default();
     let mut out: Vec<Node> = Vec::with_capacity(list.len());
     for v in list {
-        if !out.iter().any(|o| deep_eq(o, &v)) {
+        let hash = hasher.hash(&v);
+        if kept.first(hash, |i| deep_eq(&out[i], &v)).is_none() {
+            kept.set(out.len(), hash);
             out.push(v);
         }
     }
@@ -123,7 +143,7 @@ pub(super) fn dedup_and_sort_scalars(list: &[Node]) -> Vec<Node> {
 
 fn sort_maps_by_field(list: &[Node], key: &str) -> Vec<Node> {
     let mut out = list.to_vec();
-    out.sort_by_key(|e| e.get(key).map(go_str).unwrap_or_else(|| "<nil>".into()));
+    out.sort_by_cached_key(|e| e.get(key).map(go_str).unwrap_or_else(|| "<nil>".into()));
     out
 }
 
