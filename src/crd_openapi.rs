@@ -26,19 +26,10 @@ pub struct FromCrds {
     pub build: BuildOptions,
 }
 
-/// The document, and the warnings of the builds it needed.
-#[derive(Clone, Debug)]
-pub struct Generated {
-    /// The document.
-    pub document: Document,
-    /// Warnings of the kustomizations built, one line each.
-    pub warnings: Vec<String>,
-}
-
-/// Reads the paths and writes the document.
-pub fn generate(job: &FromCrds) -> Result<Generated> {
+/// Reads the paths and writes the document. The warnings of the kustomizations built are
+/// left out: they are about their output, which is not this command's.
+pub fn generate(job: &FromCrds) -> Result<Document> {
     let mut crds = CrdSet::default();
-    let mut warnings = Vec::new();
     let here = [PathBuf::from(".")];
     let paths = if job.paths.is_empty() {
         &here[..]
@@ -51,7 +42,7 @@ pub fn generate(job: &FromCrds) -> Result<Generated> {
         ..job.build.clone()
     };
     for path in paths {
-        read_path(path, &options, &mut crds, &mut warnings)?;
+        read_path(path, &options, &mut crds)?;
     }
     let document = crd::document(&crds, &job.merge_keys, true)?;
     if let Some(key) = document.unmatched.first() {
@@ -66,15 +57,10 @@ pub fn generate(job: &FromCrds) -> Result<Generated> {
                 .join(", ")
         )));
     }
-    Ok(Generated { document, warnings })
+    Ok(document)
 }
 
-fn read_path(
-    path: &Path,
-    options: &BuildOptions,
-    crds: &mut CrdSet,
-    warnings: &mut Vec<String>,
-) -> Result<()> {
+fn read_path(path: &Path, options: &BuildOptions, crds: &mut CrdSet) -> Result<()> {
     let meta = std::fs::metadata(path).map_err(|source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -85,7 +71,6 @@ fn read_path(
     if crate::load::find_kustomization_file(path).is_ok() {
         let built = build_with_warnings(path, options)
             .map_err(|e| e.context(format!("building '{}'", path.display())))?;
-        warnings.extend(built.warnings);
         let source = format!("the build of {}", path.display());
         for r in built.resmap.iter() {
             crds.add(&r.node, &source)?;

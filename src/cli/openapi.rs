@@ -57,10 +57,10 @@ enum OpenapiCommand {
     /// rest keep merging as before.
     FromCrds(FromCrdsArgs),
     /// kustomize's `openapi info`: refused.
-    #[command(hide = true)]
+    #[command(hide = true, disable_help_flag = true)]
     Info(Rest),
     /// kustomize's `openapi fetch`: refused.
-    #[command(hide = true)]
+    #[command(hide = true, disable_help_flag = true)]
     Fetch(Rest),
 }
 
@@ -125,11 +125,7 @@ fn from_crds_run(args: &FromCrdsArgs) -> Result<ExitCode, kbuild::Error> {
         merge_keys: build.merge_keys.declared.clone(),
         build,
     };
-    let generated = kbuild::crd_openapi::generate(&job)?;
-    for w in &generated.warnings {
-        eprintln!("warning: {w}");
-    }
-    let doc = &generated.document;
+    let doc = &kbuild::crd_openapi::generate(&job)?;
     let Some(file) = &args.output else {
         print_stdout(&doc.text)?;
         return Ok(ExitCode::SUCCESS);

@@ -161,23 +161,22 @@ fn message(res: &Resource, crd: &Resource, list: &ReplacedList, keys: &[String])
             line_of(text, *doc, &list.path).map(|l| format!(" ({file}:{l})"))
         })
         .unwrap_or_default();
-    let keyed = keys.join(" and ");
+    let keyed = match keys {
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+        [] => String::new(),
+    };
     let dropped = dropped(&list.before, &list.patch_list, keys);
     let lost = if dropped.is_empty() {
-        "the fields of its items that the patch does not repeat are dropped".to_string()
+        "the fields of its items that the patch does not repeat".to_string()
     } else {
-        format!(
-            "the resource's items that the patch does not list are dropped ({})",
-            dropped.join(", ")
-        )
+        format!("the items the patch does not list ({})", dropped.join(", "))
     };
     format!(
-        "{}{at} replaces the list {path} of {} whole: {lost}. Its CustomResourceDefinition {} \
-         declares the list a map keyed by {keyed} (x-kubernetes-list-type: map), but kustomize \
-         merges a custom resource's lists only when a schema says so. To merge by {keyed}, \
-         write one with `kbuild openapi from-crds` and name it in the kustomization's \
-         `openapi: path:` (kustomize, Argo CD and Flux then merge alike), or build with \
-         --crd-merge-keys",
+        "{}{at} replaces the list {path} of {} whole, dropping {lost}: its CRD {} declares \
+         the list a map keyed by {keyed} (x-kubernetes-list-type: map), which kustomize does \
+         not read. To merge by {keyed}, name the file `kbuild openapi from-crds` writes in \
+         `openapi: path:`, or build with --crd-merge-keys",
         list.patch,
         res.id(),
         crd.name(),
