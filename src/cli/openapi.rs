@@ -55,7 +55,7 @@ enum OpenapiCommand {
     /// of custom resources by the keys their CRDs declare: name it in a kustomization's
     /// `openapi: path:`. It holds Kubernetes' built-in kinds too, so Deployments and the
     /// rest keep merging as before.
-    FromCrds(FromCrdsArgs),
+    FromCrds(Box<FromCrdsArgs>),
     /// kustomize's `openapi info`: refused.
     #[command(hide = true, disable_help_flag = true)]
     Info(Rest),

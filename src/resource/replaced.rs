@@ -25,12 +25,14 @@ pub struct ReplacedList {
 /// The lists patches replaced in one resource; nothing allocated until there is one (a
 /// resource's size counts: a build holds many).
 #[derive(Clone, Debug, Default)]
-pub struct ReplacedLists(Option<Box<Vec<ReplacedList>>>);
+pub struct ReplacedLists(Option<Box<[ReplacedList]>>);
 
 impl ReplacedLists {
-    /// Notes a replaced list.
+    /// Notes a replaced list (rare: a copy of the few noted so far is fine).
     pub fn push(&mut self, list: ReplacedList) {
-        self.0.get_or_insert_with(Default::default).push(list);
+        let mut all = self.0.take().map(Vec::from).unwrap_or_default();
+        all.push(list);
+        self.0 = Some(all.into_boxed_slice());
     }
 
     /// The lists noted, oldest first.

@@ -325,3 +325,30 @@ fn lookup_finds_list_map_keys() {
     assert_eq!(list_map_keys(&c, "v1", &path(&["spec", "tags"])), None);
     assert_eq!(list_map_keys(&c, "v2", &path(&["spec", "ports"])), None);
 }
+
+#[test]
+fn every_served_version_gets_a_definition() {
+    let schema = ports_schema(json!(["name"]));
+    let doc = Node::from(&json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "gadgets.example.com"},
+        "spec": {"group": "example.com", "names": {"kind": "Gadget"}, "versions": [
+            {"name": "v1beta1", "served": true, "schema": {"openAPIV3Schema": schema.clone()}},
+            {"name": "v1", "served": true, "schema": {"openAPIV3Schema": schema.clone()}},
+            {"name": "v1alpha1", "served": false, "schema": {"openAPIV3Schema": schema}}]}
+    }));
+    let out = generate(&[doc], &[], true).unwrap();
+    assert_eq!(
+        out.kinds,
+        vec!["example.com/v1beta1 Gadget", "example.com/v1 Gadget"]
+    );
+    let defs = definitions(&out);
+    assert!(defs.get("com.example.v1beta1.Gadget").is_some());
+    assert!(defs.get("com.example.v1alpha1.Gadget").is_none());
+    // A List of CRDs (`kubectl get crd -o yaml`) is read item by item.
+    let list = Node::from(&json!({"apiVersion": "v1", "kind": "List", "items": [
+        crd("example.com", "Widget", ports_schema(json!(["port"]))).to_json()]}));
+    let out = generate(&[list], &[], true).unwrap();
+    assert_eq!(out.kinds, vec!["example.com/v1 Widget"]);
+}
