@@ -143,7 +143,7 @@ fn from_crds_run(args: &FromCrdsArgs) -> Result<ExitCode, kbuild::Error> {
         eprintln!(
             "stale: {} ({why}); run `{}` to update it",
             file.display(),
-            fix_command()
+            super::render::fix_command()
         );
         if let Some(old) = current {
             let old = String::from_utf8_lossy(&old);
@@ -169,22 +169,4 @@ fn from_crds_run(args: &FromCrdsArgs) -> Result<ExitCode, kbuild::Error> {
         if doc.kinds.len() == 1 { "" } else { "s" },
     );
     Ok(ExitCode::SUCCESS)
-}
-
-/// This command without `--check`, quoted for a POSIX shell.
-fn fix_command() -> String {
-    let mut words = vec!["kbuild".to_string()];
-    for arg in std::env::args_os().skip(1).filter(|a| a != "--check") {
-        let arg = arg.to_string_lossy().into_owned();
-        let plain = !arg.is_empty()
-            && arg
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c));
-        words.push(if plain {
-            arg
-        } else {
-            format!("'{}'", arg.replace('\'', "'\\''"))
-        });
-    }
-    words.join(" ")
 }

@@ -49,7 +49,9 @@ pub fn document(crds: &CrdSet, declared: &[MergeKey], from_crds: bool) -> Result
         }
     }
     for ((group, kind), keys) in kind_keys {
-        let crd = crds.get(group, kind).filter(|_| from_crds);
+        // Without `from_crds` (`--merge-key` alone) the CRD's own lists are not written,
+        // but the declared paths are still checked against its schema.
+        let crd = crds.get(group, kind);
         let versions = crds.versions(group, kind);
         if versions.is_empty() {
             unmatched.extend(keys.iter().map(|k| k.text.clone()));
@@ -57,7 +59,7 @@ pub fn document(crds: &CrdSet, declared: &[MergeKey], from_crds: bool) -> Result
         }
         for version in versions {
             let schema = crd.and_then(|c| c.versions.iter().find(|(v, _)| *v == version));
-            let mut cut = match (crd, schema) {
+            let mut cut = match (crd.filter(|_| from_crds), schema) {
                 (Some(crd), Some((_, schema))) => Cut {
                     source: &crd.source,
                     crd: &crd.name,
