@@ -10,7 +10,8 @@
 //! - YAML parsing and kustomize's emitter: [`yaml`];
 //! - errors: [`Error`], matched by [`ErrorKind`], with hints and positions as data;
 //! - the tools behind the command line: [`diff`], [`render`], [`deps`],
-//!   [`kubectl_apply`]; the clone cache of remote bases: [`remote::cache`].
+//!   [`kubectl_apply`], [`crd_openapi`] (`kbuild openapi from-crds`); the clone cache
+//!   of remote bases: [`remote::cache`].
 //!
 //! Inside, the modules read as the pipeline (ARCHITECTURE.md has the diagram):
 //! `load` (files, the load restrictor; `remote` fetches git and http entries) → `kustomization` (the file model) →
@@ -25,6 +26,7 @@
 pub mod build;
 mod cache_dir;
 mod config;
+pub mod crd_openapi;
 pub mod deps;
 pub mod diff;
 pub mod edit;

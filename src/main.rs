@@ -23,6 +23,7 @@ mod cli {
     pub(crate) mod edit;
     pub(crate) mod man;
     pub(crate) mod merge;
+    pub(crate) mod openapi;
     pub(crate) mod pager;
     pub(crate) mod progress;
     pub(crate) mod render;
@@ -72,6 +73,9 @@ enum Command {
     Render(RenderArgs),
     /// Print the input files of a kustomization.
     Deps(DepsArgs),
+    /// Merge custom resources' lists by the keys their CRDs declare: `from-crds` writes
+    /// the schema file for a kustomization's `openapi: path:`.
+    Openapi(cli::openapi::OpenapiArgs),
     /// Edit the kustomization file in the current directory, as `kustomize edit`
     /// does, keeping its comments and layout.
     Edit(EditArgs),
@@ -105,6 +109,7 @@ fn main() -> ExitCode {
         Some(Command::Diff(a)) => return run_diff(&a),
         Some(Command::Render(a)) => return run_render(&a),
         Some(Command::Deps(a)) => return run_deps(&a),
+        Some(Command::Openapi(a)) => return cli::openapi::run_openapi(&a),
         Some(Command::Edit(a)) => return run_edit(&a),
         Some(Command::Create(a)) => return run_create(&a),
         Some(Command::Cache(a)) => return run_cache(&a),
@@ -125,6 +130,7 @@ fn writes_files(cli: &Cli) -> bool {
         None => cli.build.output.is_some(),
         Some(Command::Merge3(_) | Command::Apply(_) | Command::Render(_)) => true,
         Some(Command::Edit(_) | Command::Create(_)) => true,
+        Some(Command::Openapi(a)) => a.writes_files(),
         // `diff --ref` writes a revision's files into a temporary directory.
         Some(Command::Diff(a)) => a.git_ref.is_some(),
         Some(

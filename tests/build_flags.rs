@@ -278,7 +278,11 @@ fn kustomize_commands_kbuild_lacks_are_refused_by_name() {
         (&["cfg", "tree", "."][..], "`kustomize cfg tree`"),
         (&["fn", "run", "."], "`kustomize fn run`"),
         (&["localize", "app", "out"], "`kustomize localize`"),
+        // `kbuild openapi` is kbuild's own command (`from-crds`); kustomize's `info` and
+        // `fetch` are refused, and so is `openapi` as a path to build.
         (&["openapi", "info"], "`kustomize openapi info`"),
+        (&["openapi", "fetch", "--help"], "`kustomize openapi fetch`"),
+        (&["build", "openapi", "info"], "`kustomize openapi info`"),
         (&["docs-merge3"], "`kustomize docs-merge3`"),
     ] {
         let run = kbuild(t.path(), args);
@@ -297,6 +301,15 @@ fn kustomize_commands_kbuild_lacks_are_refused_by_name() {
     std::fs::write(t.path().join("fn/kustomization.yaml"), "resources: []\n").expect("write");
     let run = kbuild(t.path(), &["fn"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
+    // `openapi` names the command now: the directory builds as `./openapi`.
+    std::fs::create_dir(t.path().join("openapi")).expect("mkdir");
+    std::fs::write(
+        t.path().join("openapi/kustomization.yaml"),
+        "resources: []\n",
+    )
+    .expect("write");
+    assert_eq!(kbuild(t.path(), &["./openapi"]).code, 0);
+    assert_eq!(kbuild(t.path(), &["openapi", "info"]).code, 1);
     // `completion`, as kustomize spells it.
     let run = kbuild(t.path(), &["completion", "bash"]);
     assert_eq!(run.code, 0, "{}", run.stderr);

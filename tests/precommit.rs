@@ -91,10 +91,16 @@ fn main() {
     // by `cargo test --test precommit -- --include-ignored`.
     common::run_slow_needing(
         prerequisites(),
-        &[(
-            "precommit_refuses_a_stale_render_and_accepts_it_rerendered",
-            precommit_refuses_a_stale_render_and_accepts_it_rerendered as fn(String),
-        )],
+        &[
+            (
+                "precommit_refuses_a_stale_render_and_accepts_it_rerendered",
+                precommit_refuses_a_stale_render_and_accepts_it_rerendered as fn(String),
+            ),
+            (
+                "precommit_refuses_a_stale_openapi_file",
+                precommit_refuses_a_stale_openapi_file as fn(String),
+            ),
+        ],
     );
 }
 
@@ -191,6 +197,80 @@ fn precommit_refuses_a_stale_render_and_accepts_it_rerendered(rev: String) {
         text.contains("building 'overlays/prod'") && text.contains("missing.yaml"),
         "{text}"
     );
+    let log = repo.ok("git", &["log", "--oneline"]);
+    assert_eq!(log.lines().count(), 2, "{log}");
+}
+
+/// The `kbuild-openapi` hook: a commit that changes a CRD without writing the OpenAPI file
+/// again (`kbuild openapi from-crds`) is refused; with the file written again it goes through.
+fn precommit_refuses_a_stale_openapi_file(rev: String) {
+    let kbuild_repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let repo = Repo {
+        dir: tmp.path().join("repo"),
+        home: tmp.path().join("pre-commit-home"),
+        target: kbuild_repo.join("target/precommit"),
+    };
+    let d = &repo.dir;
+    let crd = std::fs::read_to_string(
+        kbuild_repo.join("tests/crd-merge/prometheusrule/in/base/crd-prometheusrules.yaml"),
+    )
+    .expect("read the CRD");
+    write(d, "crds/prometheusrules.yaml", &crd);
+    write(
+        d,
+        "app/kustomization.yaml",
+        "resources: [deploy.yaml]\nopenapi:\n  path: openapi.json\n",
+    );
+    write(d, "app/deploy.yaml", DEPLOY);
+    write(
+        d,
+        ".pre-commit-config.yaml",
+        format!(
+            "repos:\n- repo: {}\n  rev: {rev}\n  hooks:\n  - id: kbuild-openapi\n    args: [crds, -o, app/openapi.json]\n",
+            kbuild_repo.display()
+        ),
+    );
+    repo.kbuild(&["openapi", "from-crds", "crds", "-o", "app/openapi.json"]);
+    repo.ok("git", &["init", "-q", "-b", "main"]);
+    repo.ok("pre-commit", &["install"]);
+    repo.ok("git", &["add", "-A"]);
+    let first = repo.ok("git", &["commit", "-q", "-m", "initial"]);
+    assert!(
+        first.contains("kbuild openapi") && first.contains("Passed"),
+        "{first}"
+    );
+
+    // The CRD's rules become a list keyed by `alert`: the file is stale.
+    write(
+        d,
+        "crds/prometheusrules.yaml",
+        crd.replace(
+            "                    rules:\n                      type: array\n",
+            "                    rules:\n                      type: array\n                      x-kubernetes-list-type: map\n                      x-kubernetes-list-map-keys:\n                      - alert\n",
+        ),
+    );
+    repo.ok("git", &["add", "crds/prometheusrules.yaml"]);
+    let refused = repo.run("git", &["commit", "-q", "-m", "rules by alert"]);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&refused.stdout),
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    assert!(
+        !refused.status.success(),
+        "the commit went through:\n{text}"
+    );
+    assert!(text.contains("stale: app/openapi.json"), "{text}");
+    assert!(
+        text.contains("kbuild openapi from-crds crds -o app/openapi.json"),
+        "{text}"
+    );
+
+    repo.kbuild(&["openapi", "from-crds", "crds", "-o", "app/openapi.json"]);
+    repo.ok("git", &["add", "-A"]);
+    let accepted = repo.ok("git", &["commit", "-q", "-m", "rules by alert, schema"]);
+    assert!(accepted.contains("Passed"), "{accepted}");
     let log = repo.ok("git", &["log", "--oneline"]);
     assert_eq!(log.lines().count(), 2, "{log}");
 }

@@ -506,7 +506,7 @@ mod tests {
         cache: &FileCache,
     ) -> Result<super::super::BuildOutput> {
         let files = Files::new(crate::load::fs::real(), options.load_restrictor);
-        super::super::build_with_cache(&files, dir, options, cache)
+        super::super::build_with_cache(&files, dir, options, cache, None).map(|(out, _)| out)
     }
 
     fn write(root: &Path, files: &[(&str, &str)]) {

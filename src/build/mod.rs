@@ -122,6 +122,9 @@ pub struct BuildOptions {
     /// `labels`, replacements, vars, generators) may create in one build, in total;
     /// past it the build fails naming the field (`None`: 256 MiB, see resource/budget.rs).
     pub max_output_bytes: Option<u64>,
+    /// Merge keys beyond kustomize's (`--crd-merge-keys`, `--merge-key`; none by default):
+    /// see build/crd_schema.rs.
+    pub merge_keys: crate::openapi::crd::MergeKeyOptions,
 }
 
 /// What a kustomization (and everything below it) has produced so far.
@@ -177,16 +180,21 @@ pub fn build_in(
 ) -> Result<BuildOutput> {
     let remote = Arc::new(crate::remote::Session::new(options.remote.clone()));
     let files = Files::with_remote(fs, options.load_restrictor, remote);
-    build_with_cache(&files, dir, options, &cache::FileCache::default())
+    if options.merge_keys.is_active() {
+        return crd_schema::build(&files, dir, options);
+    }
+    build_with_cache(&files, dir, options, &cache::FileCache::default(), None).map(|(out, _)| out)
 }
 
-/// [`build_in`] keeping parsed files in `cache`.
+/// [`build_in`] keeping parsed files in `cache`, starting from the schema `preset` (instead
+/// of kustomize's built-in one) when given; also returns the top kustomization.
 fn build_with_cache(
     files: &Files,
     dir: &Path,
     options: &BuildOptions,
     cache: &cache::FileCache,
-) -> Result<BuildOutput> {
+    preset: Option<SchemaRef>,
+) -> Result<(BuildOutput, Arc<Kustomization>)> {
     let ldr = files.root(dir)?;
     cache.plan(files, ldr.root());
     let helm = crate::helm::Session::new(options.helm.clone());
@@ -197,7 +205,7 @@ fn build_with_cache(
         external: &options.external,
         chain: chain::Chain::default(),
         meta: None,
-        schemas: None,
+        schemas: preset,
         builtin_loaded: false,
         warnings: Vec::new(),
         cache,
@@ -226,11 +234,13 @@ fn build_with_cache(
         budget,
         &mut warnings,
     )?;
-    Ok(BuildOutput {
+    transform::list_replace::warn(&acc.resmap, &mut warnings);
+    let out = BuildOutput {
         resmap: acc.resmap,
         warnings,
         remote_inputs: files.remote().inputs(),
-    })
+    };
+    Ok((out, kust))
 }
 
 /// Steps done once, at the top of the build.
@@ -267,6 +277,7 @@ fn finish(
 
 mod cache;
 mod chain;
+mod crd_schema;
 
 /// The kustomization directories a build went through, each once: a set, because
 /// a base shared by two overlays is in both overlays' sets, and a list of each
@@ -512,6 +523,7 @@ impl Builder<'_> {
             merge: &opts,
             version: self.version,
             budget: self.budget,
+            step: None,
         };
         let steps = fields::steps(k, &acc.config, file);
         let rm = &mut acc.resmap;

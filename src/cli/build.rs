@@ -109,6 +109,8 @@ pub(crate) struct BuildFlags {
     /// default $XDG_CACHE_HOME/kbuild/git or ~/.cache/kbuild/git).
     #[arg(long, value_name = "DIR", help_heading = REMOTE)]
     remote_cache_dir: Option<PathBuf>,
+    #[command(flatten)]
+    crd: super::openapi::CrdFlags,
 }
 
 /// The flags of external plugins beyond `--enable-alpha-plugins`: kustomize's for KRM
@@ -276,6 +278,7 @@ impl BuildFlags {
                 offline: self.offline,
             },
             max_output_bytes: self.max_output_bytes,
+            merge_keys: self.crd.options()?,
         })
     }
 }

@@ -180,9 +180,9 @@ pub(crate) fn run_render(args: &RenderArgs) -> ExitCode {
     }
 }
 
-/// The command that brings the renders up to date: this one without `--check`, its
-/// arguments quoted for a POSIX shell.
-fn fix_command() -> String {
+/// The command that brings the renders (or `openapi from-crds`'s file) up to date: this
+/// one without `--check`, its arguments quoted for a POSIX shell.
+pub(crate) fn fix_command() -> String {
     let mut words = vec!["kbuild".to_string()];
     words.extend(
         std::env::args_os()

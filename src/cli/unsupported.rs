@@ -1,5 +1,9 @@
 //! kustomize's commands kbuild does not have, refused by name.
 //!
+//! `kbuild openapi` is a command of kbuild's own (`from-crds`); its `info` and `fetch`, which
+//! kustomize has, are refused with [`openapi_refusal`]. `kbuild build openapi info` still gets
+//! the refusal below.
+//!
 //! kbuild's default command is `build`, so any other first word is read as a directory:
 //! `kbuild cfg tree .` would say "specify one path to kustomization.yaml", which tells a
 //! kustomize user nothing. A first word that is one of kustomize's commands and names no
@@ -20,7 +24,7 @@ const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "openapi",
-        "kbuild embeds kustomize's built-in schema; a kustomization's `openapi: path:` file is read as kustomize reads it",
+        "kbuild embeds kustomize's built-in schema (Kubernetes v1.21.2); a kustomization's `openapi: path:` file is read as kustomize reads it, and `kbuild openapi from-crds` writes one from CRDs",
     ),
     (
         "localize",
@@ -59,6 +63,15 @@ pub(crate) fn refusal(dir: &Path, extra: &[PathBuf]) -> Option<String> {
     Some(format!(
         "kbuild does not implement `kustomize {named}`; instead: {instead}"
     ))
+}
+
+/// The refusal for kustomize's `openapi info` and `openapi fetch` (`sub`).
+pub(crate) fn openapi_refusal(sub: &str) -> String {
+    let instead = COMMANDS
+        .iter()
+        .find(|(name, _)| *name == "openapi")
+        .map_or("", |(_, instead)| *instead);
+    format!("kbuild does not implement `kustomize openapi {sub}`; instead: {instead}")
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ pub mod id;
 pub mod parse;
 pub mod pattern;
 pub mod regex_cache;
+pub mod replaced;
 pub mod resmap;
 pub mod selector;
 pub mod shared;
@@ -49,6 +50,9 @@ pub struct Resource {
     /// Made by `helm template` (kustomize v5.8's `internal.config.kubernetes.io/helm-generated`
     /// annotation): from v5.8.0 the namespace transformer leaves it alone.
     pub helm_generated: bool,
+    /// Lists strategic-merge patches replaced whole, for kbuild's warning about lists a CRD
+    /// declares keys for (see `replaced`).
+    pub replaced_lists: replaced::ReplacedLists,
 }
 
 /// A transformer or generator (builtin or a plugin) and the file that configured it.
@@ -205,6 +209,7 @@ impl Resource {
             empty_nulls: Vec::new(),
             shared: shared::Shared::default(),
             helm_generated: false,
+            replaced_lists: replaced::ReplacedLists::default(),
         })
     }
 

@@ -7,6 +7,7 @@ pub mod builtin;
 pub mod field_path;
 pub mod images;
 pub mod labels;
+pub mod list_replace;
 pub mod local_config;
 pub mod name_affix;
 pub mod name_hash;

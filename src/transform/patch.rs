@@ -8,6 +8,7 @@ use crate::resource::Resource;
 use crate::resource::budget::Budget;
 use crate::resource::resmap::{ResMap, id_text};
 use crate::resource::selector::Matcher;
+use crate::transform::list_replace::{self, PatchSource};
 use crate::transform::union_check::Changes;
 use crate::yaml::Node;
 
@@ -50,6 +51,7 @@ pub fn apply_smp(
     opts: &MergeOptions,
     allow_name: bool,
     allow_kind: bool,
+    source: Option<(&PatchSource, usize)>,
 ) -> Result<()> {
     let (name, ns, kind) = (
         res.node.get_path(&["metadata", "name"]).cloned(),
@@ -65,7 +67,16 @@ pub fn apply_smp(
     // A patch writes into label and annotation values kustomize shares between fields
     // in place, so into all of them (see resource/shared.rs).
     let plan = (!res.shared.is_empty()).then(|| res.shared.plan_patch(&res.node, &patch));
+    // A kind the schema knows nothing of (a custom resource, by default): the lists the
+    // patch replaces whole, for the warning about those its CRD declares keys for.
+    let replaced = match source {
+        Some(_) if schema.is_none() => list_replace::find(&res.node, &patch, opts.schemas),
+        _ => Vec::new(),
+    };
     smp::apply_owned(&mut res.node, patch, schema, opts)?;
+    if let Some((source, doc)) = source {
+        list_replace::note(res, replaced, source, doc);
+    }
     if let Some(plan) = plan {
         res.shared.finish_patch(&mut res.node, plan);
     }
@@ -265,7 +276,7 @@ fn closest_hint(resmap: &ResMap, id: &crate::resource::id::ResId) -> String {
 
 /// How a strategic-merge patch entry may change its resources.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct StrategicOptions {
+pub struct StrategicOptions<'a> {
     /// `options.allowNameChange`.
     pub allow_name: bool,
     /// `options.allowKindChange`.
@@ -273,6 +284,8 @@ pub struct StrategicOptions {
     /// Whether documents may follow a `$patch: delete` document of the same file
     /// (see `KustomizeVersion::patches_continue_after_delete`).
     pub continue_after_delete: bool,
+    /// The patch, for the note on lists it replaces whole (see `list_replace`).
+    pub source: Option<&'a PatchSource<'a>>,
 }
 
 /// Applies strategic-merge patches: each to the resource it names, or all of
@@ -283,7 +296,7 @@ pub fn apply_strategic(
     patches: &[Node],
     target: Option<&Selector>,
     opts: &MergeOptions,
-    options: StrategicOptions,
+    options: StrategicOptions<'_>,
     budget: &Budget,
     changes: &mut Changes,
 ) -> Result<()> {
@@ -291,6 +304,7 @@ pub fn apply_strategic(
         allow_name,
         allow_kind,
         continue_after_delete,
+        source,
     } = options;
     match target {
         Some(t) => {
@@ -308,14 +322,21 @@ pub fn apply_strategic(
             for (i, res) in resmap.iter_mut().enumerate().filter(|(_, r)| m.selects(r)) {
                 budget.charge(bytes, "patches")?;
                 changes.will_change(i, res);
-                for p in patches {
+                for (doc, p) in patches.iter().enumerate() {
                     // kustomize points a targeted patch at each resource: the
                     // copy takes the resource's apiVersion, kind, name and
                     // namespace.
                     let mut p = p.clone();
                     retarget(&mut p, &res.node, allow_name, allow_kind);
-                    apply_smp(res, p, opts, allow_name, allow_kind)
-                        .map_err(|e| e.context(format!("patching {}", res.id())))?;
+                    apply_smp(
+                        res,
+                        p,
+                        opts,
+                        allow_name,
+                        allow_kind,
+                        source.map(|s| (s, doc)),
+                    )
+                    .map_err(|e| e.context(format!("patching {}", res.id())))?;
                 }
             }
             drop_deleted(resmap, changes);
@@ -340,7 +361,7 @@ pub fn apply_strategic(
         }
         None => {
             let mut deleted = false;
-            for p in patches {
+            for (doc, p) in patches.iter().enumerate() {
                 if deleted && !continue_after_delete {
                     // kustomize v5.5.0 crashes here (it looks up the next
                     // document's target among resources one containing a
@@ -354,7 +375,8 @@ pub fn apply_strategic(
                 let i = find_unique(resmap, p)?;
                 let res = &mut resmap.resources[i];
                 changes.will_change(i, res);
-                apply_smp(res, p.clone(), opts, allow_name, allow_kind)
+                let source = source.map(|s| (s, doc));
+                apply_smp(res, p.clone(), opts, allow_name, allow_kind, source)
                     .map_err(|e| e.context(format!("patching {}", res.id())))?;
                 // A deletion takes its resource out before the next document
                 // looks for its own: a later document naming it finds nothing.

@@ -32,6 +32,8 @@ pub struct Env<'a> {
     pub version: KustomizeVersion,
     /// The build's output budget (see resource/budget.rs).
     pub budget: &'a crate::resource::budget::Budget,
+    /// The step being run, as warnings name it (see `Step::warn_as`).
+    pub step: Option<String>,
 }
 
 impl Env<'_> {

@@ -232,6 +232,7 @@ pub struct Step<'a> {
 impl Step<'_> {
     /// Runs the step over `rm`, adding union-field warnings to `warnings`.
     pub fn run(&self, rm: &mut ResMap, env: &mut Env, warnings: &mut Vec<String>) -> Result<()> {
+        env.step.clone_from(&self.warn_as);
         let result = match &self.warn_as {
             Some(name) => check_changes(rm, warnings, &|| name.clone(), |rm, changes| {
                 if !self.builtin.notes_changes() {

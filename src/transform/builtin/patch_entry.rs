@@ -6,6 +6,7 @@ use super::env::Env;
 use crate::error::{Error, Result};
 use crate::kustomization::Patch;
 use crate::resource::resmap::ResMap;
+use crate::transform::list_replace::PatchSource;
 use crate::transform::patch;
 use crate::transform::union_check::Changes;
 use crate::yaml::Node;
@@ -73,9 +74,16 @@ pub fn apply_strategic_merge_entry(
             )));
         }
     };
+    let inline = source == "(inline patch)";
+    let patch_source = env.step.as_deref().map(|name| PatchSource {
+        name,
+        file: (!inline).then_some(entry),
+        text: &text,
+    });
     // patchesStrategicMerge has always gone on after a `$patch: delete` document.
     let options = patch::StrategicOptions {
         continue_after_delete: true,
+        source: patch_source.as_ref(),
         ..Default::default()
     };
     patch::apply_strategic(rm, docs, None, env.merge, options, env.budget, changes)
@@ -101,10 +109,16 @@ pub fn apply_patch_entry(
         }
     }
     let typed = env.version.patch_options_are_typed();
+    let patch_source = env.step.as_deref().map(|name| PatchSource {
+        name,
+        file: (!p.path.is_empty()).then_some(p.path.as_str()),
+        text: &text,
+    });
     let options = patch::StrategicOptions {
         allow_name: p.option("allowNameChange", typed),
         allow_kind: p.option("allowKindChange", typed),
         continue_after_delete: env.version.patches_continue_after_delete(),
+        source: patch_source.as_ref(),
     };
     match &*env.parsed.patch(&text, &source)? {
         patch::Loaded::Empty if env.version.ignores_empty_patches() => Ok(()),
