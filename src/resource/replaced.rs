@@ -15,7 +15,7 @@ pub struct ReplacedList {
     pub before: Node,
     /// The patch's list, which took its place.
     pub patch_list: Node,
-    /// The patch, named as warnings name it ("patches[0] 'p.yaml' of …/kustomization.yaml").
+    /// The patch, named as warnings name it ("patches\[0\] 'p.yaml' of …/kustomization.yaml").
     pub patch: Arc<str>,
     /// The patch file as the kustomization names it, its text and which of its documents
     /// did it (for the line of the list); `None` for an inline patch.
