@@ -150,9 +150,7 @@ impl KustomizationFile {
                 self.doc_mut().remove(&at(old))?;
             }
             Some(Node::Seq(_)) => {
-                for item in &items {
-                    self.doc_mut().append(&at(new), item)?;
-                }
+                self.doc_mut().append_items(&at(new), &items)?;
                 self.doc_mut().remove(&at(old))?;
             }
             Some(other) => {
@@ -172,14 +170,14 @@ impl KustomizationFile {
         let current = self.doc().get(path).cloned();
         match current {
             Some(Node::Seq(now)) if now.len() == items.len() => {
-                for (i, (was, item)) in now.iter().zip(items).enumerate() {
-                    if was != item {
-                        let mut at = path.to_vec();
-                        at.push(Step::Index(i));
-                        self.doc_mut().set(&at, item)?;
-                    }
-                }
-                Ok(())
+                let changed: Vec<(usize, Node)> = now
+                    .iter()
+                    .zip(items)
+                    .enumerate()
+                    .filter(|(_, (was, item))| was != item)
+                    .map(|(i, (_, item))| (i, item.clone()))
+                    .collect();
+                self.doc_mut().set_items(path, &changed)
             }
             _ => self.doc_mut().set(path, &Node::Seq(items.to_vec())),
         }
