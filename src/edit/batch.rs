@@ -451,7 +451,7 @@ impl Document {
     }
 
     /// The first entry of each key, by the key as written and as read.
-    fn entry_lookup<'k>(&'k self, entries: &[(Tree, Tree)]) -> HashMap<String, usize> {
+    fn entry_lookup(&self, entries: &[(Tree, Tree)]) -> HashMap<String, usize> {
         let mut index = HashMap::with_capacity(entries.len());
         for (i, (key, _)) in entries.iter().enumerate() {
             let raw = &self.text[key.start..key.end];

@@ -155,7 +155,13 @@ fn value(rng: &mut Lcg) -> Node {
 }
 
 /// A random batch edit of the file.
-fn edit(rng: &mut Lcg, doc: &Document) -> Box<dyn Fn(&mut Document) -> Result<()>> {
+/// An edit of a document.
+type Edit = Box<dyn Fn(&mut Document) -> Result<()>>;
+
+/// A command on a kustomization file.
+type Command<'a> = Box<dyn Fn(&mut KustomizationFile) -> Result<()> + 'a>;
+
+fn edit(rng: &mut Lcg, doc: &Document) -> Edit {
     let key = |s: &str| vec![Step::key(s)];
     let len = |path: &[Step]| doc.get(path).and_then(Node::as_seq).map_or(0, Vec::len);
     match rng.next(6) {
@@ -324,11 +330,7 @@ fn commands_on_long_lists_parse_the_file_a_few_times() {
     let new_files: Vec<String> = (0..n).map(|i| format!("new-{i}.yaml")).collect();
     let args = |f: &dyn Fn(usize) -> String| (0..n).map(f).collect::<Vec<String>>();
     let keys = args(&|i| format!("k{i}")).join(",");
-    let cases: Vec<(
-        &str,
-        String,
-        Box<dyn Fn(&mut KustomizationFile) -> Result<()>>,
-    )> = vec![
+    let cases: Vec<(&str, String, Command<'_>)> = vec![
         (
             "remove resource",
             resources.clone(),
@@ -352,7 +354,13 @@ fn commands_on_long_lists_parse_the_file_a_few_times() {
         (
             "remove label",
             labels.clone(),
-            Box::new(|f| f.remove_metadata(crate::edit::Metadata::Label, &[keys.clone()], true)),
+            Box::new(|f| {
+                f.remove_metadata(
+                    crate::edit::Metadata::Label,
+                    std::slice::from_ref(&keys),
+                    true,
+                )
+            }),
         ),
         (
             "set image",

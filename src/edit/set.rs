@@ -131,16 +131,18 @@ impl KustomizationFile {
                 watched.insert(i + 1, order);
             }
         }
-        let (early, late): (Vec<(usize, &ImageArg)>, Vec<(usize, &ImageArg)>) = wanted
-            .iter()
-            .enumerate()
-            .filter(|(_, arg)| !first.contains_key(arg.name.as_str()))
-            .partition(|(order, arg)| {
-                watched
-                    .get(&landing(&arg.name))
-                    .is_some_and(|&update| *order < update)
-            });
-        self.add_images(early.into_iter().map(|(_, a)| a).collect())?;
+        let mut early: Vec<&ImageArg> = Vec::new();
+        let mut late: Vec<&ImageArg> = Vec::new();
+        for (order, arg) in wanted.iter().enumerate() {
+            if first.contains_key(arg.name.as_str()) {
+                continue;
+            }
+            let seen = watched
+                .get(&landing(&arg.name))
+                .is_some_and(|&update| order < update);
+            if seen { &mut early } else { &mut late }.push(arg);
+        }
+        self.add_images(early)?;
         let mut updates: Vec<(usize, ItemEdit<'_>)> = Vec::new();
         let images = self
             .doc()
@@ -160,7 +162,7 @@ impl KustomizationFile {
             }
         }
         self.doc_mut().edit_items(&path, updates)?;
-        self.add_images(late.into_iter().map(|(_, a)| a).collect())
+        self.add_images(late)
     }
 
     /// Where a new `images` entry of a name lands: before the entry of this index (the
