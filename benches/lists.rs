@@ -1,9 +1,10 @@
-//! Benchmarks of long lists in the tools (`cargo bench --bench lists`): `apply --dry-run`
+//! Benchmarks of long lists (`cargo bench --bench lists`): `apply --dry-run`
 //! of a Deployment with thousands of env vars or containers (Kubernetes' strategic merge),
 //! `merge3` of 20,000 containers, `diff` of 40,000 named list elements and `edit remove
-//! resource` / `set image` on 20,000 entries. Each was quadratic or worse before (30 s, more
-//! than 60 s, 24 s, a minute, more than 60 s); the sizes are those of issue 31, so a
-//! regression shows as seconds here.
+//! resource` / `set image` on 20,000 entries; a build's patches of lists kyaml merged in
+//! quadratic time, and a JSON patch of long runs. Each was quadratic or worse before (30 s,
+//! more than 60 s, 24 s, a minute, more than 60 s, ...); the sizes are those of issue 31,
+//! so a regression shows as seconds here.
 
 use kbuild::kubectl_apply::{ApplyOptions, dry_run};
 use kbuild::merge::merge3::{Merge3Options, merge3_resources};
@@ -181,5 +182,63 @@ fn edit_set_images(bencher: divan::Bencher, n: usize) {
         let mut file = kbuild::edit::KustomizationFile::open(&dir).expect("opens");
         file.set_images(&args).expect("sets");
         file
+    });
+}
+
+/// A build's patch (kustomize's strategic merge) of a Deployment with 20,000 containers,
+/// one name repeated, and of a Service with 20,000 ports without protocol: lists kyaml's
+/// general algorithm merged in quadratic time.
+#[divan::bench(args = ["repeated-name", "ports"], sample_count = 5)]
+fn build_patch_keyed_lists(bencher: divan::Bencher, case: &str) {
+    let n = 20_000;
+    let (target, patch) = match case {
+        "repeated-name" => {
+            let mut all = containers("old", n);
+            all.push("{\"name\": \"c0\", \"image\": \"repeated\"}".to_string());
+            let half: Vec<String> = (0..n)
+                .step_by(2)
+                .map(|i| format!("{{\"name\": \"c{i}\", \"image\": \"new\"}}"))
+                .collect();
+            (deployment(&all, None), deployment(&half, None))
+        }
+        _ => {
+            let service = |ports: Vec<String>| {
+                format!(
+                    "{{\"apiVersion\": \"v1\", \"kind\": \"Service\", \"metadata\": {{\"name\": \"s\"}}, \"spec\": {{\"ports\": [{}]}}}}",
+                    ports.join(", ")
+                )
+            };
+            let all = (1..=n).map(|p| format!("{{\"port\": {p}, \"targetPort\": {p}}}"));
+            let half = (1..=n)
+                .step_by(2)
+                .map(|p| format!("{{\"port\": {p}, \"name\": \"p{p}\"}}"));
+            (service(all.collect()), service(half.collect()))
+        }
+    };
+    let (target, patch) = (doc(&target), doc(&patch));
+    bencher.with_inputs(|| target.clone()).bench_refs(|t| {
+        kbuild::merge::smp::apply(t, &patch, None).expect("merges");
+    });
+}
+
+/// A JSON patch of 30,000 removals from a 30,000-key mapping and 30,000 insertions at the
+/// front of a list.
+#[divan::bench(sample_count = 5)]
+fn json_patch_runs(bencher: divan::Bencher) {
+    let n = 30_000;
+    let data: Vec<String> = (0..n).map(|i| format!("\"k{i}\": \"v\"")).collect();
+    let target = doc(&format!(
+        "{{\"data\": {{{}}}, \"list\": []}}",
+        data.join(", ")
+    ));
+    let ops: Vec<String> = (0..n)
+        .map(|i| format!("{{\"op\": \"remove\", \"path\": \"/data/k{i}\"}}"))
+        .chain(
+            (0..n).map(|i| format!("{{\"op\": \"add\", \"path\": \"/list/0\", \"value\": {i}}}")),
+        )
+        .collect();
+    let ops = doc(&format!("[{}]", ops.join(", ")));
+    bencher.with_inputs(|| target.clone()).bench_refs(|t| {
+        kbuild::merge::json6902::apply(t, &ops).expect("applies");
     });
 }
