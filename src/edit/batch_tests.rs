@@ -404,3 +404,29 @@ fn commands_on_long_lists_parse_the_file_a_few_times() {
         assert_eq!(batch_text, single_text, "{name}");
     }
 }
+
+/// `edit fix` of a flow list of strategic merge patches writes `patches` as a block list
+/// (each item becomes a mapping; before, splicing a mapping into the flow list failed with
+/// "could not edit this file in place").
+#[test]
+fn fix_rewrites_a_flow_list_whole() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("kustomization.yaml"),
+        "patchesStrategicMerge: [a.yaml, b.yaml]\n",
+    )
+    .expect("write");
+    for f in ["a.yaml", "b.yaml"] {
+        std::fs::write(
+            dir.path().join(f),
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
+        )
+        .expect("write");
+    }
+    let mut file = KustomizationFile::open(dir.path()).expect("opens");
+    file.fix(false).expect("fixes");
+    assert_eq!(
+        file.doc().text(),
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\npatches:\n- path: a.yaml\n- path: b.yaml\n"
+    );
+}

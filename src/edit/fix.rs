@@ -177,6 +177,14 @@ impl KustomizationFile {
                     .filter(|(_, (was, item))| was != item)
                     .map(|(i, (_, item))| (i, item.clone()))
                     .collect();
+                // A mapping cannot be spliced into a flow list (`[a.yaml, b.yaml]`): such a
+                // list is written again whole.
+                let collections = changed
+                    .iter()
+                    .any(|(_, item)| matches!(item, Node::Map(_) | Node::Seq(_)));
+                if collections && !self.doc().is_block_seq(path) {
+                    return self.doc_mut().set(path, &Node::Seq(items.to_vec()));
+                }
                 self.doc_mut().set_items(path, &changed)
             }
             _ => self.doc_mut().set(path, &Node::Seq(items.to_vec())),
