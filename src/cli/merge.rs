@@ -1,6 +1,7 @@
 //! The `merge3` and `apply` subcommands: argument parsing, reading inputs, printing results
 //! and summaries. The merging itself is `kbuild::merge::merge3` and `kbuild::kubectl_apply`.
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -155,6 +156,13 @@ pub fn run_merge3(args: &Merge3Args) -> Result<(), Error> {
 }
 
 fn print_merge3_summary(merged: &[Merged], original: &[Node], dest: &[Node]) {
+    // The original of each resource, by pairing key (the first of a key, as a scan finds).
+    let mut originals: HashMap<String, &Node> = HashMap::new();
+    if merged.iter().any(|m| m.change == Change::Deleted) {
+        for n in original {
+            originals.entry(pairing_key(n)).or_insert(n);
+        }
+    }
     let mut counts = [0usize; 4];
     let mut changed = 0;
     for m in merged {
@@ -169,7 +177,7 @@ fn print_merge3_summary(merged: &[Merged], original: &[Node], dest: &[Node]) {
         if m.change == Change::Merged && differs {
             changed += 1;
             eprintln!("merged  {} (changed)", m.key);
-        } else if m.change == Change::Deleted && locally_edited(m, original, dest) {
+        } else if m.change == Change::Deleted && locally_edited(m, &originals, dest) {
             // kyaml's rule (upstream's deletion wins) stands, but not silently.
             eprintln!(
                 "{word:<7} {} (upstream removed it; the local edits to it are dropped)",
@@ -186,9 +194,9 @@ fn print_merge3_summary(merged: &[Merged], original: &[Node], dest: &[Node]) {
 }
 
 /// Whether the local copy of a resource differs from the original it was copied from.
-fn locally_edited(m: &Merged, original: &[Node], dest: &[Node]) -> bool {
+fn locally_edited(m: &Merged, originals: &HashMap<String, &Node>, dest: &[Node]) -> bool {
     let local = m.dest_index.and_then(|i| dest.get(i));
-    let upstream = original.iter().find(|n| pairing_key(n) == m.key);
+    let upstream = originals.get(&m.key).copied();
     local.is_some() && local != upstream
 }
 
@@ -205,31 +213,44 @@ fn write_in_place(
             args.dest.display()
         )));
     }
+    // Sets and groups, built once: DEST may be thousands of one-resource files.
     let mut files = dest.files.clone();
+    let dest_files: HashSet<&PathBuf> = dest.files.iter().collect();
+    let mut listed: HashSet<PathBuf> = dest.files.iter().cloned().collect();
+    let upstream_files = upstream_files(updated);
     let mut placed: Vec<(PathBuf, &Node)> = Vec::new();
     for m in merged {
         let Some(node) = &m.node else { continue };
         let target = match m.dest_index.map(|i| &dest.origins[i]) {
             Some(Origin::File { path, .. }) => path.clone(),
-            _ => new_resource_file(args, updated, m, &dest.files),
+            _ => new_resource_file(args, upstream_files.get(&m.key).copied(), &dest.files),
         };
-        if !files.contains(&target) {
+        if listed.insert(target.clone()) {
             files.push(target.clone());
         }
         placed.push((target, node));
+    }
+    let mut before: HashMap<&PathBuf, Vec<&Node>> = HashMap::new();
+    for (d, o) in dest.docs.iter().zip(&dest.origins) {
+        if let Origin::File { path, .. } = o {
+            before.entry(path).or_default().push(d);
+        }
+    }
+    let mut after: HashMap<&PathBuf, Vec<&Node>> = HashMap::new();
+    for (p, n) in &placed {
+        after.entry(p).or_default().push(*n);
     }
     // A file whose resources all come out as they were is not written: rewriting it would
     // only drop its comments and styles (kbuild writes kustomize's format), and its
     // modification time would say it changed.
     let unchanged = |path: &PathBuf| {
-        let before = dest
-            .docs
-            .iter()
-            .zip(&dest.origins)
-            .filter(|(_, o)| matches!(o, Origin::File { path: p, .. } if p == path))
-            .map(|(d, _)| d);
-        let after = placed.iter().filter(|(p, _)| p == path).map(|(_, n)| *n);
-        dest.files.contains(path) && before.eq(after)
+        let (was, now) = (before.get(path), after.get(path));
+        let same = match (was, now) {
+            (Some(a), Some(b)) => a == b,
+            (None, None) => true,
+            (Some(v), None) | (None, Some(v)) => v.is_empty(),
+        };
+        dest_files.contains(path) && same
     };
     // All files or none, and none outside DEST: a symlinked subdirectory (or file) below
     // DEST could lead anywhere.
@@ -243,7 +264,7 @@ fn write_in_place(
             continue;
         }
         if text.is_empty() {
-            if dest.files.contains(&path) {
+            if dest_files.contains(&path) {
                 set.remove(path);
             }
             continue;
@@ -253,26 +274,31 @@ fn write_in_place(
     set.commit()
 }
 
+/// The origin of each resource of UPDATED by pairing key (the first of a key): the file
+/// it comes from, `None` when built or read from standard input.
+fn upstream_files(updated: &Loaded) -> HashMap<String, Option<&PathBuf>> {
+    let mut files = HashMap::new();
+    for (d, o) in updated.docs.iter().zip(&updated.origins) {
+        let path = match o {
+            Origin::File { path, .. } => Some(path),
+            Origin::Built | Origin::Stdin => None,
+        };
+        files.entry(pairing_key(d)).or_insert(path);
+    }
+    files
+}
+
 /// Where a resource new upstream goes: DEST itself when it is a file, else the path it has
-/// in UPDATED, relative to UPDATED, under DEST.
+/// in UPDATED (`from`), relative to UPDATED, under DEST.
 fn new_resource_file(
     args: &Merge3Args,
-    updated: &Loaded,
-    m: &Merged,
+    from: Option<Option<&PathBuf>>,
     dest_files: &[PathBuf],
 ) -> PathBuf {
     if args.dest.is_file() {
         return args.dest.clone();
     }
-    let from = updated
-        .docs
-        .iter()
-        .zip(&updated.origins)
-        .find(|(d, _)| pairing_key(d) == m.key)
-        .and_then(|(_, o)| match o {
-            Origin::File { path, .. } => Some(path.clone()),
-            Origin::Built | Origin::Stdin => None,
-        });
+    let from = from.flatten().cloned();
     let relative = from.and_then(|p| {
         if args.updated.is_file() {
             p.file_name().map(PathBuf::from)

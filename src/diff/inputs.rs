@@ -125,15 +125,18 @@ fn read_file(path: &Path, loaded: &mut Loaded) -> Result<(), Error> {
 /// each remaining document with the file it goes to (documents of a file keep the given
 /// order). A file left without documents is returned with empty contents.
 pub fn render_files(files: &[PathBuf], docs: &[(PathBuf, &Node)]) -> Vec<(PathBuf, String)> {
+    // Grouped once: a scan of every document per file was quadratic in a directory of
+    // thousands of one-resource files.
+    let mut by_file: std::collections::HashMap<&Path, Vec<&Node>> =
+        std::collections::HashMap::new();
+    for (path, node) in docs {
+        by_file.entry(path.as_path()).or_default().push(*node);
+    }
     files
         .iter()
         .map(|file| {
-            let mine: Vec<&Node> = docs
-                .iter()
-                .filter(|(p, _)| p == file)
-                .map(|(_, n)| *n)
-                .collect();
-            (file.clone(), emit::emit_stream_refs(&mine))
+            let mine = by_file.get(file.as_path()).map_or(&[][..], Vec::as_slice);
+            (file.clone(), emit::emit_stream_refs(mine))
         })
         .collect()
 }

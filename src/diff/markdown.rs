@@ -56,13 +56,14 @@ pub fn report(
     }
     let total: usize = shown.iter().map(|(_, _, e)| e.len()).sum();
     let mut done = 0;
+    let search = super::Budget::new();
     for (label, result, entries) in &shown {
         if headings {
             out.push_str(&format!("#### {label}\n\n"));
         }
         for e in entries {
             let budget = max_bytes.saturating_sub(out.len() + TAIL);
-            match section(result, e, budget) {
+            match section(result, e, budget, &search) {
                 Some(text) => out.push_str(&text),
                 None => {
                     let left = total - done;
@@ -90,7 +91,12 @@ fn shown_entries(result: &DiffResult) -> Vec<&Entry> {
 
 /// One resource's section within `budget` bytes, its diff cut at a line if needed; None
 /// when not even a cut section fits.
-fn section(result: &DiffResult, e: &Entry, budget: usize) -> Option<String> {
+fn section(
+    result: &DiffResult,
+    e: &Entry,
+    budget: usize,
+    search: &super::Budget,
+) -> Option<String> {
     let sign = match e.status {
         Status::Changed => "~",
         Status::Added => "+",
@@ -105,7 +111,7 @@ fn section(result: &DiffResult, e: &Entry, budget: usize) -> Option<String> {
         _ => String::new(),
     };
     let title = escape(&format!("{sign} {}{fields}", pair_title(e)));
-    let diff = result.unified(e, super::Style { color: false });
+    let diff = result.unified(e, super::Style { color: false }, search);
     // A fence longer than any backtick run inside.
     let longest = diff.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);

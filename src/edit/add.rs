@@ -4,6 +4,7 @@
 use super::{KustomizationFile, edit_error, string_list, top};
 use crate::error::Result;
 use crate::yaml::{Map, Node};
+use std::collections::HashSet;
 use std::path::Path;
 
 /// A patch entry as `edit add|remove patch` flags give it.
@@ -158,12 +159,11 @@ impl KustomizationFile {
             .path()
             .file_name()
             .map(|n| n.to_string_lossy().to_string());
-        for item in found {
-            if Some(&item) != own.as_ref() {
-                self.add_unique(field, &item, what)?;
-            }
-        }
-        Ok(())
+        let found: Vec<String> = found
+            .into_iter()
+            .filter(|item| Some(item) != own.as_ref())
+            .collect();
+        self.add_unique(field, found, what)
     }
 
     /// `edit add generator|transformer PATTERN…`: files matching the patterns (a pattern
@@ -180,10 +180,7 @@ impl KustomizationFile {
             )));
         }
         let found = self.expand(args, false, false)?;
-        for item in found {
-            self.add_unique(field, &item, what)?;
-        }
-        Ok(())
+        self.add_unique(field, found, what)
     }
 
     /// `edit add base DIR[,DIR…]`: each must exist and not be listed yet (errors, unlike
@@ -192,21 +189,19 @@ impl KustomizationFile {
         let [arg] = args else {
             return Err(edit_error("must specify a base directory"));
         };
-        let listed = self.resources_and_bases();
+        let listed: HashSet<String> = self.resources_and_bases().into_iter().collect();
         for path in arg.split(',') {
             if !self.dir().join(path).exists() {
                 return Err(edit_error(format!("{path} does not exist")));
             }
-            if listed.iter().any(|r| r == path) {
+            if listed.contains(path) {
                 return Err(edit_error(format!(
                     "base {path} already in kustomization file"
                 )));
             }
         }
-        for path in arg.split(',') {
-            super::append_string(self, "resources", path)?;
-        }
-        Ok(())
+        let paths: Vec<Node> = arg.split(',').map(Node::text).collect();
+        self.append_all("resources", &paths)
     }
 
     /// `edit add buildmetadata a,b`: options already listed are an error.
@@ -218,10 +213,8 @@ impl KustomizationFile {
                 "buildMetadata option {dup} already in kustomization file"
             )));
         }
-        for opt in opts {
-            super::append_string(self, "buildMetadata", &opt)?;
-        }
-        Ok(())
+        let opts: Vec<Node> = opts.into_iter().map(Node::text).collect();
+        self.append_all("buildMetadata", &opts)
     }
 
     /// `edit add patch --path P | --patch TEXT [target flags]`: appends the entry unless
@@ -257,17 +250,25 @@ impl KustomizationFile {
         all
     }
 
-    fn add_unique(&mut self, field: &str, item: &str, what: &str) -> Result<()> {
+    /// Appends the `items` not listed yet (nor earlier in `items`), with a note for each
+    /// one that is; in one edit of the text.
+    fn add_unique(&mut self, field: &str, items: Vec<String>, what: &str) -> Result<()> {
         let listed = if field == "resources" {
             self.resources_and_bases()
         } else {
             string_list(self, field)
         };
-        if listed.iter().any(|l| l == item) {
-            self.note(format!("{what} {item} already in kustomization file"));
-            return Ok(());
+        let mut listed: HashSet<String> = listed.into_iter().collect();
+        let mut new = Vec::new();
+        for item in items {
+            if listed.contains(&item) {
+                self.note(format!("{what} {item} already in kustomization file"));
+            } else {
+                listed.insert(item.clone());
+                new.push(Node::text(item));
+            }
         }
-        super::append_string(self, field, item)
+        self.append_all(field, &new)
     }
 
     /// [`expand_patterns`] in the kustomization's directory, its notes kept.

@@ -76,6 +76,9 @@ pub struct Document {
     source: String,
     value: Node,
     tree: Option<Tree>,
+    /// For a piece of a document edited on its own (`batch.rs`): the whole document's
+    /// layout and line breaks, which the piece alone may not show.
+    context: Option<(Layout, bool)>,
 }
 
 impl Document {
@@ -86,6 +89,7 @@ impl Document {
             source: source.to_string(),
             value: Node::Null,
             tree: None,
+            context: None,
         };
         doc.reparse()?;
         Ok(doc)
@@ -114,6 +118,8 @@ impl Document {
     }
 
     fn reparse(&mut self) -> Result<()> {
+        #[cfg(test)]
+        batch_tests::PARSED.with(|c| c.set(c.get() + self.text.len() as u64));
         self.value = crate::yaml::parse::parse_document(&self.text, &self.source)?;
         self.tree = span_tree(&self.text).map_err(|msg| Error::Yaml {
             source_name: self.source.clone(),
@@ -402,12 +408,7 @@ impl Document {
 
     /// The line `key: value` for a key at column `col`, in the file's layout.
     fn entry_text(&self, key: &str, value: &Node, col: usize) -> String {
-        format!(
-            "{}{}:{}\n",
-            " ".repeat(col),
-            render_key(key),
-            render_after_key(value, col, &self.layout())
-        )
+        entry_text(key, value, col, &self.layout())
     }
 
     /// Renames the key `from` of the mapping at `path` to `to`, in place: the value,
@@ -636,6 +637,9 @@ impl Document {
     /// How the file writes nested values: indentation step and whether lists are
     /// indented under their key, read from the first nested collection written.
     fn layout(&self) -> Layout {
+        if let Some((layout, _)) = self.context {
+            return layout;
+        }
         let mut layout = Layout::default();
         if let Some(tree) = &self.tree {
             self.read_layout(tree, &mut layout, &mut (false, false));
@@ -680,10 +684,18 @@ impl Document {
         }
     }
 
+    /// Whether the file writes CRLF line breaks (new lines get them too).
+    fn crlf(&self) -> bool {
+        match self.context {
+            Some((_, crlf)) => crlf,
+            None => self.text.contains("\r\n"),
+        }
+    }
+
     fn splice(&mut self, start: usize, end: usize, with: &str) -> Result<()> {
         // A file written with CRLF line breaks gets CRLF in the new lines too.
         let crlf;
-        let with = if self.text.contains("\r\n") && with.contains('\n') {
+        let with = if self.crlf() && with.contains('\n') {
             crlf = with.replace("\r\n", "\n").replace('\n', "\r\n");
             crlf.as_str()
         } else {
@@ -691,12 +703,13 @@ impl Document {
         };
         let mut text = String::with_capacity(self.text.len() + with.len());
         text.push_str(&self.text[..start]);
-        // Inserting at the very end of a file without a final line break.
+        // Inserting lines at the very end of a file without a final line break (indented
+        // ones too: an item of a list indented under its key, an entry of a nested mapping).
         if start == self.text.len()
             && !text.is_empty()
             && !text.ends_with('\n')
             && with.ends_with('\n')
-            && !with.starts_with(['\n', ' ', ':'])
+            && !with.starts_with(['\n', ':'])
         {
             text.push('\n');
         }
@@ -728,6 +741,16 @@ fn flow_plain(item: &Node) -> Option<String> {
     let text = render_scalar(item, 0);
     let flow_safe = !text.contains(['\n', ',', '[', ']', '{', '}']);
     flow_safe.then_some(text)
+}
+
+/// The line `key: value` for a key at column `col`, in `layout`.
+fn entry_text(key: &str, value: &Node, col: usize, layout: &Layout) -> String {
+    format!(
+        "{}{}:{}\n",
+        " ".repeat(col),
+        render_key(key),
+        render_after_key(value, col, layout)
+    )
 }
 
 fn is_empty_collection(node: &Node) -> bool {
@@ -950,6 +973,14 @@ fn span_tree(text: &str) -> std::result::Result<Option<Tree>, String> {
     Ok(root)
 }
 
+#[path = "batch.rs"]
+mod batch;
+pub use batch::ItemEdit;
+
 #[cfg(test)]
 #[path = "document_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "batch_tests.rs"]
+pub(crate) mod batch_tests;

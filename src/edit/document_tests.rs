@@ -265,3 +265,14 @@ fn a_field_added_first_goes_below_the_file_header() {
     d.insert_entry_before(&[], "x", &Node::Int(0), "b").unwrap();
     assert_eq!(d.text(), "a: 1\nx: 0\n# about b\nb: 2\n");
 }
+
+#[test]
+fn indented_lines_added_at_the_end_of_a_file_without_a_final_line_break() {
+    let mut d = doc("resources:\n  - a.yaml");
+    d.append(&[k("resources")], &Node::text("b.yaml")).unwrap();
+    assert_eq!(d.text(), "resources:\n  - a.yaml\n  - b.yaml\n");
+    let mut d = doc("commonLabels:\n  a: b");
+    d.set(&[k("commonLabels"), k("c")], &Node::text("d"))
+        .unwrap();
+    assert_eq!(d.text(), "commonLabels:\n  a: b\n  c: d\n");
+}

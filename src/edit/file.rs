@@ -140,6 +140,22 @@ impl KustomizationFile {
         }
     }
 
+    /// Appends `items` to the top-level list `field`: what [`Self::append`] of each, in
+    /// order, gives, in one edit of the text.
+    pub(super) fn append_all(&mut self, field: &str, items: &[Node]) -> Result<()> {
+        let Some((first, rest)) = items.split_first() else {
+            return Ok(());
+        };
+        if let None | Some(Node::Null) = self.doc.get(&[Step::key(field)]) {
+            self.append(field, first)?;
+            return self.doc.append_items(&[Step::key(field)], rest);
+        }
+        match self.doc.get(&[Step::key(field)]) {
+            Some(Node::Seq(_)) => self.doc.append_items(&[Step::key(field)], items),
+            _ => self.append(field, first),
+        }
+    }
+
     /// Where a new top-level field goes: after the field written last in the file among
     /// those kustomize's order puts before it (`(true, name)`), else before the first
     /// field kustomize puts after it (`(false, name)`); `None`: at the end. So a new

@@ -150,9 +150,7 @@ impl KustomizationFile {
                 self.doc_mut().remove(&at(old))?;
             }
             Some(Node::Seq(_)) => {
-                for item in &items {
-                    self.doc_mut().append(&at(new), item)?;
-                }
+                self.doc_mut().append_items(&at(new), &items)?;
                 self.doc_mut().remove(&at(old))?;
             }
             Some(other) => {
@@ -172,14 +170,22 @@ impl KustomizationFile {
         let current = self.doc().get(path).cloned();
         match current {
             Some(Node::Seq(now)) if now.len() == items.len() => {
-                for (i, (was, item)) in now.iter().zip(items).enumerate() {
-                    if was != item {
-                        let mut at = path.to_vec();
-                        at.push(Step::Index(i));
-                        self.doc_mut().set(&at, item)?;
-                    }
+                let changed: Vec<(usize, Node)> = now
+                    .iter()
+                    .zip(items)
+                    .enumerate()
+                    .filter(|(_, (was, item))| was != item)
+                    .map(|(i, (_, item))| (i, item.clone()))
+                    .collect();
+                // A mapping cannot be spliced into a flow list (`[a.yaml, b.yaml]`): such a
+                // list is written again whole.
+                let collections = changed
+                    .iter()
+                    .any(|(_, item)| matches!(item, Node::Map(_) | Node::Seq(_)));
+                if collections && !self.doc().is_block_seq(path) {
+                    return self.doc_mut().set(path, &Node::Seq(items.to_vec()));
                 }
-                Ok(())
+                self.doc_mut().set_items(path, &changed)
             }
             _ => self.doc_mut().set(path, &Node::Seq(items.to_vec())),
         }

@@ -195,10 +195,8 @@ impl KustomizationFile {
     ) -> Result<()> {
         let at = |k: &str| vec![Step::key(field), Step::Index(index), Step::key(k)];
         for (key, list) in sources.fields() {
-            for item in list {
-                self.doc_mut()
-                    .append(&at(key), &Node::text(item.as_str()))?;
-            }
+            let items: Vec<Node> = list.iter().map(|i| Node::text(i.as_str())).collect();
+            self.doc_mut().append_items(&at(key), &items)?;
         }
         let mut wanted = Vec::new();
         if flags.disable_name_suffix_hash {
@@ -301,17 +299,25 @@ impl KustomizationFile {
                 steps.push((i, Some(wanted)));
             }
         }
-        // From the end, so that a removal does not move the items still to change.
-        for (i, wanted) in steps.into_iter().rev() {
-            let mut at = path.to_vec();
-            at.push(Step::Index(i));
-            let done = match wanted {
-                Some(text) => self.doc_mut().set(&at, &Node::text(text)),
-                None => self.doc_mut().remove(&at),
-            };
-            done.map_err(|e| e.report().to_string())?;
-        }
-        Ok(())
+        // Each change stays on its item's lines, so the repeats go first, all at once,
+        // then the values change, all at once (indexes counted without the repeats).
+        let repeats: Vec<usize> = steps
+            .iter()
+            .filter(|(_, wanted)| wanted.is_none())
+            .map(|(i, _)| *i)
+            .collect();
+        let changes: Vec<(usize, Node)> = steps
+            .into_iter()
+            .filter_map(|(i, wanted)| {
+                let before = repeats.partition_point(|&r| r < i);
+                wanted.map(|text| (i - before, Node::text(text)))
+            })
+            .collect();
+        let report = |e: Error| e.report().to_string();
+        self.doc_mut()
+            .remove_items(&path, &repeats)
+            .map_err(report)?;
+        self.doc_mut().set_items(&path, &changes).map_err(report)
     }
 
     /// Generates the entry at `index` as a build would, with the kustomization's
@@ -360,7 +366,9 @@ impl KustomizationFile {
                 )));
             }
         };
-        let mut found: Vec<String> = Vec::new();
+        // Sets: a command may name thousands of generators, the file hold thousands more.
+        let wanted: std::collections::HashSet<&str> = names.iter().copied().collect();
+        let mut found: std::collections::HashSet<String> = std::collections::HashSet::new();
         remove_items(self, which.kind().field(), |entry| {
             let text = |k: &str| {
                 entry
@@ -370,9 +378,9 @@ impl KustomizationFile {
             };
             let name = text("name");
             let hit =
-                names.contains(&name.as_str()) && namespace_equal(&text("namespace"), namespace);
+                wanted.contains(name.as_str()) && namespace_equal(&text("namespace"), namespace);
             if hit {
-                found.push(name);
+                found.insert(name);
             }
             hit
         })?;
@@ -383,7 +391,7 @@ impl KustomizationFile {
             )));
         }
         for name in names {
-            if !found.iter().any(|f| f == name) {
+            if !found.contains(name) {
                 self.note(format!("{word} {name} doesn't exist in kustomization file"));
             }
         }

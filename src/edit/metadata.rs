@@ -49,9 +49,18 @@ pub fn parse_pairs(args: &[String], kind: Metadata) -> Result<Vec<(String, Strin
             None => (arg.as_str(), ""),
             Some(i) => (&arg[..i], trim_quotes(&arg[i + 1..])),
         };
-        pairs.retain(|(key, _)| key != k);
         pairs.push((k.to_string(), v.to_string()));
     }
+    // A later argument with the same key wins, in its place: kept are the last of each key.
+    let mut last = std::collections::HashMap::new();
+    for (i, (k, _)) in pairs.iter().enumerate() {
+        last.insert(k.clone(), i);
+    }
+    let mut i = 0;
+    pairs.retain(|(k, _)| {
+        i += 1;
+        last.get(k) == Some(&(i - 1))
+    });
     Ok(pairs)
 }
 
@@ -123,21 +132,23 @@ impl KustomizationFile {
         self.write_pairs(field, &pairs)
     }
 
+    /// Sets each pair in the mapping `field` (made when it is not one), in one edit of
+    /// the text where the mapping is there.
     fn write_pairs(&mut self, field: &str, pairs: &[(String, String)]) -> Result<()> {
-        for (k, v) in pairs {
-            match self.doc().get(&top(field)) {
-                Some(Node::Map(_)) => {
-                    self.doc_mut()
-                        .set(&[Step::key(field), Step::key(k)], &Node::text(v.as_str()))?;
-                }
-                _ => {
-                    let mut map = Map::new();
-                    map.insert(k.as_str(), Node::text(v.as_str()));
-                    self.set_field(field, &Node::Map(map))?;
-                }
-            }
+        let mut rest = pairs;
+        if let Some(((k, v), others)) = rest.split_first()
+            && !matches!(self.doc().get(&top(field)), Some(Node::Map(_)))
+        {
+            let mut map = Map::new();
+            map.insert(k.as_str(), Node::text(v.as_str()));
+            self.set_field(field, &Node::Map(map))?;
+            rest = others;
         }
-        Ok(())
+        let values: Vec<(&str, Node)> = rest
+            .iter()
+            .map(|(k, v)| (k.as_str(), Node::text(v.as_str())))
+            .collect();
+        self.doc_mut().set_entries(&top(field), &values)
     }
 
     /// `add label --without-selector`: kustomize writes into the first `labels` entry
@@ -153,46 +164,50 @@ impl KustomizationFile {
             matches!(entry.get(name), Some(Node::Bool(true)))
                 || entry.get(name).and_then(Node::as_str) == Some("true")
         };
-        for (k, v) in pairs {
-            let labels = self
-                .doc()
+        let entry_index = |file: &Self| {
+            file.doc()
                 .get(&top("labels"))
                 .and_then(Node::as_seq)
-                .cloned();
-            let index = labels.as_ref().and_then(|entries| {
-                entries.iter().position(|e| {
-                    !flag(e, "includeSelectors") && flag(e, "includeTemplates") == include_templates
+                .and_then(|entries| {
+                    entries.iter().position(|e| {
+                        !flag(e, "includeSelectors")
+                            && flag(e, "includeTemplates") == include_templates
+                    })
                 })
-            });
-            match index {
-                Some(i) => {
-                    let entry = &labels.as_ref().map(|l| l[i].clone()).unwrap_or_default();
-                    if !force && entry.get("pairs").and_then(|p| p.get(k)).is_some() {
-                        return Err(already(Metadata::Label, k));
-                    }
-                    self.doc_mut().set(
-                        &[
-                            Step::key("labels"),
-                            Step::Index(i),
-                            Step::key("pairs"),
-                            Step::key(k),
-                        ],
-                        &Node::text(v.as_str()),
-                    )?;
+        };
+        let mut rest = pairs;
+        let i = match entry_index(self) {
+            Some(i) => i,
+            None => {
+                let Some(((k, v), others)) = rest.split_first() else {
+                    return Ok(());
+                };
+                let mut pairs_map = Map::new();
+                pairs_map.insert(k.as_str(), Node::text(v.as_str()));
+                let mut entry = Map::new();
+                entry.insert("pairs", Node::Map(pairs_map));
+                if include_templates {
+                    entry.insert("includeTemplates", Node::Bool(true));
                 }
-                None => {
-                    let mut pairs_map = Map::new();
-                    pairs_map.insert(k.as_str(), Node::text(v.as_str()));
-                    let mut entry = Map::new();
-                    entry.insert("pairs", Node::Map(pairs_map));
-                    if include_templates {
-                        entry.insert("includeTemplates", Node::Bool(true));
-                    }
-                    self.append("labels", &Node::Map(entry))?;
-                }
+                self.append("labels", &Node::Map(entry))?;
+                rest = others;
+                // The entry just added is the first with these settings.
+                entry_index(self).unwrap_or_default()
             }
+        };
+        let at = [Step::key("labels"), Step::Index(i), Step::key("pairs")];
+        if !force
+            && let Some((k, _)) = rest
+                .iter()
+                .find(|(k, _)| self.doc().get(&at).and_then(|p| p.get(k)).is_some())
+        {
+            return Err(already(Metadata::Label, k));
         }
-        Ok(())
+        let values: Vec<(&str, Node)> = rest
+            .iter()
+            .map(|(k, v)| (k.as_str(), Node::text(v.as_str())))
+            .collect();
+        self.doc_mut().set_entries(&at, &values)
     }
 
     /// `edit remove label|annotation k1,k2 [--ignore-non-existence]`.
@@ -234,11 +249,12 @@ impl KustomizationFile {
                 )));
             }
         }
-        for k in &keys {
-            if existing.contains_key(k.as_str()) {
-                self.doc_mut().remove(&[Step::key(field), Step::key(k)])?;
-            }
-        }
+        let present: Vec<&str> = keys
+            .iter()
+            .map(String::as_str)
+            .filter(|k| existing.contains_key(k))
+            .collect();
+        self.doc_mut().remove_entries(&top(field), &present)?;
         // kustomize omits an empty map when it writes the file.
         if self
             .doc()

@@ -93,33 +93,27 @@ fn string_list(file: &KustomizationFile, field: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Appends `value` to the top-level list `field`.
-fn append_string(file: &mut KustomizationFile, field: &str, value: &str) -> Result<()> {
-    file.append(field, &crate::yaml::Node::text(value))
-}
-
 /// Removes every item of the top-level list `field` for which `drop` holds; the field
-/// goes when it ends up empty (kustomize omits empty fields).
+/// goes when it ends up empty (kustomize omits empty fields). All in one edit of the
+/// text: one by one, each removal parsed the file again.
 fn remove_items(
     file: &mut KustomizationFile,
     field: &str,
     mut drop: impl FnMut(&crate::yaml::Node) -> bool,
 ) -> Result<usize> {
-    let items = file
-        .doc()
-        .get(&top(field))
-        .and_then(|n| n.as_seq())
-        .cloned();
-    let Some(items) = items else { return Ok(0) };
-    let mut removed = 0;
-    for (i, item) in items.iter().enumerate().rev() {
-        if drop(item) {
-            file.doc_mut().remove(&[Step::key(field), Step::Index(i)])?;
-            removed += 1;
-        }
-    }
-    if removed == items.len() && removed > 0 {
+    let Some(items) = file.doc().get(&top(field)).and_then(|n| n.as_seq()) else {
+        return Ok(0);
+    };
+    let total = items.len();
+    let doomed: Vec<usize> = items
+        .iter()
+        .enumerate()
+        .filter(|(_, item)| drop(item))
+        .map(|(i, _)| i)
+        .collect();
+    file.doc_mut().remove_items(&top(field), &doomed)?;
+    if doomed.len() == total && total > 0 {
         file.doc_mut().remove(&top(field))?;
     }
-    Ok(removed)
+    Ok(doomed.len())
 }

@@ -53,6 +53,7 @@ impl KustomizationFile {
             }
             texts.insert(file.clone(), text);
         }
+        let mut replacements = Vec::new();
         for var in &vars {
             let reference = format!("$({})", var.name);
             let mut targets = Vec::new();
@@ -90,8 +91,9 @@ impl KustomizationFile {
             let mut replacement = Map::new();
             replacement.insert("source", source(var));
             replacement.insert("targets", Node::Seq(targets));
-            self.append("replacements", &Node::Map(replacement))?;
+            replacements.push(Node::Map(replacement));
         }
+        self.append_all("replacements", &replacements)?;
         self.doc_mut().remove(&[Step::key("vars")])?;
         let mut changed = Vec::new();
         for (file, text) in texts {

@@ -61,6 +61,8 @@ pub(super) enum PatchList<'p> {
 thread_local! {
     /// Makes every list take the general algorithm (tests compare it with the fast paths).
     pub(super) static FORCE_GENERAL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// How many lists took the general algorithm, which is quadratic in the list length.
+    pub(super) static GENERAL_RUNS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// Merges `patch` into the associative list `dest` by `keys` (`[""]` for a list of scalars).
@@ -108,22 +110,32 @@ pub(super) fn merge<'s>(
         if !general && all_scalars(dest) && patch_nodes.is_none_or(all_scalars) {
             return merge_scalars(walker, dest, patch, schema);
         }
-    } else if keys.len() == 1 && !general {
-        let key_texts = |list| key_texts(list, keys[0]);
-        if let Some(dest_keys) = key_texts(dest)
+    } else if !general && !keys.is_empty() && keys.iter().all(|k| !k.is_empty()) {
+        // kyaml merges by the keys some element sets ("valid keys"; a Service's ports
+        // without `protocol` merge by `port`).
+        let lists = || dest.iter().chain(patch_nodes.unwrap_or(&[]));
+        let valid: Vec<&str> = keys
+            .iter()
+            .copied()
+            .filter(|k| lists().any(|e| !element::key_value(e, k).is_empty()))
+            .collect();
+        let keys = valid.as_slice();
+        let key_texts = |list| key_texts(list, keys);
+        if !keys.is_empty()
+            && let Some(dest_keys) = key_texts(dest)
             && let Some(patch_keys) = patch_nodes.map_or(Some(Vec::new()), key_texts)
-            && let Some(dest_index) = KeyIndex::new(&dest_keys)
-            && let Some(patch_index) = KeyIndex::new(&patch_keys)
         {
             let keyed = Keyed {
-                key: keys[0],
+                keys,
                 dest: &dest_keys,
                 patch: &patch_keys,
-                dest_index,
-                patch_index,
+                dest_index: KeyIndex::new(&dest_keys),
+                patch_index: KeyIndex::new(&patch_keys),
             };
             return merge_keyed(walker, dest, patch, keyed, schema);
         }
     }
+    #[cfg(test)]
+    GENERAL_RUNS.with(|c| c.set(c.get() + 1));
     General::new(walker, dest, patch, keys, schema).run()
 }

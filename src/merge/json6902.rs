@@ -19,6 +19,8 @@ use crate::error::Error;
 use crate::resource::budget::{Budget, MAX_BUILT_DEPTH, node_bytes, node_depth, too_deep};
 use crate::yaml::Node;
 
+mod runs;
+
 /// Parses JSON patch operations, written as JSON (text starting with `[`) or YAML; `source`
 /// names the patch in errors. The result is a list of mappings.
 pub fn parse_ops(text: &str, source: &str) -> Result<Node, Error> {
@@ -72,17 +74,45 @@ pub fn apply_within(target: &mut Node, ops: &Node, budget: &Budget) -> Result<()
             ops.type_name()
         )));
     };
-    for (index, op) in ops.iter().enumerate() {
-        apply_op(target, op, budget).map_err(|msg| {
-            let name = op.get_str(&["op"]).unwrap_or("?");
-            let path = op.get_str(&["path"]).unwrap_or("");
-            Error::invalid_patch(format!(
-                "json patch operation {index} ({name} '{path}'): {msg}"
-            ))
-        })?;
+    let failed = |index: usize, msg: String| {
+        let op = &ops[index];
+        let name = op.get_str(&["op"]).unwrap_or("?");
+        let path = op.get_str(&["path"]).unwrap_or("");
+        Error::invalid_patch(format!(
+            "json patch operation {index} ({name} '{path}'): {msg}"
+        ))
+    };
+    let mut index = 0;
+    'ops: while index < ops.len() {
+        // Consecutive removals from one container, or insertions into one list, at once.
+        for (kind, apply_run) in [
+            ("remove", runs::remove_run as RunFn),
+            ("add", runs::add_run as RunFn),
+        ] {
+            let len = runs::run_len(&ops[index..], kind);
+            if len > 1 {
+                match apply_run(target, &ops[index..index + len]) {
+                    Ok(true) => {}
+                    // Not a container the run is for: one by one (cheap, or failing).
+                    Ok(false) => {
+                        for (i, op) in ops.iter().enumerate().skip(index).take(len) {
+                            apply_op(target, op, budget).map_err(|msg| failed(i, msg))?;
+                        }
+                    }
+                    Err((j, msg)) => return Err(failed(index + j, msg)),
+                }
+                index += len;
+                continue 'ops;
+            }
+        }
+        apply_op(target, &ops[index], budget).map_err(|msg| failed(index, msg))?;
+        index += 1;
     }
     Ok(())
 }
+
+/// Applies a run of operations at once ([`runs`]).
+type RunFn = fn(&mut Node, &[Node]) -> Result<bool, runs::RunError>;
 
 fn apply_op(doc: &mut Node, op: &Node, budget: &Budget) -> Result<(), String> {
     let kind = match op.get("op") {
@@ -541,5 +571,100 @@ mod tests {
                 .to_string()
                 .contains("invalid JSON patch")
         );
+    }
+
+    /// The operations one by one, as before runs were applied at once.
+    fn one_by_one(target: &mut Node, ops: &[Node]) -> Result<(), String> {
+        for (index, op) in ops.iter().enumerate() {
+            apply_op(target, op, &Budget::default()).map_err(|msg| {
+                let name = op.get_str(&["op"]).unwrap_or("?");
+                let path = op.get_str(&["path"]).unwrap_or("");
+                Error::invalid_patch(format!(
+                    "json patch operation {index} ({name} '{path}'): {msg}"
+                ))
+                .to_string()
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Runs of removals and insertions give what the operations one by one give: random
+    /// patches on a mapping and a list, with repeated keys, negative and `-` indexes,
+    /// indexes out of range, other operations between runs.
+    #[test]
+    fn runs_at_once_give_what_one_by_one_gives() {
+        let mut state = 5u64;
+        let mut next = |n: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        };
+        let mut failures = 0;
+        for round in 0..3_000 {
+            let target = Node::from(&json!({
+                "m": {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5},
+                "l": [0, 1, 2, 3, 4, 5],
+                "s": "x"
+            }));
+            let mut ops = Vec::new();
+            // A few runs: operations of one kind on one container.
+            for _ in 0..1 + next(3) {
+                let parent = ["/m", "/l", "/l", "/m", "/s", "/nope"][next(6) as usize];
+                let op = ["remove", "remove", "add", "add", "replace"][next(5) as usize];
+                for _ in 0..1 + next(5) {
+                    let key = match parent {
+                        "/m" => ["a", "b", "c", "d", "e", "z"][next(6) as usize],
+                        _ => {
+                            ["0", "1", "0", "2", "-1", "-2", "-", "9", "-9", "x"][next(10) as usize]
+                        }
+                    };
+                    ops.push(
+                        json!({"op": op, "path": format!("{parent}/{key}"), "value": next(100)}),
+                    );
+                }
+            }
+            let ops = Node::from(&json!(ops));
+            let mut at_once = target.clone();
+            let a = apply(&mut at_once, &ops).map_err(|e| e.to_string());
+            let mut single = target.clone();
+            let b = one_by_one(&mut single, ops.as_seq().unwrap());
+            assert_eq!(a, b, "round {round}: {ops:?}");
+            if a.is_ok() {
+                assert_eq!(
+                    format!("{at_once:?}"),
+                    format!("{single:?}"),
+                    "round {round}"
+                );
+            }
+            failures += usize::from(a.is_err());
+        }
+        assert!((300..2_700).contains(&failures), "{failures} failures");
+    }
+
+    /// A patch of many removals from one mapping, or insertions into one list, makes one
+    /// pass over it (10,000 removals from 20,000 keys took 9 s one by one): the result of
+    /// 30,000 of each, checked against the expected content rather than timed.
+    #[test]
+    fn long_runs_apply_in_one_pass() {
+        let n = 30_000;
+        let mut target = Node::from(&json!({"m": {}, "l": []}));
+        let fill: Vec<_> = (0..n)
+            .map(|i| json!({"op": "add", "path": format!("/m/k{i}"), "value": i}))
+            .chain((0..n).map(|i| json!({"op": "add", "path": "/l/0", "value": i})))
+            .collect();
+        apply(&mut target, &Node::from(&json!(fill))).unwrap();
+        let drain: Vec<_> = (0..n)
+            .filter(|i| i % 3 != 0)
+            .map(|i| json!({"op": "remove", "path": format!("/m/k{i}")}))
+            .chain((0..n / 2).map(|_| json!({"op": "remove", "path": "/l/0"})))
+            .collect();
+        apply(&mut target, &Node::from(&json!(drain))).unwrap();
+        let m = target.get("m").and_then(Node::as_map).unwrap();
+        assert_eq!(m.len(), n / 3);
+        assert_eq!(m.get_index(1), Some((&"k3".into(), &Node::Int(3))));
+        let l = target.get("l").and_then(Node::as_seq).unwrap();
+        assert_eq!(l.len(), n / 2);
+        assert_eq!(l[0], Node::Int((n / 2 - 1) as i64));
     }
 }

@@ -110,54 +110,83 @@ pub(super) fn all_scalars(list: &[Node]) -> bool {
     })
 }
 
-/// The key texts of a list whose elements are all mappings with a non-empty scalar key;
-/// `None` for any other list.
-pub(super) fn key_texts(list: &[Node], key: &str) -> Option<Vec<Key>> {
+/// The text of a merge key value, when it names an element: a non-empty scalar.
+fn key_text(value: &Node) -> Option<Key> {
+    let text = match value {
+        Node::Map(_) | Node::Seq(_) | Node::Null => return None,
+        Node::Str(s) => s.clone(),
+        v => Key::from(scalar_text(v).as_ref()),
+    };
+    (!text.is_empty()).then_some(text)
+}
+
+/// The key of each element of a list whose elements are all mappings with every one of
+/// `keys` a non-empty scalar (`None` for any other list): its text for one key; for
+/// several, the texts joined so that two joins are equal only when every text is (each
+/// prefixed by its length).
+pub(super) fn key_texts(list: &[Node], keys: &[&str]) -> Option<Vec<Key>> {
     let mut texts: Vec<Key> = Vec::with_capacity(list.len());
     for element in list {
-        let value = element.get(key)?;
-        let text = match value {
-            Node::Map(_) | Node::Seq(_) | Node::Null => return None,
-            Node::Str(s) => s.clone(),
-            v => Key::from(scalar_text(v).as_ref()),
-        };
-        if text.is_empty() {
-            return None;
+        if let [key] = keys {
+            texts.push(key_text(element.get(key)?)?);
+            continue;
         }
-        texts.push(text);
+        let mut joined = String::new();
+        for key in keys {
+            let text = key_text(element.get(key)?)?;
+            joined.push_str(&text.len().to_string());
+            joined.push(':');
+            joined.push_str(&text);
+        }
+        texts.push(Key::from(joined));
     }
     Some(texts)
 }
 
-/// Finds a key text among distinct ones: by scanning when there are few, else hashed.
+/// Finds the elements of a key text: by scanning when there are few, else hashed.
 pub(super) struct KeyIndex<'k> {
     keys: &'k [Key],
-    hashed: Option<HashMap<&'k str, usize>>,
+    hashed: Option<HashMap<&'k str, Vec<usize>>>,
 }
 
 impl<'k> KeyIndex<'k> {
-    /// `None` when two keys are equal.
-    pub(super) fn new(keys: &'k [Key]) -> Option<KeyIndex<'k>> {
+    pub(super) fn new(keys: &'k [Key]) -> KeyIndex<'k> {
         if keys.len() <= 16 {
-            let distinct = (1..keys.len()).all(|j| !keys[..j].contains(&keys[j]));
-            return distinct.then_some(KeyIndex { keys, hashed: None });
+            return KeyIndex { keys, hashed: None };
         }
-        let mut map = HashMap::with_capacity(keys.len());
+        let mut map: HashMap<&str, Vec<usize>> = HashMap::with_capacity(keys.len());
         for (i, k) in keys.iter().enumerate() {
-            if map.insert(k.as_str(), i).is_some() {
-                return None;
-            }
+            map.entry(k.as_str()).or_default().push(i);
         }
-        Some(KeyIndex {
+        KeyIndex {
             keys,
             hashed: Some(map),
-        })
+        }
     }
 
+    /// The positions of the elements with this key, in list order.
+    fn all(&self, value: &str) -> Vec<usize> {
+        match &self.hashed {
+            Some(map) => map.get(value).cloned().unwrap_or_default(),
+            None => (0..self.keys.len())
+                .filter(|&i| self.keys[i] == value)
+                .collect(),
+        }
+    }
+
+    /// The first element with this key.
     fn get(&self, value: &str) -> Option<usize> {
         match &self.hashed {
-            Some(map) => map.get(value).copied(),
+            Some(map) => map.get(value).and_then(|p| p.first().copied()),
             None => self.keys.iter().position(|k| k == value),
+        }
+    }
+
+    /// The last element with this key.
+    fn last(&self, value: &str) -> Option<usize> {
+        match &self.hashed {
+            Some(map) => map.get(value).and_then(|p| p.last().copied()),
+            None => self.keys.iter().rposition(|k| k == value),
         }
     }
 }
@@ -254,17 +283,25 @@ fn materialize(sources: Vec<Source>, dest: &mut [Node], patch: &PatchList<'_>) -
     out
 }
 
-/// The key texts of both lists of a keyed merge, distinct within each list, and their
-/// indexes.
+/// The key texts of both lists of a keyed merge, and their indexes.
 pub(super) struct Keyed<'k> {
-    pub(super) key: &'k str,
+    /// The merge keys (one, or several: container and Service ports).
+    pub(super) keys: &'k [&'k str],
     pub(super) dest: &'k [Key],
     pub(super) patch: &'k [Key],
     pub(super) dest_index: KeyIndex<'k>,
     pub(super) patch_index: KeyIndex<'k>,
 }
 
-/// The fast path for lists of mappings with one key, distinct and set in every element.
+/// The fast path for lists of mappings whose merge keys (those some element sets) are set
+/// (non-empty scalars) in every element; values may repeat. What kyaml's algorithm ([`super::general`]) does
+/// there: each key value, in visiting order, merges the first destination and the first
+/// patch element that have it; a deletion removes every destination element with it.
+/// Then, with one key, each result takes the place of the destination elements with its
+/// key (appending), or the last such destination element takes the place of the result
+/// (prepending); with several keys, kyaml's `appendListNode` first removes what matches and
+/// then appends, so appending leaves the results in visiting order, and prepending the
+/// results without a destination element, then the last destination element of each key.
 pub(super) fn merge_keyed<'s>(
     walker: &mut Walker<'_, 's>,
     dest: &mut Vec<Node>,
@@ -273,66 +310,85 @@ pub(super) fn merge_keyed<'s>(
     schema: Option<TypeRef<'s>>,
 ) -> Result<(), Error> {
     let Keyed {
-        key,
+        keys,
         dest: dest_keys,
         patch: patch_keys,
         dest_index,
         patch_index,
     } = keyed;
-    // The values to visit, in kyaml's order: patch first when prepending. Keys are distinct
-    // within each list, so only the other list's repeats are skipped.
-    let mut order: Vec<&str> = Vec::with_capacity(dest_keys.len() + patch_keys.len());
-    match walker.list_increase() {
-        ListIncrease::Prepend => {
-            order.extend(patch_keys.iter().map(Key::as_str));
-            order.extend(
-                dest_keys
-                    .iter()
-                    .map(Key::as_str)
-                    .filter(|k| patch_index.get(k).is_none()),
-            );
-        }
-        ListIncrease::Append => {
-            order.extend(dest_keys.iter().map(Key::as_str));
-            order.extend(
-                patch_keys
-                    .iter()
-                    .map(Key::as_str)
-                    .filter(|k| dest_index.get(k).is_none()),
-            );
-        }
-    }
+    let increase = walker.list_increase();
+    let (first, second) = match increase {
+        ListIncrease::Prepend => (patch_keys, dest_keys),
+        ListIncrease::Append => (dest_keys, patch_keys),
+    };
+    let mut seen: HashSet<&str> = HashSet::with_capacity(first.len() + second.len());
+    let order: Vec<&str> = first
+        .iter()
+        .chain(second)
+        .map(Key::as_str)
+        .filter(|k| seen.insert(k))
+        .collect();
 
     let mut alive = vec![true; dest.len()];
     let mut merged: Vec<(&str, Source)> = Vec::with_capacity(order.len());
     for &value in &order {
         let d = dest_index.get(value);
         let p = patch_index.get(value);
-        walker.push_element(key, value);
+        // Error paths name the element by its first key (the value itself, for one).
+        let first_key = match keys.len() {
+            1 => None,
+            _ => d
+                .map(|i| &dest[i])
+                .or_else(|| match (&patch, p) {
+                    (PatchList::Separate(list), Some(j)) => list.get(j),
+                    _ => None,
+                })
+                .and_then(|e| e.get(keys[0]))
+                .map(|v| scalar_text(v).into_owned()),
+        };
+        walker.push_element(keys[0], first_key.as_deref().unwrap_or(value));
         let result = walk_pair(walker, dest, &mut patch, d, p, schema);
         walker.pop();
         match result? {
             Some(source) => merged.push((value, source)),
-            // Deleting by key removes the destination element of that key.
+            // Deleting by key removes every destination element with that key.
             None => {
-                if let Some(i) = d {
+                for i in dest_index.all(value) {
                     alive[i] = false;
                 }
             }
         }
     }
+    // Whether a destination element with this key is left.
+    let in_dest = |k: &str| dest_index.last(k).is_some_and(|i| alive[i]);
 
-    let sources: Vec<Source> = match walker.list_increase() {
-        // The collected order; a destination element replaces the result of its key.
-        ListIncrease::Prepend => merged
+    let sources: Vec<Source> = match (increase, keys.len() > 1) {
+        // The collected order; the last destination element of a key replaces its result.
+        (ListIncrease::Prepend, false) => merged
             .into_iter()
-            .map(|(k, source)| match dest_index.get(k) {
+            .map(|(k, source)| match dest_index.last(k) {
                 Some(i) if alive[i] => Source::Dest(i),
                 _ => source,
             })
             .collect(),
-        // The destination order with each element replaced by its result, new ones after.
-        ListIncrease::Append => {
+        // The results without a destination element, then the last destination element
+        // of each key, in the destination's order.
+        (ListIncrease::Prepend, true) => {
+            let mut out: Vec<Source> = merged
+                .into_iter()
+                .filter(|(k, _)| !in_dest(k))
+                .map(|(_, s)| s)
+                .collect();
+            out.extend(
+                (0..dest.len())
+                    .filter(|&i| alive[i] && dest_index.last(&dest_keys[i]) == Some(i))
+                    .map(Source::Dest),
+            );
+            out
+        }
+        // The destination order with each element replaced by its key's result, new
+        // ones after.
+        (ListIncrease::Append, false) => {
             let by_key: HashMap<&str, Source> = merged.iter().cloned().collect();
             let mut out: Vec<Source> = (0..dest.len())
                 .filter(|&i| alive[i])
@@ -346,11 +402,13 @@ pub(super) fn merge_keyed<'s>(
             out.extend(
                 merged
                     .into_iter()
-                    .filter(|(k, _)| !dest_index.get(k).is_some_and(|i| alive[i]))
+                    .filter(|(k, _)| !in_dest(k))
                     .map(|(_, s)| s),
             );
             out
         }
+        // The results, in visiting order.
+        (ListIncrease::Append, true) => merged.into_iter().map(|(_, s)| s).collect(),
     };
     *dest = materialize(sources, dest, &patch);
     Ok(())
