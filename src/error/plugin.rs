@@ -132,11 +132,6 @@ pub enum PluginProblem {
     },
     /// The program printed something that is not what the protocol asks for.
     BadOutput(String),
-    /// A KRM function returned `results` with severity `error`.
-    ErrorResults {
-        /// One line per result.
-        messages: Vec<String>,
-    },
     /// A validator changed the resources it was given.
     ValidatorChanged(String),
     /// kbuild could not prepare the plugin's files (its temporary config file).
@@ -289,13 +284,6 @@ impl fmt::Display for PluginError {
                 Ok(())
             }
             PluginProblem::BadOutput(msg) => write!(f, "plugin {plugin}: {msg}"),
-            PluginProblem::ErrorResults { messages } => {
-                write!(f, "plugin {plugin}: the function reported errors:")?;
-                for m in messages {
-                    write!(f, "\n  {m}")?;
-                }
-                Ok(())
-            }
             PluginProblem::ValidatorChanged(msg) => write!(
                 f,
                 "plugin {plugin}: validator shouldn't modify the resource map: {msg}"

@@ -7,9 +7,10 @@
 //! `config.kubernetes.io/local-config: "true"` so that it never reaches the output. Each
 //! item carries kyaml's index and id annotations (to map outputs back to inputs) and
 //! kustomize's `kustomize.config.k8s.io/id`. The function prints a `ResourceList` (or a
-//! plain YAML stream of resources); its `results` with `severity: error` fail the build
-//! (kbuild's reading of the KRM functions specification; kustomize only fails on the exit
-//! status).
+//! plain YAML stream of resources). As in kustomize (kyaml's function filter reads
+//! `results` only to write them to a results file), only the exit status decides whether
+//! the function failed: `results` with `severity: error` from a function that exited 0 are
+//! passed on as warnings, and those of a function that failed follow its stderr.
 
 use super::annotations;
 use crate::error::PluginProblem;
@@ -65,9 +66,17 @@ pub(super) fn resource_list(items: Vec<Node>, function_config: Node) -> String {
     out
 }
 
-/// The resources a function printed, with its bookkeeping annotations taken out; or why
-/// its output is unusable (not YAML, error results).
-pub(super) fn read_output(stdout: &[u8]) -> Result<Vec<Resource>, PluginProblem> {
+/// What a function printed: its resources, with the bookkeeping annotations taken out,
+/// and the messages of its results of severity `error`.
+#[derive(Debug)]
+pub(super) struct Output {
+    pub resources: Vec<Resource>,
+    pub error_results: Vec<String>,
+}
+
+/// What a function printed; or why its output is unusable (not UTF-8, not YAML, not
+/// resources).
+pub(super) fn read_output(stdout: &[u8]) -> Result<Output, PluginProblem> {
     let text = std::str::from_utf8(stdout)
         .map_err(|_| PluginProblem::BadOutput("printed output that is not UTF-8".into()))?;
     let docs = crate::yaml::parse::parse_stream(text, "the function's output")
@@ -79,9 +88,10 @@ pub(super) fn read_output(stdout: &[u8]) -> Result<Vec<Resource>, PluginProblem>
                 Some(API_VERSION | LEGACY_API_VERSION)
             )
     };
+    let mut error_results = Vec::new();
     let items = match docs.as_slice() {
         [list] if is_list(list) => {
-            check_results(list.get("results"))?;
+            error_results = errors_among(list.get("results"));
             match list.get("items") {
                 None | Some(Node::Null) => Vec::new(),
                 Some(Node::Seq(items)) => items.clone(),
@@ -100,21 +110,25 @@ pub(super) fn read_output(stdout: &[u8]) -> Result<Vec<Resource>, PluginProblem>
         }
         _ => docs,
     };
-    items
+    let resources = items
         .into_iter()
         .map(|item| {
             annotations::from_plugin(item)
                 .map_err(|e| PluginProblem::BadOutput(format!("printed an invalid resource: {e}")))
         })
-        .collect()
+        .collect::<Result<_, _>>()?;
+    Ok(Output {
+        resources,
+        error_results,
+    })
 }
 
-/// Fails on results of severity `error`, each told as `message (kind/name field)`.
-fn check_results(results: Option<&Node>) -> Result<(), PluginProblem> {
+/// The results of severity `error`, each told as `message (kind/name, field path)`.
+fn errors_among(results: Option<&Node>) -> Vec<String> {
     let Some(Node::Seq(results)) = results else {
-        return Ok(());
+        return Vec::new();
     };
-    let messages: Vec<String> = results
+    results
         .iter()
         .filter(|r| r.get_str(&["severity"]) == Some("error"))
         .map(|r| {
@@ -139,12 +153,7 @@ fn check_results(results: Option<&Node>) -> Result<(), PluginProblem> {
             }
             m
         })
-        .collect();
-    if messages.is_empty() {
-        Ok(())
-    } else {
-        Err(PluginProblem::ErrorResults { messages })
-    }
+        .collect()
 }
 
 #[cfg(test)]
@@ -170,25 +179,25 @@ mod tests {
     }
 
     #[test]
-    fn outputs_are_lists_or_streams_and_error_results_fail() {
+    fn outputs_are_lists_or_streams_with_their_error_results() {
         let out = read_output(
             b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- kind: A\n  metadata:\n    name: a\n    annotations:\n      config.kubernetes.io/index: '0'\n",
         )
-        .unwrap();
+        .unwrap()
+        .resources;
         assert_eq!(out.len(), 1);
         assert!(out[0].node.get_path(&["metadata", "annotations"]).is_none());
         let out =
             read_output(b"kind: A\nmetadata:\n  name: a\n---\nkind: B\nmetadata:\n  name: b\n")
-                .unwrap();
+                .unwrap()
+                .resources;
         assert_eq!(out.len(), 2);
-        let e = read_output(
+        let out = read_output(
             b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nresults:\n- message: bad key\n  severity: error\n  resourceRef: {kind: Secret, name: s}\n- message: fine\n  severity: info\n",
         )
-        .unwrap_err();
-        assert!(
-            matches!(&e, PluginProblem::ErrorResults { messages } if messages == &["bad key (Secret/s)"]),
-            "{e:?}"
-        );
+        .unwrap();
+        assert!(out.resources.is_empty());
+        assert_eq!(out.error_results, ["bad key (Secret/s)"]);
         assert!(matches!(
             read_output(b"a: [\n").unwrap_err(),
             PluginProblem::BadOutput(_)

@@ -398,7 +398,9 @@ impl Plugin {
                     items
                 };
                 let text = crate::yaml::emit::emit_stream(&items);
-                krm::read_output(text.as_bytes()).map_err(|p| self.fail(p))
+                krm::read_output(text.as_bytes())
+                    .map(|out| out.resources)
+                    .map_err(|p| self.fail(p))
             }
         }
     }
@@ -436,10 +438,8 @@ impl Plugin {
             // A function that fails usually says why in its error results (kyaml reads
             // them even then): they follow its stderr in the message.
             let mut said = stderr.into_owned();
-            if let Err(PluginProblem::ErrorResults { messages }) =
-                krm::read_output(&finished.stdout)
-            {
-                for m in messages {
+            if let Ok(out) = krm::read_output(&finished.stdout) {
+                for m in out.error_results {
                     said.push_str(&format!("\nresult: {m}"));
                 }
             }
@@ -454,7 +454,16 @@ impl Plugin {
         if !stderr.is_empty() {
             eprint!("{stderr}");
         }
-        krm::read_output(&finished.stdout).map_err(|p| self.fail(p))
+        let out = krm::read_output(&finished.stdout).map_err(|p| self.fail(p))?;
+        // kustomize fails on the exit status only and keeps the output of a function that
+        // exited 0 whatever its results say; kbuild does too, and says what they said.
+        for m in &out.error_results {
+            eprintln!(
+                "warning: plugin {}: the function exited 0 but reported an error (kustomize ignores it): {m}",
+                self.name
+            );
+        }
+        Ok(out.resources)
     }
 
     /// Runs the plugin as a generator: its resources, each with the behavior its
