@@ -88,7 +88,11 @@ pub(super) fn establish(files: &Files, o: &super::LocalizeOptions) -> Result<Arg
     };
     let dest = absolute_dest(&raw_dest)?;
     Ok(Args {
-        target_in_dest: layout::relative(&scope, &target),
+        // The target itself is the scope: it is the destination's top.
+        target_in_dest: target
+            .strip_prefix(&scope)
+            .map(Path::to_path_buf)
+            .unwrap_or_default(),
         target,
         scope,
         dest,

@@ -214,7 +214,12 @@ impl Walk {
             let (_, bytes) = r.ldr.read(entry, "file")?;
             (layout::remote_file(entry), bytes)
         } else {
-            let (real, kind) = r.ldr.resolve_file(entry, "file")?;
+            let (real, kind) = r.ldr.resolve_file(entry, "file").map_err(|e| match &e {
+                // kustomize's localize reads under LoadRestrictionsRootOnly whatever the
+                // build allows: the restrictor's hint (a build flag) does not apply.
+                Error::Restricted(x) => outside_root(entry, &x.real, &x.root),
+                _ => e,
+            })?;
             if r.local && real.parent().is_some_and(|d| d.starts_with(&self.dest)) {
                 return Err(Error::msg(format!(
                     "file '{entry}' at '{}' enters localize destination '{}'",
@@ -224,11 +229,7 @@ impl Walk {
             }
             let bytes = r.ldr.read_resolved(&real, kind)?;
             let Ok(loc) = real.strip_prefix(r.ldr.root()) else {
-                return Err(Error::msg(format!(
-                    "file '{entry}' at '{}' is outside its kustomization's directory '{}'; localize copies only files in or below it",
-                    real.display(),
-                    r.ldr.root().display()
-                )));
+                return Err(outside_root(entry, &real, r.ldr.root()));
             };
             (loc.to_path_buf(), bytes)
         };
@@ -491,6 +492,15 @@ pub(super) fn missing_ref(entry: &str) -> Error {
     Error::msg(format!(
         "localize remote root '{}' missing ref query string parameter",
         crate::remote::redact(entry)
+    ))
+}
+
+/// The refusal of a file outside the directory of the kustomization naming it.
+fn outside_root(entry: &str, real: &Path, root: &Path) -> Error {
+    Error::msg(format!(
+        "file '{entry}' at '{}' is outside its kustomization's directory '{}'; localize copies only files in or below it",
+        real.display(),
+        root.display()
     ))
 }
 
