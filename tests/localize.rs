@@ -65,6 +65,10 @@ fn main() {
                 verification_failure_writes_nothing,
             ),
             ("refusals", refusals),
+            (
+                "plugin_configs_and_chart_home",
+                plugin_configs_and_chart_home,
+            ),
         ],
     );
 }
@@ -539,4 +543,90 @@ fn refusals(g: Git) {
         all.push_str(&format!("## {what}\n{err}\n"));
     }
     insta::assert_snapshot!("refusals", all);
+}
+
+fn plugin_configs_and_chart_home(g: Git) {
+    let s = Scratch::new();
+    let d = s.dir();
+    let www = d.join("www");
+    common::write(
+        &www,
+        "label.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels:\n    remote: \"yes\"\n",
+    );
+    std::fs::create_dir_all(d.join("git")).unwrap();
+    let server = Server::start(&g, d.join("git"), www);
+    let app = d.join("app");
+    common::write(&app, "cm.yaml", cm("a"));
+    common::write(
+        &app,
+        "psm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  annotations:\n    psm: \"1\"\n",
+    );
+    let config = format!(
+        "# a transformer config with comments\napiVersion: builtin\nkind: PatchTransformer\nmetadata:\n  name: p\npath: {}  # fetched\n---\napiVersion: builtin\nkind: PatchStrategicMergeTransformer\nmetadata:\n  name: s\npaths:\n- psm.yaml\n",
+        server.url("/files/label.yaml")
+    );
+    common::write(&app, "transformers/patch.yaml", &config);
+    common::write(
+        &app,
+        "kustomization.yaml",
+        "resources:\n- cm.yaml\ntransformers:\n- transformers/patch.yaml\n- |-\n  apiVersion: builtin\n  kind: LabelTransformer\n  metadata:\n    name: l\n  labels:\n    inline: \"true\"\n  fieldSpecs:\n  - path: metadata/labels\n    create: true\n",
+    );
+    let expected = s.build("app", &[]);
+    let out = s.localize(&["app"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let dest = d.join("localized-app");
+    assert_eq!(
+        tree(&dest),
+        [
+            "cm.yaml",
+            "kustomization.yaml",
+            "localized-files/127.0.0.1/files/label.yaml",
+            "psm.yaml",
+            "transformers/patch.yaml"
+        ]
+    );
+    // The config file is edited in place: only the fetched path changed. (kustomize
+    // writes its own serialization of the configs and of each kustomization.)
+    let copied = std::fs::read_to_string(dest.join("transformers/patch.yaml")).unwrap();
+    assert_eq!(
+        copied,
+        config.replace(&server.url("/files/"), "localized-files/127.0.0.1/files/")
+    );
+    no_remote_reference(&dest);
+    builds_the_same(&s, &app, &dest, &expected);
+
+    // A helm chart's home (the default `charts`) is copied whole, as kustomize does; the
+    // build needs --enable-helm and helm, so the verification is skipped here.
+    let h = d.join("helm");
+    common::write(
+        &h,
+        "charts/web/Chart.yaml",
+        "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+    );
+    common::write(&h, "charts/web/templates/cm.yaml", cm("web"));
+    common::write(
+        &h,
+        "charts/unused/Chart.yaml",
+        "apiVersion: v2\nname: unused\nversion: 0.1.0\n",
+    );
+    common::write(&h, "values.yaml", "a: 1\n");
+    common::write(
+        &h,
+        "kustomization.yaml",
+        "helmCharts:\n- name: web\n  valuesFile: values.yaml\n",
+    );
+    let out = s.localize(&["helm", "--no-verify"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        tree(&d.join("localized-helm")),
+        [
+            "charts/unused/Chart.yaml",
+            "charts/web/Chart.yaml",
+            "charts/web/templates/cm.yaml",
+            "kustomization.yaml",
+            "values.yaml"
+        ]
+    );
 }

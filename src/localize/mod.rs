@@ -59,6 +59,9 @@ impl Staged {
 
     /// The target's copy in the destination.
     pub fn target_in_dest(&self) -> PathBuf {
+        if self.target_in_dest.as_os_str().is_empty() {
+            return self.dest.clone();
+        }
         self.dest.join(&self.target_in_dest)
     }
 
