@@ -9,6 +9,7 @@
 
 use super::walk::{Root, Walk};
 use crate::edit::document::{Document, Step};
+use crate::edit::rewrite::{split_documents, split_head};
 use crate::error::Result;
 use crate::yaml::Node;
 
@@ -21,31 +22,10 @@ pub(super) fn localize_text(w: &mut Walk, r: &Root, text: &str, source: &str) ->
     Ok(out)
 }
 
-/// Splits a YAML stream after each `---` separator line, keeping every byte: the pieces
-/// joined are the text.
-fn split_documents(text: &str) -> Vec<&str> {
-    let mut pieces = Vec::new();
-    let mut start = 0;
-    let mut at = 0;
-    for line in text.split_inclusive('\n') {
-        let bare = line.trim_end();
-        if at > start && (bare == "---" || bare.starts_with("--- ")) {
-            pieces.push(&text[start..at]);
-            start = at;
-        }
-        at += line.len();
-    }
-    pieces.push(&text[start..]);
-    pieces
-}
-
 /// One document (its leading `---` line included), localized.
 fn localize_document(w: &mut Walk, r: &Root, piece: &str, source: &str) -> Result<String> {
     // The separator line is not part of what the editor parses.
-    let (head, body) = match piece.split_inclusive('\n').next() {
-        Some(first) if first.trim_end() == "---" => piece.split_at(first.len()),
-        _ => ("", piece),
-    };
+    let (head, body) = split_head(piece);
     if body.trim().is_empty() {
         return Ok(piece.to_string());
     }
@@ -126,18 +106,4 @@ enum Field {
     FileSource,
     MaybeInline,
     ChartHome,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::split_documents;
-
-    #[test]
-    fn documents_split_keeping_every_byte() {
-        let text = "a: 1\n---\nb: 2\n--- # c\nc: 3\n";
-        let pieces = split_documents(text);
-        assert_eq!(pieces, ["a: 1\n", "---\nb: 2\n", "--- # c\nc: 3\n"]);
-        assert_eq!(pieces.concat(), text);
-        assert_eq!(split_documents("---\na: 1\n"), ["---\na: 1\n"]);
-    }
 }
