@@ -37,6 +37,7 @@ pub mod kubectl_apply;
 pub mod kustomization;
 pub mod kustomize_version;
 pub mod load;
+pub mod localize;
 pub mod merge;
 pub mod openapi;
 pub mod output;

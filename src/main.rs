@@ -21,6 +21,7 @@ mod cli {
     pub(crate) mod deps;
     pub(crate) mod diff;
     pub(crate) mod edit;
+    pub(crate) mod localize;
     pub(crate) mod man;
     pub(crate) mod merge;
     pub(crate) mod openapi;
@@ -83,6 +84,9 @@ enum Command {
     /// does.
     #[command(alias = "init")]
     Create(CreateArgs),
+    /// Copy a kustomization with its remote bases and files into a local tree, as
+    /// `kustomize localize` does.
+    Localize(cli::localize::LocalizeArgs),
     /// List or clean the clone cache of remote bases.
     Cache(CacheArgs),
     /// Print the kustomize version kbuild reproduces, as `kustomize version` does.
@@ -112,6 +116,7 @@ fn main() -> ExitCode {
         Some(Command::Openapi(a)) => return cli::openapi::run_openapi(&a),
         Some(Command::Edit(a)) => return run_edit(&a),
         Some(Command::Create(a)) => return run_create(&a),
+        Some(Command::Localize(a)) => return cli::localize::run_localize(&a),
         Some(Command::Cache(a)) => return run_cache(&a),
         Some(Command::Version(a)) => return run_version(&a),
         Some(Command::Completions(a)) => return run_completions(&a, cli::usage::command::<Cli>()),
@@ -129,7 +134,7 @@ fn writes_files(cli: &Cli) -> bool {
         Some(Command::Build(a)) => a.output.is_some(),
         None => cli.build.output.is_some(),
         Some(Command::Merge3(_) | Command::Apply(_) | Command::Render(_)) => true,
-        Some(Command::Edit(_) | Command::Create(_)) => true,
+        Some(Command::Edit(_) | Command::Create(_) | Command::Localize(_)) => true,
         Some(Command::Openapi(a)) => a.writes_files(),
         // `diff --ref` writes a revision's files into a temporary directory.
         Some(Command::Diff(a)) => a.git_ref.is_some(),

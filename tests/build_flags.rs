@@ -277,7 +277,6 @@ fn kustomize_commands_kbuild_lacks_are_refused_by_name() {
     for (args, named) in [
         (&["cfg", "tree", "."][..], "`kustomize cfg tree`"),
         (&["fn", "run", "."], "`kustomize fn run`"),
-        (&["localize", "app", "out"], "`kustomize localize`"),
         // `kbuild openapi` is kbuild's own command (`from-crds`); kustomize's `info` and
         // `fetch` are refused, and so is `openapi` as a path to build.
         (&["openapi", "info"], "`kustomize openapi info`"),

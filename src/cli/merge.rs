@@ -269,7 +269,18 @@ fn write_in_place(
             }
             continue;
         }
-        set.write(path, text.into_bytes());
+        // A file DEST had is edited in place where its documents map one for one onto
+        // the merged ones: only the changed entries are rewritten, the user's comments
+        // and layout stay (`edit::rewrite`); otherwise it is written anew.
+        let kept = dest_files
+            .contains(&path)
+            .then(|| std::fs::read_to_string(&path).ok())
+            .flatten()
+            .and_then(|old| {
+                let now = after.get(&path).map_or(&[][..], Vec::as_slice);
+                kbuild::edit::rewrite::rewrite_stream(&old, &path.display().to_string(), now)
+            });
+        set.write(path, kept.unwrap_or(text).into_bytes());
     }
     set.commit()
 }

@@ -26,10 +26,6 @@ const COMMANDS: &[(&str, &str)] = &[
         "openapi",
         "kbuild embeds kustomize's built-in schema (Kubernetes v1.21.2); a kustomization's `openapi: path:` file is read as kustomize reads it, and `kbuild openapi from-crds` writes one from CRDs",
     ),
-    (
-        "localize",
-        "none yet; remote bases are cached by `kbuild build` (see `kbuild cache list`)",
-    ),
     ("docs-merge", "see kbuild's README (\"Patches\")"),
     ("docs-merge3", "`kbuild merge3 --help`"),
     ("docs-fn", "see kbuild's README (\"Plugins\")"),
@@ -88,9 +84,9 @@ mod tests {
         assert!(got.is_some_and(|m| {
             m.starts_with("kbuild does not implement `kustomize cfg tree`; instead:")
         }));
-        let got = refusal(Path::new("localize"), &[PathBuf::from("./base")]);
+        let got = refusal(Path::new("docs-fn"), &[]);
         assert!(
-            got.is_some_and(|m| m.starts_with("kbuild does not implement `kustomize localize`;"))
+            got.is_some_and(|m| m.starts_with("kbuild does not implement `kustomize docs-fn`;"))
         );
         assert!(refusal(Path::new("overlays"), &[]).is_none());
     }

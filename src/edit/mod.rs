@@ -20,6 +20,7 @@ mod metadata;
 mod rebuild;
 mod remove;
 mod render;
+pub mod rewrite;
 mod set;
 mod vars;
 
