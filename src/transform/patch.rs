@@ -115,8 +115,12 @@ fn restore_meta(res: &mut Resource, field: &str, value: Option<Node>) {
 /// the patch may not change them).
 fn retarget(patch: &mut Node, target: &Node, allow_name: bool, allow_kind: bool) {
     let Some(pm) = patch.as_map_mut() else { return };
+    // kustomize's resWrangler.ApplySmPatch gives the copy the target's group and
+    // version whatever the options, and the patch's kind (put back afterwards unless
+    // allowKindChange): a kind change keeps the target's apiVersion, so a patch turning
+    // a Deployment and a Service into kind X makes an apps/v1 X and a v1 X.
     let gvk: &[&str] = if allow_kind {
-        &[]
+        &["apiVersion"]
     } else {
         &["apiVersion", "kind"]
     };
