@@ -30,15 +30,24 @@ const COMMANDS: &[(&str, &str)] = &[
         "localize",
         "none yet; remote bases are cached by `kbuild build` (see `kbuild cache list`)",
     ),
-    ("docs-merge", "see kbuild's README (\"Patches\")"),
+    (
+        "docs-merge",
+        "see kbuild's book, docs/src/guide/overlays.md",
+    ),
     ("docs-merge3", "`kbuild merge3 --help`"),
-    ("docs-fn", "see kbuild's README (\"Plugins\")"),
-    ("docs-fn-spec", "see kbuild's README (\"Plugins\")"),
-    ("docs-io-annotations", "see kbuild's README (\"Plugins\")"),
+    ("docs-fn", "see kbuild's book, docs/src/guide/plugins.md"),
+    (
+        "docs-fn-spec",
+        "see kbuild's book, docs/src/guide/plugins.md",
+    ),
+    (
+        "docs-io-annotations",
+        "see kbuild's book, docs/src/guide/plugins.md",
+    ),
     ("tutorials-command-basics", "`kbuild --help`"),
     (
         "tutorials-function-basics",
-        "see kbuild's README (\"Plugins\")",
+        "see kbuild's book, docs/src/guide/plugins.md",
     ),
 ];
 
