@@ -482,7 +482,7 @@ fn run_all(blocks: &[Block]) -> Vec<Outcome> {
             continue;
         }
         let continues = matches!(block.marker, Marker::Continue)
-            && outcomes.len() > 0
+            && !outcomes.is_empty()
             && blocks[outcomes.len() - 1].file == block.file;
         if !continues || current.is_none() {
             let tmp = tempfile::tempdir().expect("tempdir");

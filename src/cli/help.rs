@@ -67,7 +67,7 @@ fn shape_one(command: clap::Command, build_flags: &[String], parent: &str) -> cl
 /// out of the help of every command but `build` (completions still offer it).
 fn summarised(arg: clap::Arg, build_flags: &[String], describes: bool, name: &str) -> clap::Arg {
     let id = arg.get_id().as_str().to_string();
-    if !describes && build_flags.iter().any(|f| *f == id) {
+    if !describes && build_flags.contains(&id) {
         return arg.hide_short_help(true).hide_long_help(true);
     }
     if arg.get_long_help().is_some() {
