@@ -21,6 +21,7 @@ mod cli {
     pub(crate) mod deps;
     pub(crate) mod diff;
     pub(crate) mod edit;
+    pub(crate) mod help;
     pub(crate) mod localize;
     pub(crate) mod man;
     pub(crate) mod merge;

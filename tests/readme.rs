@@ -1,6 +1,9 @@
-//! The README's samples are real: every `console` block in README.md is run and its output
-//! compared, and every `sh` block marked as runnable is run, so a sample cannot fall behind
-//! the code.
+//! The documentation's samples are real: every `console` block in README.md and in the
+//! book's pages (`docs/src/**/*.md`) is run and its output compared, and every `sh` block
+//! marked as runnable is run, so a sample cannot fall behind the code. The same files'
+//! internal links are checked too: a relative link must name a file of the repository,
+//! and a `#anchor` a heading of the page it points at (as mdBook makes heading ids), and
+//! every page of the book must be in `docs/src/SUMMARY.md`.
 //!
 //! A block is tied to the files it runs on by an HTML comment on the line before its fence
 //! (invisible on GitHub):
@@ -21,18 +24,42 @@
 //!   is itself run by `cargo test`.
 //!
 //! A `console` block without a marker fails the test: a sample that is not checked is not
-//! trusted. `README_SAMPLES=update cargo test --test readme` rewrites the expected output
-//! of every checked block that has no `...` from what the commands print now (review the
-//! change with `git diff`).
+//! trusted. A `continue` marker continues the previous sample of the same file.
+//! `README_SAMPLES=update cargo test --test readme` rewrites, in every checked file, the
+//! expected output of every checked block that has no `...` from what the commands print
+//! now (review the change with `git diff`).
 //!
 //! Samples that need a program kbuild does not ship (the pre-commit framework) report
 //! themselves ignored when it is missing, and fail under `CI=true`.
+
+#[path = "readme/links.rs"]
+mod links;
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const README: &str = "README.md";
+/// The checked files: the README, the contributor guide and every page of the book,
+/// relative to the repository.
+fn documents() -> Vec<String> {
+    let mut docs = vec!["README.md".to_string(), "CONTRIBUTING.md".to_string()];
+    let mut pages: Vec<String> = walkdir::WalkDir::new(repo().join("docs/src"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "md"))
+        .map(|e| {
+            e.path()
+                .strip_prefix(repo())
+                .expect("under the repository")
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    pages.sort();
+    docs.extend(pages);
+    docs.retain(|d| repo().join(d).is_file());
+    docs
+}
 
 /// What a marker asks for.
 #[derive(Clone, Debug)]
@@ -49,6 +76,8 @@ enum Marker {
 /// One checked code block.
 #[derive(Clone, Debug)]
 struct Block {
+    /// The file the block is in, relative to the repository.
+    file: String,
     /// 1-based line of the opening fence.
     line: usize,
     marker: Marker,
@@ -90,7 +119,7 @@ fn marker(line: &str) -> Option<Marker> {
 
 /// The checked blocks of `text`, or the problems found reading it (a console block without
 /// a marker, a `continue` with nothing before it).
-fn blocks(text: &str) -> Result<Vec<Block>, String> {
+fn blocks(file: &str, text: &str) -> Result<Vec<Block>, String> {
     let lines: Vec<&str> = text.lines().collect();
     let mut found = Vec::new();
     let mut problems = Vec::new();
@@ -119,7 +148,7 @@ fn blocks(text: &str) -> Result<Vec<Block>, String> {
         let Some(marker) = marker else {
             if info.trim() == "console" {
                 problems.push(format!(
-                    "README.md:{}: a console block without a `<!-- sample: DIR -->` marker",
+                    "{file}:{}: a console block without a `<!-- sample: DIR -->` marker",
                     open + 1
                 ));
             }
@@ -131,7 +160,7 @@ fn blocks(text: &str) -> Result<Vec<Block>, String> {
                 Some(d) => d.clone(),
                 None => {
                     problems.push(format!(
-                        "README.md:{}: `sample: continue` with no sample before it",
+                        "{file}:{}: `sample: continue` with no sample before it",
                         open + 1
                     ));
                     continue;
@@ -142,6 +171,7 @@ fn blocks(text: &str) -> Result<Vec<Block>, String> {
             last_dir = Some(d.clone());
         }
         found.push(Block {
+            file: file.to_string(),
             line: open + 1,
             marker,
             dir,
@@ -356,8 +386,9 @@ fn check_sample(block: &Block, dir: &Path) -> Outcome {
         now.extend(lines.iter().map(|l| l.to_string()));
         if !output_matches(&step.expected, &lines) {
             failures.push(format!(
-                "$ {}\n--- README shows\n{}\n--- the command printed\n{}",
+                "$ {}\n--- {} shows\n{}\n--- the command printed\n{}",
                 step.command,
+                block.file,
                 step.expected.join("\n"),
                 lines.join("\n")
             ));
@@ -437,7 +468,7 @@ fn missing_prerequisite(block: &Block) -> Option<String> {
     (needs_pre_commit && !found).then(|| "needs the pre-commit framework on PATH".to_string())
 }
 
-/// Runs every checked block in README order (a `continue` block needs the directory its
+/// Runs every checked block in file order (a `continue` block needs the directory its
 /// sample left).
 fn run_all(blocks: &[Block]) -> Vec<Outcome> {
     let mut outcomes = Vec::new();
@@ -450,7 +481,10 @@ fn run_all(blocks: &[Block]) -> Vec<Outcome> {
             });
             continue;
         }
-        if !matches!(block.marker, Marker::Continue) || current.is_none() {
+        let continues = matches!(block.marker, Marker::Continue)
+            && !outcomes.is_empty()
+            && blocks[outcomes.len() - 1].file == block.file;
+        if !continues || current.is_none() {
             let tmp = tempfile::tempdir().expect("tempdir");
             if let Err(e) = copy_tree(&block.dir, tmp.path()) {
                 outcomes.push(Outcome {
@@ -483,8 +517,8 @@ fn run_all(blocks: &[Block]) -> Vec<Outcome> {
     outcomes
 }
 
-/// README text with each block that has no `...` replaced by what its commands print now.
-fn updated(text: &str, blocks: &[Block], outcomes: &[Outcome]) -> String {
+/// A file's text with each of its blocks that has no `...` replaced by what its commands print now.
+fn updated(text: &str, blocks: &[&Block], outcomes: &[&Outcome]) -> String {
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     // Bottom up, so the line numbers above stay valid.
     for (block, outcome) in blocks.iter().zip(outcomes).rev() {
@@ -502,27 +536,59 @@ fn updated(text: &str, blocks: &[Block], outcomes: &[Outcome]) -> String {
 fn main() {
     let args = Arguments::from_args();
     let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-    let text = std::fs::read_to_string(repo().join(README)).expect("README.md");
-    let blocks = match blocks(&text) {
-        Ok(b) => b,
-        Err(problems) => {
-            let trial = Trial::test("readme_markers", move || Err(Failed::from(problems)));
-            libtest_mimic::run(&args, vec![trial]).exit();
+    let mut texts = Vec::new();
+    let mut all = Vec::new();
+    let mut problems = Vec::new();
+    for file in documents() {
+        let text = std::fs::read_to_string(repo().join(&file)).expect("a checked file");
+        match blocks(&file, &text) {
+            Ok(b) => all.extend(b),
+            Err(p) => problems.push(p),
         }
-    };
+        texts.push((file, text));
+    }
+    if !problems.is_empty() {
+        let problems = problems.join("\n");
+        let trial = Trial::test("readme_markers", move || Err(Failed::from(problems)));
+        libtest_mimic::run(&args, vec![trial]).exit();
+    }
     // The blocks run in order (samples continue each other), once, before the trials
     // report on them.
-    let outcomes = run_all(&blocks);
+    let outcomes = run_all(&all);
     if std::env::var("README_SAMPLES").is_ok_and(|v| v == "update") {
-        let new = updated(&text, &blocks, &outcomes);
-        if new != text {
-            std::fs::write(repo().join(README), new).expect("write README.md");
-            eprintln!("README.md updated: review it with git diff");
+        for (file, text) in &texts {
+            let (mine, theirs): (Vec<&Block>, Vec<&Outcome>) = all
+                .iter()
+                .zip(&outcomes)
+                .filter(|(b, _)| &b.file == file)
+                .unzip();
+            let new = updated(text, &mine, &theirs);
+            if &new != text {
+                std::fs::write(repo().join(file), new).expect("write a checked file");
+                eprintln!("{file} updated: review it with git diff");
+            }
         }
     }
     let mut trials = vec![Trial::test("readme_markers", || Ok(()))];
-    for (block, outcome) in blocks.iter().zip(outcomes) {
-        let name = format!("readme_line_{}_{}", block.line, block.dir.replace('/', "_"));
+    let link_problems = links::problems(&texts);
+    trials.push(Trial::test("doc_links", move || {
+        if link_problems.is_empty() {
+            Ok(())
+        } else {
+            Err(Failed::from(link_problems.join("\n")))
+        }
+    }));
+    for (block, outcome) in all.iter().zip(outcomes) {
+        let stem = block
+            .file
+            .trim_end_matches(".md")
+            .replace(['/', '.', '-'], "_")
+            .to_lowercase();
+        let name = format!(
+            "{stem}_line_{}_{}",
+            block.line,
+            block.dir.replace(['/', '.'], "_")
+        );
         trials.push(Trial::ignorable_test(name, move || {
             match (outcome.failure, outcome.skipped) {
                 (Some(failure), _) => Err(Failed::from(failure)),

@@ -99,3 +99,88 @@ fn version_flag_names_the_kustomize_release() {
         )
     );
 }
+
+/// The commands whose `--help` must end with examples (every top-level subcommand).
+const SUBCOMMANDS: &[&str] = &[
+    "build",
+    "merge3",
+    "apply",
+    "diff",
+    "render",
+    "deps",
+    "openapi",
+    "edit",
+    "create",
+    "cache",
+    "version",
+    "completions",
+    "man",
+];
+
+/// `-h` is a summary: every flag on one line with its description, grouped by heading,
+/// so the top-level `-h` (every command and every build flag) fits a screen or two.
+#[test]
+fn short_help_is_one_line_per_flag() {
+    for args in [
+        &["-h"][..],
+        &["build", "-h"],
+        &["diff", "-h"],
+        &["render", "-h"],
+    ] {
+        let out = kbuild(args);
+        assert!(out.status.success(), "{args:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        for line in text.lines() {
+            let flag = line.trim_start();
+            if flag.starts_with('-') {
+                // A flag, at least two spaces, then its description.
+                let described = flag
+                    .split_once("  ")
+                    .is_some_and(|(_, d)| !d.trim().is_empty());
+                assert!(described, "{args:?}: a flag without its summary: {line:?}");
+            }
+        }
+        assert!(
+            text.lines().count() <= 80,
+            "{args:?}: {} lines",
+            text.lines().count()
+        );
+    }
+}
+
+/// `--help` ends with examples for every subcommand, and describes the build flags once:
+/// under `build`, not under the commands that take them.
+#[test]
+fn long_help_has_examples_and_build_flags_once() {
+    for sub in SUBCOMMANDS {
+        let out = kbuild(&[sub, "--help"]);
+        assert!(out.status.success(), "{sub}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.contains("\nExamples:\n  "),
+            "{sub} --help has no examples:\n{text}"
+        );
+    }
+    let build = String::from_utf8(kbuild(&["build", "--help"]).stdout).unwrap();
+    assert!(build.contains("--helm-command <PATH>"), "{build}");
+    let diff = String::from_utf8(kbuild(&["diff", "--help"]).stdout).unwrap();
+    assert!(!diff.contains("--helm-command"), "{diff}");
+    assert!(
+        diff.contains("Build flags: every flag of `kbuild build`"),
+        "{diff}"
+    );
+    // Still accepted, and still completed.
+    let bash = String::from_utf8(kbuild(&["completions", "bash"]).stdout).unwrap();
+    assert!(bash.contains("--helm-command"));
+}
+
+/// The man pages carry the examples.
+#[test]
+fn man_pages_carry_the_examples() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = kbuild(&["man", "--out", dir.path().to_str().unwrap()]);
+    assert!(out.status.success());
+    let page = std::fs::read_to_string(dir.path().join("kbuild-diff.1")).unwrap();
+    assert!(page.contains("Examples:"), "{page}");
+    assert!(page.contains("kbuild diff \\-\\-ref main"), "{page}");
+}

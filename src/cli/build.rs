@@ -23,7 +23,7 @@ const HELM: &str = "Helm charts";
 /// Help heading of the flags for remote bases and files.
 const REMOTE: &str = "Remote bases and files";
 /// Help heading of the flags for plugins.
-const PLUGINS: &str = "Plugins (exec plugins and KRM functions; see README)";
+const PLUGINS: &str = "Plugins (exec plugins and KRM functions)";
 
 /// Arguments of `kbuild build`.
 #[derive(clap::Args, Debug)]

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Help heading of the CRD merge-key flags.
-const CRD: &str = "Merging custom resources (kbuild's; see README \"CRD-aware merging\")";
+const CRD: &str = "Merging custom resources (kbuild's)";
 
 /// `--crd-merge-keys` and `--merge-key`, flattened into every command that builds.
 #[derive(clap::Args, Debug, Clone)]

@@ -80,7 +80,12 @@ pub(crate) fn command<T: Parser>() -> clap::Command {
             "edit" | "create" => with_go_booleans(sub),
             _ => sub,
         });
-    optional_booleans(command)
+    let build_flags: Vec<String> =
+        <super::BuildFlags as clap::Args>::augment_args(clap::Command::new("flags"))
+            .get_arguments()
+            .map(|a| a.get_id().to_string())
+            .collect();
+    super::help::shape(optional_booleans(command), &build_flags)
 }
 
 /// Every flag declared with `value_name = "BOOL"` and a value parser (the build and
