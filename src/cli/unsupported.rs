@@ -26,18 +26,10 @@ const COMMANDS: &[(&str, &str)] = &[
         "openapi",
         "kbuild embeds kustomize's built-in schema (Kubernetes v1.21.2); a kustomization's `openapi: path:` file is read as kustomize reads it, and `kbuild openapi from-crds` writes one from CRDs",
     ),
-<<<<<<< HEAD
-    ("docs-merge", "see kbuild's README (\"Patches\")"),
-=======
-    (
-        "localize",
-        "none yet; remote bases are cached by `kbuild build` (see `kbuild cache list`)",
-    ),
     (
         "docs-merge",
         "see kbuild's book, docs/src/guide/overlays.md",
     ),
->>>>>>> docs
     ("docs-merge3", "`kbuild merge3 --help`"),
     ("docs-fn", "see kbuild's book, docs/src/guide/plugins.md"),
     (
