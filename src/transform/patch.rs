@@ -170,6 +170,7 @@ pub fn apply_json(
         // kustomize reads the patched resource back from JSON: new nodes everywhere,
         // nothing shared any more.
         res.shared.clear();
+        crate::merge::scalar_style::after_json_round_trip(&mut res.node);
         // kustomize makes a new resource of the patched JSON, which needs a kind and a
         // name (a number will do); an empty string counts as missing.
         for (path, what) in [

@@ -326,7 +326,27 @@ impl<'i, 's> Builder<'i, 's> {
             }
             _ => {}
         }
+        if !plain {
+            self.mark_quoted();
+        }
         self.attach(node, size, at, false)
+    }
+
+    /// Notes that the mapping value about to be attached was written quoted or as a
+    /// block scalar (see [`crate::yaml::map::Style`]).
+    fn mark_quoted(&mut self) {
+        if let Some(Frame {
+            body:
+                Body::Map(MapFrame {
+                    map,
+                    next: Slot::Value(i),
+                    ..
+                }),
+            ..
+        }) = self.stack.last_mut()
+        {
+            map.set_style_at(*i, crate::yaml::map::Style::Quoted);
+        }
     }
 
     /// Records the path of an empty null about to be attached as a mapping value

@@ -1,0 +1,108 @@
+//! What kbuild keeps of a scalar's YAML presentation, and how each operation changes it.
+//!
+//! kustomize holds resources as go-yaml v3 nodes (tag, style, text) and prints them
+//! through JSON, so a scalar's style is invisible in the output, except where an
+//! operation mixes one node's style with another node's tag. The one such operation
+//! kbuild models is the strategic merge (kyaml `merge2`): the patch's scalar takes the
+//! style of the scalar it replaces. kbuild keeps the style of each mapping value
+//! ([`Style`], set by the parser) and changes it where kustomize does:
+//!
+//! - a strategic merge over a quoted scalar: a number or boolean from the patch becomes
+//!   the string of its text ([`restyled`]); a field the patch adds has the patch's style;
+//! - a JSON 6902 patch: kustomize reads the patched JSON back into new nodes, so each
+//!   string has the style go-yaml v3 writes it in (quoted only where plain text would
+//!   read as something else, or not at all), everything else is plain
+//!   ([`after_json_round_trip`]);
+//! - any other write of a new value (`Map::insert`): plain, as kyaml's new nodes.
+//!
+//! The table of operations, checked against kustomize v5.5.0 and v5.8.1, is in
+//! `docs/src/internals/scalars.md`.
+
+use crate::yaml::Node;
+use crate::yaml::map::Style;
+use crate::yaml::styled::Styled;
+
+/// The patch's scalar `node` as it comes out in the place of a destination scalar
+/// written in `style`: kyaml's `SetStyle` gives the patch's node the destination's style
+/// and keeps its tag, and go-yaml writes a number or boolean in a quoted style as quoted
+/// text, which reads back as a string (`minAvailable: "50%"` patched with `2` prints
+/// `"2"`). The text is the value's usual spelling (kbuild's node keeps no other: a
+/// patch's `1.50` or `True` would be `"1.5"` and `"true"`, where kustomize writes the
+/// patch's text).
+pub fn restyled(node: Node, style: Style) -> Node {
+    match (style, &node) {
+        (Style::Quoted, Node::Bool(_) | Node::Int(_) | Node::Uint(_) | Node::Float(_)) => {
+            Node::text(node.scalar_string().unwrap_or_default())
+        }
+        _ => node,
+    }
+}
+
+/// Restyles every mapping value of `node` as kustomize's JSON 6902 patch leaves it: the
+/// resource is read back from the patched JSON (`RNode.UnmarshalJSON`, go-yaml v3's
+/// `Node.Encode`), so a string is quoted (or a block scalar) only where go-yaml v3 cannot
+/// write it plain, and every other scalar is plain.
+pub fn after_json_round_trip(node: &mut Node) {
+    match node {
+        Node::Map(m) => {
+            for i in 0..m.len() {
+                let style = match m.get_index(i) {
+                    Some((_, Node::Str(s))) if needs_quotes(s) => Style::Quoted,
+                    _ => Style::Plain,
+                };
+                m.set_style_at(i, style);
+            }
+            for v in m.values_mut() {
+                if matches!(v, Node::Map(_) | Node::Seq(_)) {
+                    after_json_round_trip(v);
+                }
+            }
+        }
+        Node::Seq(items) => items.iter_mut().for_each(after_json_round_trip),
+        _ => {}
+    }
+}
+
+/// Whether go-yaml v3 writes the string `s` (a mapping value) other than plain.
+fn needs_quotes(s: &str) -> bool {
+    // The common case costs nothing: short names, words and paths are plain whatever
+    // their length, unless they read as another type.
+    if s.is_empty() || s.contains('\n') {
+        return true;
+    }
+    let mut doc = Styled::from_node(&Node::map());
+    if let crate::yaml::styled::Kind::Map(pairs) = &mut doc.kind {
+        pairs.push((
+            Styled::core_scalar("str", "k"),
+            Styled::core_scalar("str", s),
+        ));
+    }
+    let text = crate::yaml::styled::emit::to_string(&doc);
+    !text.starts_with(&format!("k: {s}\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoted_destination_turns_numbers_into_their_text() {
+        assert_eq!(restyled(Node::Int(2), Style::Quoted), Node::text("2"));
+        assert_eq!(
+            restyled(Node::Bool(true), Style::Quoted),
+            Node::text("true")
+        );
+        assert_eq!(restyled(Node::Int(2), Style::Plain), Node::Int(2));
+        assert_eq!(restyled(Node::text("x"), Style::Quoted), Node::text("x"));
+    }
+
+    #[test]
+    fn json_round_trip_quotes_only_what_plain_text_would_misread() {
+        for s in ["50%", "x", "a b", "nginx:1.2"] {
+            assert!(!needs_quotes(s), "{s}");
+        }
+        for s in ["7", "true", "", "~", "a\nb", "1.5", " x"] {
+            assert!(needs_quotes(s), "{s}");
+        }
+    }
+}
