@@ -241,11 +241,23 @@ impl<'i, 's> Builder<'i, 's> {
                 _ => None,
             }
         }
-        self.schema == Schema::Resource
-            && self.stack.len() == 3
-            && value_key(&self.stack[0]) == Some("metadata")
-            && value_key(&self.stack[1]) == Some("annotations")
-            && value_key(&self.stack[2]).is_some()
+        if self.schema != Schema::Resource {
+            return false;
+        }
+        // The annotations of an item of a `kind: List` document (`items[i].metadata...`),
+        // which kustomize reads as resources of their own.
+        let at = match self.stack.len() {
+            3 => 0,
+            5 if value_key(&self.stack[0]) == Some("items")
+                && matches!(self.stack[1].body, Body::Seq(_)) =>
+            {
+                2
+            }
+            _ => return false,
+        };
+        value_key(&self.stack[at]) == Some("metadata")
+            && value_key(&self.stack[at + 1]) == Some("annotations")
+            && value_key(&self.stack[at + 2]).is_some()
     }
 
     pub(super) fn scalar(
