@@ -96,6 +96,37 @@ mod tests {
         assert_eq!(restyled(Node::text("x"), Style::Quoted), Node::text("x"));
     }
 
+    fn patched(resource: &str, patch: &str, json_first: bool) -> Node {
+        let mut doc = crate::yaml::parse::parse_stream(resource, "r")
+            .expect("resource")
+            .remove(0);
+        if json_first {
+            after_json_round_trip(&mut doc);
+        }
+        let patch = crate::yaml::parse::parse_patch_stream(patch, "p")
+            .expect("patch")
+            .remove(0);
+        crate::merge::smp::apply(&mut doc, &patch, None).expect("merge");
+        doc
+    }
+
+    #[test]
+    fn strategic_merge_keeps_the_quoted_style_of_what_it_replaces() {
+        let r = "kind: ConfigMap\napiVersion: v1\ndata:\n  q: \"50%\"\n  s: 'x'\n  b: |\n    x\n  p: x\n";
+        let p =
+            "kind: ConfigMap\napiVersion: v1\ndata:\n  q: 2\n  s: true\n  b: 1.5\n  p: 3\n  n: 4\n";
+        let d = patched(r, p, false);
+        let data = d.get("data").expect("data");
+        assert_eq!(data.get("q"), Some(&Node::text("2")));
+        assert_eq!(data.get("s"), Some(&Node::text("true")));
+        assert_eq!(data.get("b"), Some(&Node::text("1.5")));
+        assert_eq!(data.get("p"), Some(&Node::Int(3)));
+        assert_eq!(data.get("n"), Some(&Node::Int(4)));
+        // After a JSON patch "50%" is plain again: the patch's number stays a number.
+        let d = patched(r, p, true);
+        assert_eq!(d.get_path(&["data", "q"]), Some(&Node::Int(2)));
+    }
+
     #[test]
     fn json_round_trip_quotes_only_what_plain_text_would_misread() {
         for s in ["50%", "x", "a b", "nginx:1.2"] {
