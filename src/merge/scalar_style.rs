@@ -63,6 +63,66 @@ pub fn after_json_round_trip(node: &mut Node) {
     }
 }
 
+/// Annotation values as kustomize's JSON 6902 patch sees them, before its operations run.
+///
+/// kustomize reads annotations as a string map of the text written, but the nodes keep
+/// their tags: the JSON the patch works on has a *plain* annotation's value typed (`007` is
+/// the number 7, `~` null, `1e3` the number 1000), while a quoted one stays the string.
+/// kbuild's parser keeps annotation values as their text; here the plain ones are read
+/// as go-yaml v3 reads them, so that `copy`, `move` and `test` see what kustomize's see.
+pub fn annotations_before_json_patch(node: &mut Node) {
+    let Some(Node::Map(ann)) = node.get_path_mut(&["metadata", "annotations"]) else {
+        return;
+    };
+    for i in 0..ann.len() {
+        if ann.style_at(i) != Style::PlainText {
+            continue;
+        }
+        let Some((_, value)) = ann.get_index_mut(i) else {
+            continue;
+        };
+        if let Node::Str(text) = value {
+            if let Ok(typed) = crate::yaml::parse::resolve_resource_scalar(text, None) {
+                *value = typed;
+            }
+        }
+    }
+}
+
+/// The resource as kustomize's JSON 6902 patch leaves it, after its operations ran: every
+/// number went through a JSON float64 (integers past 2^53 lose their last digits), and
+/// annotations are read back as the text go-yaml v3 gives each JSON value (numbers in
+/// Go's `%g` form: `7`, `1000`, `1.2345678901234567e+19`; null as `null`).
+pub fn after_json_patch(node: &mut Node) {
+    through_float64(node);
+    if let Some(Node::Map(ann)) = node.get_path_mut(&["metadata", "annotations"]) {
+        for value in ann.values_mut() {
+            let text = match value {
+                Node::Int(i) => crate::yaml::emit::format_float_g(*i as f64),
+                Node::Uint(u) => crate::yaml::emit::format_float_g(*u as f64),
+                Node::Float(f) => crate::yaml::emit::format_float_g(*f),
+                Node::Null => "null".to_owned(),
+                Node::Bool(b) => b.to_string(),
+                _ => continue,
+            };
+            *value = Node::text(text);
+        }
+    }
+    after_json_round_trip(node);
+}
+
+/// Integers JSON's float64 cannot hold exactly become the float they round to.
+fn through_float64(node: &mut Node) {
+    const EXACT: u64 = 1 << 53;
+    match node {
+        Node::Int(i) if i.unsigned_abs() > EXACT => *node = Node::Float(*i as f64),
+        Node::Uint(u) if *u > EXACT => *node = Node::Float(*u as f64),
+        Node::Map(m) => m.values_mut().for_each(through_float64),
+        Node::Seq(items) => items.iter_mut().for_each(through_float64),
+        _ => {}
+    }
+}
+
 /// Whether go-yaml v3 writes the string `s` (a mapping value) other than plain.
 fn needs_quotes(s: &str) -> bool {
     // The common case costs nothing: short names, words and paths are plain whatever

@@ -38,6 +38,10 @@ pub enum Style {
     Plain,
     /// Written double- or single-quoted, literal (`|`) or folded (`>`).
     Quoted,
+    /// Written plain, and held by kbuild as its text although kustomize's node has the
+    /// type the text reads as (annotation values: `007`, `~`). A JSON 6902 patch sees the
+    /// type (see `merge::scalar_style`).
+    PlainText,
 }
 
 /// An insertion-ordered map from string keys to nodes.

@@ -300,6 +300,11 @@ impl<'i, 's> Builder<'i, 's> {
                 // it as it drops every field written as nothing.
                 self.note_empty_null();
             }
+            self.mark_style(if plain {
+                crate::yaml::map::Style::PlainText
+            } else {
+                crate::yaml::map::Style::Quoted
+            });
             return self.attach(node, size, at, false);
         }
         let empty = text.is_empty();
@@ -339,14 +344,14 @@ impl<'i, 's> Builder<'i, 's> {
             _ => {}
         }
         if !plain {
-            self.mark_quoted();
+            self.mark_style(crate::yaml::map::Style::Quoted);
         }
         self.attach(node, size, at, false)
     }
 
-    /// Notes that the mapping value about to be attached was written quoted or as a
-    /// block scalar (see [`crate::yaml::map::Style`]).
-    fn mark_quoted(&mut self) {
+    /// Notes how the mapping value about to be attached was written (see
+    /// [`crate::yaml::map::Style`]).
+    fn mark_style(&mut self, style: crate::yaml::map::Style) {
         if let Some(Frame {
             body:
                 Body::Map(MapFrame {
@@ -357,7 +362,7 @@ impl<'i, 's> Builder<'i, 's> {
             ..
         }) = self.stack.last_mut()
         {
-            map.set_style_at(*i, crate::yaml::map::Style::Quoted);
+            map.set_style_at(*i, style);
         }
     }
 
