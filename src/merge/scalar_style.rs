@@ -81,10 +81,10 @@ pub fn annotations_before_json_patch(node: &mut Node) {
         let Some((_, value)) = ann.get_index_mut(i) else {
             continue;
         };
-        if let Node::Str(text) = value {
-            if let Ok(typed) = crate::yaml::parse::resolve_resource_scalar(text, None) {
-                *value = typed;
-            }
+        if let Node::Str(text) = value
+            && let Ok(typed) = crate::yaml::parse::resolve_resource_scalar(text, None)
+        {
+            *value = typed;
         }
     }
 }
