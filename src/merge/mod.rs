@@ -5,6 +5,7 @@
 //!   points: [`apply`] (kustomize's settings) and [`apply_with`] ([`MergeOptions`]).
 //! - [`directive`]: reading the `$patch` directive.
 //! - [`merge3`]: three-way merges (update a vendored package, keep local edits).
+//! - [`scalar_style`]: the quoted style a scalar keeps, and how each operation changes it.
 //! - [`json6902`]: RFC 6902 JSON patches as kustomize's JSON patch library applies them.
 //!
 //! Schemas come from [`crate::openapi`].
@@ -14,6 +15,7 @@ pub mod directive;
 mod index;
 pub mod json6902;
 pub mod merge3;
+pub mod scalar_style;
 pub mod smp;
 pub mod strategic;
 

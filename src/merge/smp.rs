@@ -34,11 +34,12 @@
 
 use crate::error::Error;
 use crate::openapi::{Schemas, TypeRef};
-use crate::yaml::map::Key;
+use crate::yaml::map::{Key, Style};
 use crate::yaml::{Map, Node};
 
 use super::assoc::{self, PatchList};
 use super::directive::{Directive, take_directive};
+use super::scalar_style::restyled;
 
 /// Where elements of an associative list that only the patch has go.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -394,11 +395,15 @@ impl<'o, 's> Walker<'o, 's> {
                     .cloned(),
                 Outcome::Set(node) => Some(node),
             };
+            let dest_style = at.map_or(Style::Plain, |d| dest.style_at(d));
             match (replacement, at.and_then(|d| dest.get_index_mut(d))) {
-                (Some(node), Some((_, slot))) => *slot = node,
+                (Some(node), Some((_, slot))) => *slot = restyled(node, dest_style),
                 (Some(node), None) => {
                     if let Some((key, _)) = patch.get_index(i) {
-                        dest.insert(key.clone(), node);
+                        // A new field is the patch's node, with the patch's style.
+                        let style = patch.style_at(i);
+                        let (d, _) = dest.insert_full(key.clone(), node);
+                        dest.set_style_at(d, style);
                     }
                 }
                 (None, Some(_)) => {

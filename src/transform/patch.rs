@@ -169,11 +169,13 @@ pub fn apply_json(
         budget.charge(bytes, "patches")?;
         changes.will_change(i, res);
         res.store_prev_id();
+        crate::merge::scalar_style::annotations_before_json_patch(&mut res.node);
         json6902::apply_within(&mut res.node, ops, budget)
             .map_err(|e| e.context(format!("applying JSON patch to {}", res.id())))?;
         // kustomize reads the patched resource back from JSON: new nodes everywhere,
         // nothing shared any more.
         res.shared.clear();
+        crate::merge::scalar_style::after_json_patch(&mut res.node);
         // kustomize makes a new resource of the patched JSON, which needs a kind and a
         // name (a number will do); an empty string counts as missing.
         for (path, what) in [

@@ -25,7 +25,7 @@ mod style;
 
 use super::Node;
 
-pub use number::format_float;
+pub use number::{format_float, format_float_g};
 pub use style::json_round_trip;
 
 use emitter::{Context, Emitter};

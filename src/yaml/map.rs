@@ -20,7 +20,29 @@ const INDEX_FROM: usize = 16;
 /// A map key: short keys (nearly all of them) are stored inline, without an allocation.
 pub type Key = super::node::Str;
 
-type Entry_ = (Key, Node);
+type Entry_ = (Key, Node, Style);
+
+/// How the value of an entry was written, as far as kustomize's later steps can tell.
+///
+/// kustomize holds a resource as go-yaml v3 nodes, and a strategic merge patch gives the
+/// patch's scalar the *style* of the scalar it replaces (kyaml `merge2`'s `SetStyle`) while
+/// keeping the patch's tag. Printing goes through YAML text and JSON, so a number, boolean
+/// or null from the patch that takes a quoted style comes out as the string of its text:
+/// `minAvailable: "50%"` patched with `minAvailable: 2` prints `"2"`. The style of every
+/// other scalar is invisible in the output, so it is the one thing kept (see
+/// `docs/src/internals/scalars.md`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Style {
+    /// Plain, or unknown (a value kbuild made): printed as its type says.
+    #[default]
+    Plain,
+    /// Written double- or single-quoted, literal (`|`) or folded (`>`).
+    Quoted,
+    /// Written plain, and held by kbuild as its text although kustomize's node has the
+    /// type the text reads as (annotation values: `007`, `~`). A JSON 6902 patch sees the
+    /// type (see `merge::scalar_style`).
+    PlainText,
+}
 
 /// An insertion-ordered map from string keys to nodes.
 #[derive(Clone, Default)]
@@ -137,6 +159,8 @@ impl Map {
     pub fn insert_full(&mut self, key: impl Into<Key>, value: Node) -> (usize, Option<Node>) {
         let key = key.into();
         if let Some(i) = self.get_index_of(&key) {
+            // A new node replaces the old one, with its own (plain) style.
+            self.entries[i].2 = Style::Plain;
             return (i, Some(std::mem::replace(&mut self.entries[i].1, value)));
         }
         (self.push_new(key, value), None)
@@ -160,27 +184,27 @@ impl Map {
                 index.insert_unique(hash(&key), i, |&j| hash(&entries[j].0));
             }
             None if i >= INDEX_FROM => {
-                self.entries.push((key, value));
+                self.entries.push((key, value, Style::Plain));
                 self.reindex();
                 return i;
             }
             None => {}
         }
-        self.entries.push((key, value));
+        self.entries.push((key, value, Style::Plain));
         i
     }
 
     /// Removes `key`, keeping the order of the others.
     pub fn shift_remove(&mut self, key: &str) -> Option<Node> {
         let i = self.get_index_of(key)?;
-        let (_, v) = self.entries.remove(i);
+        let (_, v, _) = self.entries.remove(i);
         self.reindex();
         Some(v)
     }
 
     /// Keeps the entries for which `keep` says yes, in order.
     pub fn retain(&mut self, mut keep: impl FnMut(&Key, &mut Node) -> bool) {
-        self.entries.retain_mut(|(k, v)| keep(k, v));
+        self.entries.retain_mut(|(k, v, _)| keep(k, v));
         self.reindex();
     }
 
@@ -201,7 +225,7 @@ impl Map {
             .get_or_insert_with(|| Box::new(HashTable::with_capacity(self.entries.len())));
         index.clear();
         let entries = &self.entries;
-        for (i, (k, _)) in entries.iter().enumerate() {
+        for (i, (k, _, _)) in entries.iter().enumerate() {
             index.insert_unique(hash(k), i, |&j| hash(&entries[j].0));
         }
     }
@@ -212,6 +236,20 @@ impl Map {
         match self.get_index_of(&key) {
             Some(i) => Entry::Occupied(&mut self.entries[i].1),
             None => Entry::Vacant(self, key),
+        }
+    }
+
+    /// The style of the value at position `i` (plain when there is none).
+    #[inline]
+    pub fn style_at(&self, i: usize) -> Style {
+        self.entries.get(i).map_or(Style::Plain, |e| e.2)
+    }
+
+    /// Sets the style of the value at position `i` (nothing when there is none).
+    #[inline]
+    pub fn set_style_at(&mut self, i: usize, style: Style) {
+        if let Some(e) = self.entries.get_mut(i) {
+            e.2 = style;
         }
     }
 
@@ -227,17 +265,17 @@ impl Map {
 
     /// The keys in order.
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &Key> + ExactSizeIterator + Clone {
-        self.entries.iter().map(|(k, _)| k)
+        self.entries.iter().map(|(k, _, _)| k)
     }
 
     /// The values in order.
     pub fn values(&self) -> impl DoubleEndedIterator<Item = &Node> + ExactSizeIterator + Clone {
-        self.entries.iter().map(|(_, v)| v)
+        self.entries.iter().map(|(_, v, _)| v)
     }
 
     /// The values in order, to change in place.
     pub fn values_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut Node> + ExactSizeIterator {
-        self.entries.iter_mut().map(|(_, v)| v)
+        self.entries.iter_mut().map(|(_, v, _)| v)
     }
 }
 
@@ -253,7 +291,7 @@ impl Map {
 fn find_small(entries: &[Entry_], key: &[u8]) -> Option<usize> {
     let n = key.len();
     let want = words(key);
-    entries.iter().position(|(k, _)| {
+    entries.iter().position(|(k, _, _)| {
         let k = k.as_bytes();
         k.len() == n && words(k) == want && (n <= 16 || middle_eq(k, key))
     })
@@ -407,9 +445,9 @@ impl<'a> IntoIterator for &'a mut Map {
 
 impl IntoIterator for Map {
     type Item = (Key, Node);
-    type IntoIter = std::vec::IntoIter<(Key, Node)>;
+    type IntoIter = std::iter::Map<std::vec::IntoIter<Entry_>, fn(Entry_) -> (Key, Node)>;
     fn into_iter(self) -> Self::IntoIter {
-        self.entries.into_iter()
+        self.entries.into_iter().map(|(k, v, _)| (k, v))
     }
 }
 

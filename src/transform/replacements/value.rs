@@ -163,6 +163,23 @@ pub(super) fn set_field(
             tag.map_or("a new", type_word)
         ))
     })?;
+    if let Node::Float(f) = field
+        && !f.is_finite()
+    {
+        // kustomize holds the value and fails when it prints the resource
+        // (`json: unsupported value: +Inf`).
+        let go = if f.is_nan() {
+            "NaN"
+        } else if *f > 0.0 {
+            "+Inf"
+        } else {
+            "-Inf"
+        };
+        return Err(Error::invalid_config(format!(
+            "the replacement puts {text:?} into a field as a number kustomize cannot write as JSON \
+             (json: unsupported value: {go}); quote the source to keep it a string"
+        )));
+    }
     Ok(())
 }
 

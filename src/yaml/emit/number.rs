@@ -38,6 +38,22 @@ pub fn format_float(f: f64) -> String {
     go_format_g(neg, &digits, exp)
 }
 
+/// Go's `strconv.FormatFloat(f, 'g', -1, 64)`, with go-yaml's `.inf`, `-.inf` and `.nan`:
+/// the text go-yaml v3 gives a float64 it encodes (kyaml's nodes made from JSON values).
+pub fn format_float_g(f: f64) -> String {
+    if f.is_nan() {
+        return ".nan".to_owned();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { ".inf" } else { "-.inf" }.to_owned();
+    }
+    if f == 0.0 {
+        return if f.is_sign_negative() { "-0" } else { "0" }.to_owned();
+    }
+    let (digits, exp) = shortest_digits(f.abs());
+    go_format_g(f < 0.0, &digits, exp)
+}
+
 /// Go's `strconv.FormatFloat(f, 'g', -1, 64)` from the shortest digits of a finite, non-zero
 /// float and the decimal exponent of the first digit.
 fn go_format_g(neg: bool, digits: &str, exp: i32) -> String {

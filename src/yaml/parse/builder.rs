@@ -241,11 +241,23 @@ impl<'i, 's> Builder<'i, 's> {
                 _ => None,
             }
         }
-        self.schema == Schema::Resource
-            && self.stack.len() == 3
-            && value_key(&self.stack[0]) == Some("metadata")
-            && value_key(&self.stack[1]) == Some("annotations")
-            && value_key(&self.stack[2]).is_some()
+        if self.schema != Schema::Resource {
+            return false;
+        }
+        // The annotations of an item of a `kind: List` document (`items[i].metadata...`),
+        // which kustomize reads as resources of their own.
+        let at = match self.stack.len() {
+            3 => 0,
+            5 if value_key(&self.stack[0]) == Some("items")
+                && matches!(self.stack[1].body, Body::Seq(_)) =>
+            {
+                2
+            }
+            _ => return false,
+        };
+        value_key(&self.stack[at]) == Some("metadata")
+            && value_key(&self.stack[at + 1]) == Some("annotations")
+            && value_key(&self.stack[at + 2]).is_some()
     }
 
     pub(super) fn scalar(
@@ -288,6 +300,11 @@ impl<'i, 's> Builder<'i, 's> {
                 // it as it drops every field written as nothing.
                 self.note_empty_null();
             }
+            self.mark_style(if plain {
+                crate::yaml::map::Style::PlainText
+            } else {
+                crate::yaml::map::Style::Quoted
+            });
             return self.attach(node, size, at, false);
         }
         let empty = text.is_empty();
@@ -326,7 +343,27 @@ impl<'i, 's> Builder<'i, 's> {
             }
             _ => {}
         }
+        if !plain {
+            self.mark_style(crate::yaml::map::Style::Quoted);
+        }
         self.attach(node, size, at, false)
+    }
+
+    /// Notes how the mapping value about to be attached was written (see
+    /// [`crate::yaml::map::Style`]).
+    fn mark_style(&mut self, style: crate::yaml::map::Style) {
+        if let Some(Frame {
+            body:
+                Body::Map(MapFrame {
+                    map,
+                    next: Slot::Value(i),
+                    ..
+                }),
+            ..
+        }) = self.stack.last_mut()
+        {
+            map.set_style_at(*i, style);
+        }
     }
 
     /// Records the path of an empty null about to be attached as a mapping value

@@ -1,0 +1,199 @@
+//! What kbuild keeps of a scalar's YAML presentation, and how each operation changes it.
+//!
+//! kustomize holds resources as go-yaml v3 nodes (tag, style, text) and prints them
+//! through JSON, so a scalar's style is invisible in the output, except where an
+//! operation mixes one node's style with another node's tag. The one such operation
+//! kbuild models is the strategic merge (kyaml `merge2`): the patch's scalar takes the
+//! style of the scalar it replaces. kbuild keeps the style of each mapping value
+//! ([`Style`], set by the parser) and changes it where kustomize does:
+//!
+//! - a strategic merge over a quoted scalar: a number or boolean from the patch becomes
+//!   the string of its text ([`restyled`]); a field the patch adds has the patch's style;
+//! - a JSON 6902 patch: kustomize reads the patched JSON back into new nodes, so each
+//!   string has the style go-yaml v3 writes it in (quoted only where plain text would
+//!   read as something else, or not at all), everything else is plain
+//!   ([`after_json_round_trip`]);
+//! - any other write of a new value (`Map::insert`): plain, as kyaml's new nodes.
+//!
+//! The table of operations, checked against kustomize v5.5.0 and v5.8.1, is in
+//! `docs/src/internals/scalars.md`.
+
+use crate::yaml::Node;
+use crate::yaml::map::Style;
+use crate::yaml::styled::Styled;
+
+/// The patch's scalar `node` as it comes out in the place of a destination scalar
+/// written in `style`: kyaml's `SetStyle` gives the patch's node the destination's style
+/// and keeps its tag, and go-yaml writes a number or boolean in a quoted style as quoted
+/// text, which reads back as a string (`minAvailable: "50%"` patched with `2` prints
+/// `"2"`). The text is the value's usual spelling (kbuild's node keeps no other: a
+/// patch's `1.50` or `True` would be `"1.5"` and `"true"`, where kustomize writes the
+/// patch's text).
+pub fn restyled(node: Node, style: Style) -> Node {
+    match (style, &node) {
+        (Style::Quoted, Node::Bool(_) | Node::Int(_) | Node::Uint(_) | Node::Float(_)) => {
+            Node::text(node.scalar_string().unwrap_or_default())
+        }
+        _ => node,
+    }
+}
+
+/// Restyles every mapping value of `node` as kustomize's JSON 6902 patch leaves it: the
+/// resource is read back from the patched JSON (`RNode.UnmarshalJSON`, go-yaml v3's
+/// `Node.Encode`), so a string is quoted (or a block scalar) only where go-yaml v3 cannot
+/// write it plain, and every other scalar is plain.
+pub fn after_json_round_trip(node: &mut Node) {
+    match node {
+        Node::Map(m) => {
+            for i in 0..m.len() {
+                let style = match m.get_index(i) {
+                    Some((_, Node::Str(s))) if needs_quotes(s) => Style::Quoted,
+                    _ => Style::Plain,
+                };
+                m.set_style_at(i, style);
+            }
+            for v in m.values_mut() {
+                if matches!(v, Node::Map(_) | Node::Seq(_)) {
+                    after_json_round_trip(v);
+                }
+            }
+        }
+        Node::Seq(items) => items.iter_mut().for_each(after_json_round_trip),
+        _ => {}
+    }
+}
+
+/// Annotation values as kustomize's JSON 6902 patch sees them, before its operations run.
+///
+/// kustomize reads annotations as a string map of the text written, but the nodes keep
+/// their tags: the JSON the patch works on has a *plain* annotation's value typed (`007` is
+/// the number 7, `~` null, `1e3` the number 1000), while a quoted one stays the string.
+/// kbuild's parser keeps annotation values as their text; here the plain ones are read
+/// as go-yaml v3 reads them, so that `copy`, `move` and `test` see what kustomize's see.
+pub fn annotations_before_json_patch(node: &mut Node) {
+    let Some(Node::Map(ann)) = node.get_path_mut(&["metadata", "annotations"]) else {
+        return;
+    };
+    for i in 0..ann.len() {
+        if ann.style_at(i) != Style::PlainText {
+            continue;
+        }
+        let Some((_, value)) = ann.get_index_mut(i) else {
+            continue;
+        };
+        if let Node::Str(text) = value
+            && let Ok(typed) = crate::yaml::parse::resolve_resource_scalar(text, None)
+        {
+            *value = typed;
+        }
+    }
+}
+
+/// The resource as kustomize's JSON 6902 patch leaves it, after its operations ran: every
+/// number went through a JSON float64 (integers past 2^53 lose their last digits), and
+/// annotations are read back as the text go-yaml v3 gives each JSON value (numbers in
+/// Go's `%g` form: `7`, `1000`, `1.2345678901234567e+19`; null as `null`).
+pub fn after_json_patch(node: &mut Node) {
+    through_float64(node);
+    if let Some(Node::Map(ann)) = node.get_path_mut(&["metadata", "annotations"]) {
+        for value in ann.values_mut() {
+            let text = match value {
+                Node::Int(i) => crate::yaml::emit::format_float_g(*i as f64),
+                Node::Uint(u) => crate::yaml::emit::format_float_g(*u as f64),
+                Node::Float(f) => crate::yaml::emit::format_float_g(*f),
+                Node::Null => "null".to_owned(),
+                Node::Bool(b) => b.to_string(),
+                _ => continue,
+            };
+            *value = Node::text(text);
+        }
+    }
+    after_json_round_trip(node);
+}
+
+/// Integers JSON's float64 cannot hold exactly become the float they round to.
+fn through_float64(node: &mut Node) {
+    const EXACT: u64 = 1 << 53;
+    match node {
+        Node::Int(i) if i.unsigned_abs() > EXACT => *node = Node::Float(*i as f64),
+        Node::Uint(u) if *u > EXACT => *node = Node::Float(*u as f64),
+        Node::Map(m) => m.values_mut().for_each(through_float64),
+        Node::Seq(items) => items.iter_mut().for_each(through_float64),
+        _ => {}
+    }
+}
+
+/// Whether go-yaml v3 writes the string `s` (a mapping value) other than plain.
+fn needs_quotes(s: &str) -> bool {
+    // The common case costs nothing: short names, words and paths are plain whatever
+    // their length, unless they read as another type.
+    if s.is_empty() || s.contains('\n') {
+        return true;
+    }
+    let mut doc = Styled::from_node(&Node::map());
+    if let crate::yaml::styled::Kind::Map(pairs) = &mut doc.kind {
+        pairs.push((
+            Styled::core_scalar("str", "k"),
+            Styled::core_scalar("str", s),
+        ));
+    }
+    let text = crate::yaml::styled::emit::to_string(&doc);
+    !text.starts_with(&format!("k: {s}\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoted_destination_turns_numbers_into_their_text() {
+        assert_eq!(restyled(Node::Int(2), Style::Quoted), Node::text("2"));
+        assert_eq!(
+            restyled(Node::Bool(true), Style::Quoted),
+            Node::text("true")
+        );
+        assert_eq!(restyled(Node::Int(2), Style::Plain), Node::Int(2));
+        assert_eq!(restyled(Node::text("x"), Style::Quoted), Node::text("x"));
+    }
+
+    fn patched(resource: &str, patch: &str, json_first: bool) -> Node {
+        let mut doc = crate::yaml::parse::parse_stream(resource, "r")
+            .expect("resource")
+            .remove(0);
+        if json_first {
+            after_json_round_trip(&mut doc);
+        }
+        let patch = crate::yaml::parse::parse_patch_stream(patch, "p")
+            .expect("patch")
+            .remove(0);
+        crate::merge::smp::apply(&mut doc, &patch, None).expect("merge");
+        doc
+    }
+
+    #[test]
+    fn strategic_merge_keeps_the_quoted_style_of_what_it_replaces() {
+        let r = "kind: ConfigMap\napiVersion: v1\ndata:\n  q: \"50%\"\n  s: 'x'\n  b: |\n    x\n  p: x\n";
+        let p =
+            "kind: ConfigMap\napiVersion: v1\ndata:\n  q: 2\n  s: true\n  b: 1.5\n  p: 3\n  n: 4\n";
+        let d = patched(r, p, false);
+        let data = d.get("data").expect("data");
+        assert_eq!(data.get("q"), Some(&Node::text("2")));
+        assert_eq!(data.get("s"), Some(&Node::text("true")));
+        assert_eq!(data.get("b"), Some(&Node::text("1.5")));
+        assert_eq!(data.get("p"), Some(&Node::Int(3)));
+        assert_eq!(data.get("n"), Some(&Node::Int(4)));
+        // After a JSON patch "50%" is plain again: the patch's number stays a number.
+        let d = patched(r, p, true);
+        assert_eq!(d.get_path(&["data", "q"]), Some(&Node::Int(2)));
+    }
+
+    #[test]
+    fn json_round_trip_quotes_only_what_plain_text_would_misread() {
+        for s in ["50%", "x", "a b", "nginx:1.2"] {
+            assert!(!needs_quotes(s), "{s}");
+        }
+        for s in ["7", "true", "", "~", "a\nb", "1.5", " x"] {
+            assert!(needs_quotes(s), "{s}");
+        }
+    }
+}
