@@ -16,9 +16,9 @@
 //!
 //! Parsed resources are the bulk of a build's memory, and most resource
 //! files are listed once: keeping each file's resources to the end of the
-//! build would add a copy of nearly all input. So before the build, a walk
-//! over the kustomization tree (`plan`; the kustomization files it decodes
-//! are the ones the build uses) counts the references to each resource file.
+//! build would add a copy of nearly all input. So before the build, the
+//! kustomization graph (build/graph.rs; the kustomization files it decodes are
+//! the ones the build uses) counts the references to each resource file.
 //! A file referenced once is parsed and handed over without being kept; one
 //! referenced several times is kept until its last expected reference, which
 //! gets the parsed resources themselves instead of a clone. The count only
@@ -29,18 +29,15 @@
 //! wait for one load instead of each doing it (but a thread already loading
 //! another entry never waits: it loads without the cache, see `lock_slot`).
 
-use super::chain::Chain;
 use crate::error::Result;
 use crate::kustomization::Kustomization;
 use crate::load;
-use crate::load::canonical;
-use crate::load::{Files, Loader};
+use crate::load::Loader;
 use crate::resource::Resource;
 use crate::transform::builtin::env::PatchParser;
 use crate::transform::patch;
 use crate::yaml::Node;
 use foldhash::{HashMap, HashSet};
-use rayon::prelude::*;
 use std::cell::Cell;
 use std::ffi::OsString;
 use std::hash::BuildHasher;
@@ -223,13 +220,6 @@ impl<T> PatchMemo<T> {
     }
 }
 
-/// What the plan counts: references to resource files and to bases.
-#[derive(Default)]
-struct Counts {
-    files: Mutex<HashMap<PathBuf, usize>>,
-    bases: Mutex<HashMap<PathBuf, usize>>,
-}
-
 /// The resources of a file referenced several times, until the last
 /// expected reference takes them.
 #[derive(Default)]
@@ -274,29 +264,18 @@ impl FileCache {
         self.kustomizations.get_or_load(file.as_os_str(), load)
     }
 
-    /// Counts the references to resource files in the kustomization tree
-    /// under `root` (see the module comment). Best effort and silent: what it
-    /// cannot read, the build reports.
-    pub(crate) fn plan(&self, files: &Files, root: &Path) {
-        let counts = Counts::default();
-        self.count_refs(files, root, &Chain::default(), &counts);
-        let bases = counts
-            .bases
-            .into_inner()
-            .unwrap_or_else(PoisonError::into_inner);
+    /// Takes from the kustomization graph which resource files and bases a build of
+    /// `top` references several times (see the module comment).
+    pub(crate) fn plan(&self, graph: &super::graph::Graph, top: super::graph::NodeId) {
+        let (files, bases) = graph.shared_references(top);
         let _ = self.base_refs.set(
             bases
                 .into_iter()
-                .filter(|(_, n)| *n > 1)
                 .map(|(dir, n)| (dir.into_os_string(), n))
                 .collect(),
         );
-        let counts = counts
-            .files
-            .into_inner()
-            .unwrap_or_else(PoisonError::into_inner);
         let mut shared = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
-        for (real, left) in counts.into_iter().filter(|(_, n)| *n > 1) {
+        for (real, left) in files {
             let slot = Shared {
                 resources: None,
                 left,
@@ -312,70 +291,6 @@ impl FileCache {
             .get()
             .and_then(|refs| refs.get(dir.as_os_str()).copied())
             .unwrap_or(0)
-    }
-
-    /// Adds the resource files one build of `dir` reads, and the bases it
-    /// lists, to `counts`. A base is walked once: the build builds it once
-    /// (see build/memo.rs), and walking every path to it would be exponential
-    /// on stacked diamonds.
-    fn count_refs(&self, files: &Files, dir: &Path, chain: &Chain, counts: &Counts) {
-        // A cycle: the build stops there with an error; so does a tree too deep.
-        if chain.len() >= super::depth::MAX_DEPTH || chain.reaches(dir) {
-            return;
-        }
-        super::depth::grow_past(chain.len(), || {
-            self.count_refs_here(files, dir, chain, counts)
-        })
-    }
-
-    /// [`Self::count_refs`] on this stack segment.
-    fn count_refs_here(&self, files: &Files, dir: &Path, chain: &Chain, counts: &Counts) {
-        let paths = files.paths();
-        let Ok(file) = paths.kustomization_file(dir, files.restrictor()) else {
-            return;
-        };
-        let Ok(k) = self.kustomization(&file.path, || {
-            crate::load::read_kustomization_file(files, &file)
-        }) else {
-            return;
-        };
-        let chain = chain.with(dir.to_path_buf());
-        let local = |entry: &String| !load::is_remote(entry);
-        k.resources
-            .par_iter()
-            .filter(|e| local(e))
-            .for_each(
-                |entry| match paths.resolve(&load::join_clean(dir, entry), "resource") {
-                    Ok((real, canonical::EntryType::Dir)) => {
-                        let first = {
-                            let mut bases =
-                                counts.bases.lock().unwrap_or_else(PoisonError::into_inner);
-                            let n = bases.entry(real.clone()).or_default();
-                            *n += 1;
-                            *n == 1
-                        };
-                        if first {
-                            self.count_refs(files, &real, &chain, counts)
-                        }
-                    }
-                    Ok((real, _)) => {
-                        *counts
-                            .files
-                            .lock()
-                            .unwrap_or_else(PoisonError::into_inner)
-                            .entry(real)
-                            .or_default() += 1
-                    }
-                    Err(_) => {}
-                },
-            );
-        for entry in &k.components {
-            if let Ok((real, canonical::EntryType::Dir)) =
-                paths.resolve(&load::join_clean(dir, entry), "component")
-            {
-                self.count_refs(files, &real, &chain, counts);
-            }
-        }
     }
 
     /// The resources of the resource file `real`, parsed by `load` unless an
@@ -497,7 +412,7 @@ impl PatchParser for FileCache {
 mod tests {
     use super::super::BuildOptions;
     use super::*;
-    use crate::load::LoadRestrictor;
+    use crate::load::{Files, LoadRestrictor};
 
     /// Builds `dir` on the real file system, keeping parsed files in `cache`.
     fn build_with_files(

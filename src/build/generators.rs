@@ -5,6 +5,7 @@
 use super::{Accumulator, Builder, Expect};
 use crate::error::{Error, Result};
 use crate::kustomization::Kustomization;
+use crate::kustomization::files::Place;
 use crate::load::{FileKind, Loader};
 use crate::resource::{Configured, Origin, Resource};
 use crate::yaml::{self, Node};
@@ -36,11 +37,25 @@ impl Builder<'_> {
         let count: usize = lists.iter().map(|(_, list, _)| list.len()).sum();
         let mut index =
             (count >= crate::generate::behavior::INDEX_FROM).then(|| acc.resmap.any_id_index());
+        let files = self.ctx.files;
         for (kind, list, builtin) in lists {
-            for args in list {
-                let mut read = |p: &str| ldr.read(p, "generator file").map(|(_, b)| b);
+            for (i, args) in list.iter().enumerate() {
+                let key = kind.field();
+                let mut read = |p: &str| {
+                    ldr.read(p, "generator file").map(|(_, b)| b).map_err(|e| {
+                        // The generator's entry that names the file.
+                        let named = crate::kustomization::files::named(k);
+                        let place = named.iter().find(|n| {
+                            n.place.key == key && n.place.index == Some(i) && n.path == p
+                        });
+                        match place {
+                            Some(n) => super::entry_error(files, file, n.place, p, e),
+                            None => e,
+                        }
+                    })
+                };
                 let g = generate(kind, args, k.generator_options.as_ref(), &mut read)?;
-                self.warnings.extend(g.warnings.iter().map(|w| {
+                self.out.warnings.extend(g.warnings.iter().map(|w| {
                     format!(
                         "{} {:?} in {}: {w}",
                         kind.field(),
@@ -48,11 +63,12 @@ impl Builder<'_> {
                         file.display()
                     )
                 }));
-                self.budget
+                self.ctx
+                    .budget
                     .charge(crate::resource::budget::node_bytes(&g.node), kind.field())?;
                 let mut res = Resource::new(g.node)?;
                 res.needs_hash = g.hash_suffix;
-                if self.meta.unwrap_or_default().origin {
+                if self.inh.meta.unwrap_or_default().origin {
                     res.origin = Some(Box::new(Origin::Generated(Configured {
                         configured_in: file.to_path_buf(),
                         api_version: "builtin".into(),
@@ -76,7 +92,7 @@ impl Builder<'_> {
         entry: &str,
     ) -> Result<(Option<FileKind>, Option<PathBuf>)> {
         let fetched = if crate::load::is_remote_file(entry) {
-            Some(self.cache.read_text(ldr, entry, "plugin config"))
+            Some(self.ctx.cache.read_text(ldr, entry, "plugin config"))
         } else {
             None
         };
@@ -106,6 +122,7 @@ impl Builder<'_> {
         &mut self,
         ldr: &Loader,
         file: &Path,
+        key: &'static str,
         entries: &[String],
     ) -> Result<Vec<(Node, PathBuf, Option<crate::plugin::Plugin>)>> {
         let mut out = Vec::new();
@@ -130,48 +147,16 @@ impl Builder<'_> {
             })
             .partition(|(_, _, remote, kind)| !remote && kind.is_none());
         for (entry, inline, remote, kind) in texts.into_iter().chain(paths) {
-            let (kind, remote_dir) = if remote {
-                self.fetch_plugin_config(ldr, entry)?
-            } else {
-                (kind, None)
-            };
-            let exists = kind.is_some();
-            if kind == Some(FileKind::Dir) {
-                let real = match remote_dir {
-                    Some(dir) => dir,
-                    None => ldr.resolve(entry, "plugin config directory")?.0,
-                };
-                ldr.check_base(&real, entry)?;
-                self.check_cycle(&real, entry)?;
-                let mut sub = Accumulator::default();
-                self.accumulate(&ldr.child(real.clone()), &mut sub, Expect::Kustomization)?;
-                for r in sub.resmap.resources {
-                    let src = match r.origin.as_deref() {
-                        Some(Origin::File(p)) => p.clone(),
-                        _ => real.clone(),
-                    };
-                    out.push((r.node, src));
-                }
-                continue;
-            }
-            let (text, src) = if !exists {
-                (entry.clone(), file.to_path_buf())
-            } else {
-                let (real, text) = self.cache.read_text(ldr, entry, "plugin config")?;
-                (String::clone(&text), real)
-            };
-            let docs = yaml::parse::parse_stream(&text, &src.display().to_string())?;
-            if docs.iter().all(Node::is_null) && !exists && !inline {
-                return Err(Error::NotFound {
-                    what: "plugin config".to_string(),
-                    path: entry.into(),
-                });
-            }
-            out.extend(
-                docs.into_iter()
-                    .filter(|d| !d.is_null())
-                    .map(|d| (d, src.clone())),
-            );
+            self.load_plugin_config(ldr, file, (entry, inline, remote, kind), &mut out)
+                .map_err(|e| {
+                    // The entry that names the config (inline YAML is its own place).
+                    match entries.iter().position(|x| std::ptr::eq(x, entry)) {
+                        Some(i) if !inline => {
+                            super::entry_error(self.ctx.files, file, Place::item(key, i), entry, e)
+                        }
+                        _ => e,
+                    }
+                })?;
         }
         let mut loaded = Vec::with_capacity(out.len());
         for (config, source) in out {
@@ -183,7 +168,7 @@ impl Builder<'_> {
                     e.context(format!("in plugin config {}", source.display()))
                 }
             };
-            super::plugins::check_config(&config, self.plugins).map_err(ctx)?;
+            super::plugins::check_config(&config, self.ctx.plugins).map_err(ctx)?;
             let external = if super::plugins::is_builtin(&config) {
                 None
             } else {
@@ -192,15 +177,15 @@ impl Builder<'_> {
                     crate::plugin::Plugin::load(
                         &config,
                         ldr.root(),
-                        self.external,
-                        self.version,
+                        self.ctx.external,
+                        self.ctx.version,
                         &mut read,
                     )
                     .map_err(ctx)?,
                 )
             };
             if let Some(w) = external.as_ref().and_then(|p| p.warning()) {
-                self.warnings.push(if source == file {
+                self.out.warnings.push(if source == file {
                     format!("{w} (in {})", file.display())
                 } else {
                     format!("{w} (plugin config {})", source.display())
@@ -211,6 +196,60 @@ impl Builder<'_> {
         Ok(loaded)
     }
 
+    /// One `generators:`/`transformers:`/`validators:` entry of [`Self::load_plugin_configs`]:
+    /// its configs added to `out`.
+    fn load_plugin_config(
+        &mut self,
+        ldr: &Loader,
+        file: &Path,
+        (entry, inline, remote, kind): (&String, bool, bool, Option<FileKind>),
+        out: &mut Vec<(Node, PathBuf)>,
+    ) -> Result<()> {
+        let (kind, remote_dir) = if remote {
+            self.fetch_plugin_config(ldr, entry)?
+        } else {
+            (kind, None)
+        };
+        let exists = kind.is_some();
+        if kind == Some(FileKind::Dir) {
+            let real = match remote_dir {
+                Some(dir) => dir,
+                None => ldr.resolve(entry, "plugin config directory")?.0,
+            };
+            ldr.check_base(&real, entry)?;
+            self.check_cycle(&real, entry)?;
+            let mut sub = Accumulator::default();
+            self.accumulate(&ldr.child(real.clone()), &mut sub, Expect::Kustomization)?;
+            for r in sub.resmap.resources {
+                let src = match r.origin.as_deref() {
+                    Some(Origin::File(p)) => p.clone(),
+                    _ => real.clone(),
+                };
+                out.push((r.node, src));
+            }
+            return Ok(());
+        }
+        let (text, src) = if !exists {
+            (entry.clone(), file.to_path_buf())
+        } else {
+            let (real, text) = self.ctx.cache.read_text(ldr, entry, "plugin config")?;
+            (String::clone(&text), real)
+        };
+        let docs = yaml::parse::parse_stream(&text, &src.display().to_string())?;
+        if docs.iter().all(Node::is_null) && !exists && !inline {
+            return Err(Error::NotFound {
+                what: "plugin config".to_string(),
+                path: entry.into(),
+            });
+        }
+        out.extend(
+            docs.into_iter()
+                .filter(|d| !d.is_null())
+                .map(|d| (d, src.clone())),
+        );
+        Ok(())
+    }
+
     /// An external generator plugin: its resources absorbed with the behavior each asks for.
     pub(super) fn run_plugin_generator(
         &mut self,
@@ -218,14 +257,15 @@ impl Builder<'_> {
         source: &Path,
         acc: &mut Accumulator,
     ) -> Result<()> {
-        let origin = self.meta.unwrap_or_default().origin;
-        let generated = plugin.generate(self.external, self.budget)?;
+        let origin = self.inh.meta.unwrap_or_default().origin;
+        let generated = plugin.generate(self.ctx.external, self.ctx.budget)?;
         // Many resources from one plugin: look ids up in an index, as for builtin generators.
         let mut index = (generated.len() >= crate::generate::behavior::INDEX_FROM)
             .then(|| acc.resmap.any_id_index());
         let field = plugin.budget_field();
         for (mut res, behavior) in generated {
-            self.budget
+            self.ctx
+                .budget
                 .charge(crate::resource::budget::node_bytes(&res.node), &field)?;
             if origin {
                 res.origin = Some(Box::new(Origin::Generated(plugin.configured(source))));
@@ -256,7 +296,7 @@ impl Builder<'_> {
                     // generator fields; a builtin config under `generators:` gets
                     // only the options it carries itself.
                     let g = crate::generate::generate(kind, &args, None, &mut read)?;
-                    self.warnings.extend(g.warnings.iter().map(|w| {
+                    self.out.warnings.extend(g.warnings.iter().map(|w| {
                         format!(
                             "{} {:?} in {}: {w}",
                             kind.field(),
@@ -279,7 +319,7 @@ impl Builder<'_> {
                     "IAMPolicyGenerator",
                 ),
             };
-        if self.meta.unwrap_or_default().origin {
+        if self.inh.meta.unwrap_or_default().origin {
             res.origin = Some(Box::new(Origin::Generated(Configured {
                 configured_in: source.to_path_buf(),
                 api_version: "builtin".into(),

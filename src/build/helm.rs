@@ -21,7 +21,7 @@ impl Builder<'_> {
         file: &Path,
         k: &Kustomization,
     ) -> Result<Vec<ChartArgs>> {
-        super::plugins::check_helm_charts(k, self.plugins)?;
+        super::plugins::check_helm_charts(k, self.ctx.plugins)?;
         let (charts, globals) = charts_and_globals(
             &k.helm_charts,
             k.helm_globals.as_ref(),
@@ -30,8 +30,8 @@ impl Builder<'_> {
         if !charts.is_empty() {
             self.warn_config_home(&globals, file);
         }
-        let namespace = self.helm_namespace.as_deref();
-        let flags = self.helm.options();
+        let namespace = self.inh.helm_namespace.as_deref();
+        let flags = self.ctx.helm.options();
         charts
             .iter()
             .map(|c| args::configure(c, &globals, namespace, ldr, flags))
@@ -55,16 +55,21 @@ impl Builder<'_> {
         let chart: HelmChart = decode(config, KIND)?;
         let globals: HelmGlobals = decode(config, KIND)?;
         self.warn_config_home(&globals, source);
-        let flags = self.helm.options();
+        let flags = self.ctx.helm.options();
         let args = args::configure(&chart, &globals, None, ldr, flags)?;
         let meta = crate::kustomization::plugin_config::identity(config)?.1;
-        let origin = self.meta.unwrap_or_default().origin.then(|| Configured {
-            configured_in: source.to_path_buf(),
-            api_version: "builtin".into(),
-            kind: KIND.into(),
-            name: Some(meta.name).filter(|n| !n.is_empty()),
-            namespace: Some(meta.namespace).filter(|n| !n.is_empty()),
-        });
+        let origin = self
+            .inh
+            .meta
+            .unwrap_or_default()
+            .origin
+            .then(|| Configured {
+                configured_in: source.to_path_buf(),
+                api_version: "builtin".into(),
+                kind: KIND.into(),
+                name: Some(meta.name).filter(|n| !n.is_empty()),
+                namespace: Some(meta.namespace).filter(|n| !n.is_empty()),
+            });
         self.absorb_charts(&[args], origin, acc)
     }
 
@@ -79,13 +84,18 @@ impl Builder<'_> {
         if charts.is_empty() {
             return Ok(());
         }
-        let origin = self.meta.unwrap_or_default().origin.then(|| Configured {
-            configured_in: file.to_path_buf(),
-            api_version: "builtin".into(),
-            kind: "HelmChartInflationGenerator".into(),
-            name: None,
-            namespace: None,
-        });
+        let origin = self
+            .inh
+            .meta
+            .unwrap_or_default()
+            .origin
+            .then(|| Configured {
+                configured_in: file.to_path_buf(),
+                api_version: "builtin".into(),
+                kind: "HelmChartInflationGenerator".into(),
+                name: None,
+                namespace: None,
+            });
         self.absorb_charts(charts, origin, acc)
     }
 
@@ -93,7 +103,7 @@ impl Builder<'_> {
     /// (see helm/command.rs), and says so.
     fn warn_config_home(&mut self, globals: &crate::kustomization::helm::HelmGlobals, file: &Path) {
         if !globals.config_home.is_empty() {
-            self.warnings.push(format!(
+            self.out.warnings.push(format!(
                 "helmGlobals.configHome {:?} in {} is ignored: kbuild gives helm a private config home, so that a kustomization cannot choose helm's plugins, repositories or registry credentials (set HELM_REGISTRY_CONFIG or HELM_REPOSITORY_CONFIG in kbuild's environment to give helm credentials)",
                 globals.config_home,
                 file.display()
@@ -110,9 +120,14 @@ impl Builder<'_> {
     ) -> Result<()> {
         use crate::generate::Behavior;
         let mut index = acc.resmap.any_id_index();
-        for resources in self.helm.inflate_all(charts, self.version, self.budget)? {
+        for resources in self
+            .ctx
+            .helm
+            .inflate_all(charts, self.ctx.version, self.ctx.budget)?
+        {
             for mut res in resources {
-                self.budget
+                self.ctx
+                    .budget
                     .charge(crate::resource::budget::node_bytes(&res.node), "helmCharts")?;
                 res.origin = origin.clone().map(|c| Box::new(Origin::Generated(c)));
                 crate::generate::behavior::absorb(

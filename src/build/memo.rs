@@ -75,7 +75,12 @@ impl Slot {
     /// takes the kept build itself.
     pub(super) fn take(&mut self, chain: &Chain) -> Option<Built> {
         let built = self.built.as_ref()?;
-        if built.visited.iter().any(|v| chain.reaches(Path::new(v))) {
+        if built
+            .out
+            .visited
+            .iter()
+            .any(|v| chain.reaches(Path::new(v)))
+        {
             return None;
         }
         if self.left <= 1 {

@@ -6,8 +6,9 @@
 //! name hashes, name references, vars and the output sort.
 
 use crate::config::TransformerConfig;
-use crate::error::{Error, Result};
+use crate::error::{EntryContext, Error, Result};
 use crate::kustomization::Kustomization;
+use crate::kustomization::files::{Field, Place};
 use crate::kustomize_version::KustomizeVersion;
 use crate::load::{self, FileSystem, Files, LoadRestrictor, Loader};
 use crate::merge::smp::MergeOptions;
@@ -196,18 +197,14 @@ fn build_with_cache(
     preset: Option<SchemaRef>,
 ) -> Result<(BuildOutput, Arc<Kustomization>)> {
     let ldr = files.root(dir)?;
-    cache.plan(files, ldr.root());
+    let (graph, top) = graph::Graph::for_build(files, cache, ldr.root());
+    cache.plan(&graph, top);
     let helm = crate::helm::Session::new(options.helm.clone());
-    let mut builder = Builder {
+    let ctx = state::BuildContext {
         files,
         version: options.kustomize_version,
         plugins: options.plugins,
         external: &options.external,
-        chain: chain::Chain::default(),
-        meta: None,
-        schemas: preset,
-        builtin_loaded: false,
-        warnings: Vec::new(),
         cache,
         memo: &memo::Memo::default(),
         builds: &depth::Builds::default(),
@@ -216,15 +213,21 @@ fn build_with_cache(
                 .max_output_bytes
                 .unwrap_or(crate::resource::budget::DEFAULT_MAX_OUTPUT_BYTES),
         ),
-        visited: Visited::default(),
         helm: &helm,
-        helm_namespace: None,
+    };
+    let mut builder = Builder {
+        ctx: &ctx,
+        inh: state::Inherited {
+            schemas: preset,
+            ..Default::default()
+        },
+        out: state::Gathered::default(),
     };
     let mut acc = Accumulator::default();
     let kust = builder.accumulate(&ldr, &mut acc, Expect::Kustomization)?;
-    let meta = builder.meta.unwrap_or_default();
-    let budget = builder.budget;
-    let mut warnings = builder.warnings;
+    let meta = builder.inh.meta.unwrap_or_default();
+    let budget = ctx.budget;
+    let mut warnings = builder.out.warnings;
     finish(
         &mut acc,
         &kust,
@@ -241,6 +244,30 @@ fn build_with_cache(
         remote_inputs: files.remote().inputs(),
     };
     Ok((out, kust))
+}
+
+/// `e`, an error about the entry `entry` written at `place` of the kustomization file
+/// `file`, with the entry's line and column (the file is read and parsed again: this
+/// runs only for an error).
+pub(crate) fn entry_error(
+    files: &Files,
+    file: &Path,
+    place: Place,
+    entry: &str,
+    e: Error,
+) -> Error {
+    let pos = files
+        .fs()
+        .read(file)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .and_then(|text| place.position(&text));
+    e.at_entry(EntryContext {
+        file: file.to_path_buf(),
+        pos,
+        field: place.to_string(),
+        entry: redact(entry),
+    })
 }
 
 /// Steps done once, at the top of the build.
@@ -278,6 +305,7 @@ fn finish(
 mod cache;
 mod chain;
 mod crd_schema;
+pub mod graph;
 
 /// The kustomization directories a build went through, each once: a set, because
 /// a base shared by two overlays is in both overlays' sets, and a list of each
@@ -293,6 +321,7 @@ mod parallel;
 mod plugins;
 mod printable;
 mod resources;
+mod state;
 
 use openapi::SchemaRef;
 use resources::Prepared;
@@ -303,42 +332,12 @@ enum Expect {
     Component,
 }
 
+/// The builder of one kustomization: the build's shared context, and this
+/// kustomization's own state (see build/state.rs).
 struct Builder<'o> {
-    /// The build's files: file system, restrictor, resolved paths.
-    files: &'o Files,
-    /// The kustomize release being reproduced.
-    version: KustomizeVersion,
-    /// Which plugins kustomize would run (see build/plugins.rs).
-    plugins: Plugins,
-    /// How external plugins run (see the `plugin` module).
-    external: &'o crate::plugin::Options,
-    /// Directories being built, outermost first (for cycle detection).
-    chain: chain::Chain,
-    /// The top kustomization's `buildMetadata` (set when it is loaded).
-    meta: Option<BuildMeta>,
-    /// A custom schema from an `openapi:` field. Like kustomize's global
-    /// schema setting, it applies from the kustomization that sets it on.
-    schemas: Option<SchemaRef>,
-    /// Whether kustomize would have loaded its built-in schema by now (see
-    /// `openapi::loads_builtin_schema`): a custom schema set then goes on top of it.
-    builtin_loaded: bool,
-    /// Warnings so far (see [`BuildOutput::warnings`]).
-    warnings: Vec<String>,
-    /// Files read and parsed so far (see build/cache.rs).
-    cache: &'o cache::FileCache,
-    /// Bases built so far (see build/memo.rs).
-    memo: &'o memo::Memo,
-    /// How many kustomizations were built so far (see build/depth.rs).
-    builds: &'o depth::Builds,
-    /// What amplifying fields may create (see resource/budget.rs).
-    budget: &'o Budget,
-    /// The kustomization directories this builder has gone through.
-    visited: Visited,
-    /// The build's helm runs (see helm/mod.rs).
-    helm: &'o crate::helm::Session,
-    /// The namespace helm charts without one get: the nearest `namespace` of this
-    /// kustomization or one including it (kustomize v5.8.0 and later; `None` before).
-    helm_namespace: Option<String>,
+    ctx: &'o state::BuildContext<'o>,
+    inh: state::Inherited,
+    out: state::Gathered,
 }
 
 impl Builder<'_> {
@@ -350,8 +349,8 @@ impl Builder<'_> {
         acc: &mut Accumulator,
         expect: Expect,
     ) -> Result<Arc<Kustomization>> {
-        self.builds.count(ldr.root())?;
-        depth::nested(self.chain.len(), ldr.root(), || {
+        self.ctx.builds.count(ldr.root())?;
+        depth::nested(self.inh.chain.len(), ldr.root(), || {
             self.accumulate_here(ldr, acc, expect)
         })
     }
@@ -364,16 +363,19 @@ impl Builder<'_> {
         expect: Expect,
     ) -> Result<Arc<Kustomization>> {
         let found = ldr.kustomization_file()?;
-        let files = self.files;
+        let files = self.ctx.files;
         let k = self
+            .ctx
             .cache
             .kustomization(&found.path, || load::read_kustomization_file(files, &found))?;
         let file = found.path;
-        let ctx = |e: Error| e.context(format!("in {}", file.display()));
+        let ctx = |e: Error| e.in_file(&file);
         // kustomize prints these as it loads the file, before anything is built from it.
-        self.warnings.extend(k.deprecation_notices.iter().cloned());
+        self.out
+            .warnings
+            .extend(k.deprecation_notices.iter().cloned());
         match (expect, k.is_component()) {
-            (Expect::Kustomization, true) if !self.chain.is_empty() => {
+            (Expect::Kustomization, true) if !self.inh.chain.is_empty() => {
                 return Err(Error::invalid_config(format!(
                     "{} is a Component; list it under 'components', not 'resources'",
                     file.display()
@@ -388,27 +390,28 @@ impl Builder<'_> {
             }
             _ => {}
         }
-        crate::kustomization::by_version::check(&k, self.version).map_err(ctx)?;
-        if self.meta.is_none() {
-            self.meta = Some(BuildMeta::parse(&k.build_metadata).map_err(ctx)?);
+        crate::kustomization::by_version::check(&k, self.ctx.version).map_err(ctx)?;
+        if self.inh.meta.is_none() {
+            self.inh.meta = Some(BuildMeta::parse(&k.build_metadata).map_err(ctx)?);
         }
-        if let (None, Some(field)) = (&self.schemas, &k.openapi) {
-            self.schemas = Some(openapi::load(ldr, field, self.builtin_loaded).map_err(ctx)?);
+        if let (None, Some(field)) = (&self.inh.schemas, &k.openapi) {
+            self.inh.schemas =
+                Some(openapi::load(ldr, field, self.inh.builtin_loaded).map_err(ctx)?);
         }
-        self.visited.insert(ldr.root().as_os_str().to_owned());
-        let outer = self.chain.clone();
-        self.chain = outer.with(ldr.root().to_path_buf());
+        self.out.visited.insert(ldr.root().as_os_str().to_owned());
+        let outer = self.inh.chain.clone();
+        self.inh.chain = outer.with(ldr.root().to_path_buf());
         // Charts here and in every base and component below get this kustomization's
         // namespace, or else the one it inherited.
-        let inherited = self.helm_namespace.clone();
-        if self.version.namespace_for_helm_charts()
+        let inherited = self.inh.helm_namespace.clone();
+        if self.ctx.version.namespace_for_helm_charts()
             && let Some(ns) = k.namespace.as_deref().filter(|ns| !ns.is_empty())
         {
-            self.helm_namespace = Some(ns.to_string());
+            self.inh.helm_namespace = Some(ns.to_string());
         }
         let result = self.accumulate_body(ldr, &file, &k, acc);
-        self.helm_namespace = inherited;
-        self.chain = outer;
+        self.inh.helm_namespace = inherited;
+        self.inh.chain = outer;
         result.map_err(ctx)?;
         Ok(k)
     }
@@ -428,11 +431,11 @@ impl Builder<'_> {
         let mut loaded = Vec::new();
         // Where each entry's resources start in `loaded`, to name the entries of a clash.
         let mut starts = Vec::with_capacity(k.resources.len());
-        for (entry, p) in k.resources.iter().zip(prepared) {
+        for (i, (entry, p)) in k.resources.iter().zip(prepared).enumerate() {
             starts.push(loaded.len());
             self.accumulate_resource(entry, p, acc, &mut loaded)
                 .map_err(|e| {
-                    e.context(format!("accumulating resources from '{}'", redact(entry)))
+                    entry_error(self.ctx.files, file, Place::item("resources", i), entry, e)
                 })?;
         }
         if let Some((earlier, later)) = acc.resmap.first_clash(&loaded) {
@@ -455,23 +458,32 @@ impl Builder<'_> {
         acc.resmap.extend_checked(loaded);
         // As in kustomize: the built-in configuration plus this kustomization's files is
         // merged into what its bases brought, then what its `crds:` files say.
-        let mut own = TransformerConfig::builtin(self.version);
-        for entry in &k.configurations {
-            let (real, text) = self.cache.read_text(ldr, entry, "configuration file")?;
+        let mut own = TransformerConfig::builtin(self.ctx.version);
+        for (i, entry) in k.configurations.iter().enumerate() {
+            let place = Place::item("configurations", i);
+            let (real, text) = self
+                .ctx
+                .cache
+                .read_text(ldr, entry, "configuration file")
+                .map_err(|e| entry_error(self.ctx.files, file, place, entry, e))?;
             let source = real.display().to_string();
             let node = yaml::parse::parse_document(&text, &source)?;
             own.add_file(&node, &source)?;
         }
         acc.config.merge(&own)?;
-        for entry in &k.crds {
-            let (_, text) = self.cache.read_text(ldr, entry, "crds file")?;
+        for (i, entry) in k.crds.iter().enumerate() {
+            let (_, text) = self
+                .ctx
+                .cache
+                .read_text(ldr, entry, "crds file")
+                .map_err(|e| entry_error(self.ctx.files, file, Place::item("crds", i), entry, e))?;
             let specs = crate::config::crd::crd_field_specs_from_text(&text, entry)?;
             acc.config.merge(&crate::config::crd::crd_config(&specs)?)?;
         }
         // As in kustomize, every generator is configured before any runs: helm charts and
         // `generators:` configs fail (see build/plugins.rs) before a ConfigMap is generated.
         let charts = self.configure_helm_charts(ldr, file, k)?;
-        let generator_configs = self.load_plugin_configs(ldr, file, &k.generators)?;
+        let generator_configs = self.load_plugin_configs(ldr, file, "generators", &k.generators)?;
         self.run_generators(ldr, file, k, acc)?;
         self.run_helm_charts(&charts, file, acc)?;
         for (config, source, external) in generator_configs {
@@ -481,9 +493,9 @@ impl Builder<'_> {
             }
             .map_err(|e| e.context(format!("running generator from {}", source.display())))?;
         }
-        for entry in &k.components {
+        for (i, entry) in k.components.iter().enumerate() {
             self.accumulate_component(ldr, entry, acc).map_err(|e| {
-                e.context(format!("accumulating components from '{}'", redact(entry)))
+                entry_error(self.ctx.files, file, Place::item("components", i), entry, e)
             })?;
         }
         // Out of line, as the frame of this function is on the stack once per base.
@@ -502,13 +514,24 @@ impl Builder<'_> {
         k: &Kustomization,
         acc: &mut Accumulator,
     ) -> Result<()> {
-        let meta = self.meta.unwrap_or_default();
-        let cache = self.cache;
+        let meta = self.inh.meta.unwrap_or_default();
+        let cache = self.ctx.cache;
+        let files = self.ctx.files;
         let mut read = |p: &str, what: &str| {
-            let (_, text) = cache.read_text(ldr, p, what)?;
+            let (_, text) = cache.read_text(ldr, p, what).map_err(|e| {
+                // A patch or replacements file: the entry that names it (the first, if several do).
+                let named = crate::kustomization::files::named(k);
+                match named
+                    .iter()
+                    .find(|n| n.field == Field::Patches && n.path == p)
+                {
+                    Some(n) => entry_error(files, file, n.place, p, e),
+                    None => e,
+                }
+            })?;
             Ok(String::clone(&text))
         };
-        let schemas = self.schemas.clone();
+        let schemas = self.inh.schemas.clone();
         let opts = MergeOptions {
             schemas: match &schemas {
                 Some(chosen) => chosen.get(),
@@ -521,27 +544,29 @@ impl Builder<'_> {
             read: &mut read,
             parsed: cache,
             merge: &opts,
-            version: self.version,
-            budget: self.budget,
+            version: self.ctx.version,
+            budget: self.ctx.budget,
             step: None,
         };
         let steps = fields::steps(k, &acc.config, file);
         let rm = &mut acc.resmap;
         for step in &steps {
-            run_step(step, rm, &mut env, &mut self.warnings, meta, file)?;
+            run_step(step, rm, &mut env, &mut self.out.warnings, meta, file)?;
         }
-        let external = self.external;
-        for (config, source, plugin) in self.load_plugin_configs(ldr, file, &k.transformers)? {
+        let external = self.ctx.external;
+        for (config, source, plugin) in
+            self.load_plugin_configs(ldr, file, "transformers", &k.transformers)?
+        {
             let ctx =
                 |e: Error| e.context(format!("running transformer from {}", source.display()));
             match plugin {
                 Some(plugin) => {
-                    run_plugin_transformer(&plugin, rm, external, meta, &source, self.budget)
+                    run_plugin_transformer(&plugin, rm, external, meta, &source, self.ctx.budget)
                         .map_err(ctx)?
                 }
                 None => {
                     let step = configs::step(&config, &source).map_err(ctx)?;
-                    run_step(&step, rm, &mut env, &mut self.warnings, meta, &source)?;
+                    run_step(&step, rm, &mut env, &mut self.out.warnings, meta, &source)?;
                 }
             }
         }
@@ -557,8 +582,10 @@ impl Builder<'_> {
         k: &Kustomization,
         acc: &mut Accumulator,
     ) -> Result<()> {
-        let external = self.external;
-        for (config, source, plugin) in self.load_plugin_configs(ldr, file, &k.validators)? {
+        let external = self.ctx.external;
+        for (config, source, plugin) in
+            self.load_plugin_configs(ldr, file, "validators", &k.validators)?
+        {
             let Some(plugin) = plugin else {
                 // kustomize would run a builtin transformer as a validator and fail if it
                 // changed anything.
@@ -571,7 +598,7 @@ impl Builder<'_> {
                 });
             };
             plugin
-                .validate(&acc.resmap, external, self.budget)
+                .validate(&acc.resmap, external, self.ctx.budget)
                 .map_err(|e| e.context(format!("running validator from {}", source.display())))?;
         }
         Ok(())
@@ -579,7 +606,7 @@ impl Builder<'_> {
 
     /// A base may not be, or contain, a directory already being built.
     fn check_cycle(&self, candidate: &Path, entry: &str) -> Result<()> {
-        if let Some(mut chain) = self.chain.cycle_with(candidate) {
+        if let Some(mut chain) = self.inh.chain.cycle_with(candidate) {
             chain.push(candidate.to_path_buf());
             return Err(Error::Cycle(Box::new(crate::error::Cycle {
                 // A remote entry's credentials are not printed.

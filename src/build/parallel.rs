@@ -15,6 +15,7 @@
 //! another value than the sequential order gives is built again too.
 
 use super::memo::Key;
+use super::state::{Gathered, Inherited};
 use super::{Accumulator, Builder, Expect, Prepared, SchemaRef};
 use crate::error::Result;
 use crate::load::Loader;
@@ -25,17 +26,15 @@ use rayon::prelude::*;
 #[derive(Clone)]
 pub(super) struct Built {
     pub(super) acc: Accumulator,
-    /// The builder's schema after building the base.
-    pub(super) schemas: Option<SchemaRef>,
+    /// The base builder's state after building the base: the schema it leaves set and
+    /// whether the built-in one was loaded (see build/state.rs).
+    pub(super) inh: Inherited,
+    /// What the base's build gathered: warnings (reported in entry order), the
+    /// kustomization directories it went through.
+    pub(super) out: Gathered,
     /// The directory, for building it again in order when needed.
     pub(super) dir: std::path::PathBuf,
-    /// Warnings the base's build gave, reported in entry order.
-    pub(super) warnings: Vec<String>,
-    /// `Builder::builtin_loaded` after building the base.
-    pub(super) builtin_loaded: bool,
     changed_schemas: bool,
-    /// The kustomization directories the base's build went through.
-    pub(super) visited: super::Visited,
 }
 
 impl Builder<'_> {
@@ -61,11 +60,11 @@ impl Builder<'_> {
         // the wrong one: hand them back as directories to build in order.
         let mut changed = false;
         // `builtin_loaded` as the sequential order has it before each entry.
-        let mut loaded = self.builtin_loaded;
+        let mut loaded = self.inh.builtin_loaded;
         for p in prepared.iter_mut() {
             match p {
                 Ok(Prepared::Built(b))
-                    if changed || (b.changed_schemas && loaded != self.builtin_loaded) =>
+                    if changed || (b.changed_schemas && loaded != self.inh.builtin_loaded) =>
                 {
                     let dir = std::mem::take(&mut b.dir);
                     *p = Ok(Prepared::Dir(dir));
@@ -73,7 +72,7 @@ impl Builder<'_> {
                 }
                 Ok(Prepared::Built(b)) => {
                     changed = b.changed_schemas;
-                    loaded |= b.builtin_loaded;
+                    loaded |= b.inh.builtin_loaded;
                 }
                 Ok(Prepared::Resources(resources)) => {
                     loaded |= resources.iter().any(|r| {
@@ -111,20 +110,20 @@ impl Builder<'_> {
     /// build of an earlier reference to it (see memo.rs).
     pub(super) fn build_base(&self, real: std::path::PathBuf, entry: &str) -> Result<Built> {
         self.check_cycle(&real, entry)?;
-        let expected = self.cache.base_refs(&real);
+        let expected = self.ctx.cache.base_refs(&real);
         if expected < 2 {
             return self.build_base_anew(real);
         }
-        let slot = self.memo.slot(Key {
+        let slot = self.ctx.memo.slot(Key {
             dir: real.clone(),
-            schemas: self.schemas.clone(),
-            builtin_loaded: self.builtin_loaded,
-            helm_namespace: self.helm_namespace.clone(),
+            schemas: self.inh.schemas.clone(),
+            builtin_loaded: self.inh.builtin_loaded,
+            helm_namespace: self.inh.helm_namespace.clone(),
         });
         let Some(mut slot) = super::cache::lock_slot(&slot) else {
             return self.build_base_anew(real);
         };
-        if let Some(built) = slot.take(&self.chain) {
+        if let Some(built) = slot.take(&self.inh.chain) {
             return Ok(built);
         }
         if let Some(error) = slot.failure() {
@@ -147,39 +146,21 @@ impl Builder<'_> {
 
     /// Builds one base with a copy of this builder's state.
     fn build_base_anew(&self, real: std::path::PathBuf) -> Result<Built> {
-        let mut builder = Builder {
-            files: self.files,
-            version: self.version,
-            plugins: self.plugins,
-            external: self.external,
-            chain: self.chain.clone(),
-            meta: self.meta,
-            schemas: self.schemas.clone(),
-            builtin_loaded: self.builtin_loaded,
-            warnings: Vec::new(),
-            cache: self.cache,
-            memo: self.memo,
-            builds: self.builds,
-            budget: self.budget,
-            visited: super::Visited::default(),
-            helm: self.helm,
-            helm_namespace: self.helm_namespace.clone(),
-        };
+        let mut builder = self.for_base();
         let mut acc = Accumulator::default();
         builder.accumulate(
-            &self.files.at(real.clone()),
+            &self.ctx.files.at(real.clone()),
             &mut acc,
             Expect::Kustomization,
         )?;
-        let changed_schemas = !SchemaRef::same(self.schemas.as_ref(), builder.schemas.as_ref());
+        let changed_schemas =
+            !SchemaRef::same(self.inh.schemas.as_ref(), builder.inh.schemas.as_ref());
         Ok(Built {
             acc,
-            schemas: builder.schemas,
+            inh: builder.inh,
+            out: builder.out,
             dir: real,
-            warnings: builder.warnings,
-            builtin_loaded: builder.builtin_loaded,
             changed_schemas,
-            visited: builder.visited,
         })
     }
 }

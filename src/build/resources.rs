@@ -32,15 +32,15 @@ impl Builder<'_> {
         }
         // Per reference: another kustomization may have read the file already.
         ldr.check(&real, entry)?;
-        let mut resources = self.cache.resources(&real, || {
+        let mut resources = self.ctx.cache.resources(&real, || {
             let bytes = ldr.read_resolved(&real, kind)?;
             // Resource files count against the output budget like everything else the
             // output is made of, so that it bounds the whole output (and the memory a
             // build holds): the file's size, once per read.
-            self.budget.charge(bytes.len() as u64, "resources")?;
+            self.ctx.budget.charge(bytes.len() as u64, "resources")?;
             crate::resource::parse::parse_resources(bytes, &real)
         })?;
-        if self.meta.unwrap_or_default().origin {
+        if self.inh.meta.unwrap_or_default().origin {
             for r in &mut resources {
                 r.origin = Some(Box::new(Origin::File(real.clone())));
             }
@@ -73,6 +73,7 @@ impl Builder<'_> {
             let url = url.as_path();
             match ldr.fetch(entry) {
                 Ok(body) => match self
+                    .ctx
                     .budget
                     .charge(body.len() as u64, "resources")
                     .and_then(|()| crate::resource::parse::parse_resources(body.to_vec(), url))
@@ -128,16 +129,7 @@ impl Builder<'_> {
             }
             Prepared::Built(built) => {
                 let built = *built;
-                self.schemas = built.schemas;
-                self.builtin_loaded |= built.builtin_loaded;
-                self.warnings.extend(built.warnings);
-                // The smaller set goes into the larger: on a chain of bases each level
-                // adds one directory, not all those below it again.
-                let mut below = built.visited;
-                if below.len() > self.visited.len() {
-                    std::mem::swap(&mut self.visited, &mut below);
-                }
-                self.visited.extend(below);
+                self.take_back(built.inh, built.out);
                 acc.config.merge(&built.acc.config)?;
                 transform::vars::absorb(&mut acc.vars, built.acc.vars)?;
                 append(loaded, built.acc.resmap.resources);
@@ -148,8 +140,8 @@ impl Builder<'_> {
 
     /// Notes resources loaded before any `openapi:` schema was set (see `builtin_loaded`).
     pub(super) fn note_loaded(&mut self, resources: &[Resource]) {
-        if self.schemas.is_none() && !self.builtin_loaded {
-            self.builtin_loaded = resources.iter().any(|r| {
+        if self.inh.schemas.is_none() && !self.inh.builtin_loaded {
+            self.inh.builtin_loaded = resources.iter().any(|r| {
                 let gvk = r.gvk();
                 crate::openapi::loads_builtin_schema(&gvk.group, &gvk.version, &gvk.kind)
             });

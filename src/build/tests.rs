@@ -73,10 +73,13 @@ fn memory_and_disk_builds_agree() {
     );
     assert!(built.unwrap().contains("name: prod-web"));
     let refused = outcome(build_in(mem, "/work/escape".as_ref(), &options), "/work");
+    // Reported at the entry that names the file.
+    let refused = refused.unwrap_err();
     assert!(
-        refused
-            .unwrap_err()
-            .starts_with("security: file '../base/deploy.yaml'")
+        refused.starts_with(
+            "$ROOT/escape/kustomization.yaml:2:3: resources[0]: security: file '../base/deploy.yaml'"
+        ),
+        "{refused}"
     );
 }
 

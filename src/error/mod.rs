@@ -143,15 +143,78 @@ pub enum Error {
     /// Any other problem, already phrased for the user.
     #[error("{0}")]
     Msg(String),
-    /// An error with the context it happened in ("in kustomization X").
+    /// An error with the context it happened in: a kustomization file, an entry of one
+    /// (with its line and column), or a step phrased for the user.
     #[error("{context}: {source}")]
     Context {
         /// Where or while doing what.
-        context: String,
+        context: Context,
         /// The error itself.
         #[source]
         source: Box<Error>,
     },
+}
+
+/// Where, or while doing what, an error happened: one layer of [`Error::Context`].
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum Context {
+    /// A step, phrased for the user ("running generator from x").
+    Text(String),
+    /// In the kustomization file at this path.
+    In(PathBuf),
+    /// An entry of a kustomization file.
+    Entry(Box<EntryContext>),
+}
+
+/// See [`Context::Entry`].
+#[derive(Clone, Debug)]
+pub struct EntryContext {
+    /// The kustomization file.
+    pub file: PathBuf,
+    /// Line and column (1-based) of the entry, when they are known.
+    pub pos: Option<(usize, usize)>,
+    /// Where in the file, as a field path (`resources[2]`, `patches[0].path`).
+    pub field: String,
+    /// The entry as written (credentials redacted).
+    pub entry: String,
+}
+
+impl EntryContext {
+    /// `file:line:column` (or the file alone when the position is not known).
+    fn at(&self) -> String {
+        match self.pos {
+            Some((line, col)) => format!("{}:{line}:{col}", self.file.display()),
+            None => self.file.display().to_string(),
+        }
+    }
+
+    /// The first line of a report of `root`, an error about this entry.
+    fn headline(&self, root: &Error) -> String {
+        let msg = match root {
+            // The entry says what was looked for; the path, where (the file name is
+            // checked, so that another missing file, a kustomization file in the
+            // directory the entry names, is reported as such).
+            Error::NotFound { path, .. }
+                if path.file_name().is_some()
+                    && path.file_name() == std::path::Path::new(&self.entry).file_name() =>
+            {
+                format!("'{}' not found", self.entry)
+            }
+            other => other.to_string(),
+        };
+        format!("{}: {}: {msg}", self.at(), self.field)
+    }
+}
+
+impl fmt::Display for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Context::Text(text) => f.write_str(text),
+            Context::In(file) => write!(f, "in {}", file.display()),
+            Context::Entry(e) => write!(f, "{}: {} '{}'", e.at(), e.field, e.entry),
+        }
+    }
 }
 
 /// See [`Error::Field`].
@@ -340,10 +403,25 @@ impl Error {
 
     /// Wraps the error with a context line.
     pub fn context(self, context: impl Into<String>) -> Error {
+        self.within(Context::Text(context.into()))
+    }
+
+    /// Wraps the error with a structured context layer.
+    pub fn within(self, context: Context) -> Error {
         Error::Context {
-            context: context.into(),
+            context,
             source: Box::new(self),
         }
+    }
+
+    /// Wraps the error as one in the kustomization file `file`.
+    pub fn in_file(self, file: impl Into<PathBuf>) -> Error {
+        self.within(Context::In(file.into()))
+    }
+
+    /// Wraps the error as one about an entry of a kustomization file.
+    pub fn at_entry(self, entry: EntryContext) -> Error {
+        self.within(Context::Entry(Box::new(entry)))
     }
 
     /// A copy that renders the same and has the same kind (an I/O error's
@@ -410,12 +488,12 @@ impl Error {
         }
     }
 
-    /// The context lines that led to the error, outermost first.
-    pub fn contexts(&self) -> Vec<&str> {
+    /// The context layers that led to the error, outermost first.
+    pub fn contexts(&self) -> Vec<&Context> {
         let mut out = Vec::new();
         let mut e = self;
         while let Error::Context { context, source } = e {
-            out.push(context.as_str());
+            out.push(context);
             e = source;
         }
         out
@@ -475,13 +553,46 @@ pub struct Report<'a>(&'a Error);
 
 impl fmt::Display for Report<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0.root())?;
+        let all = self.0.contexts();
+        let mut shown = all.len();
+        // An error about an entry starts where the entry is written, unless it has a
+        // position of its own (in the file the entry names), or is about the whole
+        // build (a bound passed): then the entry is the first line of the chain.
+        let own_position = matches!(
+            self.0.root(),
+            Error::Yaml { .. } | Error::Field(_) | Error::Limit(_)
+        );
+        match all.last() {
+            Some(Context::Entry(entry)) if !own_position => {
+                f.write_str(&entry.headline(self.0.root()))?;
+                shown -= 1;
+            }
+            _ => write!(f, "{}", self.0.root())?,
+        }
+        // The chain: one line per kustomization, innermost first. A kustomization file
+        // is not named again outside an entry of it.
+        let lines: Vec<String> = all[..shown]
+            .iter()
+            .enumerate()
+            .filter(|(i, c)| {
+                let Context::In(file) = c else { return true };
+                // The nearest entry inside it: in the same file, it names the file.
+                let inner = all[i + 1..].iter().find_map(|c| match c {
+                    Context::Entry(e) => Some(&e.file),
+                    _ => None,
+                });
+                inner != Some(file)
+            })
+            .map(|(_, c)| match c {
+                Context::Entry(_) => format!("from {c}"),
+                other => other.to_string(),
+            })
+            .collect();
         // A chain of thousands of bases has thousands of context lines: the innermost
         // and outermost ones say where and from what; the middle repeats the pattern.
         const EACH_END: usize = 10;
-        let contexts = self.0.contexts();
-        let n = contexts.len();
-        for (i, context) in contexts.iter().rev().enumerate() {
+        let n = lines.len();
+        for (i, context) in lines.iter().rev().enumerate() {
             if n > 3 * EACH_END && i >= EACH_END && i < n - EACH_END {
                 if i == EACH_END {
                     write!(f, "\n  ... {} more lines like these ...", n - 2 * EACH_END)?;
