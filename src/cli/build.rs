@@ -14,7 +14,6 @@ use kbuild::helm::HelmOptions;
 use kbuild::load::LoadRestrictor;
 use kbuild::output;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 /// Help heading of the flags kustomize deprecated.
 const DEPRECATED: &str = "Deprecated kustomize flags";
@@ -291,14 +290,9 @@ fn illegal_value(flag: &str, value: &str, legal: &str) -> kbuild::Error {
 }
 
 /// `kbuild build`: exit 0 on success, 1 on any error (as kustomize).
-pub(crate) fn run_build(args: &BuildArgs) -> ExitCode {
-    match build(args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("Error: {}", e.report());
-            ExitCode::FAILURE
-        }
-    }
+pub(crate) fn run_build(args: &BuildArgs) -> super::CommandResult {
+    build(args)?;
+    Ok(super::Status::Success)
 }
 
 fn build(args: &BuildArgs) -> Result<(), kbuild::Error> {
