@@ -90,11 +90,7 @@ fn build_exits_0_or_1_with_the_hint() {
 fn diff_exits_0_same_1_different_2_trouble() {
     let t = tree();
     assert_eq!(kbuild(t.path(), &["diff", "good", "good"]).code, 0);
-    write(
-        t.path(),
-        "y.yaml",
-        CONFIG_MAP.replace("name: x", "name: y"),
-    );
+    write(t.path(), "y.yaml", CONFIG_MAP.replace("name: x", "name: y"));
     assert_eq!(kbuild(t.path(), &["diff", "x.yaml", "y.yaml"]).code, 1);
     assert_error(
         &kbuild(t.path(), &["diff", "outside", "good"]),
