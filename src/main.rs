@@ -102,10 +102,9 @@ fn main() -> ExitCode {
     let cli = cli::usage::parse::<Cli>();
     if writes_files(&cli) {
         cli::signals::remove_temporaries_on_signal();
-    } else {
-        // Plugins, helm charts and remote bases make temporaries during a build.
-        kbuild::output::temp::on_first_register(cli::signals::remove_temporaries_on_signal);
     }
+    // Otherwise the handler starts with the first plugin, helm chart or remote base
+    // (`signals::cleanup`'s first use).
     cli::exit::finish(run(cli))
 }
 

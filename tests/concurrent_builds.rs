@@ -88,7 +88,7 @@ fn tree(root: &Path, i: usize) -> PathBuf {
 /// neighbours'.
 fn options(i: usize) -> BuildOptions {
     BuildOptions {
-        kustomize_version: if i % 2 == 0 {
+        kustomize_version: if i.is_multiple_of(2) {
             KustomizeVersion::V5_8_1
         } else {
             KustomizeVersion::V5_5_0

@@ -392,9 +392,9 @@ fn finish(
         }
         return Ok(());
     }
-    file.save()?;
+    file.save(super::signals::cleanup())?;
     for (path, text) in files {
-        kbuild::edit::write_file(path, text)?;
+        kbuild::edit::write_file(path, text, super::signals::cleanup())?;
     }
     Ok(())
 }

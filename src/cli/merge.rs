@@ -87,7 +87,7 @@ pub struct ApplyArgs {
 
 fn write_output(output: Option<&Path>, text: &str) -> Result<(), Error> {
     if let Some(path) = output {
-        return kbuild::output::write_file_atomic(path, text.as_bytes());
+        return kbuild::output::write_file_atomic(path, text.as_bytes(), super::signals::cleanup());
     }
     crate::print_stdout(text)
 }
@@ -251,7 +251,8 @@ fn write_in_place(
         kbuild::output::FileSet::confined_to(&args.dest)
     } else {
         kbuild::output::FileSet::new()
-    };
+    }
+    .with_cleanup(super::signals::cleanup());
     for (path, text) in inputs::render_files(&files, &placed) {
         if unchanged(&path) {
             continue;

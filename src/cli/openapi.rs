@@ -153,7 +153,7 @@ fn from_crds_run(args: &FromCrdsArgs) -> Result<Status, kbuild::Error> {
         }
         return Ok(Status::Differences);
     }
-    kbuild::output::write_file_atomic(file, doc.text.as_bytes())?;
+    kbuild::output::write_file_atomic(file, doc.text.as_bytes(), super::signals::cleanup())?;
     eprintln!(
         "wrote {}: {} list{} of {} custom resource version{} merge by key, next to the built-in kinds",
         file.display(),

@@ -63,6 +63,7 @@ pub(crate) fn run_render(args: &RenderArgs) -> super::CommandResult {
             out_dir: args.out.clone(),
             check: args.check,
             build_options: args.flags.options()?,
+            cleanup: super::signals::cleanup().clone(),
         };
         render::validate(&job)?;
         Ok(job)

@@ -33,6 +33,9 @@ pub struct RemoteOptions {
     pub cache_dir: Option<PathBuf>,
     /// Use only what the cache holds: no git or http command (`--offline`).
     pub offline: bool,
+    /// Where clones register their temporary checkouts and git's process groups (for a
+    /// signal handler; see [`crate::output::Cleanup`]).
+    pub cleanup: crate::output::Cleanup,
 }
 
 /// A repository checked out for a build.
@@ -145,7 +148,7 @@ impl Session {
         let Ok(root) = self.root() else {
             return false;
         };
-        let Ok(repo) = RepoDir::open(root, &spec.clone_url()) else {
+        let Ok(repo) = RepoDir::open(root, &spec.clone_url(), &self.options.cleanup) else {
             return false;
         };
         let commit = if git::is_full_commit(&spec.git_ref) {
@@ -216,7 +219,7 @@ impl Session {
 
     fn git(&self) -> std::result::Result<&Git, RemoteProblem> {
         self.git
-            .get_or_init(Git::find)
+            .get_or_init(|| Git::find(&self.options.cleanup))
             .as_ref()
             .map_err(Clone::clone)
     }
@@ -226,7 +229,7 @@ impl Session {
     fn fetch_checkout(&self, spec: &RepoSpec) -> std::result::Result<Checkout, RemoteProblem> {
         let url = spec.clone_url();
         let cache_err = |e: std::io::Error| RemoteProblem::Cache(e.to_string());
-        let repo = RepoDir::open(self.root()?, &url).map_err(cache_err)?;
+        let repo = RepoDir::open(self.root()?, &url, &self.options.cleanup).map_err(cache_err)?;
         let _lock = repo.lock().map_err(cache_err)?;
         let found = |commit: &str| {
             repo.checkout(commit, spec.submodules).map(|dir| Checkout {
