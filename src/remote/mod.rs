@@ -64,7 +64,7 @@ pub struct Session {
     /// The cache directory and its shared lock, taken on first use.
     root: OnceLock<std::result::Result<(PathBuf, Option<std::fs::File>), String>>,
     /// A cache for this build alone, when there is no cache directory.
-    _temp_root: OnceLock<Option<tempfile::TempDir>>,
+    temp_root: OnceLock<Option<tempfile::TempDir>>,
     git: OnceLock<std::result::Result<Git, RemoteProblem>>,
     agent: OnceLock<ureq::Agent>,
     checkouts: Mutex<HashMap<(String, String, bool), Shared<Checkout>>>,
@@ -80,7 +80,7 @@ impl Session {
         Session {
             options,
             root: OnceLock::new(),
-            _temp_root: OnceLock::new(),
+            temp_root: OnceLock::new(),
             git: OnceLock::new(),
             agent: OnceLock::new(),
             checkouts: Mutex::default(),
@@ -192,7 +192,7 @@ impl Session {
             let dir = match self.options.cache_dir.clone().or_else(cache::default_dir) {
                 Some(d) => d,
                 None => {
-                    let temp = self._temp_root.get_or_init(|| {
+                    let temp = self.temp_root.get_or_init(|| {
                         tempfile::Builder::new()
                             .prefix("kbuild-git-")
                             .tempdir()
