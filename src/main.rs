@@ -21,6 +21,7 @@ mod cli {
     pub(crate) mod deps;
     pub(crate) mod diff;
     pub(crate) mod edit;
+    pub(crate) mod exit;
     pub(crate) mod help;
     pub(crate) mod localize;
     pub(crate) mod man;
@@ -33,8 +34,9 @@ mod cli {
     pub(crate) mod unsupported;
     pub(crate) mod usage;
     pub(crate) mod version;
-    pub(crate) use super::{finish_output, print_stdout};
+    pub(crate) use super::print_stdout;
     pub(crate) use build::{BuildFlags, VersionFlag, go_bool, parse_version};
+    pub(crate) use exit::{CommandError, CommandResult, OrTrouble, Status};
 }
 use cli::merge as merge_cli;
 use cli::{build::BuildArgs, build::run_build, version::VersionArgs, version::run_version};
@@ -51,7 +53,9 @@ use cli::{cache::*, completions::*, create::*, deps::*, diff::*, edit::*, man::*
     // Both settings reach the subcommands.
     args_override_self = true,
     // One layout for every section: the help of the long kustomize flags below each.
-    next_line_help = true
+    next_line_help = true,
+    // `--help` and the man page, not `-h`.
+    after_long_help = cli::exit::EXIT_STATUS_HELP
 )]
 struct Cli {
     #[command(subcommand)]
@@ -103,28 +107,32 @@ fn main() -> ExitCode {
     let cli = cli::usage::parse::<Cli>();
     if writes_files(&cli) {
         cli::signals::remove_temporaries_on_signal();
-    } else {
-        // Plugins, helm charts and remote bases make temporaries during a build.
-        kbuild::output::temp::on_first_register(cli::signals::remove_temporaries_on_signal);
     }
-    let args = match cli.command {
-        Some(Command::Build(a)) => a,
-        Some(Command::Merge3(a)) => return merge_cli::finish(merge_cli::run_merge3(&a)),
-        Some(Command::Apply(a)) => return merge_cli::finish(merge_cli::run_apply(&a)),
-        Some(Command::Diff(a)) => return run_diff(&a),
-        Some(Command::Render(a)) => return run_render(&a),
-        Some(Command::Deps(a)) => return run_deps(&a),
-        Some(Command::Openapi(a)) => return cli::openapi::run_openapi(&a),
-        Some(Command::Edit(a)) => return run_edit(&a),
-        Some(Command::Create(a)) => return run_create(&a),
-        Some(Command::Localize(a)) => return cli::localize::run_localize(&a),
-        Some(Command::Cache(a)) => return run_cache(&a),
-        Some(Command::Version(a)) => return run_version(&a),
-        Some(Command::Completions(a)) => return run_completions(&a, cli::usage::command::<Cli>()),
-        Some(Command::Man(a)) => return run_man(&a, cli::usage::command::<Cli>()),
-        None => cli.build,
-    };
-    run_build(&args)
+    // Otherwise the handler starts with the first plugin, helm chart or remote base
+    // (`signals::cleanup`'s first use).
+    cli::exit::finish(run(cli))
+}
+
+/// Runs the subcommand: every one returns its status or its error, which `main` prints
+/// in one place (`cli::exit`).
+fn run(cli: Cli) -> cli::CommandResult {
+    match cli.command {
+        Some(Command::Build(a)) => run_build(&a),
+        Some(Command::Merge3(a)) => merge_cli::run_merge3(&a),
+        Some(Command::Apply(a)) => merge_cli::run_apply(&a),
+        Some(Command::Diff(a)) => run_diff(&a),
+        Some(Command::Render(a)) => run_render(&a),
+        Some(Command::Deps(a)) => run_deps(&a),
+        Some(Command::Openapi(a)) => cli::openapi::run_openapi(&a),
+        Some(Command::Edit(a)) => run_edit(&a),
+        Some(Command::Create(a)) => run_create(&a),
+        Some(Command::Localize(a)) => cli::localize::run_localize(&a),
+        Some(Command::Cache(a)) => run_cache(&a),
+        Some(Command::Version(a)) => run_version(&a),
+        Some(Command::Completions(a)) => run_completions(&a, cli::usage::command::<Cli>()),
+        Some(Command::Man(a)) => run_man(&a, cli::usage::command::<Cli>()),
+        None => run_build(&cli.build),
+    }
 }
 
 /// Whether the command may write files (and so leave temporary files if killed): only
@@ -146,17 +154,6 @@ fn writes_files(cli: &Cli) -> bool {
             | Command::Completions(_)
             | Command::Man(_),
         ) => false,
-    }
-}
-
-/// Exit 0, or print the error and exit 1.
-fn finish_output(result: Result<(), kbuild::Error>) -> ExitCode {
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("Error: {}", e.report());
-            ExitCode::FAILURE
-        }
     }
 }
 

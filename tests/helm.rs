@@ -218,7 +218,7 @@ fn normalise_log(text: &str, t: &Tree, cache: Option<&Path>) -> String {
         .filter_map(|e| {
             let argv = argv_of(e);
             let i = argv.iter().position(|a| a == "--untardir")?;
-            Some(argv.get(i + 1)?.to_string())
+            Some(argv.get(i + 1)?.clone())
         })
         .collect();
     if let Some(cache) = cache {

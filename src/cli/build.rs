@@ -14,7 +14,6 @@ use kbuild::helm::HelmOptions;
 use kbuild::load::LoadRestrictor;
 use kbuild::output;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 /// Help heading of the flags kustomize deprecated.
 const DEPRECATED: &str = "Deprecated kustomize flags";
@@ -163,6 +162,7 @@ impl FunctionFlags {
             timeout,
             timeout_text: self.plugin_timeout.clone(),
             allow: self.allow_plugin.clone(),
+            cleanup: super::signals::cleanup().clone(),
         })
     }
 }
@@ -271,11 +271,13 @@ impl BuildFlags {
                 offline: self.offline,
                 timeout: external.timeout,
                 timeout_text: external.timeout_text.clone(),
+                cleanup: super::signals::cleanup().clone(),
             },
             external,
             remote: kbuild::remote::RemoteOptions {
                 cache_dir: self.remote_cache_dir.clone(),
                 offline: self.offline,
+                cleanup: super::signals::cleanup().clone(),
             },
             max_output_bytes: self.max_output_bytes,
             merge_keys: self.crd.options()?,
@@ -291,14 +293,9 @@ fn illegal_value(flag: &str, value: &str, legal: &str) -> kbuild::Error {
 }
 
 /// `kbuild build`: exit 0 on success, 1 on any error (as kustomize).
-pub(crate) fn run_build(args: &BuildArgs) -> ExitCode {
-    match build(args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("Error: {}", e.report());
-            ExitCode::FAILURE
-        }
-    }
+pub(crate) fn run_build(args: &BuildArgs) -> super::CommandResult {
+    build(args)?;
+    Ok(super::Status::Success)
 }
 
 fn build(args: &BuildArgs) -> Result<(), kbuild::Error> {
@@ -333,8 +330,12 @@ fn write_output(
     resmap: &kbuild::resource::resmap::ResMap,
 ) -> Result<(), kbuild::Error> {
     match output {
-        Some(path) if path.is_dir() => output::write_dir(resmap, path),
-        Some(path) => output::write_file_atomic(path, output::render(resmap).as_bytes()),
+        Some(path) if path.is_dir() => output::write_dir(resmap, path, super::signals::cleanup()),
+        Some(path) => output::write_file_atomic(
+            path,
+            output::render(resmap).as_bytes(),
+            super::signals::cleanup(),
+        ),
         None => super::print_stdout(&output::render(resmap)),
     }
 }

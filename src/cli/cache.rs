@@ -4,7 +4,6 @@
 use super::print_stdout;
 use kbuild::remote::cache;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct CacheArgs {
@@ -23,10 +22,12 @@ enum CacheAction {
     Clean,
 }
 
-pub(crate) fn run_cache(args: &CacheArgs) -> ExitCode {
+pub(crate) fn run_cache(args: &CacheArgs) -> super::CommandResult {
     let Some(root) = args.remote_cache_dir.clone().or_else(cache::default_dir) else {
-        eprintln!("Error: no cache directory: set --remote-cache-dir, XDG_CACHE_HOME or HOME");
-        return ExitCode::FAILURE;
+        return Err(kbuild::Error::msg(
+            "no cache directory: set --remote-cache-dir, XDG_CACHE_HOME or HOME",
+        )
+        .into());
     };
     let result = match args.action {
         CacheAction::List => cache::list(&root).map(|entries| {
@@ -53,11 +54,8 @@ pub(crate) fn run_cache(args: &CacheArgs) -> ExitCode {
             cache::clean(&root).map(|n| format!("removed {n} checkouts from {}\n", root.display()))
         }
     };
-    match result {
-        Ok(text) => super::finish_output(print_stdout(&text)),
-        Err(e) => {
-            eprintln!("Error: clone cache '{}': {e}", root.display());
-            ExitCode::FAILURE
-        }
-    }
+    let text =
+        result.map_err(|e| kbuild::Error::msg(format!("clone cache '{}': {e}", root.display())))?;
+    print_stdout(&text)?;
+    Ok(super::Status::Success)
 }

@@ -3,7 +3,6 @@
 //! falls behind a flag.
 
 use clap::Args;
-use std::process::ExitCode;
 
 /// Arguments of `kbuild completions`.
 #[derive(Args, Debug)]
@@ -14,8 +13,12 @@ pub(crate) struct CompletionsArgs {
 }
 
 /// Prints the script on stdout.
-pub(crate) fn run_completions(args: &CompletionsArgs, mut command: clap::Command) -> ExitCode {
+pub(crate) fn run_completions(
+    args: &CompletionsArgs,
+    mut command: clap::Command,
+) -> super::CommandResult {
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut command, "kbuild", &mut out);
-    super::finish_output(super::print_stdout(&String::from_utf8_lossy(&out)))
+    super::print_stdout(&String::from_utf8_lossy(&out))?;
+    Ok(super::Status::Success)
 }

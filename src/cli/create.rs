@@ -1,7 +1,6 @@
 //! `kbuild create`: kustomize's `create` flags, in the current directory.
 
 use clap::Args;
-use std::process::ExitCode;
 
 #[derive(Args, Debug)]
 pub(crate) struct CreateArgs {
@@ -63,7 +62,7 @@ pub(crate) struct CreateArgs {
 }
 
 /// `kbuild create`: exit 0 when `kustomization.yaml` was written, 1 on any error.
-pub(crate) fn run_create(args: &CreateArgs) -> ExitCode {
+pub(crate) fn run_create(args: &CreateArgs) -> super::CommandResult {
     let flags = kbuild::edit::CreateArgs {
         resources: args.resources.clone(),
         namespace: args.namespace.clone(),
@@ -74,16 +73,9 @@ pub(crate) fn run_create(args: &CreateArgs) -> ExitCode {
         autodetect: args.autodetect,
         recursive: args.recursive,
     };
-    match kbuild::edit::create(std::path::Path::new("."), &flags) {
-        Ok((_, _, notes)) => {
-            for note in notes {
-                eprintln!("{note}");
-            }
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("Error: {}", e.report());
-            ExitCode::FAILURE
-        }
+    let (_, _, notes) = kbuild::edit::create(std::path::Path::new("."), &flags)?;
+    for note in notes {
+        eprintln!("{note}");
     }
+    Ok(super::Status::Success)
 }

@@ -1,8 +1,8 @@
 //! `kbuild deps`: arguments and output.
 
+use super::OrTrouble;
 use super::{VersionFlag, print_stdout};
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct DepsArgs {
@@ -23,10 +23,11 @@ pub(crate) struct DepsArgs {
 /// `kbuild deps`: the kustomization's input files, one a line, relative to
 /// the current directory when below it; then its remote inputs, a URL a line, a git
 /// repository's followed by the commit its ref resolves to.
-pub(crate) fn run_deps(args: &DepsArgs) -> ExitCode {
+pub(crate) fn run_deps(args: &DepsArgs) -> super::CommandResult {
     let session = kbuild::remote::Session::new(kbuild::remote::RemoteOptions {
         cache_dir: args.remote_cache_dir.clone(),
         offline: args.offline,
+        cleanup: super::signals::cleanup().clone(),
     });
     let result = kbuild::deps::inputs(&args.dir, &session).and_then(|(files, remote)| {
         let cwd = std::env::current_dir()
@@ -45,11 +46,6 @@ pub(crate) fn run_deps(args: &DepsArgs) -> ExitCode {
         }
         print_stdout(&text)
     });
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("Error: {}", e.report());
-            ExitCode::from(2)
-        }
-    }
+    result.or_trouble()?;
+    Ok(super::Status::Success)
 }

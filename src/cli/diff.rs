@@ -1,9 +1,9 @@
 //! `kbuild diff`: arguments, output and exit status.
 
 use super::{BuildFlags, print_stdout};
+use super::{OrTrouble, Status};
 use clap::ValueEnum;
 use std::path::Path;
-use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 #[command(override_usage = "kbuild diff [OPTIONS] OLD NEW\n       \
@@ -104,19 +104,15 @@ impl DiffArgs {
 }
 
 /// `kbuild diff`: exit 0 when equal, 1 when different, 2 on error, as diff(1).
-pub(crate) fn run_diff(args: &DiffArgs) -> ExitCode {
+pub(crate) fn run_diff(args: &DiffArgs) -> super::CommandResult {
     let result = if let Some(git_ref) = &args.git_ref {
         run_diff_ref(args, git_ref)
     } else {
         run_diff_sides(args)
     };
-    match result {
-        Ok(false) => ExitCode::SUCCESS,
-        Ok(true) => ExitCode::from(1),
-        Err(e) => {
-            eprintln!("Error: {}", e.report());
-            ExitCode::from(2)
-        }
+    match result.or_trouble()? {
+        false => Ok(Status::Success),
+        true => Ok(Status::Differences),
     }
 }
 

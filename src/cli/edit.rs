@@ -4,7 +4,6 @@
 use super::print_stdout;
 use clap::{Args, Subcommand};
 use kbuild::edit::{Fix, Generator, GeneratorFlags, KustomizationFile, Metadata, PatchArgs};
-use std::process::ExitCode;
 
 #[derive(Args, Debug)]
 pub(crate) struct EditArgs {
@@ -335,7 +334,7 @@ enum RemoveCommand {
 
 /// `kbuild edit`: exit 0 when the file was changed (or needed no change), 1 on any
 /// error, with the file untouched.
-pub(crate) fn run_edit(args: &EditArgs) -> ExitCode {
+pub(crate) fn run_edit(args: &EditArgs) -> super::CommandResult {
     if let EditCommand::AlphaListBuiltinPlugin = args.command {
         return list_builtin_plugins();
     }
@@ -371,13 +370,8 @@ pub(crate) fn run_edit(args: &EditArgs) -> ExitCode {
         }
         finish(&file, args.dry_run, &fix.files)
     })();
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("Error: {}", e.report());
-            ExitCode::FAILURE
-        }
-    }
+    result?;
+    Ok(super::Status::Success)
 }
 
 /// Writes the kustomization and the other `files` the command changed, or prints
@@ -398,9 +392,9 @@ fn finish(
         }
         return Ok(());
     }
-    file.save()?;
+    file.save(super::signals::cleanup())?;
     for (path, text) in files {
-        kbuild::edit::write_file(path, text)?;
+        kbuild::edit::write_file(path, text, super::signals::cleanup())?;
     }
     Ok(())
 }
@@ -513,19 +507,14 @@ fn apply(file: &mut KustomizationFile, command: &EditCommand) -> kbuild::Result<
 /// kustomize's `edit alpha-list-builtin-plugin`, which needs no kustomization file. kustomize
 /// prints its plugins in Go's random map order; kbuild prints the generators, then the
 /// transformers, each in a fixed order.
-fn list_builtin_plugins() -> ExitCode {
+fn list_builtin_plugins() -> super::CommandResult {
     use kbuild::kustomization::plugin_config::{GENERATOR_KINDS, TRANSFORMER_KINDS};
     let mut text = String::from("Builtin plugins:\n\n");
     for kind in GENERATOR_KINDS.iter().chain(TRANSFORMER_KINDS) {
         text.push_str(&format!(" * {kind}\n"));
     }
-    match print_stdout(&text) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("Error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    print_stdout(&text)?;
+    Ok(super::Status::Success)
 }
 
 /// `edit fix --verify`: builds every kustomization that reads a changed file before and

@@ -7,7 +7,6 @@ use kbuild::localize::{LocalizeOptions, stage};
 use kbuild::remote::RemoteOptions;
 use kbuild::{BuildOptions, Error};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct LocalizeArgs {
@@ -33,14 +32,16 @@ pub(crate) struct LocalizeArgs {
 }
 
 /// `kbuild localize`: exit 0 when the copy is in place, 1 on any error (nothing written).
-pub(crate) fn run_localize(args: &LocalizeArgs) -> ExitCode {
-    super::finish_output(localize(args))
+pub(crate) fn run_localize(args: &LocalizeArgs) -> super::CommandResult {
+    localize(args)?;
+    Ok(super::Status::Success)
 }
 
 fn localize(args: &LocalizeArgs) -> Result<(), Error> {
     let remote = RemoteOptions {
         cache_dir: args.remote_cache_dir.clone(),
         offline: args.offline,
+        cleanup: super::signals::cleanup().clone(),
     };
     let target = args.target.clone().unwrap_or_else(|| ".".to_string());
     let staged = stage(&LocalizeOptions {

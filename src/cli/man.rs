@@ -3,7 +3,6 @@
 
 use clap::Args;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 /// Arguments of `kbuild man`.
 #[derive(Args, Debug)]
@@ -15,7 +14,7 @@ pub(crate) struct ManArgs {
 }
 
 /// Prints kbuild(1) on stdout, or writes every page into `--out`.
-pub(crate) fn run_man(args: &ManArgs, command: clap::Command) -> ExitCode {
+pub(crate) fn run_man(args: &ManArgs, command: clap::Command) -> super::CommandResult {
     let io_error = |path: PathBuf| move |source| kbuild::Error::Io { path, source };
     let result = match &args.out {
         None => {
@@ -29,5 +28,6 @@ pub(crate) fn run_man(args: &ManArgs, command: clap::Command) -> ExitCode {
             .and_then(|()| clap_mangen::generate_to(command, dir))
             .map_err(io_error(dir.clone())),
     };
-    super::finish_output(result)
+    result?;
+    Ok(super::Status::Success)
 }

@@ -3,7 +3,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use super::BuildFlags;
 use clap::ValueEnum;
@@ -86,20 +85,9 @@ pub struct ApplyArgs {
     flags: BuildFlags,
 }
 
-/// Prints an error and turns a result into the exit code.
-pub fn finish(result: Result<(), Error>) -> ExitCode {
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("Error: {}", e.report());
-            ExitCode::FAILURE
-        }
-    }
-}
-
 fn write_output(output: Option<&Path>, text: &str) -> Result<(), Error> {
     if let Some(path) = output {
-        return kbuild::output::write_file_atomic(path, text.as_bytes());
+        return kbuild::output::write_file_atomic(path, text.as_bytes(), super::signals::cleanup());
     }
     crate::print_stdout(text)
 }
@@ -128,7 +116,12 @@ fn one_stdin(inputs: &[(&str, &Path)]) -> Result<(), Error> {
 }
 
 /// `kbuild merge3`.
-pub fn run_merge3(args: &Merge3Args) -> Result<(), Error> {
+pub fn run_merge3(args: &Merge3Args) -> super::CommandResult {
+    merge3(args)?;
+    Ok(super::Status::Success)
+}
+
+fn merge3(args: &Merge3Args) -> Result<(), Error> {
     one_stdin(&[
         ("--original", &args.original),
         ("--updated", &args.updated),
@@ -258,7 +251,8 @@ fn write_in_place(
         kbuild::output::FileSet::confined_to(&args.dest)
     } else {
         kbuild::output::FileSet::new()
-    };
+    }
+    .with_cleanup(super::signals::cleanup());
     for (path, text) in inputs::render_files(&files, &placed) {
         if unchanged(&path) {
             continue;
@@ -327,7 +321,12 @@ fn new_resource_file(
 }
 
 /// `kbuild apply --dry-run`.
-pub fn run_apply(args: &ApplyArgs) -> Result<(), Error> {
+pub fn run_apply(args: &ApplyArgs) -> super::CommandResult {
+    apply(args)?;
+    Ok(super::Status::Success)
+}
+
+fn apply(args: &ApplyArgs) -> Result<(), Error> {
     one_stdin(&[("--live", &args.live), ("CONFIG", &args.config)])?;
     let options = args.flags.options()?;
     match args.dry_run.as_deref() {

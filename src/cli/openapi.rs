@@ -5,9 +5,9 @@
 //! are refused by name.
 
 use super::{BuildFlags, go_bool, print_stdout};
+use super::{CommandError, OrTrouble, Status};
 use kbuild::openapi::crd::{MergeKey, MergeKeyOptions};
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 /// Help heading of the CRD merge-key flags.
 const CRD: &str = "Merging custom resources (kbuild's)";
@@ -97,7 +97,7 @@ impl OpenapiArgs {
 
 /// `kbuild openapi`: 0 on success (or a current file), 1 for a stale file with --check or
 /// a refused subcommand, 2 on any other error.
-pub(crate) fn run_openapi(args: &OpenapiArgs) -> ExitCode {
+pub(crate) fn run_openapi(args: &OpenapiArgs) -> super::CommandResult {
     let from_crds = match &args.command {
         OpenapiCommand::FromCrds(a) => a,
         OpenapiCommand::Info(_) | OpenapiCommand::Fetch(_) => {
@@ -105,20 +105,14 @@ pub(crate) fn run_openapi(args: &OpenapiArgs) -> ExitCode {
                 OpenapiCommand::Info(_) => "info",
                 _ => "fetch",
             };
-            eprintln!("Error: {}", super::unsupported::openapi_refusal(sub));
-            return ExitCode::FAILURE;
+            let refusal = kbuild::Error::msg(super::unsupported::openapi_refusal(sub));
+            return Err(CommandError::failed(refusal));
         }
     };
-    match from_crds_run(from_crds) {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("Error: {}", e.report());
-            ExitCode::from(2)
-        }
-    }
+    from_crds_run(from_crds).or_trouble()
 }
 
-fn from_crds_run(args: &FromCrdsArgs) -> Result<ExitCode, kbuild::Error> {
+fn from_crds_run(args: &FromCrdsArgs) -> Result<Status, kbuild::Error> {
     let build = args.flags.options()?;
     let job = kbuild::crd_openapi::FromCrds {
         paths: args.paths.clone(),
@@ -128,12 +122,12 @@ fn from_crds_run(args: &FromCrdsArgs) -> Result<ExitCode, kbuild::Error> {
     let doc = &kbuild::crd_openapi::generate(&job)?;
     let Some(file) = &args.output else {
         print_stdout(&doc.text)?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(Status::Success);
     };
     if args.check {
         let current = std::fs::read(file).ok();
         if current.as_deref() == Some(doc.text.as_bytes()) {
-            return Ok(ExitCode::SUCCESS);
+            return Ok(Status::Success);
         }
         let why = if current.is_none() {
             "missing"
@@ -157,9 +151,9 @@ fn from_crds_run(args: &FromCrdsArgs) -> Result<ExitCode, kbuild::Error> {
                 eprintln!("  ... ({} more lines)", lines.len() - 40);
             }
         }
-        return Ok(ExitCode::from(1));
+        return Ok(Status::Differences);
     }
-    kbuild::output::write_file_atomic(file, doc.text.as_bytes())?;
+    kbuild::output::write_file_atomic(file, doc.text.as_bytes(), super::signals::cleanup())?;
     eprintln!(
         "wrote {}: {} list{} of {} custom resource version{} merge by key, next to the built-in kinds",
         file.display(),
@@ -168,5 +162,5 @@ fn from_crds_run(args: &FromCrdsArgs) -> Result<ExitCode, kbuild::Error> {
         doc.kinds.len(),
         if doc.kinds.len() == 1 { "" } else { "s" },
     );
-    Ok(ExitCode::SUCCESS)
+    Ok(Status::Success)
 }

@@ -1,8 +1,9 @@
 //! `kbuild render`: arguments, reports and exit status.
 
+use super::exit::Failure;
 use super::{BuildFlags, print_stdout};
+use super::{CommandError, OrTrouble, Status};
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct RenderArgs {
@@ -37,7 +38,7 @@ pub(crate) struct RenderArgs {
 
 /// `kbuild render`: exit 0 when all rendered (or current), 1 when --check
 /// found stale renders, 2 on any error.
-pub(crate) fn run_render(args: &RenderArgs) -> ExitCode {
+pub(crate) fn run_render(args: &RenderArgs) -> super::CommandResult {
     use kbuild::render::{self, Outcome, RenderJob};
     let job = (|| {
         let out = args.out.as_deref();
@@ -62,17 +63,12 @@ pub(crate) fn run_render(args: &RenderArgs) -> ExitCode {
             out_dir: args.out.clone(),
             check: args.check,
             build_options: args.flags.options()?,
+            cleanup: super::signals::cleanup().clone(),
         };
         render::validate(&job)?;
         Ok(job)
     })();
-    let job = match job {
-        Ok(j) => j,
-        Err(e) => {
-            eprintln!("Error: {}", e.report());
-            return ExitCode::from(2);
-        }
-    };
+    let job = job.or_trouble()?;
     let bar = super::progress::bar(job.dirs.len() as u64, "rendering", args.quiet);
     let results = render::run_with(&job, &|_| bar.inc(1));
     bar.finish_and_clear();
@@ -101,7 +97,7 @@ pub(crate) fn run_render(args: &RenderArgs) -> ExitCode {
             }
             Outcome::Failed(e) => {
                 failed += 1;
-                eprintln!("Error: {}", e.report());
+                super::exit::print(e);
             }
         }
     }
@@ -137,13 +133,10 @@ pub(crate) fn run_render(args: &RenderArgs) -> ExitCode {
         }
         Err(e) => {
             failed += 1;
-            eprintln!("Error: {}", e.report());
+            super::exit::print(&e);
         }
     }
-    if let Err(e) = print_stdout(&report) {
-        eprintln!("Error: {}", e.report());
-        return ExitCode::from(2);
-    }
+    print_stdout(&report).or_trouble()?;
     let n = results.len();
     let done = n.saturating_sub(failed);
     let summary = match (&job.out_dir, job.check) {
@@ -172,11 +165,11 @@ pub(crate) fn run_render(args: &RenderArgs) -> ExitCode {
         eprintln!("run `{}` to update the renders", fix_command());
     }
     if failed > 0 {
-        ExitCode::from(2)
+        Err(CommandError::reported(Failure::Trouble))
     } else if stale > 0 {
-        ExitCode::from(1)
+        Ok(Status::Differences)
     } else {
-        ExitCode::SUCCESS
+        Ok(Status::Success)
     }
 }
 

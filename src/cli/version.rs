@@ -9,7 +9,6 @@
 use super::{VersionFlag, go_bool, print_stdout};
 use kbuild::KustomizeVersion;
 use kbuild::yaml::{Node, emit};
-use std::process::ExitCode;
 
 /// Arguments of `kbuild version`.
 #[derive(clap::Args, Debug)]
@@ -26,20 +25,10 @@ pub(crate) struct VersionArgs {
 }
 
 /// `kbuild version`: exit 0, or 1 when the flags are wrong.
-pub(crate) fn run_version(args: &VersionArgs) -> ExitCode {
-    match version_text(args) {
-        Ok(text) => match print_stdout(&text) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("Error: {}", e.report());
-                ExitCode::FAILURE
-            }
-        },
-        Err(message) => {
-            eprintln!("Error: {message}");
-            ExitCode::FAILURE
-        }
-    }
+pub(crate) fn run_version(args: &VersionArgs) -> super::CommandResult {
+    let text = version_text(args).map_err(kbuild::Error::msg)?;
+    print_stdout(&text)?;
+    Ok(super::Status::Success)
 }
 
 fn version_text(args: &VersionArgs) -> Result<String, String> {

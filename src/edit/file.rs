@@ -181,20 +181,20 @@ impl KustomizationFile {
 
     /// Checks the edited text is still a valid kustomization, then writes it over the
     /// file ([`write_file`]).
-    pub fn save(&self) -> Result<()> {
+    pub fn save(&self, cleanup: &crate::output::Cleanup) -> Result<()> {
         if !self.changed() {
             return Ok(());
         }
         check(&self.path, self.doc.text())?;
-        write_file(&self.path, self.doc.text())
+        write_file(&self.path, self.doc.text(), cleanup)
     }
 }
 
 /// Writes `text` over the existing file `path`: to a temporary file beside it, renamed
 /// over it, with the file's mode and owner; through a symlink to the file it names. A
 /// read-only file is an error, not overwritten.
-pub fn write_file(path: &Path, text: &str) -> Result<()> {
-    crate::output::write_file_atomic(path, text.as_bytes())
+pub fn write_file(path: &Path, text: &str, cleanup: &crate::output::Cleanup) -> Result<()> {
+    crate::output::write_file_atomic(path, text.as_bytes(), cleanup)
 }
 
 /// The text must read as a kustomization (the same checks as a build's, except that

@@ -83,6 +83,7 @@ pub(super) fn pull(
             return Err(offline());
         }
         let tmp = crate::output::temp::Registered::dir(
+            limits.cleanup,
             tempfile::Builder::new().prefix("kbuild-chart-"),
             None,
         )
@@ -128,6 +129,7 @@ pub(super) fn pull(
             .map_err(|e| files("cannot create the chart cache", e))?;
     }
     let tmp = crate::output::temp::Registered::dir(
+        limits.cleanup,
         tempfile::Builder::new().prefix(".pull-"),
         Some(&root),
     )

@@ -29,6 +29,8 @@ use std::time::Duration;
 pub(super) struct Limits<'a> {
     /// helm's config home (see the module comment).
     pub home: &'a Path,
+    /// Where its process group is registered while it runs.
+    pub cleanup: &'a crate::output::Cleanup,
     /// `--plugin-timeout`.
     pub timeout: Duration,
     /// The timeout as written, for messages.
@@ -98,6 +100,7 @@ pub(super) fn run(
         dir: None,
         env: &env,
         stdin: &[],
+        cleanup: limits.cleanup,
         timeout: limits.timeout,
         timeout_text: limits.timeout_text,
         max_output: process::output_cap(limits.remaining, 0),

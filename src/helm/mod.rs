@@ -60,6 +60,9 @@ pub struct HelmOptions {
     pub timeout: std::time::Duration,
     /// The timeout as written, for messages.
     pub timeout_text: String,
+    /// Where helm runs register their process groups and scratch directories (for a
+    /// signal handler; see [`crate::output::Cleanup`]).
+    pub cleanup: crate::output::Cleanup,
 }
 
 impl Default for HelmOptions {
@@ -73,6 +76,7 @@ impl Default for HelmOptions {
             offline: false,
             timeout: crate::plugin::DEFAULT_TIMEOUT,
             timeout_text: "10m".into(),
+            cleanup: crate::output::Cleanup::default(),
         }
     }
 }
@@ -139,6 +143,7 @@ impl Session {
     fn limits<'a>(&'a self, home: &'a std::path::Path, budget: &Budget) -> command::Limits<'a> {
         command::Limits {
             home,
+            cleanup: &self.options.cleanup,
             timeout: self.options.timeout,
             timeout_text: &self.options.timeout_text,
             remaining: budget.remaining(),
@@ -157,6 +162,7 @@ impl Session {
         // see command.rs for why `helmGlobals.configHome` is not used). Removed when
         // dropped, on every path out of here, and by the signal handler.
         let scratch = crate::output::temp::Registered::dir(
+            &self.options.cleanup,
             tempfile::Builder::new().prefix("kbuild-helm-"),
             None,
         )

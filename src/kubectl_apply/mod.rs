@@ -20,7 +20,7 @@
 //! - an object whose patch is `{}` is "unchanged"; `--prune` deletes live objects that match
 //!   the selector, carry the annotation and are not in the configuration.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::error::Error;
 use crate::merge::strategic::{apply_patch, create_three_way_patch, three_way_conflicts};
@@ -186,10 +186,10 @@ pub fn dry_run(
         }
     }
     let mut report = ApplyReport::default();
-    let mut configured: HashMap<Key, ()> = HashMap::new();
+    let mut configured: HashSet<Key> = HashSet::new();
     for node in config {
         let key = key_of(node, "configuration")?;
-        if configured.insert(key.clone(), ()).is_some() {
+        if !configured.insert(key.clone()) {
             let id = display_name(&key);
             return Err(Error::duplicate_id(
                 id.clone(),
@@ -203,7 +203,7 @@ pub fn dry_run(
     if let Some(selector) = &options.prune {
         for node in live {
             let key = key_of(node, "live objects")?;
-            if configured.contains_key(&key) || last_applied_text(node).is_none() {
+            if configured.contains(&key) || last_applied_text(node).is_none() {
                 continue;
             }
             if selector.matches(&labels(node)) {

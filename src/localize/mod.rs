@@ -104,6 +104,7 @@ pub fn stage(options: &LocalizeOptions) -> Result<Staged> {
     })?;
     let parent = args.dest.parent().unwrap_or(Path::new("/"));
     let temp = Registered::dir(
+        &options.remote.cleanup,
         tempfile::Builder::new().prefix(&crate::output::temp::own_prefix()),
         Some(parent),
     )

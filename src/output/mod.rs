@@ -4,6 +4,7 @@
 //! replace, and never replace a device or a symlink (`target.rs`).
 
 pub(crate) mod children;
+mod cleanup;
 mod set;
 mod target;
 pub mod temp;
@@ -12,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::openapi;
 use crate::resource::resmap::ResMap;
 use crate::yaml::emit;
+pub use cleanup::Cleanup;
 pub use set::{FileSet, write_file_atomic};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -68,7 +70,7 @@ fn single_component(name: &str, res: &crate::resource::Resource, dir: &Path) -> 
 /// Writes one file per resource into `dir`, all or none ([`FileSet`]).
 /// Namespaced resources get their namespace as a prefix when the build spans
 /// more than one namespace.
-pub fn write_dir(resmap: &ResMap, dir: &Path) -> Result<()> {
+pub fn write_dir(resmap: &ResMap, dir: &Path, cleanup: &Cleanup) -> Result<()> {
     let mut by_ns: BTreeMap<String, Vec<&crate::resource::Resource>> = BTreeMap::new();
     let mut cluster = Vec::new();
     for r in resmap.iter() {
@@ -83,7 +85,7 @@ pub fn write_dir(resmap: &ResMap, dir: &Path) -> Result<()> {
         }
     }
     let multi = by_ns.len() > 1;
-    let mut files = FileSet::new();
+    let mut files = FileSet::new().with_cleanup(cleanup);
     let mut add = |name: String, r: &crate::resource::Resource| -> Result<()> {
         single_component(&name, r, dir)?;
         files.write(dir.join(name), doc(r).into_bytes());

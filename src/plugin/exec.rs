@@ -77,6 +77,7 @@ pub(super) fn run(
     };
     // Removed when dropped, and by the signal handler if kbuild is interrupted.
     let config_file = crate::output::temp::Registered::file(
+        &limits.cleanup,
         tempfile::Builder::new().prefix("kust-plugin-config-"),
     )
     .map_err(files)?;
@@ -100,6 +101,7 @@ pub(super) fn run(
         dir: root.is_dir().then_some(root),
         env: &env,
         stdin,
+        cleanup: &limits.cleanup,
         timeout: limits.timeout,
         timeout_text: &limits.timeout_text,
         max_output: process::output_cap(limits.remaining, stdin.len() as u64),

@@ -35,8 +35,6 @@ use crate::yaml::Node;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub use process::kill_running_for_exit;
-
 /// The default `--plugin-timeout`: generous, for functions whose image must be pulled.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 
@@ -62,6 +60,9 @@ pub struct Options {
     /// When non-empty, the only plugins that may run: by kind, program path or image
     /// (`--allow-plugin`).
     pub allow: Vec<String>,
+    /// Where plugin runs register their process groups and temporary config files (for
+    /// a signal handler; see [`crate::output::Cleanup`]).
+    pub cleanup: crate::output::Cleanup,
 }
 
 impl Default for Options {
@@ -76,6 +77,7 @@ impl Default for Options {
             timeout: DEFAULT_TIMEOUT,
             timeout_text: "10m".to_string(),
             allow: Vec::new(),
+            cleanup: crate::output::Cleanup::default(),
         }
     }
 }
@@ -113,6 +115,7 @@ pub fn parse_timeout(text: &str) -> std::result::Result<Duration, String> {
 
 /// The limits of one run: its time, and what is left of the build's output budget.
 pub(crate) struct Limits {
+    cleanup: crate::output::Cleanup,
     timeout: Duration,
     timeout_text: String,
     remaining: u64,
@@ -332,6 +335,7 @@ impl Plugin {
 
     fn limits(options: &Options, budget: &Budget) -> Limits {
         Limits {
+            cleanup: options.cleanup.clone(),
             timeout: options.timeout,
             timeout_text: options.timeout_text.clone(),
             remaining: budget.remaining(),
@@ -428,6 +432,7 @@ impl Plugin {
             dir: Some(&self.root),
             env,
             stdin: input.as_bytes(),
+            cleanup: &limits.cleanup,
             timeout: limits.timeout,
             timeout_text: &limits.timeout_text,
             max_output: process::output_cap(limits.remaining, input.len() as u64),

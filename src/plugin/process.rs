@@ -16,8 +16,8 @@
 //! dropped.
 
 use crate::error::PluginProblem;
+use crate::output::children::kill_group;
 use std::io::{Read, Write};
-use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc;
@@ -46,23 +46,6 @@ pub(crate) fn output_cap(remaining: u64, input: u64) -> u64 {
         .min(MAX_OUTPUT)
 }
 
-/// The process groups of the programs running now (see the module comment). A register
-/// for the signal handler, as `output::temp` keeps one of temporary files.
-static RUNNING: std::sync::Mutex<std::collections::BTreeSet<u32>> =
-    std::sync::Mutex::new(std::collections::BTreeSet::new());
-
-fn running() -> std::sync::MutexGuard<'static, std::collections::BTreeSet<u32>> {
-    RUNNING.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Kills every plugin or helm process group still running: for the binary's signal
-/// handler, before it removes the temporary files those programs may be using.
-pub fn kill_running_for_exit() {
-    for pgid in std::mem::take(&mut *running()) {
-        kill_group(pgid);
-    }
-}
-
 /// What to run, and how.
 pub(crate) struct Job<'a> {
     /// The program (an absolute path, or a bare name looked up on PATH).
@@ -75,6 +58,8 @@ pub(crate) struct Job<'a> {
     pub env: &'a [(String, String)],
     /// Written to its stdin, which is then closed.
     pub stdin: &'a [u8],
+    /// Where its process group is registered while it runs.
+    pub cleanup: &'a crate::output::Cleanup,
     /// How long it may run.
     pub timeout: Duration,
     /// The timeout as the user wrote it, for the message.
@@ -101,19 +86,20 @@ pub(crate) fn run(job: &Job<'_>) -> Result<Finished, PluginProblem> {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         // Captured: for the error message, and (KRM functions) passed on when it ends.
-        .stderr(Stdio::piped())
-        // A group of its own, led by the plugin: killing the group kills what it started.
-        .process_group(0);
+        .stderr(Stdio::piped());
     if let Some(dir) = job.dir {
         cmd.current_dir(dir);
     }
-    let mut child = cmd.spawn().map_err(|e| PluginProblem::Spawn {
-        program: job.program.display().to_string(),
-        msg: e.to_string(),
-    })?;
+    // A group of its own, led by the plugin (killing the group kills what it started),
+    // registered for the signal handler while it runs.
+    let (mut child, running) = job
+        .cleanup
+        .spawn(&mut cmd)
+        .map_err(|e| PluginProblem::Spawn {
+            program: job.program.display().to_string(),
+            msg: e.to_string(),
+        })?;
     let pid = child.id();
-    crate::output::temp::start_handler();
-    running().insert(pid);
     let deadline = Instant::now() + job.timeout;
     // Detached threads, not scoped ones: a process that left the plugin's group (setsid)
     // may hold the pipes open forever, and kbuild must not wait for it past the limit.
@@ -153,7 +139,7 @@ pub(crate) fn run(job: &Job<'_>) -> Result<Finished, PluginProblem> {
     // Whatever happened, nothing of the group may remain: on a timeout this is the kill;
     // after an exit it ends the plugin's stray children.
     kill_group(pid);
-    running().remove(&pid);
+    drop(running);
     let timed_out = || PluginProblem::TimedOut {
         limit: job.timeout_text.to_string(),
     };
@@ -220,18 +206,6 @@ fn read_stderr(mut pipe: impl Read) -> Result<Vec<u8>, PluginProblem> {
         );
     }
     Ok(buf)
-}
-
-/// Sends SIGKILL to the process group `pgid` (which may be gone already).
-fn kill_group(pgid: u32) {
-    let Ok(pgid) = libc::pid_t::try_from(pgid) else {
-        return;
-    };
-    // SAFETY: kill(2) with a negative pid signals a process group; it touches no memory.
-    // The group is the plugin's own (process_group(0) above), never kbuild's.
-    unsafe {
-        libc::kill(-pgid, libc::SIGKILL);
-    }
 }
 
 #[cfg(test)]

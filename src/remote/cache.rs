@@ -52,17 +52,23 @@ pub(crate) struct RepoDir {
     lock: PathBuf,
     /// The clone URL, credentials redacted.
     url: String,
+    /// Where its temporary files and checkouts are registered while they exist.
+    cleanup: crate::output::Cleanup,
 }
 
 impl RepoDir {
     /// The directory of the repository cloned from `url` under `root` (made with its
     /// first checkout).
-    pub(crate) fn open(root: &Path, url: &str) -> std::io::Result<RepoDir> {
+    pub(crate) fn open(
+        root: &Path,
+        url: &str,
+        cleanup: &crate::output::Cleanup,
+    ) -> std::io::Result<RepoDir> {
         use sha2::{Digest, Sha256};
         let (plain, credentials) = super::userinfo::split(url);
         let mut hasher = Sha256::new();
         if credentials.is_some() {
-            hasher.update(salt(root)?);
+            hasher.update(salt(root, cleanup)?);
         }
         hasher.update(url.as_bytes());
         let hash: String = hasher
@@ -93,6 +99,7 @@ impl RepoDir {
             dir: repos.join(format!("{name}-{hash}")),
             lock: locks.join(format!("{name}-{hash}")),
             url: super::git::redact(url),
+            cleanup: cleanup.clone(),
         })
     }
 
@@ -145,11 +152,12 @@ impl RepoDir {
         create_private_dir(&self.dir)?;
         let url_file = self.dir.join("url");
         if !url_file.exists() {
-            write_atomic(&self.dir, &url_file, self.url.as_bytes())?;
+            write_atomic(&self.dir, &url_file, self.url.as_bytes(), &self.cleanup)?;
         }
         // Removed when dropped, and by the signal handler if kbuild is interrupted
         // during the clone.
         crate::output::temp::Registered::dir(
+            &self.cleanup,
             tempfile::Builder::new().prefix(".tmp-"),
             Some(&self.dir),
         )
@@ -193,7 +201,7 @@ impl RepoDir {
         }
         refs.insert(git_ref.to_string(), known);
         let json = serde_json::to_vec_pretty(&refs).map_err(std::io::Error::other)?;
-        write_atomic(&self.dir, &self.dir.join("refs.json"), &json)
+        write_atomic(&self.dir, &self.dir.join("refs.json"), &json, &self.cleanup)
     }
 }
 
@@ -205,8 +213,15 @@ fn checkout_name(commit: &str, submodules: bool) -> String {
     }
 }
 
-fn write_atomic(dir: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_temp(dir, bytes)?.persist(path).map_err(|e| e.error)?;
+fn write_atomic(
+    dir: &Path,
+    path: &Path,
+    bytes: &[u8],
+    cleanup: &crate::output::Cleanup,
+) -> std::io::Result<()> {
+    write_temp(dir, bytes, cleanup)?
+        .persist(path)
+        .map_err(|e| e.error)?;
     Ok(())
 }
 
@@ -214,10 +229,14 @@ fn write_atomic(dir: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// before its creation until it is dropped or persisted (then removed from the register
 /// by [`Unregistered`]'s drop): a signal while the cache writes a small file leaves no
 /// `.tmp-*` file behind.
-fn write_temp(dir: &Path, bytes: &[u8]) -> std::io::Result<Unregistered> {
+fn write_temp(
+    dir: &Path,
+    bytes: &[u8],
+    cleanup: &crate::output::Cleanup,
+) -> std::io::Result<Unregistered> {
     use std::io::Write;
     let mut tmp = tempfile::Builder::new().prefix(".tmp-").make_in(dir, |p| {
-        crate::output::temp::register(p);
+        cleanup.register(p);
         let mut options = File::options();
         options.write(true).create_new(true);
         #[cfg(unix)]
@@ -232,6 +251,7 @@ fn write_temp(dir: &Path, bytes: &[u8]) -> std::io::Result<Unregistered> {
     let guard = Unregistered {
         file: Some(tmp),
         path,
+        cleanup: cleanup.clone(),
     };
     written?;
     Ok(guard)
@@ -241,6 +261,7 @@ fn write_temp(dir: &Path, bytes: &[u8]) -> std::io::Result<Unregistered> {
 struct Unregistered {
     file: Option<tempfile::NamedTempFile>,
     path: PathBuf,
+    cleanup: crate::output::Cleanup,
 }
 
 impl Unregistered {
@@ -263,7 +284,7 @@ impl Drop for Unregistered {
     fn drop(&mut self) {
         // Removed (if not persisted) before it is forgotten.
         drop(self.file.take());
-        crate::output::temp::unregister(&self.path);
+        self.cleanup.unregister(&self.path);
     }
 }
 
@@ -281,7 +302,7 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
 }
 
 /// The cache's salt (made on first use: 32 random bytes, readable by its owner alone).
-fn salt(root: &Path) -> std::io::Result<Vec<u8>> {
+fn salt(root: &Path, cleanup: &crate::output::Cleanup) -> std::io::Result<Vec<u8>> {
     let path = root.join("salt");
     if let Ok(bytes) = std::fs::read(&path)
         && bytes.len() >= 16
@@ -291,7 +312,7 @@ fn salt(root: &Path) -> std::io::Result<Vec<u8>> {
     let bytes = random_bytes()?;
     // Two builds making it at once: the first one's stays (no_clobber), the second
     // reads it.
-    match write_temp(root, &bytes)?.persist_noclobber(&path) {
+    match write_temp(root, &bytes, cleanup)?.persist_noclobber(&path) {
         Ok(()) => Ok(bytes),
         Err(_) => std::fs::read(&path),
     }
@@ -350,6 +371,7 @@ pub fn list(root: &Path) -> std::io::Result<Vec<CachedCheckout>> {
             dir: dir.clone(),
             lock: PathBuf::new(),
             url: url.clone(),
+            cleanup: crate::output::Cleanup::default(),
         }
         .refs();
         for checkout in std::fs::read_dir(&dir)?.flatten() {
@@ -416,7 +438,7 @@ mod tests {
     #[test]
     fn only_commit_ids_name_checkouts() {
         let root = tempfile::tempdir().unwrap();
-        let repo = RepoDir::open(root.path(), "https://h/o/r").unwrap();
+        let repo = RepoDir::open(root.path(), "https://h/o/r", &Default::default()).unwrap();
         std::fs::create_dir_all(repo.dir.join("../..")).unwrap();
         assert_eq!(repo.checkout("../..", true), None);
         assert_eq!(repo.checkout("..", false), None);
@@ -429,8 +451,13 @@ mod tests {
     fn credentials_name_no_directory() {
         use std::os::unix::fs::PermissionsExt;
         let root = tempfile::tempdir().unwrap();
-        let with = RepoDir::open(root.path(), "https://me:hunter2@h/o/repo").unwrap();
-        let without = RepoDir::open(root.path(), "https://h/o/repo").unwrap();
+        let with = RepoDir::open(
+            root.path(),
+            "https://me:hunter2@h/o/repo",
+            &Default::default(),
+        )
+        .unwrap();
+        let without = RepoDir::open(root.path(), "https://h/o/repo", &Default::default()).unwrap();
         assert_ne!(with.dir, without.dir, "a build without them gets its own");
         let name = with.dir.file_name().unwrap().to_string_lossy().into_owned();
         assert!(

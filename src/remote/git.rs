@@ -26,6 +26,8 @@ use wait_timeout::ChildExt;
 #[derive(Clone, Debug)]
 pub(crate) struct Git {
     program: PathBuf,
+    /// Where its process groups are registered while they run.
+    cleanup: crate::output::Cleanup,
 }
 
 /// The transports a remote base may be fetched with: kustomize's documented ones.
@@ -66,12 +68,15 @@ pub(crate) struct Access<'a> {
 
 impl Git {
     /// Looks `git` up on PATH (each directory in order, as a shell does).
-    pub(crate) fn find() -> Result<Git, RemoteProblem> {
+    pub(crate) fn find(cleanup: &crate::output::Cleanup) -> Result<Git, RemoteProblem> {
         let path = std::env::var_os("PATH").unwrap_or_default();
         std::env::split_paths(&path)
             .map(|dir| dir.join("git"))
             .find(|p| is_executable(p))
-            .map(|program| Git { program })
+            .map(|program| Git {
+                program,
+                cleanup: cleanup.clone(),
+            })
             .ok_or_else(|| RemoteProblem::NoGit("git not found in any directory of PATH".into()))
     }
 
@@ -103,8 +108,10 @@ impl Git {
         environment(&mut cmd, access);
         // Its own process group, registered, so that a timeout or a signal to kbuild
         // stops git's helpers too before its checkout is removed.
-        let (mut child, _running) =
-            crate::output::children::spawn(&mut cmd).map_err(|e| cannot("start", e))?;
+        let (mut child, _running) = self
+            .cleanup
+            .spawn(&mut cmd)
+            .map_err(|e| cannot("start", e))?;
         let status = match child.wait_timeout(timeout) {
             Ok(Some(status)) => status,
             Ok(None) => {

@@ -33,6 +33,9 @@ pub struct RemoteOptions {
     pub cache_dir: Option<PathBuf>,
     /// Use only what the cache holds: no git or http command (`--offline`).
     pub offline: bool,
+    /// Where clones register their temporary checkouts and git's process groups (for a
+    /// signal handler; see [`crate::output::Cleanup`]).
+    pub cleanup: crate::output::Cleanup,
 }
 
 /// A repository checked out for a build.
@@ -61,7 +64,7 @@ pub struct Session {
     /// The cache directory and its shared lock, taken on first use.
     root: OnceLock<std::result::Result<(PathBuf, Option<std::fs::File>), String>>,
     /// A cache for this build alone, when there is no cache directory.
-    _temp_root: OnceLock<Option<tempfile::TempDir>>,
+    temp_root: OnceLock<Option<tempfile::TempDir>>,
     git: OnceLock<std::result::Result<Git, RemoteProblem>>,
     agent: OnceLock<ureq::Agent>,
     checkouts: Mutex<HashMap<(String, String, bool), Shared<Checkout>>>,
@@ -77,7 +80,7 @@ impl Session {
         Session {
             options,
             root: OnceLock::new(),
-            _temp_root: OnceLock::new(),
+            temp_root: OnceLock::new(),
             git: OnceLock::new(),
             agent: OnceLock::new(),
             checkouts: Mutex::default(),
@@ -145,7 +148,7 @@ impl Session {
         let Ok(root) = self.root() else {
             return false;
         };
-        let Ok(repo) = RepoDir::open(root, &spec.clone_url()) else {
+        let Ok(repo) = RepoDir::open(root, &spec.clone_url(), &self.options.cleanup) else {
             return false;
         };
         let commit = if git::is_full_commit(&spec.git_ref) {
@@ -189,7 +192,7 @@ impl Session {
             let dir = match self.options.cache_dir.clone().or_else(cache::default_dir) {
                 Some(d) => d,
                 None => {
-                    let temp = self._temp_root.get_or_init(|| {
+                    let temp = self.temp_root.get_or_init(|| {
                         tempfile::Builder::new()
                             .prefix("kbuild-git-")
                             .tempdir()
@@ -216,7 +219,7 @@ impl Session {
 
     fn git(&self) -> std::result::Result<&Git, RemoteProblem> {
         self.git
-            .get_or_init(Git::find)
+            .get_or_init(|| Git::find(&self.options.cleanup))
             .as_ref()
             .map_err(Clone::clone)
     }
@@ -226,7 +229,7 @@ impl Session {
     fn fetch_checkout(&self, spec: &RepoSpec) -> std::result::Result<Checkout, RemoteProblem> {
         let url = spec.clone_url();
         let cache_err = |e: std::io::Error| RemoteProblem::Cache(e.to_string());
-        let repo = RepoDir::open(self.root()?, &url).map_err(cache_err)?;
+        let repo = RepoDir::open(self.root()?, &url, &self.options.cleanup).map_err(cache_err)?;
         let _lock = repo.lock().map_err(cache_err)?;
         let found = |commit: &str| {
             repo.checkout(commit, spec.submodules).map(|dir| Checkout {

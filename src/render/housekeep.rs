@@ -99,7 +99,7 @@ pub fn housekeep(
         }
     }
     if !job.check {
-        manifest.save(out)?;
+        manifest.save(out, &job.cleanup)?;
     }
     Ok(done)
 }

@@ -125,7 +125,7 @@ impl Manifest {
     }
 
     /// Writes the manifest when it changed (or does not exist yet and records anything).
-    pub fn save(&self, out: &Path) -> Result<()> {
+    pub fn save(&self, out: &Path, cleanup: &output::Cleanup) -> Result<()> {
         if !self.changed && (self.exists || self.renders.is_empty()) {
             return Ok(());
         }
@@ -137,7 +137,7 @@ impl Manifest {
         let mut text = serde_json::to_string_pretty(&file)
             .map_err(|e| Error::Output(format!("{}: {e}", self.path.display())))?;
         text.push('\n');
-        output::write_file_atomic(&self.path, text.as_bytes())
+        output::write_file_atomic(&self.path, text.as_bytes(), cleanup)
     }
 }
 
@@ -184,7 +184,7 @@ mod tests {
         let mut m = Manifest::load(out).unwrap();
         assert!(!m.exists);
         m.record(out, &out.join("apps/web.yaml"), Path::new("apps/web"));
-        m.save(out).unwrap();
+        m.save(out, &output::Cleanup::new()).unwrap();
         let again = Manifest::load(out).unwrap();
         assert!(again.owns(out, &out.join("apps/web.yaml")));
         assert!(!again.owns(out, &out.join("apps/api.yaml")));

@@ -38,6 +38,9 @@ pub struct RenderJob {
     pub check: bool,
     /// Options of every build (`--load-restrictor`).
     pub build_options: BuildOptions,
+    /// Where the renders' temporary files are registered while they exist (for a signal
+    /// handler; see [`output::Cleanup`]).
+    pub cleanup: output::Cleanup,
 }
 
 /// What happened to one kustomization.
@@ -356,7 +359,7 @@ fn render_one(job: &RenderJob, dir: &Path, file: Option<&Path>) -> Result<Outcom
                 source: e,
             })?;
         }
-        output::write_file_atomic(file, text.as_bytes())?;
+        output::write_file_atomic(file, text.as_bytes(), &job.cleanup)?;
     }
     Ok(Outcome::Written { changed: !same })
 }

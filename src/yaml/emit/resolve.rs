@@ -159,7 +159,7 @@ fn go_parses_as_int(s: &[u8]) -> bool {
     }
     match (signed, neg) {
         (false, _) => true, // ParseInt, or else ParseUint, accepts any u64
-        (true, false) => value <= i64::MAX as u64,
+        (true, false) => i64::try_from(value).is_ok(),
         (true, true) => value <= 1u64 << 63,
     }
 }
