@@ -5,7 +5,7 @@
 //! keeps neither, so results are compared as data, with mapping key order ignored. Cases
 //! whose schema is written in a YAML comment are counted as unsupported.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 
@@ -95,9 +95,11 @@ fn merge3_corpus(dir: PathBuf) {
     assert_eq!(passed, 68);
 }
 
-fn main() {
-    common::run_needing(
-        common::shared_corpus("merge/merge3"),
+/// This file's tests (run by tests/integration.rs).
+pub(crate) fn tests() -> Vec<libtest_mimic::Trial> {
+    common::needing(
+        module_path!(),
+        || common::shared_corpus("merge/merge3"),
         &[("merge3_corpus", merge3_corpus as fn(PathBuf))],
-    );
+    )
 }

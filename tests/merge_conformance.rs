@@ -8,7 +8,7 @@
 //!
 //! The corpus is YAML and read with `kbuild::yaml::parse::parse_stream`.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 
@@ -308,12 +308,14 @@ fn k8s_apply_corpus(dir: PathBuf) {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-fn main() {
-    common::run_needing(
-        common::shared_corpus("merge"),
+/// This file's tests (run by tests/integration.rs).
+pub(crate) fn tests() -> Vec<libtest_mimic::Trial> {
+    common::needing(
+        module_path!(),
+        || common::shared_corpus("merge"),
         &[
             ("merge2_corpus", merge2_corpus as fn(PathBuf)),
             ("k8s_apply_corpus", k8s_apply_corpus),
         ],
-    );
+    )
 }

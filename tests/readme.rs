@@ -21,14 +21,16 @@
 //!   is itself run by `cargo test`.
 //!
 //! A `console` block without a marker fails the test: a sample that is not checked is not
-//! trusted. `README_SAMPLES=update cargo test --test readme` rewrites the expected output
+//! trusted. `KBUILD_BLESS=1 cargo test readme::` rewrites the expected output
 //! of every checked block that has no `...` from what the commands print now (review the
 //! change with `git diff`).
 //!
 //! Samples that need a program kbuild does not ship (the pre-commit framework) report
 //! themselves ignored when it is missing, and fail under `CI=true`.
 
-use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use crate::common;
+use libtest_mimic::{Completion, Failed, Trial};
+use std::sync::{Arc, OnceLock};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -499,32 +501,39 @@ fn updated(text: &str, blocks: &[Block], outcomes: &[Outcome]) -> String {
     out
 }
 
-fn main() {
-    let args = Arguments::from_args();
+/// The README's trials: `readme::readme_markers`, then one per checked block. The blocks run
+/// once, in README order (samples continue each other), when the first of them runs; under
+/// `KBUILD_BLESS` README.md is then rewritten from what they print.
+pub(crate) fn tests() -> Vec<Trial> {
+    let name = |test: &str| crate::name(module_path!(), test);
     let ci = std::env::var("CI").is_ok_and(|v| v == "true");
     let text = std::fs::read_to_string(repo().join(README)).expect("README.md");
     let blocks = match blocks(&text) {
-        Ok(b) => b,
+        Ok(b) => Arc::new(b),
         Err(problems) => {
-            let trial = Trial::test("readme_markers", move || Err(Failed::from(problems)));
-            libtest_mimic::run(&args, vec![trial]).exit();
+            return vec![Trial::test(name("readme_markers"), move || {
+                Err(Failed::from(problems))
+            })];
         }
     };
-    // The blocks run in order (samples continue each other), once, before the trials
-    // report on them.
-    let outcomes = run_all(&blocks);
-    if std::env::var("README_SAMPLES").is_ok_and(|v| v == "update") {
-        let new = updated(&text, &blocks, &outcomes);
-        if new != text {
-            std::fs::write(repo().join(README), new).expect("write README.md");
-            eprintln!("README.md updated: review it with git diff");
-        }
-    }
-    let mut trials = vec![Trial::test("readme_markers", || Ok(()))];
-    for (block, outcome) in blocks.iter().zip(outcomes) {
-        let name = format!("readme_line_{}_{}", block.line, block.dir.replace('/', "_"));
-        trials.push(Trial::ignorable_test(name, move || {
-            match (outcome.failure, outcome.skipped) {
+    let outcomes: Arc<OnceLock<Vec<Outcome>>> = Arc::new(OnceLock::new());
+    let text = Arc::new(text);
+    let mut trials = vec![Trial::test(name("readme_markers"), || Ok(()))];
+    for (i, block) in blocks.iter().enumerate() {
+        let full = name(&format!(
+            "readme_line_{}_{}",
+            block.line,
+            block.dir.replace('/', "_")
+        ));
+        let shown = full.clone();
+        let (blocks, outcomes, text) = (blocks.clone(), outcomes.clone(), text.clone());
+        trials.push(Trial::ignorable_test(full, move || {
+            let outcome = &outcomes.get_or_init(|| run_and_bless(&text, &blocks))[i];
+            match (&outcome.failure, &outcome.skipped) {
+                (Some(failure), _) if outcome.now.is_some() => Err(Failed::from(format!(
+                    "{failure}\n{}",
+                    common::bless::hint(&shown)
+                ))),
                 (Some(failure), _) => Err(Failed::from(failure)),
                 (None, Some(reason)) if ci => Err(Failed::from(format!("CI=true and {reason}"))),
                 (None, Some(reason)) => Ok(Completion::ignored_with(reason)),
@@ -532,5 +541,18 @@ fn main() {
             }
         }));
     }
-    libtest_mimic::run(&args, trials).exit()
+    trials
+}
+
+/// Runs every block; under `KBUILD_BLESS`, writes README.md from what they printed.
+fn run_and_bless(text: &str, blocks: &[Block]) -> Vec<Outcome> {
+    let outcomes = run_all(blocks);
+    if common::bless::blessing() {
+        let new = updated(text, blocks, &outcomes);
+        if new != text {
+            std::fs::write(repo().join(README), new).expect("write README.md");
+            eprintln!("README.md updated: review it with git diff");
+        }
+    }
+    outcomes
 }

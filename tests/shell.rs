@@ -1,9 +1,16 @@
 //! Shell integration: `kbuild completions SHELL` and `kbuild man`, generated from the
 //! clap definitions that parse the command line.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
+
+tests! {
+    completion_scripts_name_the_subcommands_and_flags,
+    bash_completion_completes_subcommands,
+    man_prints_the_page_or_writes_one_per_subcommand,
+    version_flag_names_the_kustomize_release,
+}
 
 fn kbuild(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_kbuild"))
@@ -12,7 +19,6 @@ fn kbuild(args: &[&str]) -> std::process::Output {
         .expect("run kbuild")
 }
 
-#[test]
 fn completion_scripts_name_the_subcommands_and_flags() {
     for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
         let out = kbuild(&["completions", shell]);
@@ -28,7 +34,6 @@ fn completion_scripts_name_the_subcommands_and_flags() {
 }
 
 /// The bash script loads in bash and completes the subcommands after `kbuild `.
-#[test]
 fn bash_completion_completes_subcommands() {
     let bin = env!("CARGO_BIN_EXE_kbuild");
     let script = format!(
@@ -51,7 +56,6 @@ printf '%s\n' "${{COMPREPLY[@]}}""#
     }
 }
 
-#[test]
 fn man_prints_the_page_or_writes_one_per_subcommand() {
     let out = kbuild(&["man"]);
     assert!(out.status.success());
@@ -87,7 +91,6 @@ fn man_prints_the_page_or_writes_one_per_subcommand() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("file/sub"));
 }
 
-#[test]
 fn version_flag_names_the_kustomize_release() {
     let out = kbuild(&["--version"]);
     assert!(out.status.success());

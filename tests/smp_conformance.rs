@@ -4,7 +4,7 @@
 //! the two- and three-way cases (`create`, `raw`, `raw-extension`, `unknown-field`) and the
 //! `apply` cases, with the corpus's own test schema (`smp/schema.yaml`).
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 
@@ -431,12 +431,14 @@ fn k8s_apply_corpus(dir: PathBuf) {
     assert!(tally.failures.is_empty());
 }
 
-fn main() {
-    common::run_needing(
-        common::shared_corpus("merge/smp"),
+/// This file's tests (run by tests/integration.rs).
+pub(crate) fn tests() -> Vec<libtest_mimic::Trial> {
+    common::needing(
+        module_path!(),
+        || common::shared_corpus("merge/smp"),
         &[
             ("smp_corpus", smp_corpus as fn(PathBuf)),
             ("k8s_apply_corpus", k8s_apply_corpus as fn(PathBuf)),
         ],
-    );
+    )
 }
