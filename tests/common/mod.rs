@@ -107,6 +107,38 @@ pub fn cases<C: Send + 'static>(
         .collect()
 }
 
+/// One trial per case of a corpus under `../shared` (`corpus`, found or why not), named
+/// `<file>::<case name>`: `enumerate` lists the cases when the binary starts; `check` runs
+/// one, `Ok(None)` passing it, `Ok(Some(reason))` reporting it ignored (a case kbuild
+/// cannot support, counted by the file's corpus-wide test). Without the corpus there are
+/// none: the file's corpus-wide tests report that (see [`needing`]).
+pub fn corpus_cases<C: Send + 'static>(
+    module: &str,
+    corpus: Result<std::path::PathBuf, String>,
+    enumerate: impl FnOnce(&Path) -> Vec<(String, C)>,
+    check: fn(C) -> Result<Option<String>, String>,
+) -> Vec<libtest_mimic::Trial> {
+    use libtest_mimic::{Completion, Trial};
+    let Ok(dir) = corpus else {
+        return Vec::new();
+    };
+    enumerate(&dir)
+        .into_iter()
+        .map(|(name, case)| {
+            let full = crate::name(module, &name);
+            let shown = full.clone();
+            Trial::ignorable_test(full, move || {
+                let mut ignored = None;
+                crate::run(&shown, || {
+                    ignored = check(case)?;
+                    Ok(())
+                })?;
+                Ok(ignored.map_or(Completion::Completed, Completion::ignored_with))
+            })
+        })
+        .collect()
+}
+
 /// `../shared/conformance/<rel>` beside the repository, or why it cannot be used.
 pub fn shared_corpus(rel: &str) -> Result<std::path::PathBuf, String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
