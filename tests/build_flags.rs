@@ -6,10 +6,30 @@
 //! `--reorder` and `--enable-managedby-label` is also checked against kubectl in
 //! tests/fixtures/build-flags/.
 
-mod common;
+use crate::common;
 use common::{argo_cd_semver, write};
 use std::path::Path;
 use std::process::Command;
+
+tests! {
+    every_flag_is_accepted_before_and_after_the_path,
+    argo_cd_command_line_builds,
+    output_flag_before_or_after_the_path,
+    reorder_none_keeps_the_order_resources_were_read_in,
+    sort_options_win_over_reorder_with_kustomizes_warning,
+    managed_by_flag_labels_as_build_metadata_does,
+    flag_values_kustomize_refuses_get_its_errors,
+    kustomize_commands_kbuild_lacks_are_refused_by_name,
+    unknown_flags_are_said_plainly,
+    helm_and_plugin_errors_name_the_flag_or_what_is_missing,
+    other_commands_take_the_flags_that_change_a_build,
+    help_texts,
+    version_forms,
+    version_follows_the_kustomize_version,
+    version_flag_errors,
+    argo_cd_reads_the_short_version,
+    output_error_names_the_output_file_only,
+}
 
 struct Run {
     code: i32,
@@ -84,7 +104,6 @@ const NEUTRAL_FLAGS: &[&[&str]] = &[
     &["--reorder=legacy", "--reorder", "legacy"],
 ];
 
-#[test]
 fn every_flag_is_accepted_before_and_after_the_path() {
     let t = tree();
     let plain = kbuild(t.path(), &["app"]);
@@ -104,7 +123,6 @@ fn every_flag_is_accepted_before_and_after_the_path() {
     }
 }
 
-#[test]
 fn argo_cd_command_line_builds() {
     // What Argo CD runs for an application with helm enabled (an absolute path first).
     let t = tree();
@@ -129,7 +147,6 @@ fn argo_cd_command_line_builds() {
     assert!(run.stderr.is_empty(), "{}", run.stderr);
 }
 
-#[test]
 fn output_flag_before_or_after_the_path() {
     let t = tree();
     let plain = kbuild(t.path(), &["app"]).stdout;
@@ -146,7 +163,6 @@ fn output_flag_before_or_after_the_path() {
     }
 }
 
-#[test]
 fn reorder_none_keeps_the_order_resources_were_read_in() {
     let t = tree();
     assert_eq!(
@@ -168,7 +184,6 @@ fn reorder_none_keeps_the_order_resources_were_read_in() {
     }
 }
 
-#[test]
 fn sort_options_win_over_reorder_with_kustomizes_warning() {
     let t = tree();
     write(
@@ -179,13 +194,9 @@ fn sort_options_win_over_reorder_with_kustomizes_warning() {
     let run = kbuild(t.path(), &["app", "--reorder", "none"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(kinds(&run.stdout), ["Namespace", "Service", "Deployment"]);
-    insta::assert_snapshot!(run.stderr, @r"
-    Flag --reorder has been deprecated, use the new 'sortOptions' field in kustomization.yaml instead.
-    warning: Sorting order is set both in 'kustomization.yaml' ('sortOptions') and in a CLI flag ('--reorder'). Using the kustomization file over the CLI flag.
-    ");
+    insta::assert_snapshot!(run.stderr);
 }
 
-#[test]
 fn managed_by_flag_labels_as_build_metadata_does() {
     let t = tree();
     write(
@@ -229,7 +240,6 @@ fn managed_by_flag_labels_as_build_metadata_does() {
     }
 }
 
-#[test]
 fn flag_values_kustomize_refuses_get_its_errors() {
     let t = tree();
     let cases: &[(&[&str], &str)] = &[
@@ -271,7 +281,6 @@ fn flag_values_kustomize_refuses_get_its_errors() {
     }
 }
 
-#[test]
 fn kustomize_commands_kbuild_lacks_are_refused_by_name() {
     let t = tree();
     for (args, named) in [
@@ -315,7 +324,6 @@ fn kustomize_commands_kbuild_lacks_are_refused_by_name() {
     assert!(run.stdout.contains("kbuild"));
 }
 
-#[test]
 fn unknown_flags_are_said_plainly() {
     let t = tree();
     let run = kbuild(t.path(), &["app", "--enable-hlm"]);
@@ -351,7 +359,6 @@ fn unknown_flags_are_said_plainly() {
 /// A helm command that does not exist (a real `helm` on PATH would try the network).
 const NO_HELM: &str = "/nonexistent/kbuild-test/helm";
 
-#[test]
 fn helm_and_plugin_errors_name_the_flag_or_what_is_missing() {
     let t = tree();
     write(
@@ -421,7 +428,6 @@ fn helm_and_plugin_errors_name_the_flag_or_what_is_missing() {
     );
 }
 
-#[test]
 fn other_commands_take_the_flags_that_change_a_build() {
     let t = tree();
     let flags = [
@@ -469,7 +475,6 @@ fn other_commands_take_the_flags_that_change_a_build() {
     assert!(merge3.stdout.contains("managed-by"));
 }
 
-#[test]
 fn help_texts() {
     let t = tree();
     for sub in ["build", "version"] {
@@ -487,7 +492,6 @@ fn platform_free(text: &str) -> String {
     arch.replace(&text, "${1}amd64").into_owned()
 }
 
-#[test]
 fn version_forms() {
     let t = tree();
     let run = kbuild(t.path(), &["version"]);
@@ -503,7 +507,7 @@ fn version_forms() {
     );
     let short = kbuild(t.path(), &["version", "--short"]);
     assert_eq!(short.code, 0);
-    insta::assert_snapshot!(short.stdout, @"{kustomize/v5.8.1  2026-02-09T16:11:22Z   }");
+    insta::assert_snapshot!(short.stdout);
     assert_eq!(
         short.stderr,
         "Flag --short has been deprecated, and will be removed in the future.\n"
@@ -517,20 +521,11 @@ fn version_forms() {
     );
     let json = kbuild(t.path(), &["version", "--output=json"]);
     assert_eq!(json.code, 0);
-    insta::assert_snapshot!(platform_free(&json.stdout).replace(kbuild_version, "X.Y.Z"), @r#"
-    {
-      "version": "kustomize/v5.8.1",
-      "buildDate": "2026-02-09T16:11:22Z",
-      "goOs": "linux",
-      "goArch": "amd64",
-      "kbuildVersion": "X.Y.Z"
-    }
-    "#);
+    insta::assert_snapshot!(platform_free(&json.stdout).replace(kbuild_version, "X.Y.Z"));
     let parsed: serde_json::Value = serde_json::from_str(&json.stdout).expect("JSON");
     assert_eq!(parsed["version"], "kustomize/v5.8.1");
 }
 
-#[test]
 fn version_follows_the_kustomize_version() {
     let t = tree();
     let flag = kbuild(t.path(), &["version", "--kustomize-version", "5.5"]);
@@ -551,7 +546,6 @@ fn version_follows_the_kustomize_version() {
     );
 }
 
-#[test]
 fn version_flag_errors() {
     let t = tree();
     let run = kbuild(t.path(), &["version", "--short", "-o", "yaml"]);
@@ -570,7 +564,6 @@ fn version_flag_errors() {
     assert!(run.stdout.starts_with("kbuild "), "{}", run.stdout);
 }
 
-#[test]
 fn argo_cd_reads_the_short_version() {
     let t = tree();
     for (version, want) in [("v5.8.1", "v5.8.1"), ("v5.5.0", "v5.5.0")] {
@@ -591,7 +584,6 @@ fn argo_cd_reads_the_short_version() {
 
 /// An output file that cannot be written: the error names it, not the temporary file the
 /// atomic write goes through.
-#[test]
 fn output_error_names_the_output_file_only() {
     let t = tree();
     let target = t.path().join("missing-dir/out.yaml");

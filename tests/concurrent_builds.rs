@@ -10,8 +10,12 @@ use kbuild::{KustomizeVersion, build, output};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Barrier};
 
-mod common;
+use crate::common;
 use common::write;
+
+tests! {
+    eight_builds_on_eight_threads_equal_their_sequential_builds,
+}
 
 const BUILDS: usize = 8;
 
@@ -110,7 +114,6 @@ fn render(dir: &Path, i: usize) -> String {
     }
 }
 
-#[test]
 fn eight_builds_on_eight_threads_equal_their_sequential_builds() {
     let root = tempfile::tempdir().unwrap();
     let dirs: Vec<PathBuf> = (0..BUILDS).map(|i| tree(root.path(), i)).collect();

@@ -19,14 +19,27 @@
 //! to the custom resource still merges its containers with the file; and, when the kubectls
 //! are there (v5.5.0: `kubectl` on PATH or `$KUBECTL_V550`; v5.8.1: `$KUBECTL_V581` or
 //! `../kubectl-1.37/bin/kubectl`), `kubectl kustomize` prints the expected files byte for
-//! byte (else SKIPPED). `CRD_MERGE=update cargo test --test crd_merge` rewrites the
+//! byte (else SKIPPED). `KBUILD_BLESS=1 cargo test crd_merge::` rewrites the
 //! `openapi.json` files (kbuild), the expected YAML (kubectl kustomize v5.8.1) and the
 //! expected stderr (kbuild): review the diff.
 
-mod common;
+use crate::common;
 use common::{kubectl, skipped, write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+tests! {
+    prometheusrule_overlay,
+    servicemonitor_multi_key_bindings_and_declared_keys,
+    certificate_patched_by_a_component,
+    rollout_nested_multi_key_ports,
+    crds_rendered_by_a_helm_chart,
+    warning_text,
+    check_finds_a_stale_file_and_passes_a_fresh_one,
+    bad_input,
+    unmatched_merge_key_in_a_build_is_a_warning,
+    krusty_cases_build_the_same_with_crd_merge_keys,
+}
 
 const VERSIONS: [&str; 2] = ["v5.5.0", "v5.8.1"];
 
@@ -65,7 +78,7 @@ fn helm_standin() -> PathBuf {
 }
 
 fn updating() -> bool {
-    std::env::var("CRD_MERGE").is_ok_and(|v| v == "update")
+    common::bless::blessing()
 }
 
 fn read(p: &Path) -> String {
@@ -139,10 +152,11 @@ fn check_scenario(name: &str) {
             argv.push("--check".into());
         }
         let r = run(kbuild_bin, &input, &argv);
+        common::bless::differs_if(r.code != 0);
         assert_eq!(r.code, 0, "{name}: {argv:?}: {}", r.stderr);
     }
     if updating() {
-        let k = kubectl("v5.8.1").expect("CRD_MERGE=update needs kubectl with kustomize v5.8.1");
+        let k = kubectl("v5.8.1").expect("KBUILD_BLESS needs kubectl with kustomize v5.8.1 (KUBECTL_V581)");
         std::fs::create_dir_all(&expected).expect("mkdir");
         let mut dirs = vec!["overlay".to_string()];
         dirs.extend(variants(&root).into_iter().map(|(d, _)| d));
@@ -165,6 +179,7 @@ fn check_scenario(name: &str) {
         assert_eq!(r.code, 0, "{name} {version}: {}", r.stderr);
         assert_eq!(r.stdout, want, "{name} {version}: the default build");
         if version == "v5.8.1" {
+            common::bless::differs_if(r.stderr != read(&expected.join("overlay.stderr")));
             assert_eq!(
                 r.stderr,
                 read(&expected.join("overlay.stderr")),
@@ -221,38 +236,33 @@ fn check_scenario(name: &str) {
                 r.stderr
             );
             let want = read(&expected.join(format!("{dir}.yaml")));
+            common::bless::differs_if(r.stdout != want);
             assert_eq!(r.stdout, want, "{name}: kubectl {version} kustomize {dir}");
         }
     }
 }
 
-#[test]
 fn prometheusrule_overlay() {
     check_scenario("prometheusrule");
 }
 
-#[test]
 fn servicemonitor_multi_key_bindings_and_declared_keys() {
     check_scenario("servicemonitor");
 }
 
-#[test]
 fn certificate_patched_by_a_component() {
     check_scenario("certificate");
 }
 
-#[test]
 fn rollout_nested_multi_key_ports() {
     check_scenario("rollout");
 }
 
-#[test]
 fn crds_rendered_by_a_helm_chart() {
     check_scenario("helm-chart");
 }
 
 /// The warnings of every scenario's default build, as users read them.
-#[test]
 fn warning_text() {
     let mut all = String::new();
     for name in ["prometheusrule", "servicemonitor", "certificate", "rollout"] {
@@ -279,7 +289,6 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-#[test]
 fn check_finds_a_stale_file_and_passes_a_fresh_one() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let t = tmp.path();
@@ -377,7 +386,6 @@ fn check_finds_a_stale_file_and_passes_a_fresh_one() {
 }
 
 /// Bad input: each a clear error naming the file or the flag, nothing on stdout.
-#[test]
 fn bad_input() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let t = tmp.path();
@@ -504,7 +512,6 @@ fn bad_input() {
 }
 
 /// A `--merge-key` that matches nothing in a build changes nothing, and says so.
-#[test]
 fn unmatched_merge_key_in_a_build_is_a_warning() {
     let input = scenarios().join("prometheusrule/in");
     let r = kbuild(
@@ -531,7 +538,6 @@ fn unmatched_merge_key_in_a_build_is_a_warning() {
 /// built-in schema does. Cases whose kustomizations name their own `openapi:` schema are
 /// left out (the flag refuses them at the top; in a base, the top's schema wins, as in
 /// kustomize).
-#[test]
 fn krusty_cases_build_the_same_with_crd_merge_keys() {
     let corpus = match common::shared_corpus("krusty") {
         Ok(c) => c,

@@ -6,6 +6,12 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+tests! {
+    example_overlays,
+    fixtures,
+    large_generated_tree,
+}
+
 /// One run's settings: environment variables to set, and whether to copy files in reverse.
 struct Setting {
     env: &'static [(&'static str, &'static str)],
@@ -112,7 +118,6 @@ fn check_same(src: &Path, rel: &str) {
     }
 }
 
-#[test]
 fn example_overlays() {
     let shop = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/shop");
     for overlay in ["overlays/dev", "overlays/staging", "overlays/prod", "base"] {
@@ -120,7 +125,6 @@ fn example_overlays() {
     }
 }
 
-#[test]
 fn fixtures() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let mut n = 0;
@@ -142,7 +146,6 @@ fn fixtures() {
 
 /// A tree big enough for the parallel parse and emit paths (over 1 MiB of YAML, thousands of
 /// documents), with generators, name references, labels and a namespace.
-#[test]
 fn large_generated_tree() {
     let t = tempfile::tempdir().expect("tempdir");
     let mut y = String::new();

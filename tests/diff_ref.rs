@@ -7,8 +7,8 @@
 //!
 //! Needs `git` on PATH; without it every test reports itself ignored (failed under CI=true).
 
-mod common;
-use common::{Needing, run_needing, write};
+use crate::common;
+use common::{Needing, needing, write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -627,13 +627,16 @@ fn ci_examples_run_their_diff_steps(_: ()) {
     assert!(md.contains("| `overlays/old` | 0 | 0 | 4 | 0 |"), "{md}");
 }
 
-fn main() {
-    let have_git = Command::new("git")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-        .then_some(())
-        .ok_or_else(|| "needs `git` on PATH".to_string());
+/// This file's tests (run by tests/integration.rs).
+pub(crate) fn tests() -> Vec<libtest_mimic::Trial> {
+    let have_git = || {
+        Command::new("git")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+            .then_some(())
+            .ok_or_else(|| "needs `git` on PATH".to_string())
+    };
     let tests: &[Needing<()>] = &[
         ("text_report_and_exit_codes", text_report_and_exit_codes),
         ("working_tree_changes_count", working_tree_changes_count),
@@ -658,5 +661,5 @@ fn main() {
             interrupted_run_leaves_no_checkout,
         ),
     ];
-    run_needing(have_git, tests);
+    needing(module_path!(), have_git, tests)
 }

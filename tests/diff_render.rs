@@ -3,11 +3,32 @@
 //! with relative paths (so output is stable), and checks exit codes, files and
 //! output (insta snapshots, reviewed).
 
-mod common;
+use crate::common;
 use common::write;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
+
+tests! {
+    diff_base_against_overlay_pairs_through_original_ids,
+    diff_stat_and_color,
+    diff_json_lists_pairs_status_and_fields,
+    diff_equal_sides_exit_0_and_stdin_side,
+    diff_saved_base_render_against_overlay,
+    diff_ignore_field_can_make_sides_equal,
+    diff_bad_input_exits_2,
+    diff_kubectl_external_diff_directories,
+    diff_and_help_go_through_the_pager_on_a_terminal_only,
+    render_progress_on_a_terminal_only,
+    a_directory_named_diff_still_builds,
+    help_texts,
+    render_writes_mirrored_files_then_check_finds_stale_ones,
+    render_affected_only_renders_dependents,
+    render_keeps_going_past_a_broken_kustomization,
+    render_bad_input_exits_2_and_writes_nothing,
+    deps_lists_input_files_transitively,
+    diff_markdown_summarises_redacts_and_caps,
+}
 
 struct Run {
     code: i32,
@@ -73,7 +94,6 @@ fn tree() -> tempfile::TempDir {
     tmp
 }
 
-#[test]
 fn diff_base_against_overlay_pairs_through_original_ids() {
     let t = tree();
     let r = kbuild(t.path(), &["diff", "base", "overlays/staging"], None);
@@ -81,7 +101,6 @@ fn diff_base_against_overlay_pairs_through_original_ids() {
     insta::assert_snapshot!(r.stdout);
 }
 
-#[test]
 fn diff_stat_and_color() {
     let t = tree();
     let r = kbuild(
@@ -106,7 +125,6 @@ fn diff_stat_and_color() {
     assert!(!auto.stdout.contains('\x1b'));
 }
 
-#[test]
 fn diff_json_lists_pairs_status_and_fields() {
     let t = tree();
     let r = kbuild(
@@ -118,7 +136,6 @@ fn diff_json_lists_pairs_status_and_fields() {
     insta::assert_snapshot!(r.stdout);
 }
 
-#[test]
 fn diff_equal_sides_exit_0_and_stdin_side() {
     let t = tree();
     let render = kbuild(t.path(), &["build", "overlays/staging"], None);
@@ -146,7 +163,6 @@ fn diff_equal_sides_exit_0_and_stdin_side() {
     insta::assert_snapshot!(r.stdout);
 }
 
-#[test]
 fn diff_saved_base_render_against_overlay() {
     // A plain YAML side has no original ids: its current ids pair with the
     // overlay's original ids, and generated names need --ignore-hash-suffix.
@@ -174,7 +190,6 @@ fn diff_saved_base_render_against_overlay() {
     insta::assert_snapshot!(r.stdout);
 }
 
-#[test]
 fn diff_ignore_field_can_make_sides_equal() {
     let t = tree();
     write(
@@ -206,7 +221,6 @@ fn diff_ignore_field_can_make_sides_equal() {
     );
 }
 
-#[test]
 fn diff_bad_input_exits_2() {
     let t = tree();
     write(t.path(), "empty/readme.txt", "x");
@@ -232,7 +246,6 @@ fn diff_bad_input_exits_2() {
 /// KUBECTL_EXTERNAL_DIFF, laid out as kubectl writes them (its diff.go: `LIVE-*` and
 /// `MERGED-*` temporary directories, one file per object named
 /// `[group.]version.kind.namespace.name`, an empty LIVE file for a new object).
-#[test]
 fn diff_kubectl_external_diff_directories() {
     let t = tempfile::tempdir().expect("tempdir");
     let (live, merged) = (t.path().join("LIVE-123"), t.path().join("MERGED-456"));
@@ -303,7 +316,6 @@ fn on_a_terminal(dir: &Path, args: &str, env: &[(&str, &str)]) -> Option<String>
 
 /// The pager: used for diff and --help on a terminal, never when piped, and off with
 /// --no-pager or an empty KBUILD_PAGER.
-#[test]
 fn diff_and_help_go_through_the_pager_on_a_terminal_only() {
     let t = tree();
     let paged = t.path().join("paged");
@@ -345,7 +357,6 @@ fn diff_and_help_go_through_the_pager_on_a_terminal_only() {
 }
 
 /// `render` shows a progress bar on a terminal, not with --quiet, not when piped.
-#[test]
 fn render_progress_on_a_terminal_only() {
     let t = tree();
     let Some(screen) = on_a_terminal(t.path(), "render base overlays/staging", &[]) else {
@@ -360,7 +371,6 @@ fn render_progress_on_a_terminal_only() {
     assert!(!run.stderr.contains("rendering"), "{}", run.stderr);
 }
 
-#[test]
 fn a_directory_named_diff_still_builds() {
     let t = tree();
     write(
@@ -377,7 +387,6 @@ fn a_directory_named_diff_still_builds() {
     assert!(r.stdout.contains("kind: Service"));
 }
 
-#[test]
 fn help_texts() {
     let t = tree();
     for sub in ["diff", "render", "deps"] {
@@ -387,7 +396,6 @@ fn help_texts() {
     }
 }
 
-#[test]
 fn render_writes_mirrored_files_then_check_finds_stale_ones() {
     let t = tree();
     let d = t.path();
@@ -491,7 +499,6 @@ fn render_writes_mirrored_files_then_check_finds_stale_ones() {
     assert_eq!((r.code, r.stdout.as_str()), (0, ""), "{}", r.stderr);
 }
 
-#[test]
 fn render_affected_only_renders_dependents() {
     let t = tree();
     let d = t.path();
@@ -545,7 +552,6 @@ fn render_affected_only_renders_dependents() {
     );
 }
 
-#[test]
 fn render_keeps_going_past_a_broken_kustomization() {
     let t = tree();
     let d = t.path();
@@ -561,7 +567,6 @@ fn render_keeps_going_past_a_broken_kustomization() {
     assert!(!d.join("rendered/broken.yaml").exists());
 }
 
-#[test]
 fn render_bad_input_exits_2_and_writes_nothing() {
     let t = tree();
     let d = t.path();
@@ -585,7 +590,6 @@ fn render_bad_input_exits_2_and_writes_nothing() {
     insta::assert_snapshot!(all);
 }
 
-#[test]
 fn deps_lists_input_files_transitively() {
     let t = tree();
     let r = kbuild(t.path(), &["deps", "overlays/staging"], None);
@@ -598,7 +602,6 @@ fn deps_lists_input_files_transitively() {
 
 /// `--output markdown`: a summary table, a collapsible diff per resource, Secret values
 /// hashed unless --show-secrets, and the whole report within --max-bytes.
-#[test]
 fn diff_markdown_summarises_redacts_and_caps() {
     let t = tempfile::tempdir().expect("tempdir");
     let secret = |v: &str| {

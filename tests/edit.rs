@@ -10,10 +10,23 @@
 //! `kubectl` is available, `kubectl kustomize` of the edited tree must print what
 //! `kbuild build` prints.
 
-mod common;
+use crate::common;
 use common::argo_cd_semver;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+tests! {
+    a_read_only_file_is_an_error_and_stays,
+    the_mode_is_kept_and_a_symlink_is_written_through,
+    dry_run_prints_the_diff_and_writes_nothing,
+    unknown_subcommands_get_a_suggestion_and_missing_files_a_plain_error,
+    argo_cd_sequence_edits_in_place_and_builds_like_kustomize,
+    alpha_list_builtin_plugin_lists_the_builtins_without_a_kustomization,
+    boolean_flags_take_go_values,
+    from_file_values_are_csv_records,
+    fix_verify_checks_every_kustomization_that_reads_the_file;
+    common::cases(module_path!(), named_cases(), edit_fixture),
+}
 
 fn kbuild(dir: &Path, args: &[String]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_kbuild"))
@@ -41,6 +54,11 @@ fn copy_tree(from: &Path, to: &Path) {
 /// reproduces: `$KUBECTL_V581`, kubectl v1.37 beside the repository, or the `kubectl` on
 /// PATH, whichever reports Kustomize v5.8.1 (`.ci/run` installs kubectl v1.37.1).
 fn kubectl() -> Option<PathBuf> {
+    static FOUND: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    FOUND.get_or_init(find_kubectl).clone()
+}
+
+fn find_kubectl() -> Option<PathBuf> {
     let candidates = [
         std::env::var_os("KUBECTL_V581").map(PathBuf::from),
         Some(PathBuf::from(concat!(
@@ -141,12 +159,8 @@ fn run_case(case: &Case, kubectl: Option<&Path>) -> Result<(), String> {
     if let Some((line, out)) = failure {
         return Err(format!("{line}: {}", String::from_utf8_lossy(&out.stderr)));
     }
-    let expected = std::fs::read_to_string(case.dir.join("expected.yaml")).expect("expected.yaml");
-    if after != expected {
-        return Err(format!(
-            "kustomization differs:\n--- expected\n{expected}\n--- got\n{after}"
-        ));
-    }
+    common::bless::check_file(&case.dir.join("expected.yaml"), &after)
+        .map_err(|e| format!("the edited kustomization: {e}"))?;
     let ours = build(&cwd);
     let kustomize_file = case.dir.join("kustomize.yaml");
     if kustomize_file.is_file() {
@@ -176,30 +190,23 @@ fn run_case(case: &Case, kubectl: Option<&Path>) -> Result<(), String> {
     Ok(())
 }
 
-#[test]
-fn edit_fixtures() {
+/// `(case name, case)` for every case: one test each, `edit::<case>`.
+fn named_cases() -> Vec<(String, Case)> {
+    let all = cases();
+    assert!(!all.is_empty(), "no edit fixtures");
+    all.into_iter().map(|c| (c.name.clone(), c)).collect()
+}
+
+/// One case, and the edited tree built by kubectl kustomize v5.8.1 when there is one.
+fn edit_fixture(case: Case) -> Result<(), String> {
     let kubectl = kubectl();
     if kubectl.is_none() {
         common::skipped(
-            "the kubectl kustomize half of edit_fixtures",
+            "the kubectl kustomize half of edit fixtures",
             "no kubectl with kustomize v5.8.1 (set KUBECTL_V581)",
         );
     }
-    let mut failures = Vec::new();
-    let all = cases();
-    assert!(!all.is_empty(), "no edit fixtures");
-    for case in &all {
-        if let Err(e) = run_case(case, kubectl.as_deref()) {
-            failures.push(format!("{}: {e}", case.name));
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} of {} edit fixtures failed:\n{}",
-        failures.len(),
-        all.len(),
-        failures.join("\n\n")
-    );
+    run_case(&case, kubectl.as_deref())
 }
 
 fn run(dir: &Path, args: &[&str]) -> std::process::Output {
@@ -207,7 +214,6 @@ fn run(dir: &Path, args: &[&str]) -> std::process::Output {
     kbuild(dir, &args)
 }
 
-#[test]
 fn a_read_only_file_is_an_error_and_stays() {
     use std::os::unix::fs::PermissionsExt;
     let tmp = tempfile::tempdir().unwrap();
@@ -222,7 +228,6 @@ fn a_read_only_file_is_an_error_and_stays() {
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "namespace: a\n");
 }
 
-#[test]
 fn the_mode_is_kept_and_a_symlink_is_written_through() {
     use std::os::unix::fs::PermissionsExt;
     let tmp = tempfile::tempdir().unwrap();
@@ -256,7 +261,6 @@ fn the_mode_is_kept_and_a_symlink_is_written_through() {
     assert_eq!(names.len(), 2, "{names:?}");
 }
 
-#[test]
 fn dry_run_prints_the_diff_and_writes_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("kustomization.yaml");
@@ -282,7 +286,6 @@ fn dry_run_prints_the_diff_and_writes_nothing() {
     );
 }
 
-#[test]
 fn unknown_subcommands_get_a_suggestion_and_missing_files_a_plain_error() {
     let tmp = tempfile::tempdir().unwrap();
     let out = run(tmp.path(), &["edit", "set", "imag", "a:b"]);
@@ -304,7 +307,6 @@ fn unknown_subcommands_get_a_suggestion_and_missing_files_a_plain_error() {
 /// `--helm-api-versions` when `--enable-helm` is among the build options), then `edit` in
 /// the app directory for the Application's overrides, then a build of the absolute path
 /// from the repository root with the global build options appended after it.
-#[test]
 fn argo_cd_sequence_edits_in_place_and_builds_like_kustomize() {
     let tmp = tempfile::tempdir().unwrap();
     let repo = tmp.path();
@@ -403,7 +405,6 @@ fn argo_cd_sequence_edits_in_place_and_builds_like_kustomize() {
 /// kustomize's `edit alpha-list-builtin-plugin` needs no kustomization file; kbuild lists
 /// the builtins it runs (kustomize v5.8.1 lists the same plus HelmChartInflationGenerator,
 /// in Go's random map order).
-#[test]
 fn alpha_list_builtin_plugin_lists_the_builtins_without_a_kustomization() {
     let tmp = tempfile::tempdir().unwrap();
     let out = run(tmp.path(), &["edit", "alpha-list-builtin-plugin"]);
@@ -442,7 +443,6 @@ fn alpha_list_builtin_plugin_lists_the_builtins_without_a_kustomization() {
 
 /// kustomize's flags are pflag's: a boolean takes `=true`/`=false` (and Go's other
 /// spellings), and a repeated flag's last value wins.
-#[test]
 fn boolean_flags_take_go_values() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("kustomization.yaml");
@@ -487,7 +487,6 @@ fn boolean_flags_take_go_values() {
 
 /// `--from-file` is a pflag string slice: each value is one CSV record, so a quoted name
 /// may hold a comma.
-#[test]
 fn from_file_values_are_csv_records() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("kustomization.yaml"), "resources: []\n").unwrap();
@@ -520,7 +519,6 @@ fn from_file_values_are_csv_records() {
 /// the same bytes after the fix (here a base and the overlay using it), and refuses,
 /// leaving the file alone, when the fix would change a build (`patchesStrategicMerge`
 /// moved into `patches` runs after the existing `patches` entry instead of before it).
-#[test]
 fn fix_verify_checks_every_kustomization_that_reads_the_file() {
     let t = tempfile::tempdir().expect("tempdir");
     let root = t.path();

@@ -17,11 +17,16 @@
 //!
 //! A missing kubectl is reported on stderr as SKIPPED, and fails the run under `CI=true`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+tests! {
+    ;
+    common::cases(module_path!(), named_cases(), edit_tree),
+}
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/edit-trees")
@@ -156,10 +161,10 @@ fn run_case(case: &Path, builders: &[(String, Vec<String>)]) -> Vec<String> {
     if let Some(want) = read(&case.join("expected.err")) {
         if out.status.success() {
             problems.push("expected an error, got success".into());
-        } else if stderr.trim() != want.trim() {
-            problems.push(format!(
-                "error differs\n--- expected\n{want}\n--- got\n{stderr}"
-            ));
+        } else if stderr.trim() != want.trim()
+            && let Err(e) = common::bless::check_file(&case.join("expected.err"), &stderr)
+        {
+            problems.push(e);
         }
         if after != tree(&case.join("in")) {
             problems.push("the tree changed on error".into());
@@ -169,8 +174,13 @@ fn run_case(case: &Path, builders: &[(String, Vec<String>)]) -> Vec<String> {
     if !out.status.success() {
         return vec![format!("failed: {stderr}")];
     }
+    if common::bless::blessing() {
+        let _ = std::fs::remove_dir_all(case.join("expected"));
+        copy_tree(&work, &case.join("expected"));
+    }
     let expected = tree(&case.join("expected"));
     if after != expected {
+        common::bless::differs();
         problems.push(format!(
             "tree differs\n--- expected\n{}--- got\n{}",
             show(&expected),
@@ -178,11 +188,11 @@ fn run_case(case: &Path, builders: &[(String, Vec<String>)]) -> Vec<String> {
         ));
     }
     for (file, got) in [("expected.stdout", &stdout), ("expected.stderr", &stderr)] {
-        let want = read(&case.join(file)).unwrap_or_default();
-        if *got != want {
-            problems.push(format!(
-                "{file} differs\n--- expected\n{want}\n--- got\n{got}"
-            ));
+        let path = case.join(file);
+        if (!got.is_empty() || path.exists())
+            && let Err(e) = common::bless::check_file(&path, got)
+        {
+            problems.push(e);
         }
     }
     if case.join("same-build").exists() {
@@ -227,27 +237,25 @@ fn run_case(case: &Path, builders: &[(String, Vec<String>)]) -> Vec<String> {
     problems
 }
 
-#[test]
-fn edit_fixtures() {
+/// `(command/case, directory)` for every case: one test each, `edit_trees::<command>/<case>`.
+fn named_cases() -> Vec<(String, PathBuf)> {
     let all = cases();
     assert!(!all.is_empty(), "no edit fixtures found");
-    let builders = builders();
-    let mut failures = Vec::new();
-    for case in &all {
-        let name = case
-            .strip_prefix(root())
-            .unwrap_or(case)
-            .display()
-            .to_string();
-        for problem in run_case(case, &builders) {
-            failures.push(format!("{name}: {problem}"));
-        }
+    all.into_iter()
+        .map(|case| {
+            let name = case.strip_prefix(root()).unwrap_or(&case).display().to_string();
+            (name, case)
+        })
+        .collect()
+}
+
+/// One case, with the builders found (kbuild and the kubectls).
+fn edit_tree(case: PathBuf) -> Result<(), String> {
+    static BUILDERS: std::sync::OnceLock<Vec<(String, Vec<String>)>> = std::sync::OnceLock::new();
+    let problems = run_case(&case, BUILDERS.get_or_init(builders));
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n\n"))
     }
-    assert!(
-        failures.is_empty(),
-        "{} problems in {} edit fixtures:\n{}",
-        failures.len(),
-        all.len(),
-        failures.join("\n\n")
-    );
 }

@@ -4,10 +4,21 @@
 //! its hint, whichever subcommand failed (before, two of the CLI's error paths dropped
 //! the hint).
 
-mod common;
+use crate::common;
 use common::write;
 use std::path::Path;
 use std::process::Command;
+
+tests! {
+    build_exits_0_or_1_with_the_hint,
+    diff_exits_0_same_1_different_2_trouble,
+    render_exits_1_for_stale_and_2_for_errors_with_the_hint,
+    deps_and_openapi_exit_2_on_errors,
+    edit_and_create_exit_1_with_the_hint,
+    other_commands_exit_1_on_errors,
+    usage_errors_exit_2,
+    help_documents_the_exit_statuses,
+}
 
 struct Run {
     code: i32,
@@ -76,7 +87,6 @@ fn assert_error(run: &Run, code: i32, hint: &str) {
     );
 }
 
-#[test]
 fn build_exits_0_or_1_with_the_hint() {
     let t = tree();
     let ok = kbuild(t.path(), &["build", "good"]);
@@ -86,7 +96,6 @@ fn build_exits_0_or_1_with_the_hint() {
     assert_error(&kbuild(t.path(), &["typo"]), 1, FIELD_HINT);
 }
 
-#[test]
 fn diff_exits_0_same_1_different_2_trouble() {
     let t = tree();
     assert_eq!(kbuild(t.path(), &["diff", "good", "good"]).code, 0);
@@ -99,7 +108,6 @@ fn diff_exits_0_same_1_different_2_trouble() {
     );
 }
 
-#[test]
 fn render_exits_1_for_stale_and_2_for_errors_with_the_hint() {
     let t = tree();
     assert_eq!(
@@ -137,7 +145,6 @@ fn render_exits_1_for_stale_and_2_for_errors_with_the_hint() {
     assert_eq!((none.code, none.stdout.as_str()), (2, ""));
 }
 
-#[test]
 fn deps_and_openapi_exit_2_on_errors() {
     let t = tree();
     assert_eq!(kbuild(t.path(), &["deps", "good"]).code, 0);
@@ -159,7 +166,6 @@ fn deps_and_openapi_exit_2_on_errors() {
     );
 }
 
-#[test]
 fn edit_and_create_exit_1_with_the_hint() {
     let t = tree();
     let typo = t.path().join("typo");
@@ -179,7 +185,6 @@ fn edit_and_create_exit_1_with_the_hint() {
     assert!(again.stderr.starts_with("Error: "), "{}", again.stderr);
 }
 
-#[test]
 fn other_commands_exit_1_on_errors() {
     let t = tree();
     let version = kbuild(t.path(), &["version", "--short", "--output", "yaml"]);
@@ -210,7 +215,6 @@ fn other_commands_exit_1_on_errors() {
     );
 }
 
-#[test]
 fn usage_errors_exit_2() {
     let t = tree();
     let run = kbuild(t.path(), &["build", "--no-such-flag"]);
@@ -223,7 +227,6 @@ fn usage_errors_exit_2() {
     );
 }
 
-#[test]
 fn help_documents_the_exit_statuses() {
     let t = tree();
     let help = kbuild(t.path(), &["--help"]);

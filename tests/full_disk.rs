@@ -5,8 +5,8 @@
 
 #![cfg(unix)]
 
-mod common;
-use common::{Needing, run_needing, write};
+use crate::common;
+use common::{Needing, needing, write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -114,11 +114,12 @@ fn output_file_on_a_full_disk(_: ()) {
     );
 }
 
-fn main() {
-    let prerequisite = Tmpfs::mount(32).map(drop);
+/// This file's tests (run by tests/integration.rs).
+pub(crate) fn tests() -> Vec<libtest_mimic::Trial> {
+    let prerequisite = || Tmpfs::mount(32).map(drop);
     let tests: &[Needing<()>] = &[
         ("output_dir_on_a_full_disk", output_dir_on_a_full_disk),
         ("output_file_on_a_full_disk", output_file_on_a_full_disk),
     ];
-    run_needing(prerequisite, tests)
+    needing(module_path!(), prerequisite, tests)
 }

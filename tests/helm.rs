@@ -17,7 +17,7 @@
 //! kbuild is always checked against the recorded files. When the kubectl of version V is
 //! there (v5.5.0: `kubectl` on PATH; v5.8.1: `$KUBECTL_V581`, `../kubectl-1.37/bin/kubectl`
 //! or `kubectl`), `kubectl kustomize` runs too and must print the same bytes with the same
-//! helm runs; without it the comparison prints SKIPPED. `KBUILD_HELM_REGEN=1` rewrites the
+//! helm runs; without it the comparison prints SKIPPED. `KBUILD_BLESS=1` rewrites the
 //! expected files from kubectl. Where kbuild runs helm differently from kustomize on
 //! purpose (a `configHome` it does not hand to helm), `expected.kbuild.V.log` holds
 //! kbuild's runs.
@@ -27,12 +27,22 @@
 //! the stand-in fails, so no value from a kustomization can have been read as an option.
 //! Runs are compared as helm reads them (see [`canonical_argv`]).
 
-mod common;
+use crate::common;
 use common::kubectl;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+tests! {
+    a_pulled_chart_is_cached_outside_the_tree_and_offline_builds_use_it,
+    a_failed_pull_leaves_nothing_in_the_cache,
+    identical_inflations_run_helm_once,
+    without_enable_helm_a_chart_is_kustomizes_error,
+    helm_versions_kustomize_accepts,
+    chart_output_counts_against_the_output_budget;
+    common::cases(module_path!(), case_names(), case_matches_kustomize),
+}
 
 const VERSIONS: [&str; 2] = ["v5.5.0", "v5.8.1"];
 
@@ -326,7 +336,7 @@ fn check(case: &Path, version: &str, failures: &mut Vec<String>, skipped: &mut V
     let stderr = String::from_utf8_lossy(&kb.out.stderr).into_owned();
     let expected_err = case.join("expected.err");
     let kube = kubectl(version);
-    let regen = std::env::var_os("KBUILD_HELM_REGEN").is_some();
+    let regen = common::bless::blessing();
     if expected_err.exists() {
         if kb.out.status.success() || !stdout.is_empty() {
             failures.push(format!("{name}: expected an error, got success:\n{stdout}"));
@@ -393,43 +403,54 @@ fn check(case: &Path, version: &str, failures: &mut Vec<String>, skipped: &mut V
     }
     match read(&yaml) {
         Some(want) if want == stdout => {}
-        Some(want) => failures.push(format!(
+        Some(want) => failures.push(stale(format!(
             "{name}: output differs from {}\n--- expected\n{want}\n--- kbuild\n{stdout}",
             yaml.display()
-        )),
+        ))),
         None => failures.push(format!("{name}: no {}", yaml.display())),
     }
     let kbuild_log = if own_log.exists() { &own_log } else { &log };
     match read(kbuild_log) {
         Some(want) if want == kb.log => {}
-        Some(want) => failures.push(format!(
+        Some(want) => failures.push(stale(format!(
             "{name}: helm runs differ from {}\n--- expected\n{want}\n--- kbuild\n{}",
             kbuild_log.display(),
             kb.log
-        )),
+        ))),
         None => failures.push(format!("{name}: no {}", kbuild_log.display())),
     }
 }
 
-#[test]
-fn helm_cases_match_kustomize() {
+/// A failure caused by a recorded file that no longer matches (blessable).
+fn stale(failure: String) -> String {
+    common::bless::differs();
+    failure
+}
+
+/// `(case name, directory)` for every case, one test each (`helm::<case>`).
+fn case_names() -> Vec<(String, PathBuf)> {
+    let all = cases();
+    assert!(!all.is_empty(), "no helm cases");
+    all.into_iter()
+        .map(|c| (c.file_name().unwrap_or_default().to_string_lossy().into_owned(), c))
+        .collect()
+}
+
+/// One case under each kustomize version it names (`versions`, default both).
+fn case_matches_kustomize(case: PathBuf) -> Result<(), String> {
     if !standin_runs() {
         common::skipped(
             "this helm test",
             "the helm stand-in needs python3 with PyYAML",
         );
-        return;
+        return Ok(());
     }
     let mut failures = Vec::new();
     let mut skipped = Vec::new();
-    let all = cases();
-    assert!(!all.is_empty(), "no helm cases");
-    for case in &all {
-        let versions = lines(&case.join("versions"));
-        for version in VERSIONS {
-            if versions.is_empty() || versions.iter().any(|v| v == version) {
-                check(case, version, &mut failures, &mut skipped);
-            }
+    let versions = lines(&case.join("versions"));
+    for version in VERSIONS {
+        if versions.is_empty() || versions.iter().any(|v| v == version) {
+            check(&case, version, &mut failures, &mut skipped);
         }
     }
     if !skipped.is_empty() {
@@ -438,7 +459,11 @@ fn helm_cases_match_kustomize() {
             "no kubectl of that kustomize version",
         );
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n\n"))
+    }
 }
 
 /// A tree holding `kustomization` (with `$HELM_REPO` replaced) and the charts `vendor`
@@ -495,7 +520,6 @@ const PULLED: &str = "helmCharts:
   releaseName: cached
 ";
 
-#[test]
 fn a_pulled_chart_is_cached_outside_the_tree_and_offline_builds_use_it() {
     if !standin_runs() {
         common::skipped(
@@ -563,7 +587,6 @@ fn a_pulled_chart_is_cached_outside_the_tree_and_offline_builds_use_it() {
     assert_eq!(std::fs::read_dir(&cache).expect("cache").count(), 2);
 }
 
-#[test]
 fn a_failed_pull_leaves_nothing_in_the_cache() {
     if !standin_runs() {
         common::skipped(
@@ -581,7 +604,6 @@ fn a_failed_pull_leaves_nothing_in_the_cache() {
     assert_eq!(std::fs::read_dir(&cache).expect("cache").count(), 0);
 }
 
-#[test]
 fn identical_inflations_run_helm_once() {
     if !standin_runs() {
         common::skipped(
@@ -614,7 +636,6 @@ fn identical_inflations_run_helm_once() {
     assert_eq!(helm_runs(&t), ["version", "template"]);
 }
 
-#[test]
 fn without_enable_helm_a_chart_is_kustomizes_error() {
     let t = scratch_tree("helmCharts:\n- name: web\n", &[]);
     let out = run(
@@ -627,7 +648,6 @@ fn without_enable_helm_a_chart_is_kustomizes_error() {
     assert!(stderr.contains("must specify --enable-helm"), "{stderr}");
 }
 
-#[test]
 fn helm_versions_kustomize_accepts() {
     if !standin_runs() {
         common::skipped(
@@ -699,7 +719,6 @@ fn helm_versions_kustomize_accepts() {
 
 /// A chart's output counts against the output budget (`--max-output-bytes`): past it the
 /// build fails naming `helmCharts`.
-#[test]
 fn chart_output_counts_against_the_output_budget() {
     if !standin_runs() {
         common::skipped(

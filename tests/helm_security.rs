@@ -8,12 +8,22 @@
 //! does, split at commas. Every build here gets a TMPDIR of its own, which must be empty
 //! afterwards (helm's scratch directory, the values file).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 use wait_timeout::ChildExt;
+
+tests! {
+    chart_values_helm_could_read_as_options_are_refused,
+    values_file_names_with_commas_are_refused,
+    every_argument_is_a_flag_with_its_value_or_a_positional_after_the_end_of_options,
+    helm_runs_in_kbuilds_own_directories,
+    the_users_own_registry_config_is_passed_on,
+    helm_printing_without_end_or_hanging_is_stopped_and_cleaned_up,
+    a_signal_while_helm_runs_leaves_no_scratch_directory,
+}
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/helm-fixtures")
@@ -165,7 +175,6 @@ fn assert_fails(t: &Tree, out: &Output, needles: &[&str]) {
 
 /// Values that helm would read as options, or that it would misread, are refused before
 /// helm runs (`template` never runs); the kustomization file is named.
-#[test]
 fn chart_values_helm_could_read_as_options_are_refused() {
     if !standin_runs() {
         return;
@@ -225,7 +234,6 @@ fn chart_values_helm_could_read_as_options_are_refused() {
 /// (helm splits `--values` at commas): `a,/abs/secret.yaml` is the file `secret.yaml` in
 /// the tree's directory `a,/abs/`, which the load restrictor accepts, and helm reads `a`
 /// and `/abs/secret.yaml`, a file outside the tree.
-#[test]
 fn values_file_names_with_commas_are_refused() {
     if !standin_runs() {
         return;
@@ -261,7 +269,6 @@ fn values_file_names_with_commas_are_refused() {
 
 /// Every argument kbuild passes is one helm cannot misread (the stand-in's strict mode
 /// fails otherwise), for a chart using every field.
-#[test]
 fn every_argument_is_a_flag_with_its_value_or_a_positional_after_the_end_of_options() {
     if !standin_runs() {
         return;
@@ -296,7 +303,6 @@ fn every_argument_is_a_flag_with_its_value_or_a_positional_after_the_end_of_opti
 /// helm's homes, plugins and repository and registry files are kbuild's, in its scratch
 /// directory, whatever `configHome` the kustomization names (kustomize hands it to helm,
 /// so a tree could bring helm plugins and a repositories file of its own).
-#[test]
 fn helm_runs_in_kbuilds_own_directories() {
     if !standin_runs() {
         return;
@@ -359,7 +365,6 @@ fn helm_runs_in_kbuilds_own_directories() {
 
 /// The variables by which the person running kbuild gives helm registry or repository
 /// credentials pass through; the homes and the plugins never do.
-#[test]
 fn the_users_own_registry_config_is_passed_on() {
     if !standin_runs() {
         return;
@@ -389,7 +394,6 @@ fn the_users_own_registry_config_is_passed_on() {
 /// A chart (or helm) printing without end fails the build quickly, naming the chart, with
 /// helm killed and no scratch directory left; so does one that hangs, at
 /// `--plugin-timeout`.
-#[test]
 fn helm_printing_without_end_or_hanging_is_stopped_and_cleaned_up() {
     if !standin_runs() {
         return;
@@ -426,7 +430,6 @@ fn helm_printing_without_end_or_hanging_is_stopped_and_cleaned_up() {
 
 /// SIGTERM while helm runs: kbuild kills helm's process group and removes helm's scratch
 /// directory (the values file) before it dies.
-#[test]
 fn a_signal_while_helm_runs_leaves_no_scratch_directory() {
     if !standin_runs() {
         return;

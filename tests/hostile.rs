@@ -3,12 +3,30 @@
 //! empty on error, and the error message (an insta snapshot, with the
 //! temporary path written as `$TMP`).
 
-mod common;
+use crate::common;
 use common::write;
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+tests! {
+    billion_laughs,
+    deep_nesting,
+    deep_block_nesting,
+    huge_scalar_builds,
+    hundred_thousand_documents_build,
+    invalid_utf8,
+    bom_is_accepted,
+    tab_indentation,
+    duplicate_keys,
+    #[cfg(unix)] symlink_cycle,
+    #[cfg(unix)] restrictor_refuses_outside_files,
+    directory_where_a_file_is_expected,
+    #[cfg(unix)] fifo_does_not_block,
+    #[cfg(unix)] device_file_is_refused,
+    #[cfg(unix)] unreadable_file,
+}
 
 /// Every hostile case must finish within this: a guard against hangs, not a
 /// timing test (the 100 MB scalar takes ~20 s of CPU in a debug build, and
@@ -85,7 +103,6 @@ fn kust(dir: &Path, text: &str) {
 
 const CM: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n";
 
-#[test]
 fn billion_laughs() {
     let t = tmp();
     let mut y = String::from(
@@ -106,7 +123,6 @@ fn billion_laughs() {
     insta::assert_snapshot!(err);
 }
 
-#[test]
 fn deep_nesting() {
     let t = tmp();
     let y = format!(
@@ -119,7 +135,6 @@ fn deep_nesting() {
     insta::assert_snapshot!(fails(t.path()));
 }
 
-#[test]
 fn deep_block_nesting() {
     let t = tmp();
     let mut y = String::from("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\nspec:\n");
@@ -134,7 +149,6 @@ fn deep_block_nesting() {
     assert_eq!(o.stdout_len, 0);
 }
 
-#[test]
 fn huge_scalar_builds() {
     let t = tmp();
     let big = "x".repeat(100 * 1024 * 1024);
@@ -149,7 +163,6 @@ fn huge_scalar_builds() {
     assert!(o.stdout_len > 100 * 1024 * 1024);
 }
 
-#[test]
 fn hundred_thousand_documents_build() {
     let t = tmp();
     let mut y = String::with_capacity(100_000 * 60);
@@ -165,7 +178,6 @@ fn hundred_thousand_documents_build() {
     assert!(o.stdout_len > 100_000 * 40);
 }
 
-#[test]
 fn invalid_utf8() {
     let t = tmp();
     write(
@@ -177,7 +189,6 @@ fn invalid_utf8() {
     insta::assert_snapshot!(fails(t.path()));
 }
 
-#[test]
 fn bom_is_accepted() {
     let t = tmp();
     write(t.path(), "r.yaml", format!("\u{feff}{CM}").as_bytes());
@@ -190,7 +201,6 @@ fn bom_is_accepted() {
     assert_eq!(o.code, Some(0), "{}", o.stderr);
 }
 
-#[test]
 fn tab_indentation() {
     let t = tmp();
     write(
@@ -202,7 +212,6 @@ fn tab_indentation() {
     insta::assert_snapshot!(fails(t.path()));
 }
 
-#[test]
 fn duplicate_keys() {
     let t = tmp();
     write(
@@ -215,7 +224,6 @@ fn duplicate_keys() {
 }
 
 #[cfg(unix)]
-#[test]
 fn symlink_cycle() {
     let t = tmp();
     kust(t.path(), "resources: [loop]\n");
@@ -226,7 +234,6 @@ fn symlink_cycle() {
 /// A file outside the kustomization root, reached in each way a kustomization
 /// can name files, must be refused under the default load restrictor.
 #[cfg(unix)]
-#[test]
 fn restrictor_refuses_outside_files() {
     let t = tmp();
     write(t.path(), "outside/cm.yaml", CM.as_bytes());
@@ -299,7 +306,6 @@ fn restrictor_refuses_outside_files() {
     assert_eq!(o.code, Some(0), "{}", o.stderr);
 }
 
-#[test]
 fn directory_where_a_file_is_expected() {
     let t = tmp();
     std::fs::create_dir_all(t.path().join("adir")).expect("mkdir");
@@ -311,7 +317,6 @@ fn directory_where_a_file_is_expected() {
 }
 
 #[cfg(unix)]
-#[test]
 fn fifo_does_not_block() {
     let t = tmp();
     let fifo = t.path().join("r.yaml");
@@ -329,7 +334,6 @@ fn fifo_does_not_block() {
 }
 
 #[cfg(unix)]
-#[test]
 fn device_file_is_refused() {
     let t = tmp();
     kust(t.path(), "resources: [/dev/zero]\n");
@@ -343,7 +347,6 @@ fn device_file_is_refused() {
 }
 
 #[cfg(unix)]
-#[test]
 fn unreadable_file() {
     use std::os::unix::fs::PermissionsExt;
     let t = tmp();

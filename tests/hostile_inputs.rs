@@ -6,14 +6,32 @@
 //!
 //! The cases that need hundreds of megabytes are `#[ignore]`d (a debug build takes
 //! minutes on them); `.ci/run` runs them against the release binary with
-//! `KBUILD_BIN=target/release/kbuild cargo test --test hostile_inputs -- --ignored`.
+//! `KBUILD_BIN=target/release/kbuild cargo test --test integration -- --ignored hostile_inputs::`.
 
-mod common;
+use crate::common;
 use common::write;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+tests! {
+    #[cfg(unix)] tools_never_read_a_kustomization_file_symlinked_out_of_its_root,
+    kustomization_file_symlinked_out_of_its_root_is_refused,
+    #[cfg(unix)] files_swapped_for_symlinks_during_builds_never_leak,
+    chain_of_two_thousand_bases_builds_and_diffs,
+    field_paths_of_thirty_thousand_segments_are_refused,
+    stacked_diamond_of_bases_is_built_once_per_base,
+    twenty_thousand_generators_build,
+    amplified_values_fail_naming_the_field,
+    max_output_bytes_is_the_budget,
+    resources_and_patches_count_against_the_budget,
+    copies_that_deepen_or_double_are_bounded,
+    implicit_keys_longer_than_1024_characters_are_errors,
+    #[ignore = "writes a 49 MB file and builds it: minutes in a debug build; .ci/run runs it on the release binary"] eight_hundred_thousand_tiny_objects_build_in_under_1_gb,
+    #[ignore = "writes a 300 MB file: .ci/run runs it on the release binary"] three_hundred_megabyte_generator_file,
+    #[ignore = "writes two 29 MB streams: .ci/run runs it on the release binary"] diff_of_two_large_streams_finishes,
+}
 
 /// A guard against hangs, not a timing test.
 const LIMIT: Duration = Duration::from_secs(300);
@@ -111,7 +129,6 @@ const SECRET: &str = "TOP-SECRET-9f2c";
 /// outside file reaches the output or the error (not even a first line in a parse
 /// error); LoadRestrictionsNone allows it, as in kustomize.
 #[cfg(unix)]
-#[test]
 fn tools_never_read_a_kustomization_file_symlinked_out_of_its_root() {
     use std::os::unix::fs::symlink;
     let t = tmp();
@@ -136,7 +153,6 @@ fn tools_never_read_a_kustomization_file_symlinked_out_of_its_root() {
     assert_eq!(builds(&top, &["deps", "ok"]), "ok/kustomization.yaml\n");
 }
 
-#[test]
 fn kustomization_file_symlinked_out_of_its_root_is_refused() {
     use std::os::unix::fs::symlink;
     let t = tmp();
@@ -192,7 +208,6 @@ fn kustomization_file_symlinked_out_of_its_root_is_refused() {
 /// symlink to an outside file while builds run: whatever the timing, the outside
 /// content never appears. Builds may fail (the file changed under them) but never leak.
 #[cfg(unix)]
-#[test]
 fn files_swapped_for_symlinks_during_builds_never_leak() {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -280,7 +295,6 @@ fn chain(top: &Path, n: usize) {
 
 /// kustomize builds a chain of 2,000 bases; so do `kbuild build` and `kbuild diff`
 /// (no stack overflow); past 5,000 levels the build stops with a clear error.
-#[test]
 fn chain_of_two_thousand_bases_builds_and_diffs() {
     let t = tmp();
     chain(t.path(), 2000);
@@ -301,7 +315,6 @@ fn chain_of_two_thousand_bases_builds_and_diffs() {
 /// Field paths of tens of thousands of segments with `create: true` (a replacement
 /// target; a field spec from `configurations:`) fail with a clear error instead of
 /// overflowing the stack (kustomize v5.5.0 and v5.8.1 fail too, on their output).
-#[test]
 fn field_paths_of_thirty_thousand_segments_are_refused() {
     let t = tmp();
     let dots = vec!["a"; 30_000].join(".");
@@ -341,7 +354,6 @@ fn field_paths_of_thirty_thousand_segments_are_refused() {
 
 /// A stacked diamond of bases, 40 levels (each level's two overlays include the next
 /// level): 2^40 builds if each path built its base; a shared base is built once.
-#[test]
 fn stacked_diamond_of_bases_is_built_once_per_base() {
     let t = tmp();
     let levels = 40;
@@ -371,7 +383,6 @@ fn stacked_diamond_of_bases_is_built_once_per_base() {
 
 /// 20,000 configMapGenerator entries: linear (a scan of the map per generator made
 /// it quadratic: 10,000 took 91 s in a debug build).
-#[test]
 fn twenty_thousand_generators_build() {
     let t = tmp();
     let mut k = String::from("configMapGenerator:\n");
@@ -392,7 +403,6 @@ fn twenty_thousand_generators_build() {
 /// A 1 MB value copied into 3,000 resources (3 GB) by commonAnnotations or by a
 /// replacement, and a 1 MB var referenced 3,000 times in one field: each fails at
 /// once, naming the field, instead of using gigabytes (or panicking).
-#[test]
 fn amplified_values_fail_naming_the_field() {
     let t = tmp();
     let big = "x".repeat(1 << 20);
@@ -457,7 +467,6 @@ fn amplified_values_fail_naming_the_field() {
 }
 
 /// `--max-output-bytes` sets the budget: a generator that fits builds, one past it fails.
-#[test]
 fn max_output_bytes_is_the_budget() {
     let t = tmp();
     write(
@@ -478,7 +487,6 @@ fn max_output_bytes_is_the_budget() {
 
 /// Resource files and patches count against the budget too: a big file past it, and a
 /// targeted patch copied into many resources, fail naming the field.
-#[test]
 fn resources_and_patches_count_against_the_budget() {
     let t = tmp();
     let many: String = (0..200)
@@ -516,7 +524,6 @@ fn resources_and_patches_count_against_the_budget() {
 /// printed: a chain of replacements each copying the last target 400 levels deeper (it
 /// printed 1.6 GB from a 40 KB input, its indentation growing quadratically), and a JSON
 /// patch of forty `copy` operations doubling a mapping each time (it aborted).
-#[test]
 fn copies_that_deepen_or_double_are_bounded() {
     let t = tmp();
     let n = 400;
@@ -571,7 +578,6 @@ fn copies_that_deepen_or_double_are_bounded() {
 
 /// An implicit key longer than 1,024 characters is an error, as in kustomize (go-yaml)
 /// and YAML 1.2; the same key after `?` is fine.
-#[test]
 fn implicit_keys_longer_than_1024_characters_are_errors() {
     let t = tmp();
     write(t.path(), "kustomization.yaml", "resources: [cm.yaml]\n");
@@ -648,8 +654,6 @@ fn needs_time() -> bool {
 /// (735 MiB measured with the release binary; 1.88 GiB before mappings gave back the
 /// room they did not use, the output was written in runs instead of a string per
 /// document, and the sort stopped copying the resources).
-#[test]
-#[ignore = "writes a 49 MB file and builds it: minutes in a debug build; .ci/run runs it on the release binary"]
 fn eight_hundred_thousand_tiny_objects_build_in_under_1_gb() {
     if !needs_time() {
         return;
@@ -672,8 +676,6 @@ fn eight_hundred_thousand_tiny_objects_build_in_under_1_gb() {
 
 /// A 300 MB generator file: past the default budget a clear error naming
 /// configMapGenerator; with the budget raised, it builds.
-#[test]
-#[ignore = "writes a 300 MB file: .ci/run runs it on the release binary"]
 fn three_hundred_megabyte_generator_file() {
     if !needs_time() {
         return;
@@ -702,8 +704,6 @@ fn three_hundred_megabyte_generator_file() {
 }
 
 /// `diff` of two 29 MB streams finishes (no abort).
-#[test]
-#[ignore = "writes two 29 MB streams: .ci/run runs it on the release binary"]
 fn diff_of_two_large_streams_finishes() {
     if !needs_time() {
         return;

@@ -14,6 +14,13 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+tests! {
+    killed_file_output_keeps_previous_or_complete_contents,
+    killed_directory_output_keeps_previous_or_complete_files,
+    terminated_output_leaves_no_temporary_files,
+    terminated_plugin_run_leaves_no_temporary_config,
+}
+
 const OLD: &[u8] = b"previous contents\n";
 
 /// A tree of `n` ConfigMaps with some data each.
@@ -137,7 +144,6 @@ fn kill_points(run: Duration) -> Vec<Option<Duration>> {
     points
 }
 
-#[test]
 fn killed_file_output_keeps_previous_or_complete_contents() {
     let tree = tempfile::tempdir().expect("tempdir");
     big_tree(tree.path(), 40_000);
@@ -169,7 +175,6 @@ fn killed_file_output_keeps_previous_or_complete_contents() {
     assert!(killed > 0, "no run was killed before it finished");
 }
 
-#[test]
 fn killed_directory_output_keeps_previous_or_complete_files() {
     let tree = tempfile::tempdir().expect("tempdir");
     big_tree(tree.path(), 400);
@@ -211,7 +216,6 @@ fn killed_directory_output_keeps_previous_or_complete_files() {
 
 /// SIGTERM and SIGINT while `-o FILE` and `-o DIR` write: no temporary file is left, a file
 /// holds its old or its complete new content, and the directory's set is all old or all new.
-#[test]
 fn terminated_output_leaves_no_temporary_files() {
     let tree = tempfile::tempdir().expect("tempdir");
     big_tree(tree.path(), 40_000);
@@ -275,7 +279,6 @@ fn terminated_output_leaves_no_temporary_files() {
 /// TMPDIR), as it removes kbuild's output temporaries: the signal handler knows every
 /// temporary file and directory kbuild makes (plugin configs, helm scratch directories,
 /// remote clones), not only its output files.
-#[test]
 fn terminated_plugin_run_leaves_no_temporary_config() {
     for signal in ["TERM", "INT"] {
         let t = tempfile::tempdir().expect("tempdir");

@@ -3,10 +3,17 @@
 //! that builds takes it, and `kbuild diff --to-kustomize-version` (the upgrade preview).
 //! The outputs per version are fixtures (tests/fixtures/kustomize-versions/).
 
-mod common;
+use crate::common;
 use common::write;
 use std::path::Path;
 use std::process::Command;
+
+tests! {
+    default_is_v5_8_1_and_the_flag_and_variable_pick_another,
+    unsupported_versions_are_usage_errors_listing_the_supported_ones,
+    every_command_that_builds_takes_the_version,
+    upgrade_preview_shows_what_changes_and_nothing_otherwise,
+}
 
 struct Run {
     code: i32,
@@ -49,7 +56,6 @@ fn managed_by(out: &str) -> &str {
         .unwrap_or("<none>")
 }
 
-#[test]
 fn default_is_v5_8_1_and_the_flag_and_variable_pick_another() {
     let tmp = tempfile::tempdir().unwrap();
     labelled(tmp.path());
@@ -85,7 +91,6 @@ fn default_is_v5_8_1_and_the_flag_and_variable_pick_another() {
     }
 }
 
-#[test]
 fn unsupported_versions_are_usage_errors_listing_the_supported_ones() {
     let tmp = tempfile::tempdir().unwrap();
     labelled(tmp.path());
@@ -110,7 +115,6 @@ fn unsupported_versions_are_usage_errors_listing_the_supported_ones() {
     );
 }
 
-#[test]
 fn every_command_that_builds_takes_the_version() {
     let tmp = tempfile::tempdir().unwrap();
     labelled(tmp.path());
@@ -165,7 +169,6 @@ fn every_command_that_builds_takes_the_version() {
     }
 }
 
-#[test]
 fn upgrade_preview_shows_what_changes_and_nothing_otherwise() {
     let tmp = tempfile::tempdir().unwrap();
     labelled(tmp.path());
@@ -182,19 +185,7 @@ fn upgrade_preview_shows_what_changes_and_nothing_otherwise() {
     ];
     let run = kbuild(&dir, &args, None);
     assert_eq!(run.code, 1, "{}", run.stderr);
-    insta::assert_snapshot!(run.stdout, @r"
-    ~ v1 ConfigMap settings (1 field)
-    --- . (kustomize v5.5.0): v1 ConfigMap settings
-    +++ . (kustomize v5.8.1): v1 ConfigMap settings
-    @@ -2,5 +2,5 @@
-     kind: ConfigMap
-     metadata:
-       labels:
-    -    app.kubernetes.io/managed-by: kustomize-(devel)
-    +    app.kubernetes.io/managed-by: kustomize-v5.8.1
-       name: settings
-    1 changed, 0 added, 0 removed, 0 unchanged
-    ");
+    insta::assert_snapshot!(run.stdout);
 
     // Without the managed-by label the two releases agree: no output, exit 0.
     write(

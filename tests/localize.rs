@@ -14,45 +14,23 @@
 //! Needs `git` with `git http-backend` (the whole file is ignored without it, failed under
 //! CI=true).
 
-mod common;
-// Only part of the server is used here (no slow or authenticated answers).
-#[allow(dead_code)]
-#[path = "remote/server.rs"]
-mod server;
+use crate::common;
+use crate::remote::server::Server;
 use common::kubectl;
-use server::Server;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 const VERSIONS: [&str; 2] = ["v5.5.0", "v5.8.1"];
 
-/// The real git and its http-backend.
-#[derive(Clone)]
-struct Git {
-    git: PathBuf,
-    http_backend: PathBuf,
-}
+// The real git and its http-backend, found as the remote tests find them.
+use crate::remote::{Git, find_git};
 
-fn find_git() -> Result<Git, String> {
-    let out = Command::new("git")
-        .arg("--exec-path")
-        .output()
-        .map_err(|e| format!("needs git on PATH ({e})"))?;
-    let exec = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    let http_backend = exec.join("git-http-backend");
-    if !http_backend.exists() {
-        return Err(format!("needs git-http-backend in {}", exec.display()));
-    }
-    Ok(Git {
-        git: PathBuf::from("git"),
-        http_backend,
-    })
-}
-
-fn main() {
-    common::run_needing(
-        find_git(),
+/// This file's tests (run by tests/integration.rs).
+pub(crate) fn tests() -> Vec<libtest_mimic::Trial> {
+    common::needing(
+        module_path!(),
+        find_git,
         &[
             (
                 "local_remote_and_nested_bases",
@@ -70,7 +48,7 @@ fn main() {
                 plugin_configs_and_chart_home,
             ),
         ],
-    );
+    )
 }
 
 fn text(b: &[u8]) -> String {

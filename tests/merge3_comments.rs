@@ -3,6 +3,10 @@
 
 use std::process::Command;
 
+tests! {
+    in_place_keeps_comments_and_layout,
+}
+
 const ORIGINAL: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  annotations:\n    old: x\nspec:\n  replicas: 1\n  template:\n    spec:\n      containers:\n      - name: app\n        image: app:1\n";
 
 const DEST: &str = "# Our web deployment: do not remove this comment
@@ -32,7 +36,6 @@ data:
   x: \"1\"   # quoted on purpose
 ";
 
-#[test]
 fn in_place_keeps_comments_and_layout() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();

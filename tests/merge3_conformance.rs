@@ -5,7 +5,7 @@
 //! keeps neither, so results are compared as data, with mapping key order ignored. Cases
 //! whose schema is written in a YAML comment are counted as unsupported.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 
@@ -55,11 +55,14 @@ fn same(a: Option<&Node>, b: Option<&Node>) -> bool {
     a.unwrap_or(&empty) == b.unwrap_or(&empty)
 }
 
+/// The corpus files.
+const FILES: [&str; 5] = ["scalar", "list", "map", "element", "kustomization"];
+
 fn merge3_corpus(dir: PathBuf) {
     let empty = Node::from(&serde_json::json!({"definitions": {}}));
     let none = Schemas::from_openapi_document(&empty, "none").expect("empty schema");
     let (mut passed, mut unsupported, mut failures) = (0, 0, Vec::new());
-    for file in ["scalar", "list", "map", "element", "kustomization"] {
+    for file in FILES {
         let path = dir.join(format!("{file}.yaml"));
         let text = std::fs::read_to_string(&path).expect("corpus file");
         let table = parse(&text).expect("corpus YAML").expect("a table");
@@ -95,9 +98,50 @@ fn merge3_corpus(dir: PathBuf) {
     assert_eq!(passed, 68);
 }
 
-fn main() {
-    common::run_needing(
-        common::shared_corpus("merge/merge3"),
+/// This file's tests (run by tests/integration.rs): the corpus-wide count, and each case
+/// alone (`merge3_conformance::<file>/<id>`).
+pub(crate) fn tests() -> Vec<libtest_mimic::Trial> {
+    let mut trials = common::needing(
+        module_path!(),
+        || common::shared_corpus("merge/merge3"),
         &[("merge3_corpus", merge3_corpus as fn(PathBuf))],
     );
+    trials.extend(common::corpus_cases(
+        module_path!(),
+        common::shared_corpus("merge/merge3"),
+        cases,
+        check_case,
+    ));
+    trials
+}
+
+/// Every case of the corpus files, named `<file>/<id>`.
+fn cases(dir: &std::path::Path) -> Vec<(String, Node)> {
+    let mut out = Vec::new();
+    for file in FILES {
+        let path = dir.join(format!("{file}.yaml"));
+        let Some(table) = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|text| parse(&text).ok().flatten())
+        else {
+            continue;
+        };
+        for case in table.get("cases").and_then(Node::as_seq).into_iter().flatten() {
+            out.push((format!("{file}/{}", field(case, "id")), case.clone()));
+        }
+    }
+    out
+}
+
+/// One case; a case whose schema is in YAML comments and fails is unsupported (ignored).
+fn check_case(case: Node) -> Result<Option<String>, String> {
+    let empty = Node::from(&serde_json::json!({"definitions": {}}));
+    let none = Schemas::from_openapi_document(&empty, "none").map_err(|e| e.to_string())?;
+    match run_case(&case, &none) {
+        Ok(()) => Ok(None),
+        Err(_) if case.get("inlineSchemaComments") == Some(&Node::Bool(true)) => {
+            Ok(Some("schema given in a YAML comment".into()))
+        }
+        Err(why) => Err(why),
+    }
 }

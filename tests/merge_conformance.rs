@@ -8,7 +8,7 @@
 //!
 //! The corpus is YAML and read with `kbuild::yaml::parse::parse_stream`.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 
@@ -206,7 +206,7 @@ pub fn run_merge2_corpus(
     let mut passed = 0;
     let mut unsupported = 0;
     let mut failures = Vec::new();
-    for file in ["scalar", "list", "element", "map", "old", "smpdirective"] {
+    for file in MERGE2 {
         for case in load_cases(&dir.join(format!("merge2/{file}.yaml")), parse_file) {
             match run_merge2(&case, parse) {
                 Verdict::Pass => passed += 1,
@@ -219,6 +219,44 @@ pub fn run_merge2_corpus(
         }
     }
     (passed, unsupported, failures)
+}
+
+/// One case of `smp/k8s-apply.yaml` with the merge2 case it takes its inputs from:
+/// `Ok(true)` where kbuild agrees with apimachinery as the corpus says kyaml does,
+/// `Ok(false)` where both differ as recorded.
+fn k8s_apply_case(case: &Node, source: &Node, parse: ParseDoc) -> Result<bool, String> {
+    let same_as_kyaml = text(case, "sameAsKyaml").starts_with("yes");
+    let ours = merge(case, source, parse, "kubernetes", "original");
+    let theirs = if case.get("expectError") == Some(&Node::Bool(true)) {
+        Err(text(case, "errorContains").to_string())
+    } else {
+        parse(text(case, "expected"))
+    };
+    // apimachinery returns {} where kyaml deletes the document.
+    let normalize = |n: Node| if n == Node::map() { Node::Null } else { n };
+    let agree = match (&ours, theirs) {
+        (Ok(a), Ok(b)) => {
+            let mut sorted = (a.clone(), normalize(b));
+            for path in source
+                .get("unorderedPaths")
+                .and_then(Node::as_seq)
+                .into_iter()
+                .flatten()
+            {
+                let path: Vec<&str> = path.as_str().unwrap_or("").split('.').collect();
+                sort_by_name(&mut sorted.0, &path);
+                sort_by_name(&mut sorted.1, &path);
+            }
+            same(&sorted.0, &sorted.1, false)
+        }
+        _ => false,
+    };
+    match (same_as_kyaml, agree) {
+        (true, true) => Ok(true),
+        (false, false) => Ok(false),
+        (true, false) => Err(format!("kbuild gave {:?}", ours.map(|n| n.to_json()))),
+        (false, true) => Err("expected a difference, none found".into()),
+    }
 }
 
 /// Runs `smp/k8s-apply.yaml`: kbuild (kustomize's semantics) against apimachinery's results.
@@ -247,39 +285,10 @@ pub fn run_k8s_apply(
             ));
             continue;
         };
-        let same_as_kyaml = text(&case, "sameAsKyaml").starts_with("yes");
-        let ours = merge(&case, source, parse, "kubernetes", "original");
-        let theirs = if case.get("expectError") == Some(&Node::Bool(true)) {
-            Err(text(&case, "errorContains").to_string())
-        } else {
-            parse(text(&case, "expected"))
-        };
-        // apimachinery returns {} where kyaml deletes the document.
-        let normalize = |n: Node| if n == Node::map() { Node::Null } else { n };
-        let agree = match (&ours, theirs) {
-            (Ok(a), Ok(b)) => {
-                let mut sorted = (a.clone(), normalize(b));
-                for path in source
-                    .get("unorderedPaths")
-                    .and_then(Node::as_seq)
-                    .into_iter()
-                    .flatten()
-                {
-                    let path: Vec<&str> = path.as_str().unwrap_or("").split('.').collect();
-                    sort_by_name(&mut sorted.0, &path);
-                    sort_by_name(&mut sorted.1, &path);
-                }
-                same(&sorted.0, &sorted.1, false)
-            }
-            _ => false,
-        };
-        match (same_as_kyaml, agree) {
-            (true, true) => agreed += 1,
-            (false, false) => differences.push(format!("{id} ({})", text(&case, "sameAsKyaml"))),
-            (true, false) => {
-                failures.push(format!("{id}: kbuild gave {:?}", ours.map(|n| n.to_json())))
-            }
-            (false, true) => failures.push(format!("{id}: expected a difference, none found")),
+        match k8s_apply_case(&case, source, parse) {
+            Ok(true) => agreed += 1,
+            Ok(false) => differences.push(format!("{id} ({})", text(&case, "sameAsKyaml"))),
+            Err(e) => failures.push(format!("{id}: {e}")),
         }
     }
     (agreed, differences, failures)
@@ -308,12 +317,64 @@ fn k8s_apply_corpus(dir: PathBuf) {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-fn main() {
-    common::run_needing(
-        common::shared_corpus("merge"),
+/// This file's tests (run by tests/integration.rs): the corpus-wide counts, and each case
+/// alone (`merge_conformance::merge2/<file>/<id>`, `merge_conformance::k8s-apply/<id>`).
+pub(crate) fn tests() -> Vec<libtest_mimic::Trial> {
+    let mut trials = common::needing(
+        module_path!(),
+        || common::shared_corpus("merge"),
         &[
             ("merge2_corpus", merge2_corpus as fn(PathBuf)),
             ("k8s_apply_corpus", k8s_apply_corpus),
         ],
     );
+    trials.extend(common::corpus_cases(
+        module_path!(),
+        common::shared_corpus("merge"),
+        merge2_cases,
+        |case| match run_merge2(&case, &parse_yaml) {
+            Verdict::Pass => Ok(None),
+            Verdict::Unsupported(why) => Ok(Some(why)),
+            Verdict::Fail(why) => Err(why),
+        },
+    ));
+    trials.extend(common::corpus_cases(
+        module_path!(),
+        common::shared_corpus("merge"),
+        k8s_apply_cases,
+        |(case, source)| k8s_apply_case(&case, &source, &parse_yaml).map(|_| None),
+    ));
+    trials
+}
+
+/// The merge2 files.
+const MERGE2: [&str; 6] = ["scalar", "list", "element", "map", "old", "smpdirective"];
+
+/// Every merge2 case, named `merge2/<file>/<id>`.
+fn merge2_cases(dir: &Path) -> Vec<(String, Node)> {
+    let mut out = Vec::new();
+    for file in MERGE2 {
+        for case in load_cases(&dir.join(format!("merge2/{file}.yaml")), &parse_yaml) {
+            out.push((format!("merge2/{file}/{}", text(&case, "id")), case));
+        }
+    }
+    out
+}
+
+/// Every `smp/k8s-apply.yaml` case with the merge2 case it takes its inputs from, named
+/// `k8s-apply/<id>` (a case without one is reported by `k8s_apply_corpus`).
+fn k8s_apply_cases(dir: &Path) -> Vec<(String, (Node, Node))> {
+    let mut sources = std::collections::HashMap::new();
+    for file in ["scalar", "list", "element", "map", "old"] {
+        for case in load_cases(&dir.join(format!("merge2/{file}.yaml")), &parse_yaml) {
+            sources.insert(text(&case, "id").to_string(), case);
+        }
+    }
+    load_cases(&dir.join("smp/k8s-apply.yaml"), &parse_yaml)
+        .into_iter()
+        .filter_map(|case| {
+            let source = sources.get(text(&case, "inputsFrom"))?.clone();
+            Some((format!("k8s-apply/{}", text(&case, "id")), (case, source)))
+        })
+        .collect()
 }

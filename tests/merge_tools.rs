@@ -1,13 +1,20 @@
 //! Runs the `merge3` and `apply` subcommands on the cases under
 //! `tests/merge-fixtures/<command>/<case>/`: `args` holds the arguments (one per line, paths
 //! relative to the case directory), `expected.out` the standard output, `expected.err` the
-//! standard error and `expected.code` the exit code when it is not 0. Set `KBUILD_BLESS=1` to
-//! write the expectations from the current output (then review them).
+//! standard error and `expected.code` the exit code when it is not 0. Each case is a test,
+//! `merge_tools::<command>/<case>`; `KBUILD_BLESS=1` writes the expectations from the current
+//! output (then review them).
 //!
 //! `apply` results were cross-checked with `kubectl patch --local --type strategic`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+
+tests! {
+    merge3_in_place,
+    merge3_in_place_error_writes_nothing;
+    crate::common::cases(module_path!(), named_cases(), |dir| run_case(&dir)),
+}
 
 fn run_case(dir: &Path) -> Result<(), String> {
     let args_text = std::fs::read_to_string(dir.join("args")).map_err(|e| e.to_string())?;
@@ -20,7 +27,7 @@ fn run_case(dir: &Path) -> Result<(), String> {
     let stdout = String::from_utf8_lossy(&output.stdout).to_string();
     let stderr = String::from_utf8_lossy(&output.stderr).to_string();
     let code = output.status.code().unwrap_or(-1);
-    if std::env::var_os("KBUILD_BLESS").is_some() {
+    if crate::common::bless::blessing() {
         std::fs::write(dir.join("expected.out"), &stdout).map_err(|e| e.to_string())?;
         std::fs::write(dir.join("expected.err"), &stderr).map_err(|e| e.to_string())?;
         if code != 0 {
@@ -44,21 +51,24 @@ fn run_case(dir: &Path) -> Result<(), String> {
     if problems.is_empty() {
         Ok(())
     } else {
+        crate::common::bless::differs();
         Err(problems.join("\n"))
     }
 }
 
-#[test]
-fn merge_tool_fixtures() {
+/// `(command/case, directory)` for every case, sorted.
+fn named_cases() -> Vec<(String, PathBuf)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/merge-fixtures");
     let mut cases: Vec<_> = walk(&root);
     cases.sort();
     assert!(!cases.is_empty(), "no cases under {}", root.display());
-    let failures: Vec<String> = cases
-        .iter()
-        .filter_map(|c| run_case(c).err().map(|e| format!("{}: {e}", c.display())))
-        .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    cases
+        .into_iter()
+        .map(|c| {
+            let name = c.strip_prefix(&root).unwrap_or(&c).display().to_string();
+            (name, c)
+        })
+        .collect()
 }
 
 /// Case directories: those holding an `args` file.
@@ -81,7 +91,6 @@ fn walk(root: &Path) -> Vec<std::path::PathBuf> {
 /// `--in-place` rewrites DEST's files: merged resources stay in their file, deleted ones
 /// leave it (a file left empty is removed), new ones go to the file of the same relative
 /// path as upstream; a file whose resources all stay as they were is not written.
-#[test]
 fn merge3_in_place() {
     let case =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/merge-fixtures/merge3/package-update");
@@ -134,7 +143,6 @@ fn merge3_in_place() {
 }
 
 /// A failing merge writes nothing.
-#[test]
 fn merge3_in_place_error_writes_nothing() {
     let tmp = tempfile::tempdir().expect("temporary directory");
     let dest = tmp.path().join("dest.yaml");

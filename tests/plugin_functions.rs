@@ -10,10 +10,26 @@
 //! `--plugin-timeout` (a hanging plugin and its children are killed), `--allow-plugin`,
 //! validators, `render`, and the two examples in `examples/plugins/`.
 
-mod common;
+use crate::common;
 
 use common::plugins::{Tree, assert_fails, stderr, stdout};
 use std::path::Path;
+
+tests! {
+    exec_transformer_gets_a_resource_list_and_its_output_replaces_the_resources,
+    exec_generator_gets_its_config_and_may_print_a_plain_stream,
+    plugin_output_counts_against_the_output_budget,
+    only_the_exit_status_fails_a_function_and_error_results_are_warnings,
+    functions_that_fail_print_nonsense_or_cannot_run,
+    exec_functions_run_only_with_enable_exec,
+    a_hanging_plugin_is_killed_with_its_children,
+    allow_plugin_names_kinds_programs_or_images,
+    validators_may_fail_a_build_but_not_change_it,
+    container_functions_use_podman_without_docker_and_fail_without_either,
+    render_runs_plugins_of_each_kustomization,
+    ksops_style_example_decrypts_its_secret,
+    policy_generator_style_example_builds,
+}
 
 const RESOURCES: &str = "\
 apiVersion: v1
@@ -52,7 +68,6 @@ fn function_tree(field: &str, spec_extra: &str, script: &str) -> Tree {
     tree
 }
 
-#[test]
 fn exec_transformer_gets_a_resource_list_and_its_output_replaces_the_resources() {
     let tree = function_tree(
         "transformers",
@@ -94,7 +109,6 @@ fn exec_transformer_gets_a_resource_list_and_its_output_replaces_the_resources()
     }
 }
 
-#[test]
 fn exec_generator_gets_its_config_and_may_print_a_plain_stream() {
     let tree = function_tree(
         "generators",
@@ -116,7 +130,6 @@ fn exec_generator_gets_its_config_and_may_print_a_plain_stream() {
 
 /// What a plugin generates or adds counts against the output budget
 /// (`--max-output-bytes`), named after the plugin's config.
-#[test]
 fn plugin_output_counts_against_the_output_budget() {
     // A generator printing a 20,000-byte value; a transformer adding one to every resource.
     let generator = function_tree(
@@ -147,7 +160,6 @@ fn plugin_output_counts_against_the_output_budget() {
     }
 }
 
-#[test]
 fn only_the_exit_status_fails_a_function_and_error_results_are_warnings() {
     let list = |severity: &str| {
         format!(
@@ -180,7 +192,6 @@ fn only_the_exit_status_fails_a_function_and_error_results_are_warnings() {
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
-#[test]
 fn functions_that_fail_print_nonsense_or_cannot_run() {
     let tree = function_tree(
         "transformers",
@@ -211,7 +222,6 @@ fn functions_that_fail_print_nonsense_or_cannot_run() {
     );
 }
 
-#[test]
 fn exec_functions_run_only_with_enable_exec() {
     // Without the flag the function is skipped, as kubectl skips it (tests/plugins.rs
     // compares), with a warning.
@@ -228,7 +238,6 @@ fn exec_functions_run_only_with_enable_exec() {
     );
 }
 
-#[test]
 fn a_hanging_plugin_is_killed_with_its_children() {
     let tree = Tree::new();
     tree.write(
@@ -302,7 +311,6 @@ fn a_hanging_plugin_is_killed_with_its_children() {
     );
 }
 
-#[test]
 fn allow_plugin_names_kinds_programs_or_images() {
     let tree = function_tree("transformers", "", "#!/bin/sh\ncat\n");
     let program = tree.path("k/fn.sh").display().to_string();
@@ -323,7 +331,6 @@ fn allow_plugin_names_kinds_programs_or_images() {
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
-#[test]
 fn validators_may_fail_a_build_but_not_change_it() {
     // Passes everything through, adding kustomize's validated-by label: kustomize refuses
     // it (it compares node positions, which the id annotation in the input moves; see
@@ -373,7 +380,6 @@ fn kbuild_narrow_path(tree: &Tree, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
-#[test]
 fn container_functions_use_podman_without_docker_and_fail_without_either() {
     let tree = Tree::new();
     tree.write("k/res.yaml", RESOURCES);
@@ -412,7 +418,6 @@ fn container_functions_use_podman_without_docker_and_fail_without_either() {
     );
 }
 
-#[test]
 fn render_runs_plugins_of_each_kustomization() {
     let tree = Tree::new();
     for app in ["a", "b"] {
@@ -459,7 +464,6 @@ fn pyyaml() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-#[test]
 fn ksops_style_example_decrypts_its_secret() {
     if !pyyaml() {
         common::skipped("the KSOPS-style example", "needs python3 with PyYAML");
@@ -502,7 +506,6 @@ fn ksops_style_example_decrypts_its_secret() {
     );
 }
 
-#[test]
 fn policy_generator_style_example_builds() {
     if !pyyaml() {
         common::skipped(

@@ -7,9 +7,22 @@
 //! passes its input through. A test whose attack would run a program checks, through a
 //! marker file the program would write, that it did not run.
 
-mod common;
+use crate::common;
 
 use common::plugins::{Tree, assert_fails, stderr, stdout};
+
+tests! {
+    plugin_names_that_are_no_path_component_are_refused,
+    a_plugin_home_entry_leading_outside_the_home_is_refused,
+    allow_plugin_by_kind_does_not_allow_a_function_of_that_kind,
+    allow_plugin_paths_are_not_widened_by_spelling_or_symlinks,
+    container_arguments_that_docker_would_misread_are_refused,
+    declared_mounts_cannot_reach_outside_the_kustomization,
+    a_function_cannot_ask_for_kbuilds_environment,
+    a_plugin_printing_without_end_is_stopped,
+    a_huge_plugin_timeout_is_an_error,
+    a_signal_while_a_plugin_runs_kills_it,
+}
 
 const RESOURCES: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  x: y\n";
 
@@ -32,7 +45,6 @@ const ALPHA: &[&str] = &["build", "--enable-alpha-plugins", "k"];
 
 /// An apiVersion or kind that is no plain path component could lead outside the plugin
 /// home: an absolute kind (which kbuild ran before), `..` in the apiVersion.
-#[test]
 fn plugin_names_that_are_no_path_component_are_refused() {
     for (api, kind, part) in [
         ("example.com/v1", "$TREE/evil/run", "kind"),
@@ -70,7 +82,6 @@ fn plugin_names_that_are_no_path_component_are_refused() {
 
 /// A program in the plugin home that is a symlink (or under a symlinked directory) leading
 /// out of it is refused; one inside it runs.
-#[test]
 fn a_plugin_home_entry_leading_outside_the_home_is_refused() {
     let tree = generator_tree("apiVersion: example.com/v1\nkind: Gen\nmetadata:\n  name: g\n");
     tree.script("outside/Gen", MARKER);
@@ -120,7 +131,6 @@ fn exec_function(kind: &str, path: &str) -> String {
 
 /// Allowing a kind allows the programs installed in the plugin home for it, not whatever
 /// program or image a KRM function config of that kind names.
-#[test]
 fn allow_plugin_by_kind_does_not_allow_a_function_of_that_kind() {
     let tree = generator_tree(&exec_function("SopsGenerator", "./evil.sh"));
     tree.script("k/evil.sh", MARKER);
@@ -188,7 +198,6 @@ fn allow_plugin_by_kind_does_not_allow_a_function_of_that_kind() {
 
 /// A path in `--allow-plugin` names one program: the same absolute path, however it is
 /// written, and not a symlink to it nor a relative spelling.
-#[test]
 fn allow_plugin_paths_are_not_widened_by_spelling_or_symlinks() {
     let tree = generator_tree(&exec_function("Fn", "./fn.sh"));
     tree.script(
@@ -252,7 +261,6 @@ fn container_tree(container: &str) -> Tree {
 
 /// Mounts, environment entries and images that docker would read as more fields or as
 /// options are refused, and docker never runs.
-#[test]
 fn container_arguments_that_docker_would_misread_are_refused() {
     let image = "        image: example.com/fn:v1\n";
     for (container, flags, needle) in [
@@ -300,7 +308,6 @@ fn container_arguments_that_docker_would_misread_are_refused() {
 
 /// A mount the function declares stays inside the kustomization, symlinks resolved, and
 /// is no named volume.
-#[test]
 fn declared_mounts_cannot_reach_outside_the_kustomization() {
     let tree = container_tree(
         "        image: example.com/fn:v1\n        mounts:\n        - {type: bind, src: secrets, dst: /s}\n",
@@ -344,7 +351,6 @@ fn declared_mounts_cannot_reach_outside_the_kustomization() {
 
 /// A bare name among the function's own `envs` would hand kbuild's environment variable
 /// to the container: only `-e NAME` on the command line may.
-#[test]
 fn a_function_cannot_ask_for_kbuilds_environment() {
     let tree =
         container_tree("        image: example.com/fn:v1\n        envs: [KBUILD_TEST_SECRET]\n");
@@ -376,7 +382,6 @@ fn a_function_cannot_ask_for_kbuilds_environment() {
 
 /// A plugin that prints without end is stopped once it passes what the output budget
 /// leaves room for, quickly, with its process group, and leaves no temporary file.
-#[test]
 fn a_plugin_printing_without_end_is_stopped() {
     let tree = generator_tree("apiVersion: example.com/v1\nkind: Yes\nmetadata:\n  name: y\n");
     tree.exec_plugin(
@@ -406,7 +411,6 @@ fn a_plugin_printing_without_end_is_stopped() {
 
 /// `--plugin-timeout` past a year is an error, not an overflow when the deadline is
 /// computed.
-#[test]
 fn a_huge_plugin_timeout_is_an_error() {
     let tree = generator_tree("apiVersion: example.com/v1\nkind: Gen\nmetadata:\n  name: g\n");
     tree.exec_plugin("example.com/v1", "Gen", "#!/bin/sh\n");
@@ -429,7 +433,6 @@ fn a_huge_plugin_timeout_is_an_error() {
 
 /// SIGTERM while a plugin runs: kbuild kills the plugin's process group (then removes its
 /// temporary files) before it dies.
-#[test]
 fn a_signal_while_a_plugin_runs_kills_it() {
     let tree = generator_tree("apiVersion: example.com/v1\nkind: Hang\nmetadata:\n  name: h\n");
     tree.exec_plugin(

@@ -9,7 +9,7 @@
 //! stand-in, so the command lines are compared too. Errors are compared by outcome (both
 //! fail) and by what kbuild's message must say; kbuild must leave no temporary file.
 
-mod common;
+use crate::common;
 
 use common::kubectl;
 use common::plugins::{Tree, assert_fails, stderr, stdout};
@@ -724,9 +724,11 @@ i=0; for a in "$@"; do printf "  arg%d: '%s'\n" $i "$(printf %s "$a" | sed "s/'/
     }
 }
 
-fn main() {
-    common::run_needing(
-        kubectls(),
+/// This file's tests (run by tests/integration.rs).
+pub(crate) fn tests() -> Vec<libtest_mimic::Trial> {
+    common::needing(
+        module_path!(),
+        kubectls,
         &[
             (
                 "transformer_sees_history_and_keeps_hashes",
@@ -773,5 +775,5 @@ fn main() {
                 policy_generator_example_matches_kubectl,
             ),
         ],
-    );
+    )
 }

@@ -10,7 +10,7 @@
 //! its optimisation so reruns stay quick. Skipped, with a message, when
 //! `pre-commit` or `git` is not installed (`pip install pre-commit`).
 
-mod common;
+use crate::common;
 use common::write;
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -86,11 +86,13 @@ fn prerequisites() -> Result<String, String> {
     Ok(String::from_utf8_lossy(&head.stdout).trim().to_string())
 }
 
-fn main() {
+/// This file's tests (run by tests/integration.rs).
+pub(crate) fn tests() -> Vec<libtest_mimic::Trial> {
     // About a minute (pre-commit builds the hook with `cargo install`): run by .ci/run and
-    // by `cargo test --test precommit -- --include-ignored`.
-    common::run_slow_needing(
-        prerequisites(),
+    // by `cargo test --test integration -- --include-ignored precommit::`.
+    common::slow_needing(
+        module_path!(),
+        prerequisites,
         &[
             (
                 "precommit_refuses_a_stale_render_and_accepts_it_rerendered",
@@ -101,7 +103,7 @@ fn main() {
                 precommit_refuses_a_stale_openapi_file as fn(String),
             ),
         ],
-    );
+    )
 }
 
 fn precommit_refuses_a_stale_render_and_accepts_it_rerendered(rev: String) {

@@ -25,9 +25,9 @@
 //!
 //! A `console` block without a marker fails the test: a sample that is not checked is not
 //! trusted. A `continue` marker continues the previous sample of the same file.
-//! `README_SAMPLES=update cargo test --test readme` rewrites, in every checked file, the
-//! expected output of every checked block that has no `...` from what the commands print
-//! now (review the change with `git diff`).
+//! `KBUILD_BLESS=1 cargo test readme::` rewrites, in every checked file, the expected
+//! output of every checked block that has no `...` from what the commands print now
+//! (review the change with `git diff`).
 //!
 //! Samples that need a program kbuild does not ship (the pre-commit framework) report
 //! themselves ignored when it is missing, and fail under `CI=true`.
@@ -35,7 +35,9 @@
 #[path = "readme/links.rs"]
 mod links;
 
-use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use crate::common;
+use libtest_mimic::{Completion, Failed, Trial};
+use std::sync::{Arc, OnceLock};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -533,8 +535,11 @@ fn updated(text: &str, blocks: &[&Block], outcomes: &[&Outcome]) -> String {
     out
 }
 
-fn main() {
-    let args = Arguments::from_args();
+/// The trials: `readme::readme_markers`, `readme::doc_links`, then one per checked block.
+/// The blocks run once, in order (samples continue each other), when the first of them
+/// runs; under `KBUILD_BLESS` the checked files are then rewritten from what they print.
+pub(crate) fn tests() -> Vec<Trial> {
+    let name = |test: &str| crate::name(module_path!(), test);
     let ci = std::env::var("CI").is_ok_and(|v| v == "true");
     let mut texts = Vec::new();
     let mut all = Vec::new();
@@ -549,14 +554,58 @@ fn main() {
     }
     if !problems.is_empty() {
         let problems = problems.join("\n");
-        let trial = Trial::test("readme_markers", move || Err(Failed::from(problems)));
-        libtest_mimic::run(&args, vec![trial]).exit();
+        return vec![Trial::test(name("readme_markers"), move || {
+            Err(Failed::from(problems))
+        })];
     }
-    // The blocks run in order (samples continue each other), once, before the trials
-    // report on them.
-    let outcomes = run_all(&all);
-    if std::env::var("README_SAMPLES").is_ok_and(|v| v == "update") {
-        for (file, text) in &texts {
+    let mut trials = vec![Trial::test(name("readme_markers"), || Ok(()))];
+    let link_problems = links::problems(&texts);
+    trials.push(Trial::test(name("doc_links"), move || {
+        if link_problems.is_empty() {
+            Ok(())
+        } else {
+            Err(Failed::from(link_problems.join("\n")))
+        }
+    }));
+    let all = Arc::new(all);
+    let texts = Arc::new(texts);
+    let outcomes: Arc<OnceLock<Vec<Outcome>>> = Arc::new(OnceLock::new());
+    for (i, block) in all.iter().enumerate() {
+        let stem = block
+            .file
+            .trim_end_matches(".md")
+            .replace(['/', '.', '-'], "_")
+            .to_lowercase();
+        let full = name(&format!(
+            "{stem}_line_{}_{}",
+            block.line,
+            block.dir.replace(['/', '.'], "_")
+        ));
+        let shown = full.clone();
+        let (all, outcomes, texts) = (all.clone(), outcomes.clone(), texts.clone());
+        trials.push(Trial::ignorable_test(full, move || {
+            let outcome = &outcomes.get_or_init(|| run_and_bless(&texts, &all))[i];
+            match (&outcome.failure, &outcome.skipped) {
+                (Some(failure), _) if outcome.now.is_some() => Err(Failed::from(format!(
+                    "{failure}\n{}",
+                    common::bless::hint(&shown)
+                ))),
+                (Some(failure), _) => Err(Failed::from(failure)),
+                (None, Some(reason)) if ci => Err(Failed::from(format!("CI=true and {reason}"))),
+                (None, Some(reason)) => Ok(Completion::ignored_with(reason)),
+                (None, None) => Ok(Completion::Completed),
+            }
+        }));
+    }
+    trials
+}
+
+/// Runs every block; under `KBUILD_BLESS`, rewrites each checked file from what its
+/// blocks printed.
+fn run_and_bless(texts: &[(String, String)], all: &[Block]) -> Vec<Outcome> {
+    let outcomes = run_all(all);
+    if common::bless::blessing() {
+        for (file, text) in texts {
             let (mine, theirs): (Vec<&Block>, Vec<&Outcome>) = all
                 .iter()
                 .zip(&outcomes)
@@ -569,34 +618,5 @@ fn main() {
             }
         }
     }
-    let mut trials = vec![Trial::test("readme_markers", || Ok(()))];
-    let link_problems = links::problems(&texts);
-    trials.push(Trial::test("doc_links", move || {
-        if link_problems.is_empty() {
-            Ok(())
-        } else {
-            Err(Failed::from(link_problems.join("\n")))
-        }
-    }));
-    for (block, outcome) in all.iter().zip(outcomes) {
-        let stem = block
-            .file
-            .trim_end_matches(".md")
-            .replace(['/', '.', '-'], "_")
-            .to_lowercase();
-        let name = format!(
-            "{stem}_line_{}_{}",
-            block.line,
-            block.dir.replace(['/', '.'], "_")
-        );
-        trials.push(Trial::ignorable_test(name, move || {
-            match (outcome.failure, outcome.skipped) {
-                (Some(failure), _) => Err(Failed::from(failure)),
-                (None, Some(reason)) if ci => Err(Failed::from(format!("CI=true and {reason}"))),
-                (None, Some(reason)) => Ok(Completion::ignored_with(reason)),
-                (None, None) => Ok(Completion::Completed),
-            }
-        }));
-    }
-    libtest_mimic::run(&args, trials).exit()
+    outcomes
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Regenerates expected.yaml for every fixture case that has one (or has
-# neither expected file) by running `kubectl kustomize`, the oracle; with
-# --check, only compares and exits 1 on any difference. Cases where kustomize
-# fails keep or get an expected.err written by kbuild, to be reviewed by hand.
+# With --check, compares expected.yaml of every fixture case that has one (or has
+# neither expected file) with `kubectl kustomize`, the oracle, and exits 1 on any
+# difference (.ci/run runs it). Rewriting them is `KBUILD_BLESS=1 cargo test --test
+# integration -- fixtures::` (docs/src/internals/testing.md), which uses the same oracles.
 #
 # The oracle follows the case's `args`: `--kustomize-version v5.5.0` (or 5.5)
 # picks kustomize v5.5.0, `$KUBECTL_V550` (default: kubectl on PATH); anything
@@ -12,11 +12,15 @@
 # `Kustomize Version` is checked; cases whose oracle is missing are reported as
 # SKIPPED, never as passing.
 #
-# Usage: tests/regen-fixtures.sh [--check] [case-dir...]
+# Usage: tests/regen-fixtures.sh --check [case-dir...]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 check=0
 if [ "${1:-}" = "--check" ]; then check=1; shift; fi
+if [ $check = 0 ]; then
+  echo "usage: $0 --check [case-dir...]; to rewrite expected files: KBUILD_BLESS=1 cargo test --test integration -- fixtures::" >&2
+  exit 2
+fi
 cases=("$@")
 [ ${#cases[@]} -gt 0 ] || mapfile -t cases < <(find "$here/fixtures" -mindepth 2 -maxdepth 2 -type d | sort)
 

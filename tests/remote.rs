@@ -16,11 +16,11 @@
 //! Needs `git` with `git http-backend` (the whole file is ignored without it, failed under
 //! CI=true).
 
-mod common;
+use crate::common;
 #[path = "remote/hostile.rs"]
 mod hostile;
 #[path = "remote/server.rs"]
-mod server;
+pub(crate) mod server;
 use common::kubectl;
 use server::Server;
 
@@ -32,12 +32,12 @@ const VERSIONS: [&str; 2] = ["v5.5.0", "v5.8.1"];
 
 /// What the prerequisite check found: the real git and its http-backend.
 #[derive(Clone)]
-struct Git {
-    git: PathBuf,
-    http_backend: PathBuf,
+pub(crate) struct Git {
+    pub(crate) git: PathBuf,
+    pub(crate) http_backend: PathBuf,
 }
 
-fn find_git() -> Result<Git, String> {
+pub(crate) fn find_git() -> Result<Git, String> {
     let out = Command::new("git")
         .arg("--exec-path")
         .output()
@@ -57,9 +57,11 @@ fn find_git() -> Result<Git, String> {
     })
 }
 
-fn main() {
-    common::run_needing(
-        find_git(),
+/// This file's tests (run by tests/integration.rs).
+pub(crate) fn tests() -> Vec<libtest_mimic::Trial> {
+    common::needing(
+        module_path!(),
+        find_git,
         &[
             ("tag_branch_and_sha_refs", tag_branch_and_sha_refs),
             ("subdir_nested_and_component", subdir_nested_and_component),
@@ -108,7 +110,7 @@ fn main() {
                 hostile::http_redirects_stay_http,
             ),
         ],
-    );
+    )
 }
 
 // ---------------------------------------------------------------------------------------

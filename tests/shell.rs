@@ -1,9 +1,19 @@
 //! Shell integration: `kbuild completions SHELL` and `kbuild man`, generated from the
 //! clap definitions that parse the command line.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
+
+tests! {
+    completion_scripts_name_the_subcommands_and_flags,
+    bash_completion_completes_subcommands,
+    man_prints_the_page_or_writes_one_per_subcommand,
+    version_flag_names_the_kustomize_release,
+    short_help_is_one_line_per_flag,
+    long_help_has_examples_and_build_flags_once,
+    man_pages_carry_the_examples,
+}
 
 fn kbuild(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_kbuild"))
@@ -12,7 +22,6 @@ fn kbuild(args: &[&str]) -> std::process::Output {
         .expect("run kbuild")
 }
 
-#[test]
 fn completion_scripts_name_the_subcommands_and_flags() {
     for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
         let out = kbuild(&["completions", shell]);
@@ -28,7 +37,6 @@ fn completion_scripts_name_the_subcommands_and_flags() {
 }
 
 /// The bash script loads in bash and completes the subcommands after `kbuild `.
-#[test]
 fn bash_completion_completes_subcommands() {
     let bin = env!("CARGO_BIN_EXE_kbuild");
     let script = format!(
@@ -51,7 +59,6 @@ printf '%s\n' "${{COMPREPLY[@]}}""#
     }
 }
 
-#[test]
 fn man_prints_the_page_or_writes_one_per_subcommand() {
     let out = kbuild(&["man"]);
     assert!(out.status.success());
@@ -87,7 +94,6 @@ fn man_prints_the_page_or_writes_one_per_subcommand() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("file/sub"));
 }
 
-#[test]
 fn version_flag_names_the_kustomize_release() {
     let out = kbuild(&["--version"]);
     assert!(out.status.success());
@@ -111,6 +117,7 @@ const SUBCOMMANDS: &[&str] = &[
     "openapi",
     "edit",
     "create",
+    "localize",
     "cache",
     "version",
     "completions",
@@ -119,7 +126,6 @@ const SUBCOMMANDS: &[&str] = &[
 
 /// `-h` is a summary: every flag on one line with its description, grouped by heading,
 /// so the top-level `-h` (every command and every build flag) fits a screen or two.
-#[test]
 fn short_help_is_one_line_per_flag() {
     for args in [
         &["-h"][..],
@@ -150,7 +156,6 @@ fn short_help_is_one_line_per_flag() {
 
 /// `--help` ends with examples for every subcommand, and describes the build flags once:
 /// under `build`, not under the commands that take them.
-#[test]
 fn long_help_has_examples_and_build_flags_once() {
     for sub in SUBCOMMANDS {
         let out = kbuild(&[sub, "--help"]);
@@ -175,7 +180,6 @@ fn long_help_has_examples_and_build_flags_once() {
 }
 
 /// The man pages carry the examples.
-#[test]
 fn man_pages_carry_the_examples() {
     let dir = tempfile::tempdir().unwrap();
     let out = kbuild(&["man", "--out", dir.path().to_str().unwrap()]);

@@ -4,7 +4,7 @@
 //! the two- and three-way cases (`create`, `raw`, `raw-extension`, `unknown-field`) and the
 //! `apply` cases, with the corpus's own test schema (`smp/schema.yaml`).
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 
@@ -298,7 +298,7 @@ fn smp_corpus(dir: PathBuf) {
     let schema_doc = parse(&schema_text, false).expect("schema YAML");
     let types = schema_doc.get("types").expect("types");
     let (mut three, mut two, mut apply) = (Tally::default(), Tally::default(), Tally::default());
-    for file in ["create", "raw", "raw-extension", "unknown-field", "apply"] {
+    for file in SMP {
         let text_ = std::fs::read_to_string(dir.join(format!("{file}.yaml"))).expect("corpus file");
         let table = parse(&text_, false).expect("corpus YAML");
         for case in table
@@ -431,12 +431,72 @@ fn k8s_apply_corpus(dir: PathBuf) {
     assert!(tally.failures.is_empty());
 }
 
-fn main() {
-    common::run_needing(
-        common::shared_corpus("merge/smp"),
+/// This file's tests (run by tests/integration.rs): the corpus-wide counts, and each
+/// `mergeItem` case alone (`smp_conformance::smp/<file>/<id>`, its three-way and two-way
+/// steps or its apply).
+pub(crate) fn tests() -> Vec<libtest_mimic::Trial> {
+    let mut trials = common::needing(
+        module_path!(),
+        || common::shared_corpus("merge/smp"),
         &[
             ("smp_corpus", smp_corpus as fn(PathBuf)),
             ("k8s_apply_corpus", k8s_apply_corpus as fn(PathBuf)),
         ],
     );
+    trials.extend(common::corpus_cases(
+        module_path!(),
+        common::shared_corpus("merge/smp"),
+        smp_cases,
+        |(types, case)| smp_case(&types, &case).map(|()| None),
+    ));
+    trials
+}
+
+/// The corpus files of `smp_corpus`.
+const SMP: [&str; 5] = ["create", "raw", "raw-extension", "unknown-field", "apply"];
+
+/// Every `mergeItem` case, with the schema's types, named `smp/<file>/<id>`.
+fn smp_cases(dir: &std::path::Path) -> Vec<(String, (std::sync::Arc<Node>, Node))> {
+    let Some(types) = std::fs::read_to_string(dir.join("schema.yaml"))
+        .ok()
+        .and_then(|t| parse(&t, false).ok())
+        .and_then(|doc| doc.get("types").cloned())
+    else {
+        return Vec::new();
+    };
+    let types = std::sync::Arc::new(types);
+    let mut out = Vec::new();
+    for file in SMP {
+        let Some(table) = std::fs::read_to_string(dir.join(format!("{file}.yaml")))
+            .ok()
+            .and_then(|t| parse(&t, false).ok())
+        else {
+            continue;
+        };
+        for case in table.get("cases").and_then(Node::as_seq).into_iter().flatten() {
+            if text(case, &["schema"]) == Some("mergeItem") {
+                let id = text(case, &["id"]).unwrap_or("?");
+                out.push((format!("smp/{file}/{id}"), (types.clone(), case.clone())));
+            }
+        }
+    }
+    out
+}
+
+/// One `mergeItem` case: its three-way and two-way steps, or its apply.
+fn smp_case(types: &Node, case: &Node) -> Result<(), String> {
+    let c = Case {
+        case,
+        schema: TestSchema::root(types, "mergeItem"),
+        json: text(case, &["inputFormat"]) == Some("json"),
+        normalized: text(case, &["compare"]) == Some("normalized"),
+    };
+    match text(case, &["operation"]) {
+        Some("twoWayAndThreeWay") => {
+            c.three_way().map_err(|e| format!("three-way: {e}"))?;
+            c.two_way().map_err(|e| format!("two-way: {e}"))
+        }
+        Some("apply") => c.apply(),
+        _ => Ok(()),
+    }
 }

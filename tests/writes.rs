@@ -6,11 +6,27 @@
 
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 use common::write;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
 use std::process::{Command, Stdio};
+
+tests! {
+    output_onto_a_symlink_writes_its_target_and_keeps_the_link,
+    output_onto_a_device_or_a_pipe_writes_through,
+    new_files_follow_the_umask_and_replaced_files_keep_their_mode,
+    output_dir_refuses_names_that_leave_it,
+    output_dir_is_written_all_or_nothing,
+    merge3_in_place_never_writes_through_a_symlink_out_of_dest,
+    render_all_in_a_kustomization_directory_and_colliding_names,
+    render_names_differing_only_in_invalid_utf8_collide,
+    render_check_never_follows_symlinks_in_outdir,
+    render_owns_its_output_directory,
+    at_most_one_input_is_standard_input,
+    process_substitution_paths_are_read,
+    utf16_files_with_a_byte_order_mark_build,
+}
 
 struct Run {
     code: i32,
@@ -87,7 +103,6 @@ fn no_temporaries(dir: &Path) {
     assert!(left.is_empty(), "temporary files left: {left:?}");
 }
 
-#[test]
 fn output_onto_a_symlink_writes_its_target_and_keeps_the_link() {
     let t = tree();
     let d = t.path();
@@ -121,7 +136,6 @@ fn output_onto_a_symlink_writes_its_target_and_keeps_the_link() {
     no_temporaries(d);
 }
 
-#[test]
 fn output_onto_a_device_or_a_pipe_writes_through() {
     let t = tree();
     let d = t.path();
@@ -174,7 +188,6 @@ fn output_onto_a_device_or_a_pipe_writes_through() {
     no_temporaries(d);
 }
 
-#[test]
 fn new_files_follow_the_umask_and_replaced_files_keep_their_mode() {
     let t = tree();
     let d = t.path();
@@ -268,7 +281,6 @@ fn new_files_follow_the_umask_and_replaced_files_keep_their_mode() {
     no_temporaries(d);
 }
 
-#[test]
 fn output_dir_refuses_names_that_leave_it() {
     let t = tempfile::tempdir().expect("tempdir");
     let d = t.path();
@@ -301,7 +313,6 @@ fn output_dir_refuses_names_that_leave_it() {
     assert!(!Path::new("/tmp/escape_v1_configmap_b.yaml").exists());
 }
 
-#[test]
 fn output_dir_is_written_all_or_nothing() {
     let t = tempfile::tempdir().expect("tempdir");
     let d = t.path();
@@ -354,7 +365,6 @@ fn output_dir_is_written_all_or_nothing() {
     no_temporaries(d);
 }
 
-#[test]
 fn merge3_in_place_never_writes_through_a_symlink_out_of_dest() {
     let t = tempfile::tempdir().expect("tempdir");
     let d = t.path();
@@ -414,7 +424,6 @@ fn merge3_in_place_never_writes_through_a_symlink_out_of_dest() {
     );
 }
 
-#[test]
 fn render_all_in_a_kustomization_directory_and_colliding_names() {
     let t = tree();
     let d = t.path();
@@ -441,7 +450,6 @@ fn render_all_in_a_kustomization_directory_and_colliding_names() {
     assert!(!d.join("out2").exists());
 }
 
-#[test]
 fn render_names_differing_only_in_invalid_utf8_collide() {
     use std::os::unix::ffi::OsStrExt;
     let t = tempfile::tempdir().expect("tempdir");
@@ -463,7 +471,6 @@ fn render_names_differing_only_in_invalid_utf8_collide() {
     assert!(!d.join("out").exists());
 }
 
-#[test]
 fn render_check_never_follows_symlinks_in_outdir() {
     let t = tree();
     let d = t.path();
@@ -523,7 +530,6 @@ fn dead_pid() -> u32 {
         .expect("a free process id")
 }
 
-#[test]
 fn render_owns_its_output_directory() {
     let t = tree();
     let d = t.path();
@@ -610,7 +616,6 @@ fn render_owns_its_output_directory() {
     assert_eq!((r.code, r.stdout.as_str()), (0, ""), "{}", r.stderr);
 }
 
-#[test]
 fn at_most_one_input_is_standard_input() {
     let t = tree();
     let d = t.path();
@@ -646,7 +651,6 @@ fn at_most_one_input_is_standard_input() {
     assert!(r.stderr.contains("unchanged"), "{}", r.stderr);
 }
 
-#[test]
 fn process_substitution_paths_are_read() {
     let t = tree();
     let d = t.path();
@@ -676,7 +680,6 @@ fn process_substitution_paths_are_read() {
 /// kubectl kustomize v5.5.0 and v5.8.1 read resource, patch and kustomization files in
 /// UTF-16 (either byte order) when they start with a byte-order mark, and UTF-8 files
 /// with one; without a mark UTF-16 is an error (checked by hand with both releases).
-#[test]
 fn utf16_files_with_a_byte_order_mark_build() {
     let t = tempfile::tempdir().expect("tempdir");
     let d = t.path();

@@ -314,6 +314,11 @@ fn examples(path: &str) -> Option<&'static str> {
             "  kbuild create --resources deploy.yaml,svc.yaml --namespace shop
   kbuild create --autodetect --recursive"
         }
+        "kbuild localize" => {
+            "  kbuild localize overlays/prod --scope .      # copy with remote bases into localized-prod
+  kbuild localize 'https://github.com/org/repo//deploy?ref=v1' vendor/deploy
+  kbuild localize overlays/prod out --no-verify   # skip building both to compare"
+        }
         "kbuild cache" => {
             "  kbuild cache list                           # URL, commit, refs, size and path of each checkout
   kbuild cache clean"

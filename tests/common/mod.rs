@@ -1,12 +1,12 @@
-//! Helpers shared by the integration tests (each test file is its own crate and
-//! includes this module with `mod common;`).
+//! Helpers shared by the integration tests (the modules of tests/integration.rs, which
+//! reach this one as `crate::common`).
 
 use std::path::Path;
 
+pub mod bless;
 pub mod plugins;
 
 /// Writes `text` to `dir/rel`, creating parent directories.
-#[allow(dead_code)] // not every test crate writes trees
 pub fn write(dir: &Path, rel: &str, text: impl AsRef<[u8]>) {
     let p = dir.join(rel);
     std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
@@ -15,7 +15,6 @@ pub fn write(dir: &Path, rel: &str, text: impl AsRef<[u8]>) {
 
 /// Argo CD's `versionWithBinaryPath` and `getSemver` (util/kustomize/kustomize.go), step for
 /// step, on the output of `kbuild version --short`.
-#[allow(dead_code)] // not every test crate reads versions
 pub fn argo_cd_semver(output: &str) -> Option<String> {
     let mut version = output.trim();
     version = version.strip_prefix('{').unwrap_or(version);
@@ -33,59 +32,114 @@ pub fn argo_cd_semver(output: &str) -> Option<String> {
 }
 
 /// A named test taking what its prerequisite check found.
-#[allow(dead_code)]
 pub type Needing<T> = (&'static str, fn(T));
 
-/// Runs the tests of a `harness = false` test file, each given what its prerequisite check
-/// found. A missing prerequisite (`Err(reason)`) reports each test as ignored with the
-/// reason, never as passed; under `CI=true` it fails them instead, so CI cannot go green
-/// without running them.
-#[allow(dead_code)] // only the files with prerequisites use it
-pub fn run_needing<T: Clone + Send + 'static>(
-    prerequisite: Result<T, String>,
+/// The trials of a test file whose tests need a prerequisite, each given what the check
+/// found. The check runs once, when the first of them runs (not when another file's tests
+/// are selected). A missing prerequisite (`Err(reason)`) reports each test as ignored with
+/// the reason, never as passed; under `CI=true` it fails them instead, so CI cannot go green
+/// without running them. `module` is the file's `module_path!()`.
+pub fn needing<T: Clone + Send + Sync + 'static>(
+    module: &str,
+    prerequisite: fn() -> Result<T, String>,
     tests: &[Needing<T>],
-) -> ! {
-    run_needing_as(prerequisite, tests, false)
+) -> Vec<libtest_mimic::Trial> {
+    needing_as(module, prerequisite, tests, false)
 }
 
-/// [`run_needing`] for slow end-to-end tests: reported as ignored by a plain `cargo test`
-/// (so it stays quick), run by `cargo test --test NAME -- --include-ignored`, as `.ci/run`
-/// does. Under that flag a missing prerequisite is ignored or, with `CI=true`, a failure.
-#[allow(dead_code)] // only the slow suites use it
-pub fn run_slow_needing<T: Clone + Send + 'static>(
-    prerequisite: Result<T, String>,
+/// [`needing`] for slow end-to-end tests: reported as ignored by a plain `cargo test` (so it
+/// stays quick), run with `-- --include-ignored`, as `.ci/run` does. Under that flag a
+/// missing prerequisite is ignored or, with `CI=true`, a failure.
+pub fn slow_needing<T: Clone + Send + Sync + 'static>(
+    module: &str,
+    prerequisite: fn() -> Result<T, String>,
     tests: &[Needing<T>],
-) -> ! {
-    run_needing_as(prerequisite, tests, true)
+) -> Vec<libtest_mimic::Trial> {
+    needing_as(module, prerequisite, tests, true)
 }
 
-fn run_needing_as<T: Clone + Send + 'static>(
-    prerequisite: Result<T, String>,
+fn needing_as<T: Clone + Send + Sync + 'static>(
+    module: &str,
+    prerequisite: fn() -> Result<T, String>,
     tests: &[Needing<T>],
     slow: bool,
-) -> ! {
-    use libtest_mimic::{Arguments, Completion, Failed, Trial};
+) -> Vec<libtest_mimic::Trial> {
+    use libtest_mimic::{Completion, Failed, Trial};
+    use std::sync::{Arc, OnceLock};
     let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-    let trials = tests
+    let found: Arc<OnceLock<Result<T, String>>> = Arc::new(OnceLock::new());
+    tests
         .iter()
         .map(|&(name, test)| {
-            let prerequisite = prerequisite.clone();
-            Trial::ignorable_test(name, move || match prerequisite {
-                Ok(found) => {
-                    test(found);
-                    Ok(Completion::Completed)
+            let found = Arc::clone(&found);
+            let full = crate::name(module, name);
+            let shown = full.clone();
+            Trial::ignorable_test(full, move || {
+                match found.get_or_init(prerequisite).clone() {
+                    Ok(found) => crate::run(&shown, || {
+                        test(found);
+                        Ok(())
+                    })
+                    .map(|()| Completion::Completed),
+                    Err(reason) if ci => Err(Failed::from(format!("CI=true and {reason}"))),
+                    Err(reason) => Ok(Completion::ignored_with(reason)),
                 }
-                Err(reason) if ci => Err(Failed::from(format!("CI=true and {reason}"))),
-                Err(reason) => Ok(Completion::ignored_with(reason)),
             })
             .with_ignored_flag(slow)
         })
-        .collect();
-    libtest_mimic::run(&Arguments::from_args(), trials).exit()
+        .collect()
+}
+
+/// One trial per data-driven case: `cases` are `(case name, input)` pairs, each trial named
+/// `<file>::<case name>` and running `check(input)`, whose `Err` fails it.
+pub fn cases<C: Send + 'static>(
+    module: &str,
+    cases: Vec<(String, C)>,
+    check: fn(C) -> Result<(), String>,
+) -> Vec<libtest_mimic::Trial> {
+    cases
+        .into_iter()
+        .map(|(name, case)| {
+            let full = crate::name(module, &name);
+            let shown = full.clone();
+            libtest_mimic::Trial::test(full, move || crate::run(&shown, || check(case)))
+        })
+        .collect()
+}
+
+/// One trial per case of a corpus under `../shared` (`corpus`, found or why not), named
+/// `<file>::<case name>`: `enumerate` lists the cases when the binary starts; `check` runs
+/// one, `Ok(None)` passing it, `Ok(Some(reason))` reporting it ignored (a case kbuild
+/// cannot support, counted by the file's corpus-wide test). Without the corpus there are
+/// none: the file's corpus-wide tests report that (see [`needing`]).
+pub fn corpus_cases<C: Send + 'static>(
+    module: &str,
+    corpus: Result<std::path::PathBuf, String>,
+    enumerate: impl FnOnce(&Path) -> Vec<(String, C)>,
+    check: fn(C) -> Result<Option<String>, String>,
+) -> Vec<libtest_mimic::Trial> {
+    use libtest_mimic::{Completion, Trial};
+    let Ok(dir) = corpus else {
+        return Vec::new();
+    };
+    enumerate(&dir)
+        .into_iter()
+        .map(|(name, case)| {
+            let full = crate::name(module, &name);
+            let shown = full.clone();
+            Trial::ignorable_test(full, move || {
+                let mut ignored = None;
+                crate::run(&shown, || {
+                    ignored = check(case)?;
+                    Ok(())
+                })?;
+                Ok(ignored.map_or(Completion::Completed, Completion::ignored_with))
+            })
+        })
+        .collect()
 }
 
 /// `../shared/conformance/<rel>` beside the repository, or why it cannot be used.
-#[allow(dead_code)] // only the corpus tests use it
 pub fn shared_corpus(rel: &str) -> Result<std::path::PathBuf, String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/conformance")
@@ -102,7 +156,6 @@ pub fn shared_corpus(rel: &str) -> Result<std::path::PathBuf, String> {
 
 /// Says that part of a test could not run, and why: on stderr as `SKIPPED …`, or, under
 /// `CI=true`, as a failure (CI must not go green without the check).
-#[allow(dead_code)] // only tests with optional parts use it
 pub fn skipped(what: &str, reason: &str) {
     if std::env::var("CI").is_ok_and(|v| v == "true") {
         panic!("CI=true and {what} cannot run: {reason}");
@@ -110,7 +163,6 @@ pub fn skipped(what: &str, reason: &str) {
     eprintln!("SKIPPED {what}: {reason}");
 }
 
-#[allow(dead_code)] // only the kubectl comparisons use it
 /// The kubectl whose kustomize is `version` ("v5.5.0", "v5.8.1"), if there is one:
 /// v5.8.1 from `$KUBECTL_V581` or `../kubectl-1.37/bin/kubectl`, v5.5.0 from
 /// `$KUBECTL_V550`, else `kubectl` on PATH when it reports that version.

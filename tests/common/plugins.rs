@@ -2,8 +2,6 @@
 //! stand-in programs (`bin/`, first on PATH) and a temporary directory of its own per
 //! program run (`TMPDIR`), so that a test can check that nothing was left in it.
 
-#![allow(dead_code)] // each test crate uses part of it
-
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
