@@ -129,7 +129,10 @@ fn render_exits_1_for_stale_and_2_for_errors_with_the_hint() {
     let run = kbuild(t.path(), &["render", "good", "outside"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(
-        run.stderr.starts_with("Error: security: "),
+        run.stderr.starts_with("Error: ")
+            && run
+                .stderr
+                .contains("outside/kustomization.yaml:2:3: resources[0]: security: "),
         "{}",
         run.stderr
     );

@@ -49,16 +49,27 @@ fn shape_one(command: clap::Command, build_flags: &[String], parent: &str) -> cl
     if !after.is_empty() {
         command = command.after_help(after.trim_end().to_string());
     }
+    // A section the definition already has (the top level's EXIT STATUS) comes last.
+    let own = command
+        .get_after_long_help()
+        .map(|s| s.to_string())
+        .unwrap_or_default();
+    let mut long = after.trim_end().to_string();
     if let Some(examples) = examples(&path) {
-        let mut long = after.clone();
         if !long.is_empty() {
-            long.push('\n');
+            long.push_str("\n\n");
         }
         long.push_str("Examples:\n");
         long.push_str(examples.trim_end());
+    }
+    if !own.is_empty() {
+        if !long.is_empty() {
+            long.push_str("\n\n");
+        }
+        long.push_str(own.trim_end());
+    }
+    if !long.is_empty() {
         command = command.after_long_help(long);
-    } else if !after.is_empty() {
-        command = command.after_long_help(after.trim_end().to_string());
     }
     command.mut_subcommands(|sub| shape_one(sub, build_flags, &path))
 }
