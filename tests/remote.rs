@@ -19,6 +19,8 @@
 mod common;
 #[path = "remote/hostile.rs"]
 mod hostile;
+#[path = "remote/origin.rs"]
+mod origin;
 #[path = "remote/server.rs"]
 mod server;
 use common::kubectl;
@@ -87,6 +89,10 @@ fn main() {
                 render_affected_by_a_changed_ref,
             ),
             ("url_as_the_build_root", url_as_the_build_root),
+            ("origin_file_bases", origin::file_bases),
+            ("origin_http_bases", origin::http_bases),
+            ("origin_remote_root", origin::remote_root),
+            ("origin_remote_files", origin::remote_files),
             ("ref_is_never_an_option", hostile::ref_is_never_an_option),
             ("transports_are_limited", hostile::transports_are_limited),
             ("callers_git_environment", hostile::callers_git_environment),

@@ -230,6 +230,7 @@ fn build_with_cache(
         &kust,
         meta,
         ldr.root(),
+        files.remote(),
         options,
         budget,
         &mut warnings,
@@ -249,12 +250,13 @@ fn finish(
     top: &Kustomization,
     meta: BuildMeta,
     root: &Path,
+    remote: &crate::remote::Session,
     options: &BuildOptions,
     budget: &Budget,
     warnings: &mut Vec<String>,
 ) -> Result<()> {
     use crate::transform::build_metadata;
-    build_metadata::annotate(&mut acc.resmap, meta, root);
+    build_metadata::annotate(&mut acc.resmap, meta, root, remote);
     transform::name_hash::apply(&mut acc.resmap, true)?;
     transform::name_reference::apply(&mut acc.resmap, &acc.config.name_reference)?;
     transform::vars::resolve(
