@@ -21,6 +21,8 @@ mod common;
 mod hostile;
 #[path = "remote/origin.rs"]
 mod origin;
+#[path = "remote/progress.rs"]
+mod progress;
 #[path = "remote/server.rs"]
 mod server;
 use common::kubectl;
@@ -93,6 +95,10 @@ fn main() {
             ("origin_http_bases", origin::http_bases),
             ("origin_remote_root", origin::remote_root),
             ("origin_remote_files", origin::remote_files),
+            (
+                "progress_spinner_on_a_terminal_only",
+                progress::spinner_on_a_terminal_only,
+            ),
             ("ref_is_never_an_option", hostile::ref_is_never_an_option),
             ("transports_are_limited", hostile::transports_are_limited),
             ("callers_git_environment", hostile::callers_git_environment),

@@ -225,12 +225,13 @@ fn build_with_cache(
     let meta = builder.meta.unwrap_or_default();
     let budget = builder.budget;
     let mut warnings = builder.warnings;
+    // The origin annotations come first, before names change (kustomize's order); they
+    // need the remote session to name the repositories of remote bases.
+    crate::transform::build_metadata::annotate(&mut acc.resmap, meta, ldr.root(), files.remote());
     finish(
         &mut acc,
         &kust,
         meta,
-        ldr.root(),
-        files.remote(),
         options,
         budget,
         &mut warnings,
@@ -249,14 +250,11 @@ fn finish(
     acc: &mut Accumulator,
     top: &Kustomization,
     meta: BuildMeta,
-    root: &Path,
-    remote: &crate::remote::Session,
     options: &BuildOptions,
     budget: &Budget,
     warnings: &mut Vec<String>,
 ) -> Result<()> {
     use crate::transform::build_metadata;
-    build_metadata::annotate(&mut acc.resmap, meta, root, remote);
     transform::name_hash::apply(&mut acc.resmap, true)?;
     transform::name_reference::apply(&mut acc.resmap, &acc.config.name_reference)?;
     transform::vars::resolve(

@@ -13,6 +13,7 @@ use kbuild::build::{BuildOptions, Plugins, Reorder, build_with_warnings};
 use kbuild::helm::HelmOptions;
 use kbuild::load::LoadRestrictor;
 use kbuild::output;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -271,11 +272,13 @@ impl BuildFlags {
                 offline: self.offline,
                 timeout: external.timeout,
                 timeout_text: external.timeout_text.clone(),
+                progress: std::io::stderr().is_terminal(),
             },
             external,
             remote: kbuild::remote::RemoteOptions {
                 cache_dir: self.remote_cache_dir.clone(),
                 offline: self.offline,
+                progress: std::io::stderr().is_terminal(),
             },
             max_output_bytes: self.max_output_bytes,
             merge_keys: self.crd.options()?,

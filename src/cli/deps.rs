@@ -27,6 +27,7 @@ pub(crate) fn run_deps(args: &DepsArgs) -> ExitCode {
     let session = kbuild::remote::Session::new(kbuild::remote::RemoteOptions {
         cache_dir: args.remote_cache_dir.clone(),
         offline: args.offline,
+        progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
     });
     let result = kbuild::deps::inputs(&args.dir, &session).and_then(|(files, remote)| {
         let cwd = std::env::current_dir()

@@ -41,6 +41,7 @@ fn localize(args: &LocalizeArgs) -> Result<(), Error> {
     let remote = RemoteOptions {
         cache_dir: args.remote_cache_dir.clone(),
         offline: args.offline,
+        progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
     };
     let target = args.target.clone().unwrap_or_else(|| ".".to_string());
     let staged = stage(&LocalizeOptions {

@@ -60,6 +60,8 @@ pub struct HelmOptions {
     pub timeout: std::time::Duration,
     /// The timeout as written, for messages.
     pub timeout_text: String,
+    /// Show a spinner on stderr while a chart is pulled (see [`crate::progress`]).
+    pub progress: bool,
 }
 
 impl Default for HelmOptions {
@@ -73,6 +75,7 @@ impl Default for HelmOptions {
             offline: false,
             timeout: crate::plugin::DEFAULT_TIMEOUT,
             timeout_text: "10m".into(),
+            progress: false,
         }
     }
 }

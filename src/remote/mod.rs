@@ -33,6 +33,8 @@ pub struct RemoteOptions {
     pub cache_dir: Option<PathBuf>,
     /// Use only what the cache holds: no git or http command (`--offline`).
     pub offline: bool,
+    /// Show a spinner on stderr while a repository is fetched (see [`crate::progress`]).
+    pub progress: bool,
 }
 
 /// A repository checked out for a build.
@@ -291,6 +293,13 @@ impl Session {
             return Err(RemoteProblem::Offline);
         }
         let git = self.git()?;
+        let _spinner = crate::progress::spinner(self.options.progress, || {
+            format!(
+                "fetching {} {}",
+                git::redact(&url),
+                ref_or_head(&spec.git_ref)
+            )
+        });
         let (plain_url, credentials) = userinfo::split(&url);
         let access = git::Access {
             transports: git::BASE_TRANSPORTS,
