@@ -228,14 +228,7 @@ fn build_with_cache(
     // The origin annotations come first, before names change (kustomize's order); they
     // need the remote session to name the repositories of remote bases.
     crate::transform::build_metadata::annotate(&mut acc.resmap, meta, ldr.root(), files.remote());
-    finish(
-        &mut acc,
-        &kust,
-        meta,
-        options,
-        budget,
-        &mut warnings,
-    )?;
+    finish(&mut acc, &kust, meta, options, budget, &mut warnings)?;
     transform::list_replace::warn(&acc.resmap, &mut warnings);
     let out = BuildOutput {
         resmap: acc.resmap,

@@ -250,3 +250,23 @@ pub fn add_managed_by_label(resmap: &mut ResMap, version: KustomizeVersion) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{go_clean, go_join};
+
+    #[test]
+    fn paths_are_cleaned_as_go_does() {
+        assert_eq!(go_clean(""), ".");
+        assert_eq!(go_clean("base/../other/x.yaml"), "other/x.yaml");
+        assert_eq!(go_clean("../a//b/./c/"), "../a/b/c");
+        assert_eq!(go_clean("/../a"), "/a");
+        // A URL joined as a path loses its `//` (kustomize's origin of a file URL).
+        assert_eq!(
+            go_join("base", "http://h:1/r?to=http://h:1/x.yaml"),
+            "base/http:/h:1/r?to=http:/h:1/x.yaml"
+        );
+        assert_eq!(go_join("", ""), "");
+        assert_eq!(go_join("notCloned", ""), "notCloned");
+    }
+}
