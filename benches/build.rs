@@ -156,6 +156,7 @@ fn remote_bases_warm(bencher: divan::Bencher, n: usize) {
         remote: kbuild::remote::RemoteOptions {
             cache_dir: Some(cache),
             offline: false,
+            progress: false,
             ..Default::default()
         },
         ..BuildOptions::default()

@@ -102,6 +102,7 @@ pub mod merge;
 pub mod openapi;
 pub mod output;
 pub mod plugin;
+pub mod progress;
 pub mod refs;
 pub mod remote;
 pub mod render;

@@ -19,6 +19,10 @@
 use crate::common;
 #[path = "remote/hostile.rs"]
 mod hostile;
+#[path = "remote/origin.rs"]
+mod origin;
+#[path = "remote/progress.rs"]
+mod progress;
 #[path = "remote/server.rs"]
 pub(crate) mod server;
 use common::kubectl;
@@ -89,6 +93,14 @@ pub(crate) fn tests() -> Vec<libtest_mimic::Trial> {
                 render_affected_by_a_changed_ref,
             ),
             ("url_as_the_build_root", url_as_the_build_root),
+            ("origin_file_bases", origin::file_bases),
+            ("origin_http_bases", origin::http_bases),
+            ("origin_remote_root", origin::remote_root),
+            ("origin_remote_files", origin::remote_files),
+            (
+                "progress_spinner_on_a_terminal_only",
+                progress::spinner_on_a_terminal_only,
+            ),
             ("ref_is_never_an_option", hostile::ref_is_never_an_option),
             ("transports_are_limited", hostile::transports_are_limited),
             ("callers_git_environment", hostile::callers_git_environment),

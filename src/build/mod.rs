@@ -228,15 +228,10 @@ fn build_with_cache(
     let meta = builder.inh.meta.unwrap_or_default();
     let budget = ctx.budget;
     let mut warnings = builder.out.warnings;
-    finish(
-        &mut acc,
-        &kust,
-        meta,
-        ldr.root(),
-        options,
-        budget,
-        &mut warnings,
-    )?;
+    // The origin annotations come first, before names change (kustomize's order); they
+    // need the remote session to name the repositories of remote bases.
+    crate::transform::build_metadata::annotate(&mut acc.resmap, meta, ldr.root(), files.remote());
+    finish(&mut acc, &kust, meta, options, budget, &mut warnings)?;
     transform::list_replace::warn(&acc.resmap, &mut warnings);
     let out = BuildOutput {
         resmap: acc.resmap,
@@ -275,13 +270,11 @@ fn finish(
     acc: &mut Accumulator,
     top: &Kustomization,
     meta: BuildMeta,
-    root: &Path,
     options: &BuildOptions,
     budget: &Budget,
     warnings: &mut Vec<String>,
 ) -> Result<()> {
     use crate::transform::build_metadata;
-    build_metadata::annotate(&mut acc.resmap, meta, root);
     transform::name_hash::apply(&mut acc.resmap, true)?;
     transform::name_reference::apply(&mut acc.resmap, &acc.config.name_reference)?;
     transform::vars::resolve(

@@ -78,7 +78,17 @@ impl Builder<'_> {
                     .charge(body.len() as u64, "resources")
                     .and_then(|()| crate::resource::parse::parse_resources(body.to_vec(), url))
                 {
-                    Ok(resources) => return Ok(Some(Prepared::Resources(resources))),
+                    Ok(mut resources) => {
+                        if self.inh.meta.unwrap_or_default().origin {
+                            for r in &mut resources {
+                                r.origin = Some(Box::new(Origin::Url {
+                                    dir: ldr.root().to_path_buf(),
+                                    entry: entry.to_string(),
+                                }));
+                            }
+                        }
+                        return Ok(Some(Prepared::Resources(resources)));
+                    }
                     Err(e) => file_error = Some(e),
                 },
                 // An http error status for a URL that cannot be a repository ends it, as

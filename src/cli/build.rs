@@ -13,6 +13,7 @@ use kbuild::build::{BuildOptions, Plugins, Reorder, build_with_warnings};
 use kbuild::helm::HelmOptions;
 use kbuild::load::LoadRestrictor;
 use kbuild::output;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 /// Help heading of the flags kustomize deprecated.
@@ -272,12 +273,14 @@ impl BuildFlags {
                 timeout: external.timeout,
                 timeout_text: external.timeout_text.clone(),
                 cleanup: super::signals::cleanup().clone(),
+                progress: std::io::stderr().is_terminal(),
             },
             external,
             remote: kbuild::remote::RemoteOptions {
                 cache_dir: self.remote_cache_dir.clone(),
                 offline: self.offline,
                 cleanup: super::signals::cleanup().clone(),
+                progress: std::io::stderr().is_terminal(),
             },
             max_output_bytes: self.max_output_bytes,
             merge_keys: self.crd.options()?,

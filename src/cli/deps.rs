@@ -28,6 +28,7 @@ pub(crate) fn run_deps(args: &DepsArgs) -> super::CommandResult {
         cache_dir: args.remote_cache_dir.clone(),
         offline: args.offline,
         cleanup: super::signals::cleanup().clone(),
+        progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
     });
     let result = kbuild::deps::inputs(&args.dir, &session).and_then(|(files, remote)| {
         let cwd = std::env::current_dir()

@@ -192,16 +192,29 @@ fn run_diff_ref(args: &DiffArgs, git_ref: &str) -> Result<bool, kbuild::Error> {
             path: ".".into(),
             source: e,
         })?;
+    // One spinner for the whole comparison (checkouts and builds of both revisions), on
+    // a terminal only; the builds' own fetch and pull spinners would draw over it.
+    let mut build = args.flags.options()?;
+    let progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    build.remote.progress = false;
+    build.helm.progress = false;
+    let spinner = kbuild::progress::spinner(progress, || {
+        format!(
+            "building {git_ref} and {}",
+            args.to_ref.as_deref().unwrap_or("the working tree")
+        )
+    });
     let report = diff_refs(
         &RefDiff {
             from: git_ref,
             to: args.to_ref.as_deref(),
             paths: &args.inputs,
-            build: &args.flags.options()?,
+            build: &build,
             diff: &args.diff_options(),
         },
         &cwd,
     )?;
+    drop(spinner);
     let text = match args.output {
         DiffFormat::Json => format!("{:#}\n", report.to_json()),
         DiffFormat::Markdown => report.to_markdown(args.max_bytes),

@@ -42,6 +42,7 @@ fn localize(args: &LocalizeArgs) -> Result<(), Error> {
         cache_dir: args.remote_cache_dir.clone(),
         offline: args.offline,
         cleanup: super::signals::cleanup().clone(),
+        progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
     };
     let target = args.target.clone().unwrap_or_else(|| ".".to_string());
     let staged = stage(&LocalizeOptions {

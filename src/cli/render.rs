@@ -58,13 +58,19 @@ pub(crate) fn run_render(args: &RenderArgs) -> super::CommandResult {
         } else {
             args.paths.clone()
         };
-        let job = RenderJob {
+        let mut job = RenderJob {
             dirs,
             out_dir: args.out.clone(),
             check: args.check,
             build_options: args.flags.options()?,
             cleanup: super::signals::cleanup().clone(),
         };
+        // One bar at a time on stderr: with the render bar (two directories or more)
+        // or `--quiet`, no fetch or pull spinner.
+        if args.quiet || job.dirs.len() > 1 {
+            job.build_options.remote.progress = false;
+            job.build_options.helm.progress = false;
+        }
         render::validate(&job)?;
         Ok(job)
     })();

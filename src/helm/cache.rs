@@ -156,6 +156,9 @@ fn run_pull(
     dir: &Path,
     limits: &command::Limits<'_>,
 ) -> Result<()> {
+    let _spinner = crate::progress::spinner(options.progress, || {
+        format!("pulling chart {} {}", chart.chart.name, chart.chart.version)
+    });
     let fail = |p| super::failure(chart, p);
     command::run(&options.command, &chart.pull_args(dir), limits).map_err(fail)?;
     if !dir.join(&chart.chart.name).is_dir() {

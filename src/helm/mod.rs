@@ -63,6 +63,8 @@ pub struct HelmOptions {
     /// Where helm runs register their process groups and scratch directories (for a
     /// signal handler; see [`crate::output::Cleanup`]).
     pub cleanup: crate::output::Cleanup,
+    /// Show a spinner on stderr while a chart is pulled (see [`crate::progress`]).
+    pub progress: bool,
 }
 
 impl Default for HelmOptions {
@@ -77,6 +79,7 @@ impl Default for HelmOptions {
             timeout: crate::plugin::DEFAULT_TIMEOUT,
             timeout_text: "10m".into(),
             cleanup: crate::output::Cleanup::default(),
+            progress: false,
         }
     }
 }

@@ -36,6 +36,8 @@ pub struct RemoteOptions {
     /// Where clones register their temporary checkouts and git's process groups (for a
     /// signal handler; see [`crate::output::Cleanup`]).
     pub cleanup: crate::output::Cleanup,
+    /// Show a spinner on stderr while a repository is fetched (see [`crate::progress`]).
+    pub progress: bool,
 }
 
 /// A repository checked out for a build.
@@ -58,6 +60,30 @@ pub struct RemoteInput {
 
 type Shared<T> = Arc<OnceLock<std::result::Result<T, RemoteProblem>>>;
 
+/// A repository as kustomize's `config.kubernetes.io/origin` annotation names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RepoOrigin {
+    /// `repo:`, the URL git clones (kustomize's `CloneSpec`: host and repository path).
+    pub repo: String,
+    /// `ref:`, the ref the entry asked for (`""`: none, and no `ref:` line).
+    pub git_ref: String,
+    /// Whether the entry named the repository's root: kustomize then writes paths in
+    /// it under `notCloned/` (its placeholder for the clone directory, which leaks
+    /// through its path arithmetic).
+    pub not_cloned: bool,
+}
+
+impl RepoOrigin {
+    /// How `spec` names its repository.
+    pub fn of(spec: &RepoSpec) -> RepoOrigin {
+        RepoOrigin {
+            repo: spec.clone_url(),
+            git_ref: spec.git_ref.clone(),
+            not_cloned: crate::transform::build_metadata::go_clean(&spec.kust_root) == ".",
+        }
+    }
+}
+
 /// The remote fetches of one build: each (repository, ref) and each file URL once.
 pub struct Session {
     options: RemoteOptions,
@@ -71,6 +97,8 @@ pub struct Session {
     files: Mutex<HashMap<String, Shared<Arc<Vec<u8>>>>>,
     /// Every checkout directory handed out, for [`Session::clone_containing`].
     dirs: Mutex<Vec<PathBuf>>,
+    /// How each checkout directory was first named, for origin annotations.
+    named: Mutex<Vec<(PathBuf, RepoOrigin)>>,
     inputs: Mutex<Vec<RemoteInput>>,
 }
 
@@ -86,6 +114,7 @@ impl Session {
             checkouts: Mutex::default(),
             files: Mutex::default(),
             dirs: Mutex::default(),
+            named: Mutex::default(),
             inputs: Mutex::default(),
         }
     }
@@ -107,6 +136,15 @@ impl Session {
         dirs.iter().find(|d| path.starts_with(d)).cloned()
     }
 
+    /// The checkout holding `path` and how the build first named its repository (the
+    /// first entry wins when two entries share a checkout).
+    pub fn repo_origin(&self, path: &Path) -> Option<(PathBuf, RepoOrigin)> {
+        lock(&self.named)
+            .iter()
+            .find(|(d, _)| path.starts_with(d))
+            .cloned()
+    }
+
     /// The repository `spec` names, checked out at its ref (once per build).
     pub fn checkout(&self, spec: &RepoSpec) -> Result<Checkout> {
         let url = spec.clone_url();
@@ -126,6 +164,12 @@ impl Session {
             }))
         };
         let checkout = result.map_err(error)?;
+        {
+            let mut named = lock(&self.named);
+            if !named.iter().any(|(d, _)| *d == checkout.dir) {
+                named.push((checkout.dir.clone(), RepoOrigin::of(spec)));
+            }
+        }
         lock(&self.inputs).push(RemoteInput {
             url: git::redact(&spec.raw),
             commit: Some(checkout.commit.clone()),
@@ -252,6 +296,13 @@ impl Session {
             return Err(RemoteProblem::Offline);
         }
         let git = self.git()?;
+        let _spinner = crate::progress::spinner(self.options.progress, || {
+            format!(
+                "fetching {} {}",
+                git::redact(&url),
+                ref_or_head(&spec.git_ref)
+            )
+        });
         let (plain_url, credentials) = userinfo::split(&url);
         let access = git::Access {
             transports: git::BASE_TRANSPORTS,

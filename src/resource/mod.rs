@@ -77,6 +77,14 @@ pub enum Origin {
     File(std::path::PathBuf),
     /// Made by a generator.
     Generated(Configured),
+    /// Fetched from an http(s) URL: the `resources` entry as written and the directory
+    /// of the kustomization naming it (kustomize's origin joins the two).
+    Url {
+        /// The directory of the kustomization naming the URL (a real path).
+        dir: std::path::PathBuf,
+        /// The entry as written.
+        entry: String,
+    },
 }
 
 /// Reads a scalar of the object as a string (names may be written as numbers).

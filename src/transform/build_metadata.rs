@@ -8,6 +8,7 @@
 
 use crate::error::{Error, Result};
 use crate::kustomize_version::KustomizeVersion;
+use crate::remote::Session;
 use crate::resource::resmap::ResMap;
 use crate::resource::shared;
 use crate::resource::{Configured, Origin};
@@ -65,29 +66,151 @@ pub fn relative(from: &Path, to: &Path) -> String {
     out.to_string_lossy().replace('\\', "/")
 }
 
-fn configured_text(c: &Configured, root: &Path, indent: &str) -> String {
-    let mut s = format!(
-        "configuredIn: {}\n{indent}configuredBy:\n{indent}  apiVersion: {}\n{indent}  kind: {}\n",
-        relative(root, &c.configured_in),
-        c.api_version,
-        c.kind
-    );
-    if let Some(n) = &c.name {
-        s.push_str(&format!("{indent}  name: {n}\n"));
+/// Go's `path.Clean`, which kustomize's `filepath.Join` applies to origin paths (so a
+/// URL's `//` becomes `/` there).
+pub fn go_clean(path: &str) -> String {
+    let rooted = path.starts_with('/');
+    let mut out: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => match out.last() {
+                Some(&last) if last != ".." => {
+                    out.pop();
+                }
+                _ if rooted => {}
+                _ => out.push(".."),
+            },
+            p => out.push(p),
+        }
     }
-    if let Some(n) = &c.namespace {
-        s.push_str(&format!("{indent}  namespace: {n}\n"));
+    let joined = out.join("/");
+    match (rooted, joined.is_empty()) {
+        (true, _) => format!("/{joined}"),
+        (false, true) => ".".to_string(),
+        (false, false) => joined,
     }
-    s
+}
+
+/// Go's `filepath.Join`: the non-empty parts joined and cleaned, `""` when all are empty.
+fn go_join(a: &str, b: &str) -> String {
+    match (a.is_empty(), b.is_empty()) {
+        (true, true) => String::new(),
+        (true, false) => go_clean(b),
+        (false, true) => go_clean(a),
+        (false, false) => go_clean(&format!("{a}/{b}")),
+    }
+}
+
+/// Where something came from, as the origin annotation writes it: a path, and for a
+/// file of a remote base the repository and ref (kustomize's `resource.Origin`).
+struct Place {
+    path: String,
+    repo: Option<String>,
+    git_ref: String,
+}
+
+impl Place {
+    /// `repo:` and `ref:` lines (kustomize writes them after `path:`).
+    fn repo_lines(&self, indent: &str) -> String {
+        let mut s = String::new();
+        if let Some(r) = &self.repo {
+            s.push_str(&format!("{indent}repo: {r}\n"));
+            if !self.git_ref.is_empty() {
+                s.push_str(&format!("{indent}ref: {}\n", self.git_ref));
+            }
+        }
+        s
+    }
+}
+
+/// Maps absolute paths to origin [`Place`]s: relative to the top kustomization, or, in a
+/// repository cloned for a remote base, relative to the repository's root and naming it.
+struct Places<'a> {
+    root: &'a Path,
+    remote: &'a Session,
+    /// The checkout holding the top kustomization (a URL as the build root): kustomize
+    /// names nothing remote for it, its paths are relative to the root as for a local one.
+    root_checkout: Option<PathBuf>,
+}
+
+impl Places<'_> {
+    fn place(&self, abs: &Path) -> Place {
+        if let Some((dir, named)) = self.remote.repo_origin(abs)
+            && self.root_checkout.as_deref() != Some(dir.as_path())
+        {
+            let prefix = if named.not_cloned { "notCloned" } else { "" };
+            return Place {
+                path: go_join(prefix, &relative(&dir, abs)),
+                repo: Some(named.repo),
+                git_ref: named.git_ref,
+            };
+        }
+        Place {
+            path: relative(self.root, abs),
+            repo: None,
+            git_ref: String::new(),
+        }
+    }
+
+    /// kustomize's `Origin.Append` of a `resources` entry to the origin of the
+    /// kustomization in `dir`: an entry that parses as a repository names it (even a
+    /// plain file URL, when it has enough path segments), anything else is joined to
+    /// the path.
+    fn entry(&self, dir: &Path, entry: &str) -> Place {
+        if let Ok(spec) = crate::remote::RepoSpec::parse(entry) {
+            let root = go_clean(&spec.kust_root);
+            return Place {
+                path: if root == "." {
+                    "notCloned".to_string()
+                } else {
+                    root
+                },
+                repo: Some(spec.clone_url()),
+                git_ref: spec.git_ref,
+            };
+        }
+        let mut place = self.place(dir);
+        place.path = go_join(&place.path, entry);
+        place
+    }
+
+    fn configured_text(&self, c: &Configured, indent: &str) -> String {
+        let place = self.place(&c.configured_in);
+        let mut s = place.repo_lines(indent);
+        s.push_str(&format!(
+            "{indent}configuredIn: {}\n{indent}configuredBy:\n{indent}  apiVersion: {}\n{indent}  kind: {}\n",
+            place.path, c.api_version, c.kind
+        ));
+        if let Some(n) = &c.name {
+            s.push_str(&format!("{indent}  name: {n}\n"));
+        }
+        if let Some(n) = &c.namespace {
+            s.push_str(&format!("{indent}  namespace: {n}\n"));
+        }
+        s
+    }
+
+    fn path_text(place: Place) -> String {
+        format!("path: {}\n{}", place.path, place.repo_lines(""))
+    }
 }
 
 /// Writes the annotations the options ask for (the label is [`add_managed_by_label`]'s).
-pub fn annotate(resmap: &mut ResMap, meta: BuildMeta, root: &Path) {
+pub fn annotate(resmap: &mut ResMap, meta: BuildMeta, root: &Path, remote: &Session) {
+    let places = Places {
+        root,
+        remote,
+        root_checkout: remote.repo_origin(root).map(|(dir, _)| dir),
+    };
     for res in resmap.iter_mut() {
         if meta.origin {
             let text = match res.origin.as_deref() {
-                Some(Origin::File(p)) => Some(format!("path: {}\n", relative(root, p))),
-                Some(Origin::Generated(c)) => Some(configured_text(c, root, "")),
+                Some(Origin::File(p)) => Some(Places::path_text(places.place(p))),
+                Some(Origin::Url { dir, entry }) => {
+                    Some(Places::path_text(places.entry(dir, entry)))
+                }
+                Some(Origin::Generated(c)) => Some(places.configured_text(c, "")),
                 None => None,
             };
             if let Some(t) = text {
@@ -98,7 +221,10 @@ pub fn annotate(resmap: &mut ResMap, meta: BuildMeta, root: &Path) {
             let text: String = res
                 .transformations
                 .iter()
-                .map(|c| format!("- {}", configured_text(c, root, "  ")))
+                .map(|c| {
+                    let body = places.configured_text(c, "  ");
+                    format!("- {}", &body[2..])
+                })
                 .collect();
             res.set_annotation(TRANSFORMATIONS_ANNOTATION, Some(&text));
         }
@@ -122,5 +248,25 @@ pub fn add_managed_by_label(resmap: &mut ResMap, version: KustomizeVersion) {
             let at = shared::keys(&["metadata", "labels", MANAGED_BY_LABEL]);
             res.shared.write_through(&mut res.node, &at, &old);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{go_clean, go_join};
+
+    #[test]
+    fn paths_are_cleaned_as_go_does() {
+        assert_eq!(go_clean(""), ".");
+        assert_eq!(go_clean("base/../other/x.yaml"), "other/x.yaml");
+        assert_eq!(go_clean("../a//b/./c/"), "../a/b/c");
+        assert_eq!(go_clean("/../a"), "/a");
+        // A URL joined as a path loses its `//` (kustomize's origin of a file URL).
+        assert_eq!(
+            go_join("base", "http://h:1/r?to=http://h:1/x.yaml"),
+            "base/http:/h:1/r?to=http:/h:1/x.yaml"
+        );
+        assert_eq!(go_join("", ""), "");
+        assert_eq!(go_join("notCloned", ""), "notCloned");
     }
 }
