@@ -90,6 +90,9 @@ fn empty_root(bin: &Path, dir: &Path) -> Result<(), String> {
     if String::from_utf8_lossy(&uid.stdout).trim() != "0" {
         return Err("chroot needs root".into());
     }
+    if chroot_program().is_none() {
+        return Err("needs the chroot program (coreutils) on PATH".into());
+    }
     std::fs::create_dir_all(dir.join("tmp")).expect("mkdir");
     std::fs::copy(bin, dir.join("kbuild")).expect("copy the binary");
     let shop = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/shop");
@@ -106,9 +109,17 @@ fn empty_root(bin: &Path, dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// The `chroot` program on this process's PATH (the child's environment is emptied, so
+/// the name alone would not be found).
+fn chroot_program() -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|d| d.join("chroot"))
+        .find(|p| p.is_file())
+}
+
 /// `kbuild ARGS` inside the root, with an empty environment but for `extra`.
 fn in_root(root: &Path, args: &[&str], extra: &[(&str, &str)]) -> Output {
-    Command::new("chroot")
+    Command::new(chroot_program().expect("chroot (checked by empty_root)"))
         .arg(root)
         .arg("/kbuild")
         .args(args)
