@@ -60,6 +60,7 @@ mod common;
 mod harness;
 
 suites! {
+    action,
     build_flags,
     concurrent_builds,
     crd_merge,
@@ -91,6 +92,7 @@ suites! {
     schema,
     shell,
     smp_conformance,
+    #[cfg(unix)] static_binary,
     #[cfg(unix)] writes,
 }
 

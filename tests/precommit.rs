@@ -9,6 +9,11 @@
 //! first time; the test points that build at `target/precommit` and lowers
 //! its optimisation so reruns stay quick. Skipped, with a message, when
 //! `pre-commit` or `git` is not installed (`pip install pre-commit`).
+//!
+//! The `language: python` hooks install the kbuild wheel instead (pyproject.toml's backend,
+//! python/kbuild_build.py, inside pre-commit's store): their test runs offline
+//! (PIP_NO_INDEX) with pip finding only the wheel in `$KBUILD_WHEEL_DIR` (.ci/run builds it
+//! with maturin), and is reported skipped without that directory.
 
 use crate::common;
 use common::write;
@@ -102,6 +107,10 @@ pub(crate) fn tests() -> Vec<libtest_mimic::Trial> {
                 "precommit_refuses_a_stale_openapi_file",
                 precommit_refuses_a_stale_openapi_file as fn(String),
             ),
+            (
+                "precommit_python_hooks_install_the_wheel_offline",
+                precommit_python_hooks_install_the_wheel_offline as fn(String),
+            ),
         ],
     )
 }
@@ -129,7 +138,7 @@ fn precommit_refuses_a_stale_render_and_accepts_it_rerendered(rev: String) {
         d,
         ".pre-commit-config.yaml",
         format!(
-            "repos:\n- repo: {}\n  rev: {rev}\n  hooks:\n  - id: kbuild-check\n  - id: kbuild-render\n    args: [--out, rendered]\n",
+            "repos:\n- repo: {}\n  rev: {rev}\n  hooks:\n  - id: kbuild-check-rust\n  - id: kbuild-render-rust\n    args: [--out, rendered]\n",
             kbuild_repo.display()
         ),
     );
@@ -229,7 +238,7 @@ fn precommit_refuses_a_stale_openapi_file(rev: String) {
         d,
         ".pre-commit-config.yaml",
         format!(
-            "repos:\n- repo: {}\n  rev: {rev}\n  hooks:\n  - id: kbuild-openapi\n    args: [crds, -o, app/openapi.json]\n",
+            "repos:\n- repo: {}\n  rev: {rev}\n  hooks:\n  - id: kbuild-openapi-rust\n    args: [crds, -o, app/openapi.json]\n",
             kbuild_repo.display()
         ),
     );
@@ -275,4 +284,110 @@ fn precommit_refuses_a_stale_openapi_file(rev: String) {
     assert!(accepted.contains("Passed"), "{accepted}");
     let log = repo.ok("git", &["log", "--oneline"]);
     assert_eq!(log.lines().count(), 2, "{log}");
+}
+
+/// The `language: python` hooks: pre-commit pip-installs this repository, and the build
+/// backend hands pip the kbuild wheel found in `$KBUILD_WHEEL_DIR` (pip offline: no index,
+/// so neither maturin nor a compiler can be fetched; nothing is compiled).
+fn precommit_python_hooks_install_the_wheel_offline(rev: String) {
+    let Some(wheels) = std::env::var_os("KBUILD_WHEEL_DIR").map(PathBuf::from) else {
+        common::skipped(
+            "precommit_python_hooks_install_the_wheel_offline",
+            "needs KBUILD_WHEEL_DIR, a directory holding the kbuild wheel (maturin build --release -o DIR)",
+        );
+        return;
+    };
+    let wheels = wheels.canonicalize().expect("KBUILD_WHEEL_DIR");
+    let kbuild_repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let repo = Repo {
+        dir: tmp.path().join("repo"),
+        home: tmp.path().join("pre-commit-home"),
+        target: tmp.path().join("no-target"),
+    };
+    let d = &repo.dir;
+    write(d, "base/kustomization.yaml", "resources: [deploy.yaml]\n");
+    write(d, "base/deploy.yaml", DEPLOY);
+    write(
+        d,
+        "overlays/prod/kustomization.yaml",
+        "resources: [../../base]\nnamespace: prod\n",
+    );
+    write(
+        d,
+        ".pre-commit-config.yaml",
+        format!(
+            "repos:\n- repo: {}\n  rev: {rev}\n  hooks:\n  - id: kbuild-check\n  - id: kbuild-render\n    args: [--out, rendered]\n",
+            kbuild_repo.display()
+        ),
+    );
+    repo.kbuild(&["render", "--all", "--out", "rendered"]);
+    repo.ok("git", &["init", "-q", "-b", "main"]);
+    repo.ok("pre-commit", &["install"]);
+    repo.ok("git", &["add", "-A"]);
+    let offline = |args: &[&str]| {
+        Command::new(args[0])
+            .args(&args[1..])
+            .current_dir(d)
+            .env("PRE_COMMIT_HOME", &repo.home)
+            .env("PIP_NO_INDEX", "1")
+            .env("PIP_FIND_LINKS", &wheels)
+            .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+            .env("GIT_AUTHOR_NAME", "test")
+            .env("GIT_AUTHOR_EMAIL", "test@example.com")
+            .env("GIT_COMMITTER_NAME", "test")
+            .env("GIT_COMMITTER_EMAIL", "test@example.com")
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_INDEX_FILE")
+            .env_remove("GIT_WORK_TREE")
+            .env_remove("KBUILD_FROM_SOURCE")
+            .output()
+            .expect("run")
+    };
+    let text = |o: &Output| {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    };
+    // The first commit installs the hook environment: the wheel, offline.
+    let first = offline(&["git", "commit", "-q", "-m", "initial"]);
+    let log = std::fs::read_to_string(repo.home.join("pre-commit.log")).unwrap_or_default();
+    assert!(first.status.success(), "{}\n{log}", text(&first));
+    assert!(text(&first).contains("kbuild render"), "{}", text(&first));
+    // The hook's kbuild is the wheel's: a console script in pre-commit's environment,
+    // and no cargo target directory in pre-commit's clone of kbuild.
+    let clones: Vec<PathBuf> = std::fs::read_dir(&repo.home)
+        .expect("pre-commit home")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join(".pre-commit-hooks.yaml").is_file())
+        .collect();
+    assert_eq!(clones.len(), 1, "{clones:?}");
+    assert!(!clones[0].join("target").exists(), "kbuild was compiled");
+    let envs: Vec<PathBuf> = std::fs::read_dir(&clones[0])
+        .expect("clone")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("py_env-"))
+        })
+        .collect();
+    assert_eq!(envs.len(), 1, "{envs:?}");
+    assert!(envs[0].join("bin/kbuild").is_file());
+
+    // A stale render is refused by the wheel's kbuild too.
+    write(
+        d,
+        "base/deploy.yaml",
+        DEPLOY.replace("replicas: 1", "replicas: 2"),
+    );
+    repo.ok("git", &["add", "base/deploy.yaml"]);
+    let refused = offline(&["git", "commit", "-q", "-m", "more replicas"]);
+    assert!(!refused.status.success(), "{}", text(&refused));
+    assert!(
+        text(&refused).contains("stale: rendered/overlays/prod.yaml"),
+        "{}",
+        text(&refused)
+    );
 }
