@@ -92,6 +92,7 @@ pub mod diff;
 pub mod edit;
 pub mod error;
 mod generate;
+mod go_path;
 pub mod helm;
 pub mod kubectl_apply;
 pub mod kustomization;

@@ -5,7 +5,7 @@
 //! It is resolved once, by one walk, and queried by everything that asks what a
 //! kustomization reads:
 //!
-//! - before a build ([`Graph::for_build`]): which resource files and bases are
+//! - before a build (`Graph::for_build`): which resource files and bases are
 //!   referenced several times, so that the build keeps their parse or their build
 //!   until the last reference takes it (build/cache.rs, build/memo.rs). Only
 //!   `resources` and `components` are followed, as the build follows them; other
@@ -14,7 +14,7 @@
 //!   path it resolves lands in the build's resolved-path cache). Silent: what it
 //!   cannot read, the build reports.
 //! - for `kbuild deps`, `render --affected`, `diff --ref` and the pre-commit hook
-//!   ([`Graph::for_inputs`]): every entry that may be a directory is followed,
+//!   (`Graph::for_inputs`): every entry that may be a directory is followed,
 //!   remote entries too when a [`Session`] is given, and the first problem is an
 //!   error (see deps.rs).
 //!

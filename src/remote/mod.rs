@@ -79,7 +79,7 @@ impl RepoOrigin {
         RepoOrigin {
             repo: spec.clone_url(),
             git_ref: spec.git_ref.clone(),
-            not_cloned: crate::transform::build_metadata::go_clean(&spec.kust_root) == ".",
+            not_cloned: crate::go_path::clean(&spec.kust_root) == ".",
         }
     }
 }

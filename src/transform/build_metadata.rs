@@ -66,40 +66,10 @@ pub fn relative(from: &Path, to: &Path) -> String {
     out.to_string_lossy().replace('\\', "/")
 }
 
-/// Go's `path.Clean`, which kustomize's `filepath.Join` applies to origin paths (so a
-/// URL's `//` becomes `/` there).
-pub fn go_clean(path: &str) -> String {
-    let rooted = path.starts_with('/');
-    let mut out: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => match out.last() {
-                Some(&last) if last != ".." => {
-                    out.pop();
-                }
-                _ if rooted => {}
-                _ => out.push(".."),
-            },
-            p => out.push(p),
-        }
-    }
-    let joined = out.join("/");
-    match (rooted, joined.is_empty()) {
-        (true, _) => format!("/{joined}"),
-        (false, true) => ".".to_string(),
-        (false, false) => joined,
-    }
-}
-
-/// Go's `filepath.Join`: the non-empty parts joined and cleaned, `""` when all are empty.
+/// Go's `filepath.Join` of two parts (kustomize's origin paths; so a URL's `//` becomes
+/// `/` there).
 fn go_join(a: &str, b: &str) -> String {
-    match (a.is_empty(), b.is_empty()) {
-        (true, true) => String::new(),
-        (true, false) => go_clean(b),
-        (false, true) => go_clean(a),
-        (false, false) => go_clean(&format!("{a}/{b}")),
-    }
+    crate::go_path::join(&[a, b])
 }
 
 /// Where something came from, as the origin annotation writes it: a path, and for a
@@ -159,7 +129,7 @@ impl Places<'_> {
     /// the path.
     fn entry(&self, dir: &Path, entry: &str) -> Place {
         if let Ok(spec) = crate::remote::RepoSpec::parse(entry) {
-            let root = go_clean(&spec.kust_root);
+            let root = crate::go_path::clean(&spec.kust_root);
             return Place {
                 path: if root == "." {
                     "notCloned".to_string()
@@ -253,7 +223,8 @@ pub fn add_managed_by_label(resmap: &mut ResMap, version: KustomizeVersion) {
 
 #[cfg(test)]
 mod tests {
-    use super::{go_clean, go_join};
+    use super::go_join;
+    use crate::go_path::clean as go_clean;
 
     #[test]
     fn paths_are_cleaned_as_go_does() {

@@ -1,39 +1,7 @@
 //! `filePathPosition`: inserting the value as one part of a path-like string,
 //! with Go's `filepath` clean and join rules.
 
-/// Go's `filepath.Clean` on `/`-separated text.
-pub(super) fn go_clean(path: &str) -> String {
-    let rooted = path.starts_with('/');
-    let mut parts: Vec<&str> = Vec::new();
-    for p in path.split('/') {
-        match p {
-            "" | "." => {}
-            ".." => {
-                if parts.last().is_some_and(|l| *l != "..") {
-                    parts.pop();
-                } else if !rooted {
-                    parts.push("..");
-                }
-            }
-            _ => parts.push(p),
-        }
-    }
-    let joined = parts.join("/");
-    match (rooted, joined.is_empty()) {
-        (true, _) => format!("/{joined}"),
-        (false, true) => ".".to_string(),
-        (false, false) => joined,
-    }
-}
-
-/// Go's `filepath.Join`: the non-empty elements joined and cleaned, "" when
-/// there are none.
-pub(super) fn go_join(parts: &[&str]) -> String {
-    match parts.iter().position(|p| !p.is_empty()) {
-        Some(first) => go_clean(&parts[first..].join("/")),
-        None => String::new(),
-    }
-}
+use crate::go_path::join as go_join;
 
 /// kustomize's `filesys.PathSplit`: `a/b` is `[a, b]`, `/a` is `["", a]`,
 /// `/` is `[""]`, `a/` is `[a, ""]`, "" is `[]`.
