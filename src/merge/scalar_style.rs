@@ -20,7 +20,6 @@
 
 use crate::yaml::Node;
 use crate::yaml::map::Style;
-use crate::yaml::styled::Styled;
 
 /// The patch's scalar `node` as it comes out in the place of a destination scalar
 /// written in `style`: kyaml's `SetStyle` gives the patch's node the destination's style
@@ -133,15 +132,7 @@ fn needs_quotes(s: &str) -> bool {
     if plain_for_sure(s) {
         return false;
     }
-    let mut doc = Styled::from_node(&Node::map());
-    if let crate::yaml::styled::Kind::Map(pairs) = &mut doc.kind {
-        pairs.push((
-            Styled::core_scalar("str", "k"),
-            Styled::core_scalar("str", s),
-        ));
-    }
-    let text = crate::yaml::styled::emit::to_string(&doc);
-    !text.starts_with(&format!("k: {s}\n"))
+    !crate::yaml::styled::emit::str_is_plain_block_value(s)
 }
 
 /// Settles most strings without the encoder: a word starting with a letter, made only of
@@ -162,6 +153,7 @@ fn plain_for_sure(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::yaml::styled::Styled;
 
     #[test]
     fn the_shortcut_agrees_with_the_encoder() {
@@ -202,6 +194,94 @@ mod tests {
             "yes", "on", "true", "no", "null", "1e3", "-x", ".inf", "a:b", "a b",
         ] {
             assert!(!plain_for_sure(s), "{s}");
+        }
+    }
+
+    /// `needs_quotes` asks the emitter's style choice directly; the whole encoder is the
+    /// oracle, on strings of every class the choice distinguishes.
+    #[test]
+    fn needs_quotes_agrees_with_the_encoder() {
+        for s in [
+            "",
+            "web",
+            "a b",
+            "a: b",
+            "a:b",
+            "a:",
+            "a #b",
+            "a#b",
+            "#a",
+            "- a",
+            "-a",
+            "--- a",
+            "...",
+            "? a",
+            "?a",
+            ":a",
+            "[a]",
+            "{a}",
+            "a,b",
+            "&a",
+            "*a",
+            "!a",
+            "|a",
+            ">a",
+            "'a'",
+            "\"a\"",
+            "%a",
+            "@a",
+            "`a",
+            " a",
+            "a ",
+            "a\tb",
+            "\ta",
+            "a\nb",
+            "7",
+            "007",
+            "0x1F",
+            "1e3",
+            "1_000",
+            "2024-01-01",
+            "~",
+            "null",
+            "Null",
+            "NULL",
+            "true",
+            "y",
+            "yes",
+            "on",
+            "off",
+            "0.5",
+            ".5",
+            "+1",
+            "-1",
+            "1.",
+            "inf",
+            ".inf",
+            "-.Inf",
+            ".nan",
+            "10Mi",
+            "nginx:1.2",
+            "http://x/y",
+            "a\u{85}b",
+            "é",
+            "a\u{2028}b",
+            "\u{feff}a",
+            "a\rb",
+            "50%",
+            "*",
+            "a b c d e f g h i j k l m n o p q r s t u v w x y z 0 1 2 3 4",
+        ] {
+            let mut doc = Styled::from_node(&Node::map());
+            if let crate::yaml::styled::Kind::Map(pairs) = &mut doc.kind {
+                pairs.push((
+                    Styled::core_scalar("str", "k"),
+                    Styled::core_scalar("str", s),
+                ));
+            }
+            let text = crate::yaml::styled::emit::to_string(&doc);
+            let oracle = !text.starts_with(&format!("k: {s}\n"));
+            assert_eq!(needs_quotes(s), oracle, "{s:?} written {text:?}");
         }
     }
 

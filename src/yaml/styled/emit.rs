@@ -92,6 +92,17 @@ fn is_blankz(c: Option<char>) -> bool {
     }
 }
 
+/// Whether go-yaml v3 writes the `!!str` string `s`, as a block mapping's value, plain: the
+/// encoder's and the emitter's choices of [`Emitter::scalar`] for that one case, without
+/// building a document (the scalar-style model asks this of every string of every
+/// JSON-patched resource).
+pub fn str_is_plain_block_value(s: &str) -> bool {
+    !s.is_empty()
+        && !s.contains('\n')
+        && crate::yaml::parse::plain_tag(s) == "!!str"
+        && analyze(s).block_plain_allowed
+}
+
 /// libyaml's scalar analysis as go-yaml v3 computes it (tabs keep plain and single quotes
 /// out, but not block scalars).
 fn analyze(value: &str) -> Analysis {
