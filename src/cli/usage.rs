@@ -18,9 +18,17 @@ use std::ffi::OsString;
 /// Parses the command line; prints help, the version or a usage error and exits (2 for
 /// an error) when that is what it holds.
 pub(crate) fn parse<T: Parser>() -> T {
-    let parsed = command::<T>()
-        .try_get_matches_from(without_stack_trace(std::env::args_os()))
-        .and_then(|mut matches| T::from_arg_matches_mut(&mut matches));
+    let args = without_stack_trace(std::env::args_os());
+    let parse_with = |command: clap::Command| {
+        command
+            .try_get_matches_from(&args)
+            .and_then(|mut matches| T::from_arg_matches_mut(&mut matches))
+    };
+    // Shaping the help (summaries, hidden shared flags, examples) changes only what help
+    // and errors print, never what parses, and costs more than the rest of a small build's
+    // start-up: a command line that parses is read without it, and only one that asks for
+    // help or has an error is read again, shaped, for clap to print.
+    let parsed = parse_with(parsing_command::<T>()).or_else(|_| parse_with(command::<T>()));
     match parsed {
         Ok(cli) => cli,
         Err(e) => match unknown_argument(&e) {
@@ -65,6 +73,16 @@ fn with_go_booleans(command: clap::Command) -> clap::Command {
 /// clap's derived definition, with `--version` naming the kustomize release reproduced
 /// and pflag-style on/off flags for `edit` and `create`.
 pub(crate) fn command<T: Parser>() -> clap::Command {
+    let build_flags: Vec<String> =
+        <super::BuildFlags as clap::Args>::augment_args(clap::Command::new("flags"))
+            .get_arguments()
+            .map(|a| a.get_id().to_string())
+            .collect();
+    super::help::shape(parsing_command::<T>(), &build_flags)
+}
+
+/// [`command`] without its help shaped: what parses is the same.
+fn parsing_command<T: Parser>() -> clap::Command {
     let versions: Vec<&str> = kbuild::KustomizeVersion::ALL
         .iter()
         .map(|v| v.as_str())
@@ -80,12 +98,7 @@ pub(crate) fn command<T: Parser>() -> clap::Command {
             "edit" | "create" => with_go_booleans(sub),
             _ => sub,
         });
-    let build_flags: Vec<String> =
-        <super::BuildFlags as clap::Args>::augment_args(clap::Command::new("flags"))
-            .get_arguments()
-            .map(|a| a.get_id().to_string())
-            .collect();
-    super::help::shape(optional_booleans(command), &build_flags)
+    optional_booleans(command)
 }
 
 /// Every flag declared with `value_name = "BOOL"` and a value parser (the build and
