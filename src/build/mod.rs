@@ -214,6 +214,7 @@ fn build_with_cache(
                 .unwrap_or(crate::resource::budget::DEFAULT_MAX_OUTPUT_BYTES),
         ),
         helm: &helm,
+        merges: crate::config::MergeMemo::default(),
     };
     let mut builder = Builder {
         ctx: &ctx,
@@ -463,7 +464,7 @@ impl Builder<'_> {
             let node = yaml::parse::parse_document(&text, &source)?;
             own.add_file(&node, &source)?;
         }
-        acc.config.merge(&own)?;
+        acc.config.merge_with(&own, &self.ctx.merges)?;
         for (i, entry) in k.crds.iter().enumerate() {
             let (_, text) = self
                 .ctx
@@ -471,7 +472,8 @@ impl Builder<'_> {
                 .read_text(ldr, entry, "crds file")
                 .map_err(|e| entry_error(self.ctx.files, file, Place::item("crds", i), entry, e))?;
             let specs = crate::config::crd::crd_field_specs_from_text(&text, entry)?;
-            acc.config.merge(&crate::config::crd::crd_config(&specs)?)?;
+            acc.config
+                .merge_with(&crate::config::crd::crd_config(&specs)?, &self.ctx.merges)?;
         }
         // As in kustomize, every generator is configured before any runs: helm charts and
         // `generators:` configs fail (see build/plugins.rs) before a ConfigMap is generated.

@@ -140,7 +140,7 @@ impl Builder<'_> {
             Prepared::Built(built) => {
                 let built = *built;
                 self.take_back(built.inh, built.out);
-                acc.config.merge(&built.acc.config)?;
+                acc.config.merge_with(&built.acc.config, &self.ctx.merges)?;
                 transform::vars::absorb(&mut acc.vars, built.acc.vars)?;
                 append(loaded, built.acc.resmap.resources);
             }
@@ -180,7 +180,7 @@ impl Builder<'_> {
         // component, with the configuration merged into an empty one again: a spec that a
         // more specific one now covers drops out (see `config_merge`).
         let mut config = TransformerConfig::empty();
-        config.merge(&acc.config)?;
+        config.merge_with(&acc.config, &self.ctx.merges)?;
         acc.config = config;
         Ok(())
     }
