@@ -202,6 +202,7 @@ fn build_with_cache(
     let helm = crate::helm::Session::new(options.helm.clone());
     let ctx = state::BuildContext {
         files,
+        graph: &graph,
         version: options.kustomize_version,
         plugins: options.plugins,
         external: &options.external,
@@ -356,13 +357,17 @@ impl Builder<'_> {
         acc: &mut Accumulator,
         expect: Expect,
     ) -> Result<Arc<Kustomization>> {
-        let found = ldr.kustomization_file()?;
         let files = self.ctx.files;
-        let k = self
-            .ctx
-            .cache
-            .kustomization(&found.path, || load::read_kustomization_file(files, &found))?;
-        let file = found.path;
+        // The kustomization file the graph found (and decoded into the cache), or, for
+        // one the walk did not reach or could not read, found and read here, where what
+        // is wrong is reported.
+        let file = match self.ctx.graph.kustomization_file(ldr.root()) {
+            Some(file) => file.to_path_buf(),
+            None => ldr.kustomization_file()?.path,
+        };
+        let k = self.ctx.cache.kustomization(&file, || {
+            load::read_kustomization_file(files, &ldr.kustomization_file()?)
+        })?;
         let ctx = |e: Error| e.in_file(&file);
         // kustomize prints these as it loads the file, before anything is built from it.
         self.out
@@ -489,7 +494,7 @@ impl Builder<'_> {
             .map_err(|e| e.context(format!("running generator from {}", source.display())))?;
         }
         for (i, entry) in k.components.iter().enumerate() {
-            self.accumulate_component(ldr, entry, acc).map_err(|e| {
+            self.accumulate_component(ldr, i, entry, acc).map_err(|e| {
                 entry_error(self.ctx.files, file, Place::item("components", i), entry, e)
             })?;
         }

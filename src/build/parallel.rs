@@ -45,16 +45,16 @@ impl Builder<'_> {
         ldr: &Loader,
         entries: &[String],
     ) -> Vec<Result<Prepared>> {
-        let prepare = |entry: &String| match self.prepare_resource(ldr, entry)? {
+        let prepare = |(i, entry): (usize, &String)| match self.prepare_resource(ldr, i, entry)? {
             Prepared::Dir(real) => self
                 .build_base(real, entry)
                 .map(|b| Prepared::Built(Box::new(b))),
             other => Ok(other),
         };
         let mut prepared: Vec<Result<Prepared>> = if self.worth_parallel(ldr, entries) {
-            entries.par_iter().map(prepare).collect()
+            entries.par_iter().enumerate().map(prepare).collect()
         } else {
-            entries.iter().map(prepare).collect()
+            entries.iter().enumerate().map(prepare).collect()
         };
         // After a base that changed the schema, later bases were built with
         // the wrong one: hand them back as directories to build in order.
@@ -89,20 +89,25 @@ impl Builder<'_> {
     }
 
     /// Whether `entries` are worth handing to the thread pool: two or more of them with
-    /// a base among them, or many files. Otherwise they are read in order on this
-    /// thread, and a small build never starts the pool (starting its threads costs
-    /// more than reading a few small files).
+    /// a base among them, or many files, in a build big enough (by its graph) for the
+    /// pool to pay. Otherwise they are read in order on this thread, and a small build
+    /// never starts the pool (starting its threads costs more than reading a few small
+    /// files).
     fn worth_parallel(&self, ldr: &Loader, entries: &[String]) -> bool {
         const MANY_FILES: usize = 8;
-        if entries.len() < 2 {
+        if entries.len() < 2 || self.ctx.graph.len() < super::graph::SMALL_BUILD {
             return false;
         }
         if entries.len() >= MANY_FILES {
             return true;
         }
-        entries.iter().any(|entry| {
-            // An entry that does not resolve fails the same way in either order.
-            !matches!(ldr.resolve(entry, "resource"), Ok((_, EntryType::File)))
+        (0..entries.len()).any(|i| {
+            // An entry the graph did not resolve fails (or is fetched) the same way in
+            // either order.
+            !matches!(
+                self.ctx.graph.resolved(ldr.root(), false, i),
+                Some((_, EntryType::File))
+            )
         })
     }
 

@@ -20,12 +20,21 @@ pub(super) enum Prepared {
 }
 
 impl Builder<'_> {
-    /// Resolves a `resources` entry: a directory to build, or a file's resources.
-    pub(super) fn prepare_resource(&self, ldr: &Loader, entry: &str) -> Result<Prepared> {
+    /// Resolves `resources` entry `index`, `entry`: a directory to build, or a file's
+    /// resources. The path is the graph's when it resolved it (see build/graph.rs).
+    pub(super) fn prepare_resource(
+        &self,
+        ldr: &Loader,
+        index: usize,
+        entry: &str,
+    ) -> Result<Prepared> {
         if let Some(prepared) = self.prepare_remote_resource(ldr, entry)? {
             return Ok(prepared);
         }
-        let (real, kind) = ldr.resolve(entry, "resource")?;
+        let (real, kind) = match self.ctx.graph.resolved(ldr.root(), false, index) {
+            Some((real, kind)) => (real.to_path_buf(), kind),
+            None => ldr.resolve(entry, "resource")?,
+        };
         if kind == EntryType::Dir {
             ldr.check_base(&real, entry)?;
             return Ok(Prepared::Dir(real));
@@ -158,15 +167,27 @@ impl Builder<'_> {
         }
     }
 
+    /// Builds `components` entry `index`, `entry`, into `acc`; the path is the graph's
+    /// when it resolved it (see build/graph.rs).
     pub(super) fn accumulate_component(
         &mut self,
         ldr: &Loader,
+        index: usize,
         entry: &str,
         acc: &mut Accumulator,
     ) -> Result<()> {
-        let (real, kind) = match ldr.remote_base(entry)? {
-            Some(dir) => (dir, EntryType::Dir),
-            None => ldr.resolve(entry, "component")?,
+        // An entry that may name a git repository is the build's to resolve: kustomize
+        // tries the repository before the file system.
+        let planned = match crate::remote::RepoSpec::parse(entry) {
+            Ok(_) => None,
+            Err(_) => self.ctx.graph.resolved(ldr.root(), true, index),
+        };
+        let (real, kind) = match planned {
+            Some((real, kind)) => (real.to_path_buf(), kind),
+            None => match ldr.remote_base(entry)? {
+                Some(dir) => (dir, EntryType::Dir),
+                None => ldr.resolve(entry, "component")?,
+            },
         };
         ldr.check_base(&real, entry)?;
         if kind != EntryType::Dir {

@@ -26,6 +26,9 @@ pub(super) struct BuildContext<'o> {
     pub(super) plugins: Plugins,
     /// How external plugins run (see the `plugin` module).
     pub(super) external: &'o crate::plugin::Options,
+    /// The kustomization graph, resolved before the build: the build follows its
+    /// `resources` and `components` edges (see build/graph.rs).
+    pub(super) graph: &'o super::graph::Graph,
     /// Files read and parsed so far (see build/cache.rs).
     pub(super) cache: &'o cache::FileCache,
     /// Bases built so far (see build/memo.rs).
