@@ -5,7 +5,11 @@
 //! It is resolved once, by one walk, and queried by everything that asks what a
 //! kustomization reads:
 //!
-//! - before a build (`Graph::for_build`): which resource files and bases are
+//! - before a build (`Graph::for_build`), which the build then evaluates: each
+//!   kustomization's file is its node's (`kustomization_file`), each `resources` and
+//!   `components` entry leads where its edge leads (`resolved`), so paths are
+//!   resolved once; the graph's size decides whether the build uses the thread pool
+//!   (`SMALL_BUILD`); and which resource files and bases are
 //!   referenced several times, so that the build keeps their parse or their build
 //!   until the last reference takes it (build/cache.rs, build/memo.rs). Only
 //!   `resources` and `components` are followed, as the build follows them; other

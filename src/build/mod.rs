@@ -220,7 +220,10 @@ fn build_with_cache(
     let mut builder = Builder {
         ctx: &ctx,
         inh: state::Inherited {
-            schemas: preset,
+            schema: state::SchemaState {
+                schemas: preset,
+                builtin_loaded: false,
+            },
             ..Default::default()
         },
         out: state::Gathered::default(),
@@ -393,9 +396,9 @@ impl Builder<'_> {
         if self.inh.meta.is_none() {
             self.inh.meta = Some(BuildMeta::parse(&k.build_metadata).map_err(ctx)?);
         }
-        if let (None, Some(field)) = (&self.inh.schemas, &k.openapi) {
-            self.inh.schemas =
-                Some(openapi::load(ldr, field, self.inh.builtin_loaded).map_err(ctx)?);
+        let schema = &mut self.inh.schema;
+        if let (None, Some(field)) = (&schema.schemas, &k.openapi) {
+            schema.schemas = Some(openapi::load(ldr, field, schema.builtin_loaded).map_err(ctx)?);
         }
         self.out.visited.insert(ldr.root().as_os_str().to_owned());
         let outer = self.inh.chain.clone();
@@ -531,7 +534,7 @@ impl Builder<'_> {
             })?;
             Ok(String::clone(&text))
         };
-        let schemas = self.inh.schemas.clone();
+        let schemas = self.inh.schema.schemas.clone();
         let opts = MergeOptions {
             schemas: match &schemas {
                 Some(chosen) => chosen.get(),

@@ -11,11 +11,11 @@
 //! order, by the caller.
 //!
 //! The same holds for whether kustomize would have loaded its built-in schema when a base
-//! sets a custom one (`Builder::builtin_loaded`): a base that set a schema starting from
+//! sets a custom one (`SchemaState::builtin_loaded`): a base that set a schema starting from
 //! another value than the sequential order gives is built again too.
 
 use super::memo::Key;
-use super::state::{Gathered, Inherited};
+use super::state::{Gathered, SchemaState};
 use super::{Accumulator, Builder, Expect, Prepared, SchemaRef};
 use crate::error::Result;
 use crate::load::Loader;
@@ -26,9 +26,8 @@ use rayon::prelude::*;
 #[derive(Clone)]
 pub(super) struct Built {
     pub(super) acc: Accumulator,
-    /// The base builder's state after building the base: the schema it leaves set and
-    /// whether the built-in one was loaded (see build/state.rs).
-    pub(super) inh: Inherited,
+    /// The schema state the base's build ends with (see build/state.rs).
+    pub(super) schema: SchemaState,
     /// What the base's build gathered: warnings (reported in entry order), the
     /// kustomization directories it went through.
     pub(super) out: Gathered,
@@ -60,11 +59,12 @@ impl Builder<'_> {
         // the wrong one: hand them back as directories to build in order.
         let mut changed = false;
         // `builtin_loaded` as the sequential order has it before each entry.
-        let mut loaded = self.inh.builtin_loaded;
+        let mut loaded = self.inh.schema.builtin_loaded;
         for p in prepared.iter_mut() {
             match p {
                 Ok(Prepared::Built(b))
-                    if changed || (b.changed_schemas && loaded != self.inh.builtin_loaded) =>
+                    if changed
+                        || (b.changed_schemas && loaded != self.inh.schema.builtin_loaded) =>
                 {
                     let dir = std::mem::take(&mut b.dir);
                     *p = Ok(Prepared::Dir(dir));
@@ -72,7 +72,7 @@ impl Builder<'_> {
                 }
                 Ok(Prepared::Built(b)) => {
                     changed = b.changed_schemas;
-                    loaded |= b.inh.builtin_loaded;
+                    loaded |= b.schema.builtin_loaded;
                 }
                 Ok(Prepared::Resources(resources)) => {
                     loaded |= resources.iter().any(|r| {
@@ -121,8 +121,7 @@ impl Builder<'_> {
         }
         let slot = self.ctx.memo.slot(Key {
             dir: real.clone(),
-            schemas: self.inh.schemas.clone(),
-            builtin_loaded: self.inh.builtin_loaded,
+            schema: self.inh.schema.clone(),
             helm_namespace: self.inh.helm_namespace.clone(),
         });
         let Some(mut slot) = super::cache::lock_slot(&slot) else {
@@ -158,11 +157,13 @@ impl Builder<'_> {
             &mut acc,
             Expect::Kustomization,
         )?;
-        let changed_schemas =
-            !SchemaRef::same(self.inh.schemas.as_ref(), builder.inh.schemas.as_ref());
+        let changed_schemas = !SchemaRef::same(
+            self.inh.schema.schemas.as_ref(),
+            builder.inh.schema.schemas.as_ref(),
+        );
         Ok(Built {
             acc,
-            inh: builder.inh,
+            schema: builder.inh.schema,
             out: builder.out,
             dir: real,
             changed_schemas,

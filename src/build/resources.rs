@@ -148,7 +148,9 @@ impl Builder<'_> {
             }
             Prepared::Built(built) => {
                 let built = *built;
-                self.take_back(built.inh, built.out);
+                // The schema state flows on from the base; what it gathered is appended.
+                self.inh.schema.continue_from(built.schema);
+                self.out.absorb(built.out);
                 acc.config.merge_with(&built.acc.config, &self.ctx.merges)?;
                 transform::vars::absorb(&mut acc.vars, built.acc.vars)?;
                 append(loaded, built.acc.resmap.resources);
@@ -159,8 +161,9 @@ impl Builder<'_> {
 
     /// Notes resources loaded before any `openapi:` schema was set (see `builtin_loaded`).
     pub(super) fn note_loaded(&mut self, resources: &[Resource]) {
-        if self.inh.schemas.is_none() && !self.inh.builtin_loaded {
-            self.inh.builtin_loaded = resources.iter().any(|r| {
+        let schema = &mut self.inh.schema;
+        if schema.schemas.is_none() && !schema.builtin_loaded {
+            schema.builtin_loaded = resources.iter().any(|r| {
                 let gvk = r.gvk();
                 crate::openapi::loads_builtin_schema(&gvk.group, &gvk.version, &gvk.kind)
             });
