@@ -120,9 +120,10 @@ static EMPTY: LazyLock<TransformerConfig> = LazyLock::new(|| {
 /// bases brought) at every kustomization. It lives in the build's context, not in the
 /// process: it ends with the build.
 #[derive(Default)]
-pub(crate) struct MergeMemo(
-    Mutex<HashMap<(u64, u64), (Arc<TransformerSpecs>, u64), foldhash::fast::FixedState>>,
-);
+pub(crate) struct MergeMemo(Mutex<HashMap<(u64, u64), Merged, foldhash::fast::FixedState>>);
+
+/// A merge's result and its content hash.
+type Merged = (Arc<TransformerSpecs>, u64);
 
 impl TransformerConfig {
     /// The built-in configuration of a kustomize release.
