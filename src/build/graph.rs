@@ -796,6 +796,49 @@ mod tests {
         );
     }
 
+    /// What the build takes from the graph: each walked kustomization's file, and where
+    /// its `resources` and `components` entries lead; nothing for what the build must
+    /// resolve (and report) itself.
+    #[test]
+    fn the_build_follows_resolved_entries() {
+        let fs = MemFs::new()
+            .file(
+                "/t/top/kustomization.yaml",
+                "resources:\n- ../base\n- d.yaml\n- missing.yaml\n- https://example.com/x.yaml\ncomponents:\n- ../comp\n- ../comp/c.yaml\n",
+            )
+            .file("/t/top/d.yaml", "kind: X\n")
+            .file("/t/base/kustomization.yaml", "resources:\n- ../top\n")
+            .file("/t/comp/kustomization.yaml", "kind: Component\n")
+            .file("/t/comp/c.yaml", "kind: Y\n");
+        let files = Files::new(Arc::new(fs), LoadRestrictor::None);
+        let (graph, _) = Graph::for_build(&files, &FileCache::default(), Path::new("/t/top"));
+        let top = Path::new("/t/top");
+        assert_eq!(
+            graph.kustomization_file(top),
+            Some(Path::new("/t/top/kustomization.yaml"))
+        );
+        let resolved = |components, i| graph.resolved(top, components, i);
+        assert_eq!(
+            resolved(false, 0),
+            Some((Path::new("/t/base"), EntryType::Dir))
+        );
+        assert_eq!(
+            resolved(false, 1),
+            Some((Path::new("/t/top/d.yaml"), EntryType::File))
+        );
+        assert_eq!(resolved(false, 2), None);
+        assert_eq!(resolved(false, 3), None);
+        assert_eq!(
+            resolved(true, 0),
+            Some((Path::new("/t/comp"), EntryType::Dir))
+        );
+        // A file listed as a component is the build's to refuse.
+        assert_eq!(resolved(true, 1), None);
+        // The base's entry back to the top is a cycle: the build reports it.
+        assert_eq!(graph.resolved(Path::new("/t/base"), false, 0), None);
+        assert!(graph.len() < SMALL_BUILD);
+    }
+
     #[test]
     fn a_cycle_is_an_edge_not_followed() {
         let fs = MemFs::new()
