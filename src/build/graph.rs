@@ -5,7 +5,11 @@
 //! It is resolved once, by one walk, and queried by everything that asks what a
 //! kustomization reads:
 //!
-//! - before a build (`Graph::for_build`): which resource files and bases are
+//! - before a build (`Graph::for_build`), which the build then evaluates: each
+//!   kustomization's file is its node's (`kustomization_file`), each `resources` and
+//!   `components` entry leads where its edge leads (`resolved`), so paths are
+//!   resolved once; the graph's size decides whether the build uses the thread pool
+//!   (`SMALL_BUILD`); and which resource files and bases are
 //!   referenced several times, so that the build keeps their parse or their build
 //!   until the last reference takes it (build/cache.rs, build/memo.rs). Only
 //!   `resources` and `components` are followed, as the build follows them; other
@@ -33,6 +37,11 @@ use rayon::prelude::*;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
+
+/// How many nodes a build's graph has at least for the build to use the thread pool:
+/// below it, starting the pool's threads costs more than it saves (a tree of a few
+/// dozen small files builds in a few milliseconds on one thread).
+pub(crate) const SMALL_BUILD: usize = 64;
 
 /// A node's index in [`Graph::nodes`].
 pub type NodeId = usize;
@@ -110,6 +119,27 @@ pub struct Graph {
     nodes: Vec<Node>,
     edges: Vec<Edge>,
     by_path: HashMap<PathBuf, NodeId>,
+    /// For the build (`for_build` only): what each walked kustomization's `resources`
+    /// and `components` entries resolved to, by entry index.
+    planned: HashMap<NodeId, Planned>,
+}
+
+/// A walked kustomization's `resources` and `components` entries, by index: what each
+/// resolved to, when the walk could resolve it cleanly (`None`: remote, missing, not
+/// walked; the build resolves those itself and reports what is wrong).
+#[derive(Debug, Default)]
+struct Planned {
+    resources: Vec<Option<Target>>,
+    components: Vec<Option<Target>>,
+}
+
+/// Where an entry leads, as the build uses it.
+#[derive(Clone, Copy, Debug)]
+struct Target {
+    edge: usize,
+    /// What the real path is: [`EntryType::Dir`] for a kustomization directory,
+    /// [`EntryType::File`] for a regular file.
+    kind: EntryType,
 }
 
 impl Graph {
@@ -126,6 +156,48 @@ impl Graph {
     /// The node of `path` (a real path), if the graph has one.
     pub fn node(&self, path: &Path) -> Option<NodeId> {
         self.by_path.get(path).copied()
+    }
+
+    /// The kustomization file of the kustomization in `dir` (a real path), when the walk
+    /// before the build decoded it (it is then in the build's file cache).
+    pub(crate) fn kustomization_file(&self, dir: &Path) -> Option<&Path> {
+        let id = self.node(dir)?;
+        self.planned.get(&id)?;
+        match &self.nodes[id].kind {
+            NodeKind::Kustomization { file, .. } if !file.as_os_str().is_empty() => Some(file),
+            _ => None,
+        }
+    }
+
+    /// What entry `index` of the `resources` (or, with `components`, the `components`)
+    /// of the kustomization in `dir` resolved to: a kustomization directory not on a
+    /// cycle, or a regular file, with its real path. `None` for an entry the build must
+    /// resolve itself (remote, missing, a cycle, anything unusual): the graph is silent,
+    /// the build reports.
+    pub(crate) fn resolved(
+        &self,
+        dir: &Path,
+        components: bool,
+        index: usize,
+    ) -> Option<(&Path, EntryType)> {
+        let planned = self.planned.get(&self.node(dir)?)?;
+        let list = if components {
+            &planned.components
+        } else {
+            &planned.resources
+        };
+        let target = (*list.get(index)?)?;
+        let edge = &self.edges[target.edge];
+        if edge.cyclic {
+            return None;
+        }
+        Some((&self.nodes[edge.to].path, target.kind))
+    }
+
+    /// How many kustomizations and files the walk met: a build this small is evaluated
+    /// on one thread (starting the pool costs more than it saves).
+    pub(crate) fn len(&self) -> usize {
+        self.nodes.len()
     }
 
     /// Adds the node of `path` unless it is there; whether it was added.
@@ -326,7 +398,7 @@ struct BuildWalk<'a> {
 /// What a `resources` or `components` entry resolved to.
 enum Resolved {
     Dir(PathBuf),
-    File(PathBuf),
+    File(PathBuf, EntryType),
     Missing(PathBuf),
     Remote,
 }
@@ -378,9 +450,29 @@ impl BuildWalk<'_> {
             named.iter().map(resolve).collect()
         };
         let mut follow = Vec::new();
+        let mut planned = Planned {
+            resources: vec![None; k.resources.len()],
+            components: vec![None; k.components.len()],
+        };
         {
             let mut graph = self.graph();
             for (n, r) in named.iter().zip(resolved) {
+                let kind = match &r {
+                    Some(Resolved::Dir(_)) => Some(EntryType::Dir),
+                    Some(Resolved::File(_, EntryType::File)) => Some(EntryType::File),
+                    _ => None,
+                };
+                let slot = match (n.place.key, n.place.index, n.place.sub) {
+                    ("resources", Some(i), None) => planned.resources.get_mut(i),
+                    ("components", Some(i), None) => planned.components.get_mut(i),
+                    _ => None,
+                };
+                if let (Some(slot), Some(kind)) = (slot, kind) {
+                    *slot = Some(Target {
+                        edge: graph.edges.len(),
+                        kind,
+                    });
+                }
                 let (to, new, cyclic) = match r {
                     Some(Resolved::Dir(real)) => {
                         let cyclic = chain.reaches(&real);
@@ -394,7 +486,7 @@ impl BuildWalk<'_> {
                         }
                         (to, new, cyclic)
                     }
-                    Some(Resolved::File(real)) => {
+                    Some(Resolved::File(real, _)) => {
                         let (to, new) = graph.add(&real, NodeKind::File { exists: true }, true);
                         (to, new, false)
                     }
@@ -416,8 +508,11 @@ impl BuildWalk<'_> {
                     cyclic,
                 });
             }
+            graph.planned.insert(from, planned);
         }
-        if follow.len() >= 2 {
+        // In parallel only once the graph is big enough for the pool to pay (a small
+        // build never starts it).
+        if follow.len() >= 2 && self.graph().len() >= SMALL_BUILD {
             follow
                 .par_iter()
                 .for_each(|real| self.kustomization(real, &chain));
@@ -445,7 +540,7 @@ impl BuildWalk<'_> {
         };
         match self.files.paths().resolve(&joined, what) {
             Ok((real, EntryType::Dir)) => Some(Resolved::Dir(real)),
-            Ok((real, _)) if n.field == Field::Resources => Some(Resolved::File(real)),
+            Ok((real, kind)) if n.field == Field::Resources => Some(Resolved::File(real, kind)),
             Ok(_) => None,
             Err(_) => Some(Resolved::Missing(joined)),
         }
@@ -699,6 +794,49 @@ mod tests {
             graph.nodes()[missing].kind,
             NodeKind::File { exists: false }
         );
+    }
+
+    /// What the build takes from the graph: each walked kustomization's file, and where
+    /// its `resources` and `components` entries lead; nothing for what the build must
+    /// resolve (and report) itself.
+    #[test]
+    fn the_build_follows_resolved_entries() {
+        let fs = MemFs::new()
+            .file(
+                "/t/top/kustomization.yaml",
+                "resources:\n- ../base\n- d.yaml\n- missing.yaml\n- https://example.com/x.yaml\ncomponents:\n- ../comp\n- ../comp/c.yaml\n",
+            )
+            .file("/t/top/d.yaml", "kind: X\n")
+            .file("/t/base/kustomization.yaml", "resources:\n- ../top\n")
+            .file("/t/comp/kustomization.yaml", "kind: Component\n")
+            .file("/t/comp/c.yaml", "kind: Y\n");
+        let files = Files::new(Arc::new(fs), LoadRestrictor::None);
+        let (graph, _) = Graph::for_build(&files, &FileCache::default(), Path::new("/t/top"));
+        let top = Path::new("/t/top");
+        assert_eq!(
+            graph.kustomization_file(top),
+            Some(Path::new("/t/top/kustomization.yaml"))
+        );
+        let resolved = |components, i| graph.resolved(top, components, i);
+        assert_eq!(
+            resolved(false, 0),
+            Some((Path::new("/t/base"), EntryType::Dir))
+        );
+        assert_eq!(
+            resolved(false, 1),
+            Some((Path::new("/t/top/d.yaml"), EntryType::File))
+        );
+        assert_eq!(resolved(false, 2), None);
+        assert_eq!(resolved(false, 3), None);
+        assert_eq!(
+            resolved(true, 0),
+            Some((Path::new("/t/comp"), EntryType::Dir))
+        );
+        // A file listed as a component is the build's to refuse.
+        assert_eq!(resolved(true, 1), None);
+        // The base's entry back to the top is a cycle: the build reports it.
+        assert_eq!(graph.resolved(Path::new("/t/base"), false, 0), None);
+        assert!(graph.len() < SMALL_BUILD);
     }
 
     #[test]

@@ -21,6 +21,7 @@
 use super::SchemaRef;
 use super::chain::Chain;
 use super::parallel::Built;
+use super::state::SchemaState;
 use foldhash::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -30,8 +31,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 #[derive(Clone, Debug)]
 pub(super) struct Key {
     pub(super) dir: PathBuf,
-    pub(super) schemas: Option<SchemaRef>,
-    pub(super) builtin_loaded: bool,
+    pub(super) schema: SchemaState,
     /// The namespace its helm charts inherit (kustomize v5.8.0 and later).
     pub(super) helm_namespace: Option<String>,
 }
@@ -39,9 +39,8 @@ pub(super) struct Key {
 impl PartialEq for Key {
     fn eq(&self, other: &Key) -> bool {
         self.dir == other.dir
-            && self.builtin_loaded == other.builtin_loaded
             && self.helm_namespace == other.helm_namespace
-            && SchemaRef::same(self.schemas.as_ref(), other.schemas.as_ref())
+            && self.schema.same(&other.schema)
     }
 }
 
@@ -50,9 +49,9 @@ impl Eq for Key {}
 impl Hash for Key {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.dir.hash(state);
-        self.builtin_loaded.hash(state);
+        self.schema.builtin_loaded.hash(state);
         self.helm_namespace.hash(state);
-        self.schemas.as_ref().map(SchemaRef::id).hash(state);
+        self.schema.schemas.as_ref().map(SchemaRef::id).hash(state);
     }
 }
 

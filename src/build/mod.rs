@@ -202,6 +202,7 @@ fn build_with_cache(
     let helm = crate::helm::Session::new(options.helm.clone());
     let ctx = state::BuildContext {
         files,
+        graph: &graph,
         version: options.kustomize_version,
         plugins: options.plugins,
         external: &options.external,
@@ -214,11 +215,15 @@ fn build_with_cache(
                 .unwrap_or(crate::resource::budget::DEFAULT_MAX_OUTPUT_BYTES),
         ),
         helm: &helm,
+        merges: crate::config::MergeMemo::default(),
     };
     let mut builder = Builder {
         ctx: &ctx,
         inh: state::Inherited {
-            schemas: preset,
+            schema: state::SchemaState {
+                schemas: preset,
+                builtin_loaded: false,
+            },
             ..Default::default()
         },
         out: state::Gathered::default(),
@@ -355,13 +360,17 @@ impl Builder<'_> {
         acc: &mut Accumulator,
         expect: Expect,
     ) -> Result<Arc<Kustomization>> {
-        let found = ldr.kustomization_file()?;
         let files = self.ctx.files;
-        let k = self
-            .ctx
-            .cache
-            .kustomization(&found.path, || load::read_kustomization_file(files, &found))?;
-        let file = found.path;
+        // The kustomization file the graph found (and decoded into the cache), or, for
+        // one the walk did not reach or could not read, found and read here, where what
+        // is wrong is reported.
+        let file = match self.ctx.graph.kustomization_file(ldr.root()) {
+            Some(file) => file.to_path_buf(),
+            None => ldr.kustomization_file()?.path,
+        };
+        let k = self.ctx.cache.kustomization(&file, || {
+            load::read_kustomization_file(files, &ldr.kustomization_file()?)
+        })?;
         let ctx = |e: Error| e.in_file(&file);
         // kustomize prints these as it loads the file, before anything is built from it.
         self.out
@@ -387,9 +396,9 @@ impl Builder<'_> {
         if self.inh.meta.is_none() {
             self.inh.meta = Some(BuildMeta::parse(&k.build_metadata).map_err(ctx)?);
         }
-        if let (None, Some(field)) = (&self.inh.schemas, &k.openapi) {
-            self.inh.schemas =
-                Some(openapi::load(ldr, field, self.inh.builtin_loaded).map_err(ctx)?);
+        let schema = &mut self.inh.schema;
+        if let (None, Some(field)) = (&schema.schemas, &k.openapi) {
+            schema.schemas = Some(openapi::load(ldr, field, schema.builtin_loaded).map_err(ctx)?);
         }
         self.out.visited.insert(ldr.root().as_os_str().to_owned());
         let outer = self.inh.chain.clone();
@@ -463,7 +472,7 @@ impl Builder<'_> {
             let node = yaml::parse::parse_document(&text, &source)?;
             own.add_file(&node, &source)?;
         }
-        acc.config.merge(&own)?;
+        acc.config.merge_with(&own, &self.ctx.merges)?;
         for (i, entry) in k.crds.iter().enumerate() {
             let (_, text) = self
                 .ctx
@@ -471,7 +480,8 @@ impl Builder<'_> {
                 .read_text(ldr, entry, "crds file")
                 .map_err(|e| entry_error(self.ctx.files, file, Place::item("crds", i), entry, e))?;
             let specs = crate::config::crd::crd_field_specs_from_text(&text, entry)?;
-            acc.config.merge(&crate::config::crd::crd_config(&specs)?)?;
+            acc.config
+                .merge_with(&crate::config::crd::crd_config(&specs)?, &self.ctx.merges)?;
         }
         // As in kustomize, every generator is configured before any runs: helm charts and
         // `generators:` configs fail (see build/plugins.rs) before a ConfigMap is generated.
@@ -487,7 +497,7 @@ impl Builder<'_> {
             .map_err(|e| e.context(format!("running generator from {}", source.display())))?;
         }
         for (i, entry) in k.components.iter().enumerate() {
-            self.accumulate_component(ldr, entry, acc).map_err(|e| {
+            self.accumulate_component(ldr, i, entry, acc).map_err(|e| {
                 entry_error(self.ctx.files, file, Place::item("components", i), entry, e)
             })?;
         }
@@ -524,7 +534,7 @@ impl Builder<'_> {
             })?;
             Ok(String::clone(&text))
         };
-        let schemas = self.inh.schemas.clone();
+        let schemas = self.inh.schema.schemas.clone();
         let opts = MergeOptions {
             schemas: match &schemas {
                 Some(chosen) => chosen.get(),

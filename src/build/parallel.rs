@@ -11,11 +11,11 @@
 //! order, by the caller.
 //!
 //! The same holds for whether kustomize would have loaded its built-in schema when a base
-//! sets a custom one (`Builder::builtin_loaded`): a base that set a schema starting from
+//! sets a custom one (`SchemaState::builtin_loaded`): a base that set a schema starting from
 //! another value than the sequential order gives is built again too.
 
 use super::memo::Key;
-use super::state::{Gathered, Inherited};
+use super::state::{Gathered, SchemaState};
 use super::{Accumulator, Builder, Expect, Prepared, SchemaRef};
 use crate::error::Result;
 use crate::load::Loader;
@@ -26,9 +26,8 @@ use rayon::prelude::*;
 #[derive(Clone)]
 pub(super) struct Built {
     pub(super) acc: Accumulator,
-    /// The base builder's state after building the base: the schema it leaves set and
-    /// whether the built-in one was loaded (see build/state.rs).
-    pub(super) inh: Inherited,
+    /// The schema state the base's build ends with (see build/state.rs).
+    pub(super) schema: SchemaState,
     /// What the base's build gathered: warnings (reported in entry order), the
     /// kustomization directories it went through.
     pub(super) out: Gathered,
@@ -45,26 +44,27 @@ impl Builder<'_> {
         ldr: &Loader,
         entries: &[String],
     ) -> Vec<Result<Prepared>> {
-        let prepare = |entry: &String| match self.prepare_resource(ldr, entry)? {
+        let prepare = |(i, entry): (usize, &String)| match self.prepare_resource(ldr, i, entry)? {
             Prepared::Dir(real) => self
                 .build_base(real, entry)
                 .map(|b| Prepared::Built(Box::new(b))),
             other => Ok(other),
         };
         let mut prepared: Vec<Result<Prepared>> = if self.worth_parallel(ldr, entries) {
-            entries.par_iter().map(prepare).collect()
+            entries.par_iter().enumerate().map(prepare).collect()
         } else {
-            entries.iter().map(prepare).collect()
+            entries.iter().enumerate().map(prepare).collect()
         };
         // After a base that changed the schema, later bases were built with
         // the wrong one: hand them back as directories to build in order.
         let mut changed = false;
         // `builtin_loaded` as the sequential order has it before each entry.
-        let mut loaded = self.inh.builtin_loaded;
+        let mut loaded = self.inh.schema.builtin_loaded;
         for p in prepared.iter_mut() {
             match p {
                 Ok(Prepared::Built(b))
-                    if changed || (b.changed_schemas && loaded != self.inh.builtin_loaded) =>
+                    if changed
+                        || (b.changed_schemas && loaded != self.inh.schema.builtin_loaded) =>
                 {
                     let dir = std::mem::take(&mut b.dir);
                     *p = Ok(Prepared::Dir(dir));
@@ -72,7 +72,7 @@ impl Builder<'_> {
                 }
                 Ok(Prepared::Built(b)) => {
                     changed = b.changed_schemas;
-                    loaded |= b.inh.builtin_loaded;
+                    loaded |= b.schema.builtin_loaded;
                 }
                 Ok(Prepared::Resources(resources)) => {
                     loaded |= resources.iter().any(|r| {
@@ -89,20 +89,25 @@ impl Builder<'_> {
     }
 
     /// Whether `entries` are worth handing to the thread pool: two or more of them with
-    /// a base among them, or many files. Otherwise they are read in order on this
-    /// thread, and a small build never starts the pool (starting its threads costs
-    /// more than reading a few small files).
+    /// a base among them, or many files, in a build big enough (by its graph) for the
+    /// pool to pay. Otherwise they are read in order on this thread, and a small build
+    /// never starts the pool (starting its threads costs more than reading a few small
+    /// files).
     fn worth_parallel(&self, ldr: &Loader, entries: &[String]) -> bool {
         const MANY_FILES: usize = 8;
-        if entries.len() < 2 {
+        if entries.len() < 2 || self.ctx.graph.len() < super::graph::SMALL_BUILD {
             return false;
         }
         if entries.len() >= MANY_FILES {
             return true;
         }
-        entries.iter().any(|entry| {
-            // An entry that does not resolve fails the same way in either order.
-            !matches!(ldr.resolve(entry, "resource"), Ok((_, EntryType::File)))
+        (0..entries.len()).any(|i| {
+            // An entry the graph did not resolve fails (or is fetched) the same way in
+            // either order.
+            !matches!(
+                self.ctx.graph.resolved(ldr.root(), false, i),
+                Some((_, EntryType::File))
+            )
         })
     }
 
@@ -116,8 +121,7 @@ impl Builder<'_> {
         }
         let slot = self.ctx.memo.slot(Key {
             dir: real.clone(),
-            schemas: self.inh.schemas.clone(),
-            builtin_loaded: self.inh.builtin_loaded,
+            schema: self.inh.schema.clone(),
             helm_namespace: self.inh.helm_namespace.clone(),
         });
         let Some(mut slot) = super::cache::lock_slot(&slot) else {
@@ -153,11 +157,13 @@ impl Builder<'_> {
             &mut acc,
             Expect::Kustomization,
         )?;
-        let changed_schemas =
-            !SchemaRef::same(self.inh.schemas.as_ref(), builder.inh.schemas.as_ref());
+        let changed_schemas = !SchemaRef::same(
+            self.inh.schema.schemas.as_ref(),
+            builder.inh.schema.schemas.as_ref(),
+        );
         Ok(Built {
             acc,
-            inh: builder.inh,
+            schema: builder.inh.schema,
             out: builder.out,
             dir: real,
             changed_schemas,

@@ -20,12 +20,21 @@ pub(super) enum Prepared {
 }
 
 impl Builder<'_> {
-    /// Resolves a `resources` entry: a directory to build, or a file's resources.
-    pub(super) fn prepare_resource(&self, ldr: &Loader, entry: &str) -> Result<Prepared> {
+    /// Resolves `resources` entry `index`, `entry`: a directory to build, or a file's
+    /// resources. The path is the graph's when it resolved it (see build/graph.rs).
+    pub(super) fn prepare_resource(
+        &self,
+        ldr: &Loader,
+        index: usize,
+        entry: &str,
+    ) -> Result<Prepared> {
         if let Some(prepared) = self.prepare_remote_resource(ldr, entry)? {
             return Ok(prepared);
         }
-        let (real, kind) = ldr.resolve(entry, "resource")?;
+        let (real, kind) = match self.ctx.graph.resolved(ldr.root(), false, index) {
+            Some((real, kind)) => (real.to_path_buf(), kind),
+            None => ldr.resolve(entry, "resource")?,
+        };
         if kind == EntryType::Dir {
             ldr.check_base(&real, entry)?;
             return Ok(Prepared::Dir(real));
@@ -139,8 +148,10 @@ impl Builder<'_> {
             }
             Prepared::Built(built) => {
                 let built = *built;
-                self.take_back(built.inh, built.out);
-                acc.config.merge(&built.acc.config)?;
+                // The schema state flows on from the base; what it gathered is appended.
+                self.inh.schema.continue_from(built.schema);
+                self.out.absorb(built.out);
+                acc.config.merge_with(&built.acc.config, &self.ctx.merges)?;
                 transform::vars::absorb(&mut acc.vars, built.acc.vars)?;
                 append(loaded, built.acc.resmap.resources);
             }
@@ -150,23 +161,36 @@ impl Builder<'_> {
 
     /// Notes resources loaded before any `openapi:` schema was set (see `builtin_loaded`).
     pub(super) fn note_loaded(&mut self, resources: &[Resource]) {
-        if self.inh.schemas.is_none() && !self.inh.builtin_loaded {
-            self.inh.builtin_loaded = resources.iter().any(|r| {
+        let schema = &mut self.inh.schema;
+        if schema.schemas.is_none() && !schema.builtin_loaded {
+            schema.builtin_loaded = resources.iter().any(|r| {
                 let gvk = r.gvk();
                 crate::openapi::loads_builtin_schema(&gvk.group, &gvk.version, &gvk.kind)
             });
         }
     }
 
+    /// Builds `components` entry `index`, `entry`, into `acc`; the path is the graph's
+    /// when it resolved it (see build/graph.rs).
     pub(super) fn accumulate_component(
         &mut self,
         ldr: &Loader,
+        index: usize,
         entry: &str,
         acc: &mut Accumulator,
     ) -> Result<()> {
-        let (real, kind) = match ldr.remote_base(entry)? {
-            Some(dir) => (dir, EntryType::Dir),
-            None => ldr.resolve(entry, "component")?,
+        // An entry that may name a git repository is the build's to resolve: kustomize
+        // tries the repository before the file system.
+        let planned = match crate::remote::RepoSpec::parse(entry) {
+            Ok(_) => None,
+            Err(_) => self.ctx.graph.resolved(ldr.root(), true, index),
+        };
+        let (real, kind) = match planned {
+            Some((real, kind)) => (real.to_path_buf(), kind),
+            None => match ldr.remote_base(entry)? {
+                Some(dir) => (dir, EntryType::Dir),
+                None => ldr.resolve(entry, "component")?,
+            },
         };
         ldr.check_base(&real, entry)?;
         if kind != EntryType::Dir {
@@ -180,7 +204,7 @@ impl Builder<'_> {
         // component, with the configuration merged into an empty one again: a spec that a
         // more specific one now covers drops out (see `config_merge`).
         let mut config = TransformerConfig::empty();
-        config.merge(&acc.config)?;
+        config.merge_with(&acc.config, &self.ctx.merges)?;
         acc.config = config;
         Ok(())
     }

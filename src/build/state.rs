@@ -3,10 +3,11 @@
 //! kustomization being built what it starts from ([`Inherited`], a copy of the
 //! including kustomization's) and what it hands back ([`Gathered`]).
 //!
-//! A base built on another thread gets a clone of the `Inherited` part and an
-//! empty `Gathered` one; when its turn comes, [`Builder::take_back`] folds what it
-//! gathered, and the schema it leaves set, into the including kustomization's state.
-//! Nothing is copied or merged field by field elsewhere.
+//! A base is built with a clone of the `Inherited` part and an empty `Gathered` one
+//! (on this thread or another); its result is its accumulator, what it gathered and
+//! the schema state it ends with (build/parallel.rs `Built`), taken in entry order by
+//! the including kustomization: the schema state replaces its own, what was gathered
+//! is appended ([`Gathered::absorb`]). Nothing else flows back.
 
 use super::chain::Chain;
 use super::openapi::SchemaRef;
@@ -26,6 +27,9 @@ pub(super) struct BuildContext<'o> {
     pub(super) plugins: Plugins,
     /// How external plugins run (see the `plugin` module).
     pub(super) external: &'o crate::plugin::Options,
+    /// The kustomization graph, resolved before the build: the build follows its
+    /// `resources` and `components` edges (see build/graph.rs).
+    pub(super) graph: &'o super::graph::Graph,
     /// Files read and parsed so far (see build/cache.rs).
     pub(super) cache: &'o cache::FileCache,
     /// Bases built so far (see build/memo.rs).
@@ -36,34 +40,79 @@ pub(super) struct BuildContext<'o> {
     pub(super) budget: &'o Budget,
     /// The build's helm runs (see helm/mod.rs).
     pub(super) helm: &'o crate::helm::Session,
+    /// Configurations merged so far (see `config::MergeMemo`).
+    pub(super) merges: crate::config::MergeMemo,
 }
 
 /// What a kustomization's build starts from: the including kustomization's state at
-/// the entry that names it.
+/// the entry that names it. Scoped: the including kustomization's own is unchanged by
+/// the base's build, except for the schema, which flows on (see [`SchemaState`]).
 #[derive(Clone, Default)]
 pub(super) struct Inherited {
     /// Directories being built, outermost first (for cycle detection).
     pub(super) chain: Chain,
     /// The top kustomization's `buildMetadata` (set when it is loaded).
     pub(super) meta: Option<BuildMeta>,
-    /// A custom schema from an `openapi:` field. Like kustomize's global
-    /// schema setting, it applies from the kustomization that sets it on.
-    pub(super) schemas: Option<SchemaRef>,
-    /// Whether kustomize would have loaded its built-in schema by now (see
-    /// `openapi::loads_builtin_schema`): a custom schema set then goes on top of it.
-    pub(super) builtin_loaded: bool,
+    /// The schema chosen so far.
+    pub(super) schema: SchemaState,
     /// The namespace helm charts without one get: the nearest `namespace` of this
     /// kustomization or one including it (kustomize v5.8.0 and later; `None` before).
     pub(super) helm_namespace: Option<String>,
 }
 
+/// kustomize's schema setting, which kustomize keeps globally: the first `openapi:`
+/// field met in build order applies from there on, to everything built after it. So it
+/// flows through the build in order: a base starts from the including kustomization's
+/// and hands back the one it ends with (build/parallel.rs rebuilds the bases built
+/// ahead from a state the order would not have given them).
+#[derive(Clone, Debug, Default)]
+pub(super) struct SchemaState {
+    /// A custom schema from an `openapi:` field.
+    pub(super) schemas: Option<SchemaRef>,
+    /// Whether kustomize would have loaded its built-in schema by now (see
+    /// `openapi::loads_builtin_schema`): a custom schema set then goes on top of it.
+    pub(super) builtin_loaded: bool,
+}
+
+impl SchemaState {
+    /// Whether both select the same schema, from the same starting point.
+    pub(super) fn same(&self, other: &SchemaState) -> bool {
+        self.builtin_loaded == other.builtin_loaded
+            && SchemaRef::same(self.schemas.as_ref(), other.schemas.as_ref())
+    }
+
+    /// The state after a base that ended with `base`: its schema, and the built-in one
+    /// loaded if it was loaded here or there (a base built ahead of its turn started
+    /// from an earlier state, and may not have seen what loaded it here).
+    pub(super) fn continue_from(&mut self, base: SchemaState) {
+        self.schemas = base.schemas;
+        self.builtin_loaded |= base.builtin_loaded;
+    }
+}
+
 /// What a kustomization's build gathers for the one including it.
 #[derive(Clone, Default)]
 pub(super) struct Gathered {
-    /// Warnings so far (see [`super::BuildOutput::warnings`]), in entry order.
+    /// Warnings so far (see [`super::BuildOutput::warnings`]), in entry order: kept
+    /// with the base's result rather than in the shared context, so that bases built
+    /// in parallel report them in the order a sequential build would.
     pub(super) warnings: Vec<String>,
     /// The kustomization directories this build has gone through.
     pub(super) visited: Visited,
+}
+
+impl Gathered {
+    /// Appends what a base's build gathered.
+    pub(super) fn absorb(&mut self, base: Gathered) {
+        self.warnings.extend(base.warnings);
+        // The smaller set goes into the larger: on a chain of bases each level
+        // adds one directory, not all those below it again.
+        let mut below = base.visited;
+        if below.len() > self.visited.len() {
+            std::mem::swap(&mut self.visited, &mut below);
+        }
+        self.visited.extend(below);
+    }
 }
 
 impl<'o> Builder<'o> {
@@ -75,21 +124,5 @@ impl<'o> Builder<'o> {
             inh: self.inh.clone(),
             out: Gathered::default(),
         }
-    }
-
-    /// Takes back what a base's build (with [`Self::for_base`]) left: its warnings and
-    /// the directories it went through, and the schema state it ends with, which
-    /// applies to everything built after it (kustomize keeps the schema globally).
-    pub(super) fn take_back(&mut self, inh: Inherited, out: Gathered) {
-        self.inh.schemas = inh.schemas;
-        self.inh.builtin_loaded |= inh.builtin_loaded;
-        self.out.warnings.extend(out.warnings);
-        // The smaller set goes into the larger: on a chain of bases each level
-        // adds one directory, not all those below it again.
-        let mut below = out.visited;
-        if below.len() > self.out.visited.len() {
-            std::mem::swap(&mut self.out.visited, &mut below);
-        }
-        self.out.visited.extend(below);
     }
 }

@@ -4,7 +4,7 @@
 //! status 128+N to a shell), as it would without a handler. A killed process runs no
 //! destructors, so the library records the programs and temporaries in the
 //! `kbuild::output::Cleanup` the binary hands it ([`cleanup`], in every command's options),
-//! and the checkouts in `kbuild::refs::git`'s, for this one handler.
+//! the checkouts of `diff --ref` too, for this one handler.
 
 use kbuild::output::Cleanup;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
@@ -44,7 +44,7 @@ fn start() {
                 // the process ends, so no thread starts a program or creates or renames a
                 // temporary file after this point.
                 cleanup().kill_and_remove_all_for_exit();
-                kbuild::refs::git::remove_checkouts_and_block();
+                kbuild::refs::git::remove_checkouts_and_block(cleanup());
                 let _ = signal_hook::low_level::emulate_default_handler(signal);
                 // A signal whose default is not to end the process (none of the three):
                 // end it the same way.

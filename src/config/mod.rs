@@ -115,10 +115,15 @@ static EMPTY: LazyLock<TransformerConfig> = LazyLock::new(|| {
     hashed(Arc::new(specs), h)
 });
 
-/// Merge results (and their content hashes) by the content hashes of (into, from).
-type MergeCache =
-    Mutex<HashMap<(u64, u64), (Arc<TransformerSpecs>, u64), foldhash::fast::FixedState>>;
-static MERGED: LazyLock<MergeCache> = LazyLock::new(|| Mutex::new(HashMap::default()));
+/// Merge results (and their content hashes) by the content hashes of (into, from), for
+/// one build: a tree merges the same few configurations (the built-in one into what
+/// bases brought) at every kustomization. It lives in the build's context, not in the
+/// process: it ends with the build.
+#[derive(Default)]
+pub(crate) struct MergeMemo(Mutex<HashMap<(u64, u64), Merged, foldhash::fast::FixedState>>);
+
+/// A merge's result and its content hash.
+type Merged = (Arc<TransformerSpecs>, u64);
 
 impl TransformerConfig {
     /// The built-in configuration of a kustomize release.
@@ -225,12 +230,22 @@ impl TransformerConfig {
     /// Adds everything `other` has that this one lacks, the way kustomize merges
     /// configurations (see [`crate::config::merge`]); fails on conflicting field specs.
     pub fn merge(&mut self, other: &TransformerConfig) -> Result<()> {
+        self.merge_in(other, None)
+    }
+
+    /// [`Self::merge`], taking the result from `memo` when these two configurations
+    /// were merged before in this build.
+    pub(crate) fn merge_with(&mut self, other: &TransformerConfig, memo: &MergeMemo) -> Result<()> {
+        self.merge_in(other, Some(memo))
+    }
+
+    fn merge_in(&mut self, other: &TransformerConfig, memo: Option<&MergeMemo>) -> Result<()> {
         if Arc::ptr_eq(&self.specs, &other.specs) {
             // Merging a configuration into itself changes nothing.
             return Ok(());
         }
         let key = (self.content_hash(), other.content_hash());
-        let known = MERGED.lock().ok().and_then(|m| m.get(&key).cloned());
+        let known = memo.and_then(|m| m.0.lock().ok().and_then(|m| m.get(&key).cloned()));
         if let Some((specs, hash)) = known {
             *self = hashed(specs, hash);
             return Ok(());
@@ -239,7 +254,7 @@ impl TransformerConfig {
         merged.merge(other)?;
         let hash = hash_specs(&merged);
         let merged = Arc::new(merged);
-        if let Ok(mut m) = MERGED.lock() {
+        if let Some(Ok(mut m)) = memo.map(|m| m.0.lock()) {
             m.insert(key, (merged.clone(), hash));
         }
         *self = hashed(merged, hash);

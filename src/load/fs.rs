@@ -108,16 +108,46 @@ impl FileSystem for RealFs {
 
     #[cfg(unix)]
     fn read_real(&self, path: &Path) -> io::Result<Vec<u8>> {
-        use std::io::Read;
         let file = std::fs::File::from(no_follow::open(path)?);
         let meta = file.metadata()?;
         if !meta.is_file() {
             return Err(io::Error::other(NotRegular));
         }
-        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-        (&file).read_to_end(&mut bytes)?;
-        Ok(bytes)
+        read_sized(&file, meta.len())
     }
+}
+
+/// The bytes of `file`, a regular file `len` bytes long when it was looked at, in as few
+/// system calls as the file allows: one `read` for a file that did not change size.
+/// (`std::fs::read` and `read_to_end` on a `File` ask the size again, with `statx` and
+/// `lseek`, and read once more to see the end: three calls per file, a third of a
+/// build's system calls.) A file of length 0 (a `/proc` file says 0) is read to its end.
+/// A file that changes size while it is read is read up to the length the first look
+/// gave (or to its new end, if shorter): a file that changes during a build gives no
+/// consistent answer whatever the order of reads.
+#[cfg(unix)]
+fn read_sized(mut file: &std::fs::File, len: u64) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let Ok(len) = usize::try_from(len) else {
+        return Err(io::Error::from(io::ErrorKind::OutOfMemory));
+    };
+    if len == 0 {
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)?;
+        return Ok(bytes);
+    }
+    let mut bytes = vec![0u8; len];
+    let mut filled = 0;
+    while filled < len {
+        match file.read(&mut bytes[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    bytes.truncate(filled);
+    Ok(bytes)
 }
 
 /// Opening a real path without following any symbolic link on it.

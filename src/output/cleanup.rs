@@ -20,6 +20,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::sync::{Arc, Mutex, MutexGuard, Once, OnceLock};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// One process's (or one embedder's) register of what to undo when it is killed; cloning
 /// it gives another handle to the same register.
@@ -32,6 +33,11 @@ struct Inner {
     temporaries: Mutex<BTreeSet<PathBuf>>,
     /// The process group ids (each its leader's pid) of the programs running now.
     groups: Mutex<BTreeSet<u32>>,
+    /// Directories many threads write into at once (the checkouts of `diff --ref`, see
+    /// refs/git.rs): every write holds this lock for reading; creating, removing and
+    /// the signal handler hold it for writing, so the handler removes them all without
+    /// racing a write.
+    checkouts: RwLock<Vec<PathBuf>>,
     /// Run once, when the first temporary is registered or the first program starts.
     on_first_use: OnceLock<Box<dyn Fn() + Send + Sync>>,
     first_use: Once,
@@ -42,6 +48,7 @@ impl Default for Inner {
         Inner {
             temporaries: Mutex::default(),
             groups: Mutex::default(),
+            checkouts: RwLock::default(),
             on_first_use: OnceLock::new(),
             first_use: Once::new(),
         }
@@ -96,6 +103,25 @@ impl Cleanup {
     pub(crate) fn critical<R>(&self, f: impl FnOnce(&mut BTreeSet<PathBuf>) -> R) -> R {
         self.first_use();
         f(&mut lock(&self.inner.temporaries))
+    }
+
+    /// The checkouts (see `Inner::checkouts`), for a write into one of them: held while
+    /// the write runs.
+    pub(crate) fn checkouts_writing(&self) -> RwLockReadGuard<'_, Vec<PathBuf>> {
+        // A thread that panicked while writing leaves the list itself intact.
+        self.inner
+            .checkouts
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The checkouts, for adding or removing one (or, by the signal handler, all).
+    pub(crate) fn checkouts_listing(&self) -> RwLockWriteGuard<'_, Vec<PathBuf>> {
+        self.first_use();
+        self.inner
+            .checkouts
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
     }
 
     /// Whether `path` is registered (for tests).

@@ -6,33 +6,20 @@
 //! directory in `.git`, and a killed process would leave that entry behind). Blobs are
 //! written as committed: no smudge or end-of-line filters run, so a Git LFS file stays its
 //! pointer. The directory is removed when its [`Checkout`] is dropped; a program that can be
-//! interrupted calls [`remove_checkouts_and_block`] from its signal handler and then ends.
+//! interrupted registers the checkouts in its [`Cleanup`] and calls [`remove_checkouts_and_block`]
+//! from its signal handler, and then ends.
 
 use crate::error::{Error, GitError, Result};
+use crate::output::Cleanup;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Component, Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-/// The checkouts that exist now. Every write into a checkout holds this lock for reading
-/// (writes run in parallel); creating, removing and the signal handler hold it for
-/// writing, so the handler can remove them all without racing a write.
-static LIVE: RwLock<Vec<PathBuf>> = RwLock::new(Vec::new());
-
-fn writing() -> RwLockReadGuard<'static, Vec<PathBuf>> {
-    // A thread that panicked while writing leaves the list itself intact.
-    LIVE.read().unwrap_or_else(|e| e.into_inner())
-}
-
-fn listing() -> RwLockWriteGuard<'static, Vec<PathBuf>> {
-    LIVE.write().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Removes every checkout that exists now and keeps any from being written or created
+/// Removes every checkout `cleanup` holds now and keeps any from being written or created
 /// afterwards (the lock is never released). For a signal handler: the process must end
 /// right after.
-pub fn remove_checkouts_and_block() {
-    let guard = listing();
+pub fn remove_checkouts_and_block(cleanup: &Cleanup) {
+    let guard = cleanup.checkouts_listing();
     for dir in guard.iter() {
         remove_tree(dir);
     }
@@ -173,12 +160,13 @@ impl Repo {
         Ok(split_z(&names).map(PathBuf::from).collect())
     }
 
-    /// Writes the files of `commit` into a new temporary directory.
-    pub fn checkout(&self, commit: &str) -> Result<Checkout> {
+    /// Writes the files of `commit` into a new temporary directory, registered in
+    /// `cleanup` (see [`remove_checkouts_and_block`]) while it exists.
+    pub fn checkout(&self, commit: &str, cleanup: &Cleanup) -> Result<Checkout> {
         let listing = git_output(&self.top, &["ls-tree", "-r", "-z", "--full-tree", commit])?;
         let entries: Vec<TreeEntry> = split_z(&listing).filter_map(TreeEntry::parse).collect();
-        let checkout = Checkout::new()?;
-        write_blobs(&self.top, checkout.root(), &entries)?;
+        let checkout = Checkout::new(cleanup)?;
+        write_blobs(&self.top, checkout.root(), &entries, cleanup)?;
         Ok(checkout)
     }
 }
@@ -188,11 +176,12 @@ impl Repo {
 pub struct Checkout {
     dir: Option<tempfile::TempDir>,
     root: PathBuf,
+    cleanup: Cleanup,
 }
 
 impl Checkout {
-    fn new() -> Result<Checkout> {
-        let mut list = listing();
+    fn new(cleanup: &Cleanup) -> Result<Checkout> {
+        let mut list = cleanup.checkouts_listing();
         let dir = tempfile::Builder::new()
             .prefix("kbuild-ref-")
             .tempdir()
@@ -209,6 +198,7 @@ impl Checkout {
         Ok(Checkout {
             dir: Some(dir),
             root,
+            cleanup: cleanup.clone(),
         })
     }
 
@@ -220,7 +210,7 @@ impl Checkout {
 
 impl Drop for Checkout {
     fn drop(&mut self) {
-        let mut list = listing();
+        let mut list = self.cleanup.checkouts_listing();
         if let Some(dir) = self.dir.take() {
             list.retain(|p| p != dir.path());
             remove_tree(dir.path());
@@ -260,7 +250,7 @@ fn split_z(bytes: &[u8]) -> impl Iterator<Item = &str> {
 const BATCH_BYTES: usize = 32 << 20;
 
 /// Reads the blobs through one `git cat-file --batch` and writes them, many at a time.
-fn write_blobs(top: &Path, root: &Path, entries: &[TreeEntry]) -> Result<()> {
+fn write_blobs(top: &Path, root: &Path, entries: &[TreeEntry], cleanup: &Cleanup) -> Result<()> {
     let paths: Vec<PathBuf> = entries
         .iter()
         .map(|entry| {
@@ -277,24 +267,30 @@ fn write_blobs(top: &Path, root: &Path, entries: &[TreeEntry]) -> Result<()> {
     let dirs: std::collections::BTreeSet<&Path> = paths.iter().filter_map(|p| p.parent()).collect();
     let dirs: Vec<&Path> = dirs.into_iter().collect();
     // create_dir_all copes with a parent another thread is making.
-    each_in_parallel(&dirs, |dir| std::fs::create_dir_all(dir), |dir| dir)?;
+    each_in_parallel(
+        cleanup,
+        &dirs,
+        |dir| std::fs::create_dir_all(dir),
+        |dir| dir,
+    )?;
     let mut batch: Vec<(&Path, &str, Vec<u8>)> = Vec::new();
     let mut held = 0;
     read_blobs(top, entries, |i, content| {
         held += content.len();
         batch.push((&paths[i], entries[i].mode, content));
         if held >= BATCH_BYTES {
-            write_batch(&batch)?;
+            write_batch(&batch, cleanup)?;
             batch.clear();
             held = 0;
         }
         Ok(())
     })?;
-    write_batch(&batch)
+    write_batch(&batch, cleanup)
 }
 
-fn write_batch(batch: &[(&Path, &str, Vec<u8>)]) -> Result<()> {
+fn write_batch(batch: &[(&Path, &str, Vec<u8>)], cleanup: &Cleanup) -> Result<()> {
     each_in_parallel(
+        cleanup,
         batch,
         |(path, mode, content)| write_file(path, mode, content),
         |(path, _, _)| path,
@@ -304,13 +300,14 @@ fn write_batch(batch: &[(&Path, &str, Vec<u8>)]) -> Result<()> {
 /// Runs the write `f` on every item, [`IO_THREADS`] at a time, each holding the checkout
 /// lock for reading; the first failure is returned, naming the path `path_of` gives.
 fn each_in_parallel<T: Sync>(
+    cleanup: &Cleanup,
     items: &[T],
     f: impl Fn(&T) -> std::io::Result<()> + Sync,
     path_of: impl Fn(&T) -> &Path + Sync,
 ) -> Result<()> {
     let failed = std::sync::Mutex::new(None);
     in_parallel(items, |item| {
-        let _writing = writing();
+        let _writing = cleanup.checkouts_writing();
         if let Err(e) = f(item) {
             let mut slot = failed.lock().unwrap_or_else(|e| e.into_inner());
             slot.get_or_insert(Error::Io {

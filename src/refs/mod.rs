@@ -101,8 +101,13 @@ pub fn diff_refs(req: &RefDiff, cwd: &Path) -> Result<RefReport> {
     let repo = Repo::discover(cwd)?;
     let from = repo.resolve(req.from)?;
     let to = req.to.map(|t| repo.resolve(t)).transpose()?;
-    let old_checkout = repo.checkout(&from)?;
-    let new_checkout: Option<Checkout> = to.as_deref().map(|t| repo.checkout(t)).transpose()?;
+    // The checkouts go into the build's register of what to undo when killed.
+    let cleanup = &req.build.external.cleanup;
+    let old_checkout = repo.checkout(&from, cleanup)?;
+    let new_checkout: Option<Checkout> = to
+        .as_deref()
+        .map(|t| repo.checkout(t, cleanup))
+        .transpose()?;
     let old = Tree {
         label: req.from.to_string(),
         top: old_checkout.root().to_path_buf(),

@@ -4,6 +4,14 @@
 //! Patch targets and `images` names are regular expressions, and a tree repeats the
 //! same few in every overlay (`Deployment`, `app-.*`): compiling each once per build
 //! instead of once per use matters on large trees.
+//!
+//! The one process-wide cache of the library, and bounded: it maps a pattern to what
+//! compiling it gives, so it can change no result (two builds on two threads share it
+//! without seeing each other), and it holds at most [`MAX_PATTERNS`] patterns (a
+//! long-running embedder building many trees does not grow it without end; past the
+//! bound it starts again empty). Patterns come from deep inside transformers, where no
+//! build context reaches; threading one there would cost every caller an argument for
+//! what is only a memo.
 
 use super::go_regex::RegexError;
 use regex::Regex;
@@ -12,6 +20,9 @@ use std::sync::{LazyLock, Mutex};
 
 static COMPILED: LazyLock<Mutex<HashMap<String, Regex>>> =
     LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// How many compiled patterns are kept at most (a tree has a few dozen).
+const MAX_PATTERNS: usize = 1024;
 
 /// The Go regexp `pattern` compiled, from the cache when this pattern was compiled
 /// before.
@@ -23,6 +34,9 @@ pub fn compile(pattern: &str) -> Result<Regex, RegexError> {
         // Only the engine's size limit is left to fail here.
         .map_err(|e| RegexError(format!("error parsing regexp: {}", last_line(&e))))?;
     if let Ok(mut m) = COMPILED.lock() {
+        if m.len() >= MAX_PATTERNS {
+            m.clear();
+        }
         m.insert(pattern.to_string(), re.clone());
     }
     Ok(re)

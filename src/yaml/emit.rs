@@ -67,7 +67,9 @@ pub fn emit_stream_refs(docs: &[&Node]) -> String {
     use rayon::prelude::*;
     /// Documents per parallel piece: enough to keep the pieces' overhead small.
     const RUN: usize = 256;
-    if docs.len() < 64 {
+    // One run or less: on this thread (a run handed to the pool would start its threads
+    // for nothing).
+    if docs.len() <= RUN {
         return emit_run(docs.iter().copied(), true);
     }
     let parts: Vec<String> = docs
