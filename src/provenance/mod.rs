@@ -14,19 +14,22 @@
 
 pub mod diff;
 pub mod path;
+pub mod report;
 
 pub use diff::Change;
 pub use path::{FieldPath, Part};
 use std::path::PathBuf;
 
-/// Where a value was written: a file (a resource file, a patch, a kustomization file), the
-/// document in it, and, once a report looks it up, the line and column.
+/// The file a step wrote its values from: a resource file, a patch.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Place {
+pub struct Written {
     /// The file's path, or the URL of a remote file (credentials redacted).
     pub file: PathBuf,
-    /// The 0-based document of a multi-document file.
-    pub document: usize,
+    /// The 0-based document of a multi-document file, when known.
+    pub document: Option<usize>,
+    /// The kind and name of the resource as the file writes it, to find its document in
+    /// a stream when the index is not known.
+    pub identity: Option<(String, String)>,
 }
 
 /// The entry of a kustomization file that configured a step: `patches[1]`, `images[0]`,
@@ -35,8 +38,8 @@ pub struct Place {
 pub struct Entry {
     /// The kustomization (or transformer configuration) file.
     pub file: PathBuf,
-    /// The field and index, as [`crate::kustomization::files::Place`] prints them.
-    pub field: String,
+    /// The field and index.
+    pub place: crate::kustomization::files::Place,
 }
 
 /// What kind of step changed a field.
@@ -93,7 +96,7 @@ pub struct Step {
     pub entry: Option<Entry>,
     /// The file whose text the step wrote (a patch file, the resource file for
     /// [`StepKind::Source`]), when there is one.
-    pub wrote: Option<Place>,
+    pub wrote: Option<Written>,
     /// The leaves it changed.
     pub changes: Vec<Change>,
 }
@@ -165,9 +168,10 @@ mod tests {
         p.record(Step {
             kind: StepKind::Source,
             entry: None,
-            wrote: Some(Place {
+            wrote: Some(Written {
                 file: "base/deploy.yaml".into(),
-                document: 0,
+                document: Some(0),
+                identity: None,
             }),
             changes: diff::created(&read),
         });
@@ -175,11 +179,12 @@ mod tests {
             kind: StepKind::Merge,
             entry: Some(Entry {
                 file: "prod/kustomization.yaml".into(),
-                field: "patches[0]".into(),
+                place: crate::kustomization::files::Place::item("patches", 0),
             }),
-            wrote: Some(Place {
+            wrote: Some(Written {
                 file: "prod/replicas.yaml".into(),
-                document: 0,
+                document: Some(0),
+                identity: None,
             }),
             changes: diff::changes(&read, &patched),
         });

@@ -56,6 +56,15 @@ impl Located {
         Some(self.tree.pos(node))
     }
 
+    /// The text of the scalar at `path`, when there is one.
+    pub fn scalar(&self, path: &[PathStep]) -> Option<&str> {
+        let (_, node) = self.walk(path)?;
+        match &self.tree.nodes[self.tree.resolve(node?)?].kind {
+            Kind::Scalar { text, .. } => Some(text),
+            _ => None,
+        }
+    }
+
     /// The position [`Located::key`] gives, and the node at the end of `path` when every
     /// step is there.
     fn walk(&self, path: &[PathStep]) -> Option<((usize, usize), Option<usize>)> {
@@ -395,6 +404,8 @@ target:
         assert_eq!(doc.value(&path(&["b", "d"])), Some((6, 6)));
         assert_eq!(doc.value(&path(&["b", "c", "1"])), Some((5, 10)));
         assert_eq!(doc.value(&path(&["b", "e"])), None);
+        assert_eq!(doc.scalar(&path(&["b", "d"])), Some("z"));
+        assert_eq!(doc.scalar(&path(&["b"])), None);
         assert!(Located::parse(text, 2).is_none_or(|d| d.value(&[]).is_none()));
     }
 
