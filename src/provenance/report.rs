@@ -257,10 +257,8 @@ spec:
     fn record() -> (Node, Provenance) {
         let read = crate::yaml::parse::parse_document(DEPLOY, "d").expect("yaml");
         let mut out = read.clone();
-        if let Some(Node::Map(spec)) = out.get_path_mut(&["spec"]) {
-            if let Some(v) = spec.get_mut("replicas") {
-                *v = Node::Int(3);
-            }
+        if let Some(v) = out.get_path_mut(&["spec", "replicas"]) {
+            *v = Node::Int(3);
         }
         let mut p = Provenance::default();
         p.record(Step {
