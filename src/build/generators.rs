@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::kustomization::Kustomization;
 use crate::kustomization::files::Place;
 use crate::load::{FileKind, Loader};
+use crate::provenance::StepKind;
 use crate::resource::{Configured, Origin, Resource};
 use crate::yaml::{self, Node};
 use std::path::{Path, PathBuf};
@@ -77,8 +78,19 @@ impl Builder<'_> {
                         namespace: None,
                     })));
                 }
-                crate::generate::behavior::absorb(&mut acc.resmap, index.as_mut(), res, g.behavior)
-                    .map_err(|e| e.context(format!("{} {:?}", kind.field(), args.name)))?;
+                super::provenance::recorded(
+                    self.ctx.provenance,
+                    &mut acc.resmap,
+                    || {
+                        super::provenance::About::entry(
+                            StepKind::Generate,
+                            file,
+                            crate::kustomization::files::Place::item(key, i),
+                        )
+                    },
+                    |rm| crate::generate::behavior::absorb(rm, index.as_mut(), res, g.behavior),
+                )
+                .map_err(|e| e.context(format!("{} {:?}", kind.field(), args.name)))?;
             }
         }
         Ok(())

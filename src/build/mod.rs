@@ -13,6 +13,7 @@ use crate::kustomize_version::KustomizeVersion;
 use crate::load::{self, FileSystem, Files, LoadRestrictor, Loader};
 use crate::merge::smp::MergeOptions;
 use crate::openapi::Schemas;
+use crate::provenance::StepKind;
 use crate::remote::redact;
 use crate::resource::Configured;
 use crate::resource::budget::Budget;
@@ -37,8 +38,14 @@ fn run_step(
     warnings: &mut Vec<String>,
     meta: BuildMeta,
     configured_in: &Path,
+    record: bool,
 ) -> Result<()> {
-    step.run(rm, env, warnings)?;
+    provenance::recorded(
+        record,
+        rm,
+        || provenance::about_step(step, configured_in),
+        |rm| step.run(rm, env, warnings),
+    )?;
     if meta.any() {
         // With any `buildMetadata` option, kustomize writes its origin or transformer
         // annotation into every resource after each transformer, and it does so by
@@ -126,6 +133,10 @@ pub struct BuildOptions {
     /// Merge keys beyond kustomize's (`--crd-merge-keys`, `--merge-key`; none by default):
     /// see build/crd_schema.rs.
     pub merge_keys: crate::openapi::crd::MergeKeyOptions,
+    /// Record where every field comes from (`kbuild explain`, `build --provenance`): each
+    /// resource's [`crate::resource::Resource::provenance`]. Off by default: it costs a
+    /// copy of each resource per step.
+    pub provenance: bool,
 }
 
 /// What a kustomization (and everything below it) has produced so far.
@@ -214,6 +225,7 @@ fn build_with_cache(
                 .unwrap_or(crate::resource::budget::DEFAULT_MAX_OUTPUT_BYTES),
         ),
         helm: &helm,
+        provenance: options.provenance,
     };
     let mut builder = Builder {
         ctx: &ctx,
@@ -275,14 +287,18 @@ fn finish(
     warnings: &mut Vec<String>,
 ) -> Result<()> {
     use crate::transform::build_metadata;
-    transform::name_hash::apply(&mut acc.resmap, true)?;
-    transform::name_reference::apply(&mut acc.resmap, &acc.config.name_reference)?;
-    transform::vars::resolve(
-        &mut acc.resmap,
-        &acc.vars,
-        &acc.config.var_reference,
-        budget,
-    )?;
+    let on = options.provenance;
+    let rm = &mut acc.resmap;
+    let about = |kind| move || provenance::About::by_kustomize(kind);
+    provenance::recorded(on, rm, about(StepKind::Hash), |rm| {
+        transform::name_hash::apply(rm, true)
+    })?;
+    provenance::recorded(on, rm, about(StepKind::NameReference), |rm| {
+        transform::name_reference::apply(rm, &acc.config.name_reference)
+    })?;
+    provenance::recorded(on, rm, about(StepKind::Substitute), |rm| {
+        transform::vars::resolve(rm, &acc.vars, &acc.config.var_reference, budget)
+    })?;
     transform::annotation_strings::normalize_annotations(&mut acc.resmap);
     transform::local_config::drop_local_config(&mut acc.resmap);
     let sort_options = top.sort_options.as_ref();
@@ -313,6 +329,7 @@ mod openapi;
 mod parallel;
 mod plugins;
 mod printable;
+mod provenance;
 mod resources;
 mod state;
 
@@ -544,7 +561,15 @@ impl Builder<'_> {
         let steps = fields::steps(k, &acc.config, file);
         let rm = &mut acc.resmap;
         for step in &steps {
-            run_step(step, rm, &mut env, &mut self.out.warnings, meta, file)?;
+            run_step(
+                step,
+                rm,
+                &mut env,
+                &mut self.out.warnings,
+                meta,
+                file,
+                self.ctx.provenance,
+            )?;
         }
         let external = self.ctx.external;
         for (config, source, plugin) in
@@ -553,13 +578,33 @@ impl Builder<'_> {
             let ctx =
                 |e: Error| e.context(format!("running transformer from {}", source.display()));
             match plugin {
-                Some(plugin) => {
-                    run_plugin_transformer(&plugin, rm, external, meta, &source, self.ctx.budget)
-                        .map_err(ctx)?
-                }
+                Some(plugin) => provenance::recorded(
+                    self.ctx.provenance,
+                    rm,
+                    || provenance::About::config(StepKind::Plugin, &source),
+                    |rm| {
+                        run_plugin_transformer(
+                            &plugin,
+                            rm,
+                            external,
+                            meta,
+                            &source,
+                            self.ctx.budget,
+                        )
+                    },
+                )
+                .map_err(ctx)?,
                 None => {
                     let step = configs::step(&config, &source).map_err(ctx)?;
-                    run_step(&step, rm, &mut env, &mut self.out.warnings, meta, &source)?;
+                    run_step(
+                        &step,
+                        rm,
+                        &mut env,
+                        &mut self.out.warnings,
+                        meta,
+                        &source,
+                        self.ctx.provenance,
+                    )?;
                 }
             }
         }

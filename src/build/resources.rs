@@ -45,6 +45,7 @@ impl Builder<'_> {
                 r.origin = Some(Box::new(Origin::File(real.clone())));
             }
         }
+        super::provenance::read_from(self.ctx.provenance, &mut resources, &real);
         Ok(Prepared::Resources(resources))
     }
 
@@ -87,6 +88,7 @@ impl Builder<'_> {
                                 }));
                             }
                         }
+                        super::provenance::read_from(self.ctx.provenance, &mut resources, url);
                         return Ok(Some(Prepared::Resources(resources)));
                     }
                     Err(e) => file_error = Some(e),

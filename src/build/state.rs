@@ -36,6 +36,8 @@ pub(super) struct BuildContext<'o> {
     pub(super) budget: &'o Budget,
     /// The build's helm runs (see helm/mod.rs).
     pub(super) helm: &'o crate::helm::Session,
+    /// Whether each resource records where its fields come from (see build/provenance.rs).
+    pub(super) provenance: bool,
 }
 
 /// What a kustomization's build starts from: the including kustomization's state at

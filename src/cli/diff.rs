@@ -74,6 +74,19 @@ pub(crate) enum ColorWhen {
     Never,
 }
 
+impl ColorWhen {
+    /// Whether to color stdout: `auto` colors a terminal unless NO_COLOR is set.
+    pub(crate) fn enabled(self) -> bool {
+        use std::io::IsTerminal;
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        match self {
+            ColorWhen::Always => true,
+            ColorWhen::Never => false,
+            ColorWhen::Auto => !no_color && std::io::stdout().is_terminal(),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub(crate) enum DiffFormat {
     Text,
@@ -93,13 +106,7 @@ impl DiffArgs {
 
     /// Whether the text output is colored.
     fn color(&self) -> bool {
-        use std::io::IsTerminal;
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-        match self.color {
-            ColorWhen::Always => true,
-            ColorWhen::Never => false,
-            ColorWhen::Auto => !no_color && std::io::stdout().is_terminal(),
-        }
+        self.color.enabled()
     }
 }
 

@@ -13,8 +13,10 @@
 //! resource.
 
 pub mod diff;
+pub mod json;
 pub mod path;
 pub mod report;
+pub mod select;
 
 pub use diff::Change;
 pub use path::{FieldPath, Part};
