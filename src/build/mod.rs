@@ -495,13 +495,29 @@ impl Builder<'_> {
         let charts = self.configure_helm_charts(ldr, file, k)?;
         let generator_configs = self.load_plugin_configs(ldr, file, "generators", &k.generators)?;
         self.run_generators(ldr, file, k, acc)?;
+        // Generated resources start their provenance records as each generator runs (a
+        // resource without a record would be taken for one the next step made).
+        let on = self.ctx.provenance;
+        let before = provenance::snapshot(on && !charts.is_empty(), &acc.resmap);
         self.run_helm_charts(&charts, file, acc)?;
+        let helm_charts = crate::kustomization::files::Place {
+            key: "helmCharts",
+            index: None,
+            sub: None,
+        };
+        provenance::record(before, &mut acc.resmap, || {
+            provenance::About::entry(StepKind::Generate, file, helm_charts)
+        });
         for (config, source, external) in generator_configs {
+            let before = provenance::snapshot(on, &acc.resmap);
             match &external {
                 Some(plugin) => self.run_plugin_generator(plugin, &source, acc),
                 None => self.run_generator_config(ldr, &config, &source, acc),
             }
             .map_err(|e| e.context(format!("running generator from {}", source.display())))?;
+            provenance::record(before, &mut acc.resmap, || {
+                provenance::About::config(StepKind::Generate, &source)
+            });
         }
         for (i, entry) in k.components.iter().enumerate() {
             self.accumulate_component(ldr, entry, acc).map_err(|e| {

@@ -77,14 +77,32 @@ pub(super) fn recorded<T>(
     about: impl FnOnce() -> About,
     f: impl FnOnce(&mut ResMap) -> Result<T>,
 ) -> Result<T> {
-    if !on {
-        return f(rm);
-    }
-    let before: foldhash::HashMap<usize, Node> = rm
-        .iter()
-        .filter_map(|r| Some((key(r)?, r.node.clone())))
-        .collect();
+    let before = snapshot(on, rm);
     let out = f(rm)?;
+    record(before, rm, about);
+    Ok(out)
+}
+
+/// The resources as they are before a step (`None` when provenance is off), for
+/// [`record`] after it: for steps that need more than the resource map.
+pub(super) fn snapshot(on: bool, rm: &ResMap) -> Option<Before> {
+    on.then(|| {
+        Before(
+            rm.iter()
+                .filter_map(|r| Some((key(r)?, r.node.clone())))
+                .collect(),
+        )
+    })
+}
+
+/// The resources before a step, by the address of their records.
+pub(super) struct Before(foldhash::HashMap<usize, Node>);
+
+/// Records in each resource of `rm` what changed since `before`.
+pub(super) fn record(before: Option<Before>, rm: &mut ResMap, about: impl FnOnce() -> About) {
+    let Some(Before(before)) = before else {
+        return;
+    };
     let about = about();
     for r in rm.iter_mut() {
         match key(r).and_then(|k| before.get(&k)) {
@@ -102,7 +120,6 @@ pub(super) fn recorded<T>(
             }
         }
     }
-    Ok(out)
 }
 
 /// A resource's identity through a step: the address of its record.
