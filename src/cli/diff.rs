@@ -63,6 +63,11 @@ pub(crate) struct DiffArgs {
     /// -k DIR`. Exit 0 same, 1 different, 2 error, as kubectl expects.
     #[arg(long, conflicts_with_all = ["git_ref", "to_kustomize_version"])]
     kubectl: bool,
+    /// Say, under each changed resource, where each changed field's new value came from
+    /// (the entry, patch or file that set it last; see `kbuild explain`). Sides read from
+    /// YAML files have no such record.
+    #[arg(long)]
+    explain: bool,
     #[command(flatten)]
     flags: BuildFlags,
 }
@@ -142,7 +147,8 @@ fn run_diff_sides(args: &DiffArgs) -> Result<bool, kbuild::Error> {
             "only one side of a diff can be read from stdin ('-')",
         ));
     }
-    let old_options = args.flags.options()?;
+    let mut old_options = args.flags.options()?;
+    old_options.provenance = args.explain;
     let mut new_options = old_options.clone();
     if let Some(v) = args.to_kustomize_version {
         new_options.kustomize_version = v;
@@ -168,7 +174,16 @@ fn run_diff_sides(args: &DiffArgs) -> Result<bool, kbuild::Error> {
             new.label, new_options.kustomize_version
         );
     }
-    let result = diff(&old, &new, &args.diff_options())?;
+    let mut result = diff(&old, &new, &args.diff_options())?;
+    if args.explain {
+        let read = |p: &Path| std::fs::read_to_string(p).ok();
+        let mut loc = kbuild::provenance::report::Locator::new(&read);
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let show = |at: &kbuild::provenance::report::Position| {
+            kbuild::provenance::report::relative(at, &cwd)
+        };
+        result.explain(&old, &new, &mut loc, &show);
+    }
     let text = match args.output {
         DiffFormat::Json => format!("{:#}\n", result.to_json()),
         DiffFormat::Markdown => result.to_markdown(args.max_bytes),
@@ -202,6 +217,7 @@ fn run_diff_ref(args: &DiffArgs, git_ref: &str) -> Result<bool, kbuild::Error> {
     // One spinner for the whole comparison (checkouts and builds of both revisions), on
     // a terminal only; the builds' own fetch and pull spinners would draw over it.
     let mut build = args.flags.options()?;
+    build.provenance = args.explain;
     let progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
     build.remote.progress = false;
     build.helm.progress = false;

@@ -13,7 +13,7 @@
 use super::BuildFlags;
 use super::diff::ColorWhen;
 use kbuild::provenance::report::{LocatedStep, Locator, Position, annotated};
-use kbuild::provenance::{FieldPath, StepKind, json, select};
+use kbuild::provenance::{FieldPath, json, select};
 use kbuild::resource::resmap::ResMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -121,7 +121,7 @@ fn explain(args: &ExplainArgs) -> Result<String, kbuild::Error> {
                 match step {
                     Some(step) => {
                         let pad = width.saturating_sub(line.chars().count());
-                        let note = paint(color, DIM, &format!("# {}", short(&step)));
+                        let note = paint(color, DIM, &format!("# {}", step.summary(&display)));
                         let _ = writeln!(out, "{line}{}  {note}", " ".repeat(pad));
                     }
                     None => {
@@ -142,21 +142,6 @@ fn explain(args: &ExplainArgs) -> Result<String, kbuild::Error> {
         }
     }
     Ok(out)
-}
-
-/// One line's note: the last step that set its field.
-fn short(step: &LocatedStep) -> String {
-    let value_at = step.value_at.as_ref().map(display);
-    let entry_at = step.entry_at.as_ref().map(display);
-    match (step.kind, &step.actor, entry_at, value_at) {
-        (StepKind::Source, _, _, Some(v)) => v,
-        (_, Some(actor), Some(e), Some(v)) if step.kind == StepKind::Merge => {
-            format!("{actor} {e} ({v})")
-        }
-        (_, Some(actor), Some(e), _) => format!("{actor} {e}"),
-        (kind, _, _, Some(v)) => format!("{} {v}", kind.as_str()),
-        (kind, _, _, None) => kind.as_str().to_string(),
-    }
 }
 
 /// One step of a chain: kind, entry, positions, before and after.

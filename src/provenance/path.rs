@@ -76,6 +76,28 @@ impl FieldPath {
     }
 }
 
+impl FieldPath {
+    /// The same field with list elements named as provenance names them (by a distinct
+    /// `name`, else by index; see [`element_parts`]), read against `node`: `ports.[port=80]`
+    /// becomes `ports.0`. `None` when `node` does not have the field.
+    pub fn canonical(&self, node: &Node) -> Option<FieldPath> {
+        let mut out = Vec::with_capacity(self.0.len());
+        let mut at = node;
+        for part in &self.0 {
+            let next = step(at, part)?;
+            out.push(match (at, part) {
+                (Node::Seq(items), _) => {
+                    let i = items.iter().position(|item| std::ptr::eq(item, next))?;
+                    element_parts(items).swap_remove(i)
+                }
+                _ => part.clone(),
+            });
+            at = next;
+        }
+        Some(FieldPath(out))
+    }
+}
+
 /// The child of `node` that `part` names.
 pub(super) fn step<'n>(node: &'n Node, part: &Part) -> Option<&'n Node> {
     match (node, part) {

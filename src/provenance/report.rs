@@ -189,6 +189,50 @@ fn steps_in(doc: &Located, field: &FieldPath) -> Option<Vec<PathStep>> {
     Some(steps)
 }
 
+impl LocatedStep {
+    /// One line saying where the value came from: the position of a value as read, else
+    /// the entry and its position (with the written file's position for a patch), else
+    /// the step's kind. Paths are shown by `show`.
+    pub fn summary(&self, show: &dyn Fn(&Position) -> String) -> String {
+        let value_at = self.value_at.as_ref().map(show);
+        let entry_at = self.entry_at.as_ref().map(show);
+        match (self.kind, &self.actor, entry_at, value_at) {
+            (StepKind::Source, _, _, Some(v)) => v,
+            (StepKind::Merge, Some(actor), Some(e), Some(v)) => format!("{actor} {e} ({v})"),
+            (_, Some(actor), Some(e), _) => format!("{actor} {e}"),
+            (kind, _, _, Some(v)) => format!("{} {v}", kind.as_str()),
+            (kind, _, _, None) => kind.as_str().to_string(),
+        }
+    }
+}
+
+/// `at` with its file relative to `base` when below it.
+pub fn relative(at: &Position, base: &Path) -> String {
+    match at.file.strip_prefix(base) {
+        Ok(rel) => Position {
+            file: rel.to_path_buf(),
+            ..at.clone()
+        }
+        .to_string(),
+        Err(_) => at.to_string(),
+    }
+}
+
+/// The last step that changed `field` or a field below it in the resource `node` (whose
+/// record is `p`), located: what `kbuild diff --explain` prints for a changed field.
+/// `field` may name list elements by any key (`ports[containerPort=80]`): it is read
+/// against `node`.
+pub fn why(
+    node: &Node,
+    p: &Provenance,
+    field: &FieldPath,
+    loc: &mut Locator<'_>,
+) -> Option<LocatedStep> {
+    let field = field.canonical(node).unwrap_or_else(|| field.clone());
+    let chain = p.chain(&field);
+    chain.last().map(|link| loc.locate(link))
+}
+
 /// The resource's YAML as kbuild prints it, each line paired with the origin of the
 /// field written on it: the last step that set it (`source` for a value as read).
 pub fn annotated(
