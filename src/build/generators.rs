@@ -78,12 +78,19 @@ impl Builder<'_> {
                         namespace: None,
                     })));
                 }
+                let replaced = (self.ctx.provenance
+                    && g.behavior == crate::generate::Behavior::Replace)
+                    .then(|| res.id());
                 super::provenance::recorded(
                     self.ctx.provenance,
                     &mut acc.resmap,
                     || {
+                        let kind = match g.behavior {
+                            crate::generate::Behavior::Merge => StepKind::GenerateMerge,
+                            _ => StepKind::Generate,
+                        };
                         super::provenance::About::entry(
-                            StepKind::Generate,
+                            kind,
                             file,
                             crate::kustomization::files::Place::item(key, i),
                         )
@@ -91,6 +98,10 @@ impl Builder<'_> {
                     |rm| crate::generate::behavior::absorb(rm, index.as_mut(), res, g.behavior),
                 )
                 .map_err(|e| e.context(format!("{} {:?}", kind.field(), args.name)))?;
+                if let Some(id) = replaced {
+                    let place = crate::kustomization::files::Place::item(key, i);
+                    super::provenance::replaced(&mut acc.resmap, &id, file, place);
+                }
             }
         }
         Ok(())

@@ -515,8 +515,14 @@ impl Builder<'_> {
                 None => self.run_generator_config(ldr, &config, &source, acc),
             }
             .map_err(|e| e.context(format!("running generator from {}", source.display())))?;
+            let merges = config.get_str(&["behavior"]).as_deref() == Some("merge");
             provenance::record(before, &mut acc.resmap, || {
-                provenance::About::config(StepKind::Generate, &source)
+                let kind = if merges {
+                    StepKind::GenerateMerge
+                } else {
+                    StepKind::Generate
+                };
+                provenance::About::config(kind, &source)
             });
         }
         for (i, entry) in k.components.iter().enumerate() {

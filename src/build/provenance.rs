@@ -187,3 +187,27 @@ pub(super) fn about_step(step: &BuiltinStep<'_>, configured_in: &Path) -> About 
         wrote,
     }
 }
+
+/// Notes that the generator at `place` of `file` replaced the resource `id` (`behavior:
+/// replace`), when the comparison found nothing to record: the content came out equal, but
+/// the generator is the resource's origin now, as in kustomize's annotation.
+pub(super) fn replaced(
+    rm: &mut ResMap,
+    id: &crate::resource::id::ResId,
+    file: &Path,
+    place: Place,
+) {
+    let about = About::entry(StepKind::Generate, file, place);
+    for r in rm
+        .iter_mut()
+        .filter(|r| r.prev_ids.first().unwrap_or(&r.id()) == id || &r.id() == id)
+    {
+        if let Some(p) = r.provenance.as_deref_mut()
+            && p.steps
+                .last()
+                .is_none_or(|s| s.kind != StepKind::Generate || s.entry != about.entry)
+        {
+            p.record_always(about.step(Vec::new()));
+        }
+    }
+}

@@ -65,8 +65,27 @@ pub fn resource(
             "namespace": id.namespace.as_str(),
             "name": id.name.as_str(),
         },
+        "origin": p.origin().map(origin),
         "fields": fields,
     })
+}
+
+/// A resource's origin (see [`Provenance::origin`]): its kind and file.
+fn origin(step: &super::Step) -> Value {
+    let file = step
+        .entry
+        .as_ref()
+        .map(|e| &e.file)
+        .or(step.wrote.as_ref().map(|w| &w.file));
+    let mut m = Map::new();
+    m.insert("step".into(), step.kind.as_str().into());
+    if let Some(entry) = &step.entry {
+        m.insert("entry".into(), entry.place.to_string().into());
+    }
+    if let Some(file) = file {
+        m.insert("file".into(), file.display().to_string().into());
+    }
+    Value::Object(m)
 }
 
 /// One step of a chain.

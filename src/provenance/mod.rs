@@ -49,8 +49,11 @@ pub struct Entry {
 pub enum StepKind {
     /// Read from a resource file.
     Source,
-    /// Made by a generator (`configMapGenerator`, `secretGenerator`, helm, a plugin).
+    /// Made by a generator (`configMapGenerator`, `secretGenerator`, helm, a plugin), or
+    /// replaced by one (`behavior: replace`).
     Generate,
+    /// Merged into by a generator with `behavior: merge`.
+    GenerateMerge,
     /// A built-in transformer from a kustomization field (`images`, `namePrefix`,
     /// `labels`, `namespace`, `replicas`, ...).
     Transform,
@@ -76,6 +79,7 @@ impl StepKind {
         match self {
             StepKind::Source => "source",
             StepKind::Generate => "generate",
+            StepKind::GenerateMerge => "generate-merge",
             StepKind::Transform => "transform",
             StepKind::Merge => "merge",
             StepKind::JsonPatch => "json-patch",
@@ -127,6 +131,12 @@ impl Provenance {
         }
     }
 
+    /// Adds a step whatever it changed: a generator that replaced the resource is its
+    /// origin even when the content came out equal.
+    pub fn record_always(&mut self, step: Step) {
+        self.steps.push(step);
+    }
+
     /// The steps that changed `field` or a field below it, oldest first, each with its
     /// change.
     pub fn chain(&self, field: &FieldPath) -> Vec<Link<'_>> {
@@ -139,6 +149,18 @@ impl Provenance {
                     .map(move |change| Link { step, change })
             })
             .collect()
+    }
+
+    /// Where the resource itself comes from, as kustomize's `config.kubernetes.io/origin`
+    /// says it: the file it was read from, or the generator that made it, or the last
+    /// generator that replaced it (`behavior: replace`; one that merges into it leaves the
+    /// origin as it was).
+    pub fn origin(&self) -> Option<&Step> {
+        let first = self.steps.first()?;
+        match first.kind {
+            StepKind::Generate => self.steps.iter().rfind(|s| s.kind == StepKind::Generate),
+            _ => Some(first),
+        }
     }
 
     /// The last step that set `field` (exactly that leaf), if any did.
