@@ -515,7 +515,7 @@ impl Builder<'_> {
                 None => self.run_generator_config(ldr, &config, &source, acc),
             }
             .map_err(|e| e.context(format!("running generator from {}", source.display())))?;
-            let merges = config.get_str(&["behavior"]).as_deref() == Some("merge");
+            let merges = config.get_str(&["behavior"]) == Some("merge");
             provenance::record(before, &mut acc.resmap, || {
                 let kind = if merges {
                     StepKind::GenerateMerge
