@@ -107,7 +107,7 @@ fn origins_match_kustomize((case, version): (PathBuf, &'static str)) -> Result<O
             if origin.get("repo").is_some() {
                 continue;
             }
-            let want = clean(&top.join(&path));
+            let want = clean(&top.join(path));
             let got = first.wrote.as_ref().map(|w| clean(&w.file));
             if first.kind != StepKind::Source || got.as_ref() != Some(&want) {
                 return Err(format!(
@@ -119,7 +119,7 @@ fn origins_match_kustomize((case, version): (PathBuf, &'static str)) -> Result<O
                 ));
             }
         } else if let Some(configured) = origin.get_str(&["configuredIn"]) {
-            let want = clean(&top.join(&configured));
+            let want = clean(&top.join(configured));
             let got = first
                 .entry
                 .as_ref()
