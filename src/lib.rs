@@ -104,6 +104,7 @@ pub mod openapi;
 pub mod output;
 pub mod plugin;
 pub mod progress;
+pub mod provenance;
 pub mod refs;
 pub mod remote;
 pub mod render;

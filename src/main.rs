@@ -22,6 +22,7 @@ mod cli {
     pub(crate) mod diff;
     pub(crate) mod edit;
     pub(crate) mod exit;
+    pub(crate) mod explain;
     pub(crate) mod help;
     pub(crate) mod localize;
     pub(crate) mod man;
@@ -79,6 +80,9 @@ enum Command {
     Render(RenderArgs),
     /// Print the input files of a kustomization.
     Deps(DepsArgs),
+    /// Say where each field of the output came from: the file, line and column, and the
+    /// patches and transformers that changed it.
+    Explain(cli::explain::ExplainArgs),
     /// Merge custom resources' lists by the keys their CRDs declare: `from-crds` writes
     /// the schema file for a kustomization's `openapi: path:`.
     Openapi(cli::openapi::OpenapiArgs),
@@ -123,6 +127,7 @@ fn run(cli: Cli) -> cli::CommandResult {
         Some(Command::Diff(a)) => run_diff(&a),
         Some(Command::Render(a)) => run_render(&a),
         Some(Command::Deps(a)) => run_deps(&a),
+        Some(Command::Explain(a)) => cli::explain::run_explain(&a),
         Some(Command::Openapi(a)) => cli::openapi::run_openapi(&a),
         Some(Command::Edit(a)) => run_edit(&a),
         Some(Command::Create(a)) => run_create(&a),
@@ -140,8 +145,8 @@ fn run(cli: Cli) -> cli::CommandResult {
 /// spawns nothing.
 fn writes_files(cli: &Cli) -> bool {
     match &cli.command {
-        Some(Command::Build(a)) => a.output.is_some(),
-        None => cli.build.output.is_some(),
+        Some(Command::Build(a)) => a.writes_files(),
+        None => cli.build.writes_files(),
         Some(Command::Merge3(_) | Command::Apply(_) | Command::Render(_)) => true,
         Some(Command::Edit(_) | Command::Create(_) | Command::Localize(_)) => true,
         Some(Command::Openapi(a)) => a.writes_files(),
@@ -150,6 +155,7 @@ fn writes_files(cli: &Cli) -> bool {
         Some(
             Command::Cache(_)
             | Command::Deps(_)
+            | Command::Explain(_)
             | Command::Version(_)
             | Command::Completions(_)
             | Command::Man(_),

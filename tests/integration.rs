@@ -86,7 +86,9 @@ suites! {
     plugin_functions,
     plugin_security,
     plugins,
+
     precommit,
+    provenance,
     readme,
     remote,
     schema,

@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::kustomization::Kustomization;
 use crate::kustomization::files::Place;
 use crate::load::{FileKind, Loader};
+use crate::provenance::StepKind;
 use crate::resource::{Configured, Origin, Resource};
 use crate::yaml::{self, Node};
 use std::path::{Path, PathBuf};
@@ -77,8 +78,30 @@ impl Builder<'_> {
                         namespace: None,
                     })));
                 }
-                crate::generate::behavior::absorb(&mut acc.resmap, index.as_mut(), res, g.behavior)
-                    .map_err(|e| e.context(format!("{} {:?}", kind.field(), args.name)))?;
+                let replaced = (self.ctx.provenance
+                    && g.behavior == crate::generate::Behavior::Replace)
+                    .then(|| res.id());
+                super::provenance::recorded(
+                    self.ctx.provenance,
+                    &mut acc.resmap,
+                    || {
+                        let kind = match g.behavior {
+                            crate::generate::Behavior::Merge => StepKind::GenerateMerge,
+                            _ => StepKind::Generate,
+                        };
+                        super::provenance::About::entry(
+                            kind,
+                            file,
+                            crate::kustomization::files::Place::item(key, i),
+                        )
+                    },
+                    |rm| crate::generate::behavior::absorb(rm, index.as_mut(), res, g.behavior),
+                )
+                .map_err(|e| e.context(format!("{} {:?}", kind.field(), args.name)))?;
+                if let Some(id) = replaced {
+                    let place = crate::kustomization::files::Place::item(key, i);
+                    super::provenance::replaced(&mut acc.resmap, &id, file, place);
+                }
             }
         }
         Ok(())

@@ -13,6 +13,7 @@ use crate::kustomize_version::KustomizeVersion;
 use crate::load::{self, FileSystem, Files, LoadRestrictor, Loader};
 use crate::merge::smp::MergeOptions;
 use crate::openapi::Schemas;
+use crate::provenance::StepKind;
 use crate::remote::redact;
 use crate::resource::Configured;
 use crate::resource::budget::Budget;
@@ -37,8 +38,14 @@ fn run_step(
     warnings: &mut Vec<String>,
     meta: BuildMeta,
     configured_in: &Path,
+    record: bool,
 ) -> Result<()> {
-    step.run(rm, env, warnings)?;
+    provenance::recorded(
+        record,
+        rm,
+        || provenance::about_step(step, configured_in),
+        |rm| step.run(rm, env, warnings),
+    )?;
     if meta.any() {
         // With any `buildMetadata` option, kustomize writes its origin or transformer
         // annotation into every resource after each transformer, and it does so by
@@ -126,6 +133,10 @@ pub struct BuildOptions {
     /// Merge keys beyond kustomize's (`--crd-merge-keys`, `--merge-key`; none by default):
     /// see build/crd_schema.rs.
     pub merge_keys: crate::openapi::crd::MergeKeyOptions,
+    /// Record where every field comes from (`kbuild explain`, `build --provenance`): each
+    /// resource's [`crate::resource::Resource::provenance`]. Off by default: it costs a
+    /// copy of each resource per step.
+    pub provenance: bool,
 }
 
 /// What a kustomization (and everything below it) has produced so far.
@@ -216,6 +227,7 @@ fn build_with_cache(
         ),
         helm: &helm,
         merges: crate::config::MergeMemo::default(),
+        provenance: options.provenance,
     };
     let mut builder = Builder {
         ctx: &ctx,
@@ -280,14 +292,18 @@ fn finish(
     warnings: &mut Vec<String>,
 ) -> Result<()> {
     use crate::transform::build_metadata;
-    transform::name_hash::apply(&mut acc.resmap, true)?;
-    transform::name_reference::apply(&mut acc.resmap, &acc.config.name_reference)?;
-    transform::vars::resolve(
-        &mut acc.resmap,
-        &acc.vars,
-        &acc.config.var_reference,
-        budget,
-    )?;
+    let on = options.provenance;
+    let rm = &mut acc.resmap;
+    let about = |kind| move || provenance::About::by_kustomize(kind);
+    provenance::recorded(on, rm, about(StepKind::Hash), |rm| {
+        transform::name_hash::apply(rm, true)
+    })?;
+    provenance::recorded(on, rm, about(StepKind::NameReference), |rm| {
+        transform::name_reference::apply(rm, &acc.config.name_reference)
+    })?;
+    provenance::recorded(on, rm, about(StepKind::Substitute), |rm| {
+        transform::vars::resolve(rm, &acc.vars, &acc.config.var_reference, budget)
+    })?;
     transform::annotation_strings::normalize_annotations(&mut acc.resmap);
     transform::local_config::drop_local_config(&mut acc.resmap);
     let sort_options = top.sort_options.as_ref();
@@ -318,6 +334,7 @@ mod openapi;
 mod parallel;
 mod plugins;
 mod printable;
+mod provenance;
 mod resources;
 mod state;
 
@@ -488,13 +505,35 @@ impl Builder<'_> {
         let charts = self.configure_helm_charts(ldr, file, k)?;
         let generator_configs = self.load_plugin_configs(ldr, file, "generators", &k.generators)?;
         self.run_generators(ldr, file, k, acc)?;
+        // Generated resources start their provenance records as each generator runs (a
+        // resource without a record would be taken for one the next step made).
+        let on = self.ctx.provenance;
+        let before = provenance::snapshot(on && !charts.is_empty(), &acc.resmap);
         self.run_helm_charts(&charts, file, acc)?;
+        let helm_charts = crate::kustomization::files::Place {
+            key: "helmCharts",
+            index: None,
+            sub: None,
+        };
+        provenance::record(before, &mut acc.resmap, || {
+            provenance::About::entry(StepKind::Generate, file, helm_charts)
+        });
         for (config, source, external) in generator_configs {
+            let before = provenance::snapshot(on, &acc.resmap);
             match &external {
                 Some(plugin) => self.run_plugin_generator(plugin, &source, acc),
                 None => self.run_generator_config(ldr, &config, &source, acc),
             }
             .map_err(|e| e.context(format!("running generator from {}", source.display())))?;
+            let merges = config.get_str(&["behavior"]) == Some("merge");
+            provenance::record(before, &mut acc.resmap, || {
+                let kind = if merges {
+                    StepKind::GenerateMerge
+                } else {
+                    StepKind::Generate
+                };
+                provenance::About::config(kind, &source)
+            });
         }
         for (i, entry) in k.components.iter().enumerate() {
             self.accumulate_component(ldr, i, entry, acc).map_err(|e| {
@@ -554,7 +593,15 @@ impl Builder<'_> {
         let steps = fields::steps(k, &acc.config, file);
         let rm = &mut acc.resmap;
         for step in &steps {
-            run_step(step, rm, &mut env, &mut self.out.warnings, meta, file)?;
+            run_step(
+                step,
+                rm,
+                &mut env,
+                &mut self.out.warnings,
+                meta,
+                file,
+                self.ctx.provenance,
+            )?;
         }
         let external = self.ctx.external;
         for (config, source, plugin) in
@@ -563,13 +610,33 @@ impl Builder<'_> {
             let ctx =
                 |e: Error| e.context(format!("running transformer from {}", source.display()));
             match plugin {
-                Some(plugin) => {
-                    run_plugin_transformer(&plugin, rm, external, meta, &source, self.ctx.budget)
-                        .map_err(ctx)?
-                }
+                Some(plugin) => provenance::recorded(
+                    self.ctx.provenance,
+                    rm,
+                    || provenance::About::config(StepKind::Plugin, &source),
+                    |rm| {
+                        run_plugin_transformer(
+                            &plugin,
+                            rm,
+                            external,
+                            meta,
+                            &source,
+                            self.ctx.budget,
+                        )
+                    },
+                )
+                .map_err(ctx)?,
                 None => {
                     let step = configs::step(&config, &source).map_err(ctx)?;
-                    run_step(&step, rm, &mut env, &mut self.out.warnings, meta, &source)?;
+                    run_step(
+                        &step,
+                        rm,
+                        &mut env,
+                        &mut self.out.warnings,
+                        meta,
+                        &source,
+                        self.ctx.provenance,
+                    )?;
                 }
             }
         }

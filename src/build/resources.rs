@@ -54,6 +54,7 @@ impl Builder<'_> {
                 r.origin = Some(Box::new(Origin::File(real.clone())));
             }
         }
+        super::provenance::read_from(self.ctx.provenance, &mut resources, &real);
         Ok(Prepared::Resources(resources))
     }
 
@@ -96,6 +97,7 @@ impl Builder<'_> {
                                 }));
                             }
                         }
+                        super::provenance::read_from(self.ctx.provenance, &mut resources, url);
                         return Ok(Some(Prepared::Resources(resources)));
                     }
                     Err(e) => file_error = Some(e),

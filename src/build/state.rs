@@ -42,6 +42,8 @@ pub(super) struct BuildContext<'o> {
     pub(super) helm: &'o crate::helm::Session,
     /// Configurations merged so far (see `config::MergeMemo`).
     pub(super) merges: crate::config::MergeMemo,
+    /// Whether each resource records where its fields come from (see build/provenance.rs).
+    pub(super) provenance: bool,
 }
 
 /// What a kustomization's build starts from: the including kustomization's state at

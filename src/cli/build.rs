@@ -38,8 +38,20 @@ pub(crate) struct BuildArgs {
     /// file per resource named as kustomize names them.
     #[arg(short, long)]
     pub(crate) output: Option<PathBuf>,
+    /// Also write where every output field came from, as JSON, to FILE (the schema is
+    /// kbuild.dev/provenance/v1; `kbuild explain` prints the same for one resource). The
+    /// YAML output is unchanged.
+    #[arg(long, value_name = "FILE")]
+    provenance: Option<PathBuf>,
     #[command(flatten)]
     flags: BuildFlags,
+}
+
+impl BuildArgs {
+    /// Whether the build writes files (and so must remove temporaries if killed).
+    pub(crate) fn writes_files(&self) -> bool {
+        self.output.is_some() || self.provenance.is_some()
+    }
 }
 
 /// The flags of every command that builds kustomizations: those that change a build's
@@ -284,6 +296,7 @@ impl BuildFlags {
             },
             max_output_bytes: self.max_output_bytes,
             merge_keys: self.crd.options()?,
+            provenance: false,
         })
     }
 }
@@ -311,7 +324,9 @@ fn build(args: &BuildArgs) -> Result<(), kbuild::Error> {
     if !args.extra.is_empty() {
         return Err(kbuild::Error::msg("specify one path to kustomization.yaml"));
     }
-    let built = build_with_warnings(&args.dir, &options?)?;
+    let mut options = options?;
+    options.provenance = args.provenance.is_some();
+    let built = build_with_warnings(&args.dir, &options)?;
     for w in &built.warnings {
         if w.starts_with(kbuild::kustomization::deprecated::PREFIX) {
             // kustomize's own line, printed as kustomize prints it.
@@ -321,6 +336,16 @@ fn build(args: &BuildArgs) -> Result<(), kbuild::Error> {
         }
     }
     let resmap = built.resmap;
+    if let Some(file) = &args.provenance {
+        let read = |p: &Path| std::fs::read_to_string(p).ok();
+        let mut loc = kbuild::provenance::report::Locator::new(&read);
+        let value = kbuild::provenance::json::build(&resmap, &mut loc);
+        output::write_file_atomic(
+            file,
+            format!("{value:#}\n").as_bytes(),
+            super::signals::cleanup(),
+        )?;
+    }
     let result = write_output(args.output.as_deref(), &resmap);
     // The process ends right after: freeing every node of a large build
     // one by one costs more than the output took to write.

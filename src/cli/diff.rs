@@ -63,6 +63,11 @@ pub(crate) struct DiffArgs {
     /// -k DIR`. Exit 0 same, 1 different, 2 error, as kubectl expects.
     #[arg(long, conflicts_with_all = ["git_ref", "to_kustomize_version"])]
     kubectl: bool,
+    /// Say, under each changed resource, where each changed field's new value came from
+    /// (the entry, patch or file that set it last; see `kbuild explain`). Sides read from
+    /// YAML files have no such record.
+    #[arg(long)]
+    explain: bool,
     #[command(flatten)]
     flags: BuildFlags,
 }
@@ -72,6 +77,19 @@ pub(crate) enum ColorWhen {
     Auto,
     Always,
     Never,
+}
+
+impl ColorWhen {
+    /// Whether to color stdout: `auto` colors a terminal unless NO_COLOR is set.
+    pub(crate) fn enabled(self) -> bool {
+        use std::io::IsTerminal;
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        match self {
+            ColorWhen::Always => true,
+            ColorWhen::Never => false,
+            ColorWhen::Auto => !no_color && std::io::stdout().is_terminal(),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -93,13 +111,7 @@ impl DiffArgs {
 
     /// Whether the text output is colored.
     fn color(&self) -> bool {
-        use std::io::IsTerminal;
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-        match self.color {
-            ColorWhen::Always => true,
-            ColorWhen::Never => false,
-            ColorWhen::Auto => !no_color && std::io::stdout().is_terminal(),
-        }
+        self.color.enabled()
     }
 }
 
@@ -135,7 +147,8 @@ fn run_diff_sides(args: &DiffArgs) -> Result<bool, kbuild::Error> {
             "only one side of a diff can be read from stdin ('-')",
         ));
     }
-    let old_options = args.flags.options()?;
+    let mut old_options = args.flags.options()?;
+    old_options.provenance = args.explain;
     let mut new_options = old_options.clone();
     if let Some(v) = args.to_kustomize_version {
         new_options.kustomize_version = v;
@@ -161,7 +174,16 @@ fn run_diff_sides(args: &DiffArgs) -> Result<bool, kbuild::Error> {
             new.label, new_options.kustomize_version
         );
     }
-    let result = diff(&old, &new, &args.diff_options())?;
+    let mut result = diff(&old, &new, &args.diff_options())?;
+    if args.explain {
+        let read = |p: &Path| std::fs::read_to_string(p).ok();
+        let mut loc = kbuild::provenance::report::Locator::new(&read);
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let show = |at: &kbuild::provenance::report::Position| {
+            kbuild::provenance::report::relative(at, &cwd)
+        };
+        result.explain(&old, &new, &mut loc, &show);
+    }
     let text = match args.output {
         DiffFormat::Json => format!("{:#}\n", result.to_json()),
         DiffFormat::Markdown => result.to_markdown(args.max_bytes),
@@ -195,6 +217,7 @@ fn run_diff_ref(args: &DiffArgs, git_ref: &str) -> Result<bool, kbuild::Error> {
     // One spinner for the whole comparison (checkouts and builds of both revisions), on
     // a terminal only; the builds' own fetch and pull spinners would draw over it.
     let mut build = args.flags.options()?;
+    build.provenance = args.explain;
     let progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
     build.remote.progress = false;
     build.helm.progress = false;

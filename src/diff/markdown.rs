@@ -115,7 +115,18 @@ fn section(
     // A fence longer than any backtick run inside.
     let longest = diff.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
-    let head = format!("<details><summary>{title}</summary>\n\n{fence}diff\n");
+    // With --explain: where each changed field's value came from, as a list.
+    let why: String = e
+        .why
+        .iter()
+        .map(|(path, why)| format!("- `{path}` ← {}\n", escape(why)))
+        .collect();
+    let why = if why.is_empty() {
+        why
+    } else {
+        format!("{why}\n")
+    };
+    let head = format!("<details><summary>{title}</summary>\n\n{why}{fence}diff\n");
     let foot = format!("{fence}\n\n</details>\n\n");
     let whole = head.len() + diff.len() + foot.len();
     if whole <= budget {

@@ -13,6 +13,7 @@
 //! argument: deciding whether the output is a terminal is the binary's job)
 //! or JSON.
 
+mod explain;
 pub mod generated;
 pub mod inputs;
 mod markdown;
@@ -124,6 +125,8 @@ pub struct Entry {
     /// Paths of the fields that differ (changed entries only), e.g.
     /// `spec.template.spec.containers[name=web].image`.
     pub paths: Vec<String>,
+    /// With `--explain`: for changed fields, where the value came from (see explain.rs).
+    pub why: Vec<(String, String)>,
 }
 
 /// The result of a comparison.
@@ -197,6 +200,7 @@ pub fn diff(old: &Side, new: &Side, options: &DiffOptions) -> Result<DiffResult>
                     old_text: yaml(&a),
                     new_text: yaml(&b),
                     paths: changed,
+                    why: Vec::new(),
                 }
             }
             None => Entry {
@@ -206,6 +210,7 @@ pub fn diff(old: &Side, new: &Side, options: &DiffOptions) -> Result<DiffResult>
                 old_text: yaml(&a),
                 new_text: String::new(),
                 paths: Vec::new(),
+                why: Vec::new(),
             },
         };
         entries.push(entry);
@@ -219,6 +224,7 @@ pub fn diff(old: &Side, new: &Side, options: &DiffOptions) -> Result<DiffResult>
                 old_text: String::new(),
                 new_text: yaml(&prepare(res)),
                 paths: Vec::new(),
+                why: Vec::new(),
             });
         }
     }
@@ -673,6 +679,9 @@ impl DiffResult {
                 "{}",
                 st.paint("1", &format!("~ {} ({fields})", pair_title(e)))
             );
+            for (path, why) in &e.why {
+                let _ = writeln!(out, "  {}", st.paint("2", &format!("{path} <- {why}")));
+            }
             out.push_str(&self.unified(e, st, &budget));
         }
         let added = self.entries.iter().filter(|e| e.status == Status::Added);
@@ -760,6 +769,7 @@ impl DiffResult {
                     "old": id(&e.old),
                     "new": id(&e.new),
                     "changedFields": e.paths,
+                    "explain": e.why.iter().map(|(path, why)| serde_json::json!({"path": path, "from": why})).collect::<Vec<_>>(),
                     // The same unified diff as the text report (empty when unchanged).
                     "diff": self.unified(e, Style { color: false }, &budget),
                 })

@@ -201,9 +201,29 @@ fn compare(
     };
     let old_side = old_side.unwrap_or_else(|| empty(old));
     let new_side = new_side.unwrap_or_else(|| empty(new));
+    let mut result = crate::diff::diff(&old_side, &new_side, req.diff)?;
+    if req.build.provenance {
+        // Positions in a checkout are shown as paths in the repository, prefixed by the
+        // revision ("v1:overlays/prod/kustomization.yaml:7:3").
+        let read = |p: &Path| std::fs::read_to_string(p).ok();
+        let mut loc = crate::provenance::report::Locator::new(&read);
+        let show = |at: &crate::provenance::report::Position| {
+            for tree in [new, old] {
+                if let Ok(rel) = at.file.strip_prefix(&tree.top) {
+                    let shown = crate::provenance::report::Position {
+                        file: rel.to_path_buf(),
+                        ..at.clone()
+                    };
+                    return tree.path_label(&shown.to_string());
+                }
+            }
+            at.to_string()
+        };
+        result.explain(&old_side, &new_side, &mut loc, &show);
+    }
     Ok(KustomizationDiff {
         path: path.to_string(),
-        result: crate::diff::diff(&old_side, &new_side, req.diff)?,
+        result,
     })
 }
 

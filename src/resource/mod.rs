@@ -53,6 +53,9 @@ pub struct Resource {
     /// Lists strategic-merge patches replaced whole, for kbuild's warning about lists a CRD
     /// declares keys for (see `replaced`).
     pub replaced_lists: replaced::ReplacedLists,
+    /// Where each field came from, when the build records it (`kbuild explain`, `build
+    /// --provenance`; see [`crate::provenance`]). Boxed: off by default.
+    pub provenance: Option<Box<crate::provenance::Provenance>>,
 }
 
 /// A transformer or generator (builtin or a plugin) and the file that configured it.
@@ -218,6 +221,7 @@ impl Resource {
             shared: shared::Shared::default(),
             helm_generated: false,
             replaced_lists: replaced::ReplacedLists::default(),
+            provenance: None,
         })
     }
 

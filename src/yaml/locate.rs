@@ -24,30 +24,75 @@ const MAX_MERGE_DEPTH: usize = 64;
 /// there but is not), the position is its parent's. `None` when the text does not
 /// parse or the path leads elsewhere.
 pub fn locate(text: &str, path: &[PathStep]) -> Option<(usize, usize)> {
-    let tree = Tree::parse(text)?;
-    let mut at = tree.root?;
-    let mut pos = tree.pos(at);
-    for (i, step) in path.iter().enumerate() {
-        let last = i + 1 == path.len();
-        let node = tree.resolve(at)?;
-        let found = match step {
-            PathStep::Key(key) => tree.entry(node, key).map(|(k, v)| (tree.pos(k), v)),
-            PathStep::Index(index) => match &tree.nodes[node].kind {
-                Kind::Seq(items) => items.get(*index).map(|&item| (tree.pos(item), item)),
-                _ => None,
-            },
-        };
-        match found {
-            Some((p, next)) => {
-                pos = p;
-                at = next;
-            }
-            // A missing last step: point at its parent.
-            None if last => return Some(pos),
-            None => return None,
+    Located::parse(text, 0)?.key(path)
+}
+
+/// One document of a YAML text, parsed once to answer where many of its fields are
+/// written (`kbuild explain` asks for every field of a resource).
+pub struct Located {
+    tree: Tree,
+}
+
+impl Located {
+    /// The document at `index` (0-based, counting every document of the stream) of
+    /// `text`; `None` when the text does not parse or has fewer documents.
+    pub fn parse(text: &str, index: usize) -> Option<Located> {
+        Some(Located {
+            tree: Tree::parse(text, index)?,
+        })
+    }
+
+    /// What [`locate`] answers, in this document.
+    pub fn key(&self, path: &[PathStep]) -> Option<(usize, usize)> {
+        self.walk(path).map(|(key, _)| key)
+    }
+
+    /// Where the value at `path` starts (the scalar, or the collection's first item or
+    /// its opening bracket); `None` when the path leads nowhere (no parent's position
+    /// stands in for a missing field here).
+    pub fn value(&self, path: &[PathStep]) -> Option<(usize, usize)> {
+        let (_, node) = self.walk(path)?;
+        let node = self.tree.resolve(node?)?;
+        Some(self.tree.pos(node))
+    }
+
+    /// The text of the scalar at `path`, when there is one.
+    pub fn scalar(&self, path: &[PathStep]) -> Option<&str> {
+        let (_, node) = self.walk(path)?;
+        match &self.tree.nodes[self.tree.resolve(node?)?].kind {
+            Kind::Scalar { text, .. } => Some(text),
+            _ => None,
         }
     }
-    Some(pos)
+
+    /// The position [`Located::key`] gives, and the node at the end of `path` when every
+    /// step is there.
+    fn walk(&self, path: &[PathStep]) -> Option<((usize, usize), Option<usize>)> {
+        let tree = &self.tree;
+        let mut at = tree.root?;
+        let mut pos = tree.pos(at);
+        for (i, step) in path.iter().enumerate() {
+            let last = i + 1 == path.len();
+            let node = tree.resolve(at)?;
+            let found = match step {
+                PathStep::Key(key) => tree.entry(node, key).map(|(k, v)| (tree.pos(k), v)),
+                PathStep::Index(index) => match &tree.nodes[node].kind {
+                    Kind::Seq(items) => items.get(*index).map(|&item| (tree.pos(item), item)),
+                    _ => None,
+                },
+            };
+            match found {
+                Some((p, next)) => {
+                    pos = p;
+                    at = next;
+                }
+                // A missing last step: point at its parent.
+                None if last => return Some((pos, None)),
+                None => return None,
+            }
+        }
+        Some((pos, Some(at)))
+    }
 }
 
 /// The nodes of one document, each with where it starts.
@@ -79,8 +124,8 @@ enum Kind {
 }
 
 impl Tree {
-    /// The first document of `text`; `None` when it does not parse.
-    fn parse(text: &str) -> Option<Tree> {
+    /// The document at `index` of `text`; `None` when it does not parse, or has fewer.
+    fn parse(text: &str, index: usize) -> Option<Tree> {
         let mut tree = Tree {
             nodes: Vec::new(),
             anchors: HashMap::new(),
@@ -89,8 +134,20 @@ impl Tree {
         // The collections open around the current event.
         let mut open: Vec<usize> = Vec::new();
         let mut parser = Parser::new_from_str(text);
+        // Documents before the one asked for are read past (their anchors do not reach
+        // later documents).
+        let mut seen = 0;
         while let Some(next) = parser.next_event() {
             let (event, span) = next.ok()?;
+            match event {
+                Event::StreamEnd => break,
+                Event::DocumentEnd if seen < index => {
+                    seen += 1;
+                    continue;
+                }
+                _ if seen < index => continue,
+                _ => {}
+            }
             let (kind, anchor) = match event {
                 Event::Scalar(value, style, anchor, tag) => {
                     let merge = value == "<<"
@@ -337,6 +394,19 @@ target:
         assert_eq!(at(text, &["a"]), Some((2, 1)));
         // `b` is in the second document: missing from the first, so its parent.
         assert_eq!(at(text, &["b"]), Some((2, 1)));
+    }
+
+    #[test]
+    fn later_documents_and_values() {
+        let text = "---\na: 1\n---\nb:\n  c: [x, y]\n  d: z\n";
+        let doc = Located::parse(text, 1).expect("second document");
+        assert_eq!(doc.key(&path(&["b", "d"])), Some((6, 3)));
+        assert_eq!(doc.value(&path(&["b", "d"])), Some((6, 6)));
+        assert_eq!(doc.value(&path(&["b", "c", "1"])), Some((5, 10)));
+        assert_eq!(doc.value(&path(&["b", "e"])), None);
+        assert_eq!(doc.scalar(&path(&["b", "d"])), Some("z"));
+        assert_eq!(doc.scalar(&path(&["b"])), None);
+        assert!(Located::parse(text, 2).is_none_or(|d| d.value(&[]).is_none()));
     }
 
     #[test]

@@ -1,0 +1,213 @@
+//! Recording provenance while building (`BuildOptions::provenance`): each step of the
+//! build runs through [`recorded`], which compares every resource before and after it and
+//! adds what changed to the resource's record (see src/provenance/).
+//!
+//! Resources are followed through a step by the address of their record (a `Box`, which
+//! moves with the resource and is not copied by a step), not by their index: a step may
+//! delete a resource (`$patch: delete`), add one (a generator, a plugin) or change its
+//! name, kind and namespace. A resource a step adds without a record gets one, starting
+//! with everything it holds as set by that step.
+
+use crate::error::Result;
+use crate::kustomization::files::Place;
+use crate::provenance::{Entry, Provenance, Step, StepKind, Written, diff};
+use crate::resource::Resource;
+use crate::resource::resmap::ResMap;
+use crate::transform::builtin::{Builtin, Step as BuiltinStep};
+use crate::yaml::Node;
+use std::path::Path;
+
+/// What a step is, for its record; the changes are found by comparing.
+#[derive(Clone, Debug)]
+pub(super) struct About {
+    pub(super) kind: StepKind,
+    pub(super) entry: Option<Entry>,
+    pub(super) wrote: Option<Written>,
+}
+
+impl About {
+    /// A step configured by the entry `place` of the kustomization file `file`.
+    pub(super) fn entry(kind: StepKind, file: &Path, place: Place) -> About {
+        About {
+            kind,
+            entry: Some(Entry {
+                file: file.to_path_buf(),
+                place,
+            }),
+            wrote: None,
+        }
+    }
+
+    /// A step configured by a file of its own (a `transformers:` or `generators:` config).
+    pub(super) fn config(kind: StepKind, file: &Path) -> About {
+        About {
+            kind,
+            entry: None,
+            wrote: Some(Written {
+                file: file.to_path_buf(),
+                document: None,
+                identity: None,
+            }),
+        }
+    }
+
+    /// A step kustomize runs on its own, at the end (name hashes, name references, vars).
+    pub(super) fn by_kustomize(kind: StepKind) -> About {
+        About {
+            kind,
+            entry: None,
+            wrote: None,
+        }
+    }
+
+    fn step(&self, changes: Vec<diff::Change>) -> Step {
+        Step {
+            kind: self.kind,
+            entry: self.entry.clone(),
+            wrote: self.wrote.clone(),
+            changes,
+        }
+    }
+}
+
+/// Runs `f` over `rm`; with `on`, records in each resource what `f` changed in it.
+pub(super) fn recorded<T>(
+    on: bool,
+    rm: &mut ResMap,
+    about: impl FnOnce() -> About,
+    f: impl FnOnce(&mut ResMap) -> Result<T>,
+) -> Result<T> {
+    let before = snapshot(on, rm);
+    let out = f(rm)?;
+    record(before, rm, about);
+    Ok(out)
+}
+
+/// The resources as they are before a step (`None` when provenance is off), for
+/// [`record`] after it: for steps that need more than the resource map.
+pub(super) fn snapshot(on: bool, rm: &ResMap) -> Option<Before> {
+    on.then(|| {
+        Before(
+            rm.iter()
+                .filter_map(|r| Some((key(r)?, r.node.clone())))
+                .collect(),
+        )
+    })
+}
+
+/// The resources before a step, by the address of their records.
+pub(super) struct Before(foldhash::HashMap<usize, Node>);
+
+/// Records in each resource of `rm` what changed since `before`.
+pub(super) fn record(before: Option<Before>, rm: &mut ResMap, about: impl FnOnce() -> About) {
+    let Some(Before(before)) = before else {
+        return;
+    };
+    let about = about();
+    for r in rm.iter_mut() {
+        match key(r).and_then(|k| before.get(&k)) {
+            Some(old) => {
+                let changes = diff::changes(old, &r.node);
+                if let Some(p) = r.provenance.as_deref_mut() {
+                    p.record(about.step(changes));
+                }
+            }
+            None => {
+                let p = r.provenance.get_or_insert_with(Box::default);
+                if p.steps.is_empty() {
+                    p.record(about.step(diff::created(&r.node)));
+                }
+            }
+        }
+    }
+}
+
+/// A resource's identity through a step: the address of its record.
+fn key(r: &Resource) -> Option<usize> {
+    r.provenance
+        .as_deref()
+        .map(|p| std::ptr::from_ref::<Provenance>(p) as usize)
+}
+
+/// Starts the records of resources read from `file` (or fetched from its URL).
+pub(super) fn read_from(on: bool, resources: &mut [Resource], file: &Path) {
+    if !on {
+        return;
+    }
+    for r in resources {
+        let identity = Some((r.kind(), r.name()));
+        let mut p = Provenance::default();
+        p.record(Step {
+            kind: StepKind::Source,
+            entry: None,
+            wrote: Some(Written {
+                file: file.to_path_buf(),
+                document: None,
+                identity,
+            }),
+            changes: diff::created(&r.node),
+        });
+        r.provenance = Some(Box::new(p));
+    }
+}
+
+/// A built-in transformer step of a kustomization (or configured by `configured_in`, a
+/// transformer config file).
+pub(super) fn about_step(step: &BuiltinStep<'_>, configured_in: &Path) -> About {
+    let kind = match &step.builtin {
+        Builtin::PatchStrategicMerge(_) => StepKind::Merge,
+        Builtin::PatchJson6902(_) => StepKind::JsonPatch,
+        Builtin::Patch(p) => {
+            // A `patches:` entry is a strategic merge unless its text is a list of
+            // operations.
+            if p.patch.trim_start().starts_with(['-', '[']) {
+                StepKind::JsonPatch
+            } else {
+                StepKind::Merge
+            }
+        }
+        Builtin::Replacement { .. } => StepKind::Replace,
+        Builtin::Hash => StepKind::Hash,
+        _ => StepKind::Transform,
+    };
+    let wrote = match &step.builtin {
+        Builtin::Patch(p) if !p.path.is_empty() => Some(Written {
+            file: configured_in
+                .parent()
+                .unwrap_or(Path::new(""))
+                .join(&p.path),
+            document: None,
+            identity: None,
+        }),
+        _ => None,
+    };
+    About {
+        kind,
+        entry: None,
+        wrote,
+    }
+}
+
+/// Notes that the generator at `place` of `file` replaced the resource `id` (`behavior:
+/// replace`), when the comparison found nothing to record: the content came out equal, but
+/// the generator is the resource's origin now, as in kustomize's annotation.
+pub(super) fn replaced(
+    rm: &mut ResMap,
+    id: &crate::resource::id::ResId,
+    file: &Path,
+    place: Place,
+) {
+    let about = About::entry(StepKind::Generate, file, place);
+    for r in rm
+        .iter_mut()
+        .filter(|r| r.prev_ids.first().unwrap_or(&r.id()) == id || &r.id() == id)
+    {
+        if let Some(p) = r.provenance.as_deref_mut()
+            && p.steps
+                .last()
+                .is_none_or(|s| s.kind != StepKind::Generate || s.entry != about.entry)
+        {
+            p.record_always(about.step(Vec::new()));
+        }
+    }
+}

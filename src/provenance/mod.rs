@@ -1,0 +1,236 @@
+//! Where every field of the output came from: the record `kbuild explain` and
+//! `kbuild build --provenance` read.
+//!
+//! A resource built with provenance on carries a [`Provenance`]: the source it was read or
+//! generated from, and the steps that changed it, oldest first, each with the leaves it
+//! changed ([`diff`]: found by comparing the resource before and after the step, so every
+//! transformer, patch kind and plugin is covered alike). Copies of a resource (a base shared
+//! by two overlays) carry their own record, as they carry their own fields.
+//!
+//! Positions are not kept while building: a record names files and document indexes, and
+//! the lines and columns are found when a report is made, by reading the file again
+//! ([`crate::yaml::locate::Located`]). A build without provenance pays one pointer per
+//! resource.
+
+pub mod diff;
+pub mod json;
+pub mod path;
+pub mod report;
+pub mod select;
+
+pub use diff::Change;
+pub use path::{FieldPath, Part};
+use std::path::PathBuf;
+
+/// The file a step wrote its values from: a resource file, a patch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Written {
+    /// The file's path, or the URL of a remote file (credentials redacted).
+    pub file: PathBuf,
+    /// The 0-based document of a multi-document file, when known.
+    pub document: Option<usize>,
+    /// The kind and name of the resource as the file writes it, to find its document in
+    /// a stream when the index is not known.
+    pub identity: Option<(String, String)>,
+}
+
+/// The entry of a kustomization file that configured a step: `patches[1]`, `images[0]`,
+/// `namePrefix`, `replacements[2]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The kustomization (or transformer configuration) file.
+    pub file: PathBuf,
+    /// The field and index.
+    pub place: crate::kustomization::files::Place,
+}
+
+/// What kind of step changed a field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepKind {
+    /// Read from a resource file.
+    Source,
+    /// Made by a generator (`configMapGenerator`, `secretGenerator`, helm, a plugin), or
+    /// replaced by one (`behavior: replace`).
+    Generate,
+    /// Merged into by a generator with `behavior: merge`.
+    GenerateMerge,
+    /// A built-in transformer from a kustomization field (`images`, `namePrefix`,
+    /// `labels`, `namespace`, `replicas`, ...).
+    Transform,
+    /// A strategic-merge patch.
+    Merge,
+    /// A JSON 6902 patch.
+    JsonPatch,
+    /// A replacement.
+    Replace,
+    /// A var substituted.
+    Substitute,
+    /// The name hash of a generated resource.
+    Hash,
+    /// A name reference updated after a rename.
+    NameReference,
+    /// A transformer plugin (exec, container, KRM function).
+    Plugin,
+}
+
+impl StepKind {
+    /// The word `explain` prints and the provenance JSON holds.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepKind::Source => "source",
+            StepKind::Generate => "generate",
+            StepKind::GenerateMerge => "generate-merge",
+            StepKind::Transform => "transform",
+            StepKind::Merge => "merge",
+            StepKind::JsonPatch => "json-patch",
+            StepKind::Replace => "replace",
+            StepKind::Substitute => "substitute",
+            StepKind::Hash => "hash",
+            StepKind::NameReference => "name-reference",
+            StepKind::Plugin => "plugin",
+        }
+    }
+}
+
+/// One step that changed a resource.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    /// What kind of step.
+    pub kind: StepKind,
+    /// The entry that configured it (`None` for the steps kustomize runs on its own: name
+    /// hashes, name references).
+    pub entry: Option<Entry>,
+    /// The file whose text the step wrote (a patch file, the resource file for
+    /// [`StepKind::Source`]), when there is one.
+    pub wrote: Option<Written>,
+    /// The leaves it changed.
+    pub changes: Vec<Change>,
+}
+
+/// The record of one resource.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Provenance {
+    /// The steps, oldest first; the first is where the resource came from.
+    pub steps: Vec<Step>,
+}
+
+/// One step in the chain of one field, as a report lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Link<'p> {
+    /// The step.
+    pub step: &'p Step,
+    /// What it did to the field.
+    pub change: &'p Change,
+}
+
+impl Provenance {
+    /// Adds a step, when it changed anything.
+    pub fn record(&mut self, step: Step) {
+        if !step.changes.is_empty() {
+            self.steps.push(step);
+        }
+    }
+
+    /// Adds a step whatever it changed: a generator that replaced the resource is its
+    /// origin even when the content came out equal.
+    pub fn record_always(&mut self, step: Step) {
+        self.steps.push(step);
+    }
+
+    /// The steps that changed `field` or a field below it, oldest first, each with its
+    /// change.
+    pub fn chain(&self, field: &FieldPath) -> Vec<Link<'_>> {
+        self.steps
+            .iter()
+            .flat_map(|step| {
+                step.changes
+                    .iter()
+                    .filter(|c| c.path.starts_with(field))
+                    .map(move |change| Link { step, change })
+            })
+            .collect()
+    }
+
+    /// Where the resource itself comes from, as kustomize's `config.kubernetes.io/origin`
+    /// says it: the file it was read from, or the generator that made it, or the last
+    /// generator that replaced it (`behavior: replace`; one that merges into it leaves the
+    /// origin as it was).
+    pub fn origin(&self) -> Option<&Step> {
+        let first = self.steps.first()?;
+        match first.kind {
+            StepKind::Generate => self.steps.iter().rfind(|s| s.kind == StepKind::Generate),
+            _ => Some(first),
+        }
+    }
+
+    /// The last step that set `field` (exactly that leaf), if any did.
+    pub fn last(&self, field: &FieldPath) -> Option<Link<'_>> {
+        self.steps.iter().rev().find_map(|step| {
+            step.changes
+                .iter()
+                .rev()
+                .find(|c| &c.path == field)
+                .map(|change| Link { step, change })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::Node;
+
+    fn doc(text: &str) -> Node {
+        crate::yaml::parse::parse_document(text, "t").expect("yaml")
+    }
+
+    #[test]
+    fn a_chain_lists_the_steps_that_changed_a_field_oldest_first() {
+        let read = doc("spec:\n  replicas: 1\n  template: {}\n");
+        let patched = doc("spec:\n  replicas: 3\n  template: {}\n");
+        let mut p = Provenance::default();
+        p.record(Step {
+            kind: StepKind::Source,
+            entry: None,
+            wrote: Some(Written {
+                file: "base/deploy.yaml".into(),
+                document: Some(0),
+                identity: None,
+            }),
+            changes: diff::created(&read),
+        });
+        p.record(Step {
+            kind: StepKind::Merge,
+            entry: Some(Entry {
+                file: "prod/kustomization.yaml".into(),
+                place: crate::kustomization::files::Place::item("patches", 0),
+            }),
+            wrote: Some(Written {
+                file: "prod/replicas.yaml".into(),
+                document: Some(0),
+                identity: None,
+            }),
+            changes: diff::changes(&read, &patched),
+        });
+        // A step that changed nothing is not recorded.
+        p.record(Step {
+            kind: StepKind::Transform,
+            entry: None,
+            wrote: None,
+            changes: diff::changes(&patched, &patched),
+        });
+        assert_eq!(p.steps.len(), 2);
+        let field = FieldPath::parse("spec.replicas");
+        let chain = p.chain(&field);
+        assert_eq!(chain.len(), 2);
+        assert_eq!(chain[0].step.kind, StepKind::Source);
+        assert_eq!(chain[1].change.before.as_deref(), Some("1"));
+        assert_eq!(chain[1].change.after.as_deref(), Some("3"));
+        assert_eq!(p.last(&field).map(|l| l.step.kind), Some(StepKind::Merge));
+        let template = FieldPath::parse("spec.template");
+        assert_eq!(
+            p.last(&template).map(|l| l.step.kind),
+            Some(StepKind::Source)
+        );
+    }
+}

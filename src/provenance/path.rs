@@ -1,0 +1,189 @@
+//! The name of one field of a resource, as `kbuild explain` prints and reads it: kustomize's
+//! dotted field-path syntax (`spec.template.spec.containers.[name=web].image`), so that a
+//! path printed by explain can be pasted into a replacement's `fieldPaths`, and one taken
+//! from a replacement can be asked about.
+//!
+//! A list element is named by its `name` when the list's elements are mappings with
+//! distinct string names (containers, volumes, env, ports of most kinds), so that the name
+//! of a field does not change when a patch inserts an element before it; by its index
+//! otherwise.
+
+use crate::yaml::Node;
+use std::fmt;
+
+/// One step of a path.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Part {
+    /// A mapping key.
+    Key(String),
+    /// A list element by position.
+    Index(usize),
+    /// A list element by the value of one of its fields (`[name=web]`).
+    Entry(String, String),
+}
+
+/// A path from a resource's top to one of its fields.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FieldPath(pub Vec<Part>);
+
+impl FieldPath {
+    /// `self` with `part` added at the end.
+    pub fn child(&self, part: Part) -> FieldPath {
+        let mut parts = Vec::with_capacity(self.0.len() + 1);
+        parts.extend_from_slice(&self.0);
+        parts.push(part);
+        FieldPath(parts)
+    }
+
+    /// Reads a path as a user writes it: kustomize's syntax, with the `.` before a bracket
+    /// optional (`containers[name=web]` as well as `containers.[name=web]`), and a bare
+    /// number a list index.
+    pub fn parse(text: &str) -> FieldPath {
+        let mut parts = Vec::new();
+        for raw in crate::transform::field_path::FieldPath::parse(text).target_parts() {
+            let mut rest = raw.as_str();
+            // `containers[name=web]`: a key and a selector in one part.
+            if let Some(open) = rest.find('[').filter(|&i| i > 0 && rest.ends_with(']')) {
+                parts.push(Part::Key(rest[..open].to_string()));
+                rest = &rest[open..];
+            }
+            parts.push(Self::part(rest));
+        }
+        FieldPath(parts)
+    }
+
+    fn part(text: &str) -> Part {
+        if let Some(inner) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
+            if let Some((k, v)) = inner.split_once('=') {
+                return Part::Entry(k.to_string(), v.to_string());
+            }
+            return Part::Key(inner.to_string());
+        }
+        match text.parse::<usize>() {
+            Ok(i) if !text.starts_with('+') => Part::Index(i),
+            _ => Part::Key(text.to_string()),
+        }
+    }
+
+    /// Whether the path names a field at or below `other` (`other` is a prefix).
+    pub fn starts_with(&self, other: &FieldPath) -> bool {
+        self.0.starts_with(&other.0)
+    }
+
+    /// The node the path leads to in `node`.
+    pub fn lookup<'n>(&self, node: &'n Node) -> Option<&'n Node> {
+        self.0.iter().try_fold(node, |at, part| step(at, part))
+    }
+}
+
+impl FieldPath {
+    /// The same field with list elements named as provenance names them (by a distinct
+    /// `name`, else by index; see [`element_parts`]), read against `node`: `ports.[port=80]`
+    /// becomes `ports.0`. `None` when `node` does not have the field.
+    pub fn canonical(&self, node: &Node) -> Option<FieldPath> {
+        let mut out = Vec::with_capacity(self.0.len());
+        let mut at = node;
+        for part in &self.0 {
+            let next = step(at, part)?;
+            out.push(match (at, part) {
+                (Node::Seq(items), _) => {
+                    let i = items.iter().position(|item| std::ptr::eq(item, next))?;
+                    element_parts(items).swap_remove(i)
+                }
+                _ => part.clone(),
+            });
+            at = next;
+        }
+        Some(FieldPath(out))
+    }
+}
+
+/// The child of `node` that `part` names.
+pub(super) fn step<'n>(node: &'n Node, part: &Part) -> Option<&'n Node> {
+    match (node, part) {
+        (Node::Map(m), Part::Key(k)) => m.get(k),
+        (Node::Seq(items), Part::Index(i)) => items.get(*i),
+        (Node::Seq(items), Part::Entry(k, v)) => items
+            .iter()
+            .find(|item| item.get(k).and_then(Node::as_str) == Some(v.as_str())),
+        _ => None,
+    }
+}
+
+/// How the elements of `items` are named: by the field `name` when every element is a
+/// mapping with a distinct string `name`, else by index.
+pub(super) fn element_parts(items: &[Node]) -> Vec<Part> {
+    let names: Option<Vec<&str>> = items
+        .iter()
+        .map(|item| item.get("name").and_then(Node::as_str))
+        .collect();
+    if let Some(names) = names {
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        if sorted.len() == names.len() {
+            return names
+                .into_iter()
+                .map(|n| Part::Entry("name".into(), n.to_string()))
+                .collect();
+        }
+    }
+    (0..items.len()).map(Part::Index).collect()
+}
+
+impl fmt::Display for FieldPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, part) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(".")?;
+            }
+            match part {
+                // A key holding the delimiter is written in brackets, as kustomize reads it.
+                Part::Key(k) if k.contains('.') || k.starts_with('[') => write!(f, "[{k}]")?,
+                Part::Key(k) => f.write_str(k)?,
+                Part::Index(i) => write!(f, "{i}")?,
+                Part::Entry(k, v) => write!(f, "[{k}={v}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(parts: &[&str]) -> FieldPath {
+        FieldPath(parts.iter().map(|p| Part::Key((*p).into())).collect())
+    }
+
+    #[test]
+    fn reads_what_it_prints_and_what_users_write() {
+        let p = FieldPath::parse("spec.template.spec.containers[name=web].image");
+        assert_eq!(
+            p.to_string(),
+            "spec.template.spec.containers.[name=web].image"
+        );
+        assert_eq!(FieldPath::parse(&p.to_string()), p);
+        let a = keys(&["metadata", "annotations", "config.kubernetes.io/origin"]);
+        assert_eq!(
+            a.to_string(),
+            "metadata.annotations.[config.kubernetes.io/origin]"
+        );
+        assert_eq!(FieldPath::parse(&a.to_string()), a);
+        assert_eq!(FieldPath::parse("spec.ports.0.port").0[2], Part::Index(0));
+    }
+
+    #[test]
+    fn names_elements_by_name_only_when_names_are_distinct() {
+        let doc = crate::yaml::parse::parse_document("- name: a\n- name: b\n", "t").expect("yaml");
+        let Node::Seq(items) = &doc else { panic!() };
+        assert_eq!(
+            element_parts(items)[1],
+            Part::Entry("name".into(), "b".into())
+        );
+        let doc = crate::yaml::parse::parse_document("- name: a\n- name: a\n", "t").expect("yaml");
+        let Node::Seq(items) = &doc else { panic!() };
+        assert_eq!(element_parts(items)[1], Part::Index(1));
+    }
+}

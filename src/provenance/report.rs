@@ -1,0 +1,392 @@
+//! Turning a resource's [`Provenance`] into what `kbuild explain` prints: for each field,
+//! the chain of steps with the file, line and column of each, and for the whole resource
+//! its YAML with each line's origin.
+//!
+//! Lines and columns are found here, by reading the files again: the entry in the
+//! kustomization file (`patches[0]` at `overlays/prod/kustomization.yaml:7:3`), and the
+//! value itself in the file that wrote it (the resource file, a strategic-merge patch),
+//! where the field can be found there.
+
+use super::path::{FieldPath, Part};
+use super::{Link, Provenance, StepKind, Written};
+use crate::yaml::Node;
+use crate::yaml::locate::Located;
+use crate::yaml::parse::PathStep;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// A file, line and column (1-based).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Position {
+    /// The file.
+    pub file: PathBuf,
+    /// 1-based line; 0 when only the file is known.
+    pub line: usize,
+    /// 1-based column; 0 when only the file is known.
+    pub column: usize,
+}
+
+impl std::fmt::Display for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}", self.file.display())
+        } else {
+            write!(f, "{}:{}:{}", self.file.display(), self.line, self.column)
+        }
+    }
+}
+
+/// One step of a field's chain, located.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LocatedStep {
+    /// What the step was.
+    pub kind: StepKind,
+    /// The kustomization entry that configured it (`patches[0]`), if any.
+    pub actor: Option<String>,
+    /// Where that entry is written.
+    pub entry_at: Option<Position>,
+    /// Where the value the step wrote is written (a resource file or a patch).
+    pub value_at: Option<Position>,
+    /// The field the step changed (the one asked about, or one below it).
+    pub field: FieldPath,
+    /// The value before (`None`: there was none).
+    pub before: Option<String>,
+    /// The value after (`None`: removed).
+    pub after: Option<String>,
+}
+
+/// Reads files for a report (each once) and finds positions in them.
+pub struct Locator<'f> {
+    read: &'f dyn Fn(&Path) -> Option<String>,
+    texts: HashMap<PathBuf, Option<String>>,
+}
+
+impl<'f> Locator<'f> {
+    /// A locator reading files with `read` (`None`: not readable; only the file is named).
+    pub fn new(read: &'f dyn Fn(&Path) -> Option<String>) -> Locator<'f> {
+        Locator {
+            read,
+            texts: HashMap::new(),
+        }
+    }
+
+    fn text(&mut self, file: &Path) -> Option<&str> {
+        let read = self.read;
+        self.texts
+            .entry(file.to_path_buf())
+            .or_insert_with(|| read(file))
+            .as_deref()
+    }
+
+    /// The chain of `field` (and the fields below it) in `p`, oldest first, located.
+    pub fn chain(&mut self, p: &Provenance, field: &FieldPath) -> Vec<LocatedStep> {
+        p.chain(field)
+            .into_iter()
+            .map(|link| self.locate(&link))
+            .collect()
+    }
+
+    /// One link with its positions.
+    pub fn locate(&mut self, link: &Link<'_>) -> LocatedStep {
+        let step = link.step;
+        let entry_at = step.entry.as_ref().map(|e| {
+            let file = e.file.clone();
+            let pos = self.text(&file).and_then(|t| e.place.position(t));
+            at(file, pos)
+        });
+        let value_at = step
+            .wrote
+            .as_ref()
+            .map(|w| self.value_position(w, &link.change.path, step.kind));
+        LocatedStep {
+            kind: step.kind,
+            actor: step.entry.as_ref().map(|e| e.place.to_string()),
+            entry_at,
+            value_at,
+            field: link.change.path.clone(),
+            before: link.change.before.clone(),
+            after: link.change.after.clone(),
+        }
+    }
+
+    /// Where `field` is written in `w`: in the document `w` names (or, when it names
+    /// none, the first whose kind and name are the resource's as read), when the field is
+    /// there; else only the file.
+    fn value_position(&mut self, w: &Written, field: &FieldPath, kind: StepKind) -> Position {
+        let file = w.file.clone();
+        // A JSON 6902 patch writes its values under `value` of an operation, not at the
+        // field's path; the entry's position says which patch it was.
+        if kind == StepKind::JsonPatch {
+            return at(file, None);
+        }
+        let Some(text) = self.text(&file) else {
+            return at(file, None);
+        };
+        let pos = documents(text, w.document)
+            .into_iter()
+            .filter(|doc| match &w.identity {
+                Some((kind, name)) => {
+                    doc.scalar(&keys(&["kind"])) == Some(kind.as_str())
+                        && doc.scalar(&keys(&["metadata", "name"])) == Some(name.as_str())
+                }
+                None => true,
+            })
+            .find_map(|doc| {
+                let steps = steps_in(&doc, field)?;
+                doc.value(&steps)
+            });
+        at(file, pos)
+    }
+}
+
+fn at(file: PathBuf, pos: Option<(usize, usize)>) -> Position {
+    let (line, column) = pos.unwrap_or((0, 0));
+    Position { file, line, column }
+}
+
+fn keys(k: &[&str]) -> Vec<PathStep> {
+    k.iter().map(|k| PathStep::Key((*k).to_string())).collect()
+}
+
+/// The documents of `text` to look in: the one at `index`, or every one.
+fn documents(text: &str, index: Option<usize>) -> Vec<Located> {
+    match index {
+        Some(i) => Located::parse(text, i).into_iter().collect(),
+        // Bounded by the text: each document has at least a separator line.
+        None => (0..=text.matches("\n---").count())
+            .filter_map(|i| Located::parse(text, i))
+            .collect(),
+    }
+}
+
+/// `field` as key and index steps in `doc`, a selector `[name=web]` resolved to the
+/// element of that name; `None` when the document does not have it.
+fn steps_in(doc: &Located, field: &FieldPath) -> Option<Vec<PathStep>> {
+    let mut steps: Vec<PathStep> = Vec::with_capacity(field.0.len());
+    for part in &field.0 {
+        let step = match part {
+            Part::Key(k) => PathStep::Key(k.clone()),
+            Part::Index(i) => PathStep::Index(*i),
+            Part::Entry(k, v) => {
+                // The elements are looked at in turn until one is missing (the document
+                // is finite).
+                let mut index = None;
+                for i in 0.. {
+                    let mut probe = steps.clone();
+                    probe.push(PathStep::Index(i));
+                    doc.value(&probe)?;
+                    probe.push(PathStep::Key(k.clone()));
+                    if doc.scalar(&probe) == Some(v.as_str()) {
+                        index = Some(i);
+                        break;
+                    }
+                }
+                PathStep::Index(index?)
+            }
+        };
+        steps.push(step);
+    }
+    Some(steps)
+}
+
+impl LocatedStep {
+    /// One line saying where the value came from: the position of a value as read, else
+    /// the entry and its position (with the written file's position for a patch), else
+    /// the step's kind. Paths are shown by `show`.
+    pub fn summary(&self, show: &dyn Fn(&Position) -> String) -> String {
+        let value_at = self.value_at.as_ref().map(show);
+        let entry_at = self.entry_at.as_ref().map(show);
+        match (self.kind, &self.actor, entry_at, value_at) {
+            (StepKind::Source, _, _, Some(v)) => v,
+            (StepKind::Merge, Some(actor), Some(e), Some(v)) => format!("{actor} {e} ({v})"),
+            (_, Some(actor), Some(e), _) => format!("{actor} {e}"),
+            (kind, _, _, Some(v)) => format!("{} {v}", kind.as_str()),
+            (kind, _, _, None) => kind.as_str().to_string(),
+        }
+    }
+}
+
+/// `at` with its file relative to `base` when below it.
+pub fn relative(at: &Position, base: &Path) -> String {
+    match at.file.strip_prefix(base) {
+        Ok(rel) => Position {
+            file: rel.to_path_buf(),
+            ..at.clone()
+        }
+        .to_string(),
+        Err(_) => at.to_string(),
+    }
+}
+
+/// The last step that changed `field` or a field below it in the resource `node` (whose
+/// record is `p`), located: what `kbuild diff --explain` prints for a changed field.
+/// `field` may name list elements by any key (`ports[containerPort=80]`): it is read
+/// against `node`.
+pub fn why(
+    node: &Node,
+    p: &Provenance,
+    field: &FieldPath,
+    loc: &mut Locator<'_>,
+) -> Option<LocatedStep> {
+    let field = field.canonical(node).unwrap_or_else(|| field.clone());
+    let chain = p.chain(&field);
+    chain.last().map(|link| loc.locate(link))
+}
+
+/// The resource's YAML as kbuild prints it, each line paired with the origin of the
+/// field written on it: the last step that set it (`source` for a value as read).
+pub fn annotated(
+    node: &Node,
+    p: &Provenance,
+    loc: &mut Locator<'_>,
+) -> Vec<(String, Option<LocatedStep>)> {
+    let text = crate::yaml::emit::emit_stream_refs(&[node]);
+    let mut lines: Vec<(String, Option<LocatedStep>)> =
+        text.lines().map(|l| (l.to_string(), None)).collect();
+    let Some(doc) = Located::parse(&text, 0) else {
+        return lines;
+    };
+    for (path, _) in super::diff::leaves(node) {
+        let Some(link) = p.last(&path) else {
+            continue;
+        };
+        let Some((line, _)) = steps_in(&doc, &path).and_then(|s| doc.value(&s)) else {
+            continue;
+        };
+        if let Some(slot) = lines.get_mut(line.saturating_sub(1)) {
+            slot.1 = Some(loc.locate(&link));
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kustomization::files::Place;
+    use crate::provenance::{Entry, Step, diff};
+
+    const DEPLOY: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 1
+  template:
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.0
+";
+    const PATCH: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 3
+";
+    const KUST: &str = "resources:\n- ../base\npatches:\n- path: replicas.yaml\n";
+
+    fn files(p: &Path) -> Option<String> {
+        match p.to_str()? {
+            "base/deploy.yaml" => Some(DEPLOY.into()),
+            "prod/replicas.yaml" => Some(PATCH.into()),
+            "prod/kustomization.yaml" => Some(KUST.into()),
+            _ => None,
+        }
+    }
+
+    fn record() -> (Node, Provenance) {
+        let read = crate::yaml::parse::parse_document(DEPLOY, "d").expect("yaml");
+        let mut out = read.clone();
+        if let Some(v) = out.get_path_mut(&["spec", "replicas"]) {
+            *v = Node::Int(3);
+        }
+        let mut p = Provenance::default();
+        p.record(Step {
+            kind: StepKind::Source,
+            entry: None,
+            wrote: Some(Written {
+                file: "base/deploy.yaml".into(),
+                document: None,
+                identity: Some(("Deployment".into(), "web".into())),
+            }),
+            changes: diff::created(&read),
+        });
+        p.record(Step {
+            kind: StepKind::Merge,
+            entry: Some(Entry {
+                file: "prod/kustomization.yaml".into(),
+                place: Place::item("patches", 0),
+            }),
+            wrote: Some(Written {
+                file: "prod/replicas.yaml".into(),
+                document: Some(0),
+                identity: None,
+            }),
+            changes: diff::changes(&read, &out),
+        });
+        (out, p)
+    }
+
+    #[test]
+    fn a_field_chain_names_files_lines_and_columns() {
+        let (_, p) = record();
+        let read = files;
+        let mut loc = Locator::new(&read);
+        let chain = loc.chain(&p, &FieldPath::parse("spec.replicas"));
+        let shown: Vec<String> = chain
+            .iter()
+            .map(|s| {
+                format!(
+                    "{} {} {} {}",
+                    s.kind.as_str(),
+                    s.entry_at.as_ref().map_or("-".into(), |e| e.to_string()),
+                    s.value_at.as_ref().map_or("-".into(), |e| e.to_string()),
+                    s.after.as_deref().unwrap_or("-")
+                )
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                "source - base/deploy.yaml:6:13 1",
+                "merge prod/kustomization.yaml:4:3 prod/replicas.yaml:6:13 3"
+            ]
+        );
+        let image = loc.chain(
+            &p,
+            &FieldPath::parse("spec.template.spec.containers[name=web].image"),
+        );
+        assert_eq!(
+            image[0]
+                .value_at
+                .as_ref()
+                .map(ToString::to_string)
+                .as_deref(),
+            Some("base/deploy.yaml:11:16")
+        );
+    }
+
+    #[test]
+    fn each_output_line_gets_its_last_step() {
+        let (out, p) = record();
+        let read = files;
+        let mut loc = Locator::new(&read);
+        let lines = annotated(&out, &p, &mut loc);
+        let replicas = lines
+            .iter()
+            .find(|(l, _)| l.trim() == "replicas: 3")
+            .and_then(|(_, s)| s.as_ref())
+            .expect("annotated");
+        assert_eq!(replicas.kind, StepKind::Merge);
+        let kind = lines
+            .iter()
+            .find(|(l, _)| l.starts_with("kind:"))
+            .and_then(|(_, s)| s.as_ref())
+            .expect("annotated");
+        assert_eq!(kind.kind, StepKind::Source);
+    }
+}
