@@ -62,6 +62,8 @@ pub(super) struct Inherited {
 pub(super) struct Gathered {
     /// Warnings so far (see [`super::BuildOutput::warnings`]), in entry order.
     pub(super) warnings: Vec<String>,
+    /// What its entries did, for the warning about those that change nothing.
+    pub(super) noops: super::noop::Noops,
     /// The kustomization directories this build has gone through.
     pub(super) visited: Visited,
 }
@@ -84,6 +86,7 @@ impl<'o> Builder<'o> {
         self.inh.schemas = inh.schemas;
         self.inh.builtin_loaded |= inh.builtin_loaded;
         self.out.warnings.extend(out.warnings);
+        self.out.noops.extend(out.noops);
         // The smaller set goes into the larger: on a chain of bases each level
         // adds one directory, not all those below it again.
         let mut below = out.visited;

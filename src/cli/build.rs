@@ -39,6 +39,8 @@ pub(crate) struct BuildArgs {
     #[arg(short, long)]
     pub(crate) output: Option<PathBuf>,
     #[command(flatten)]
+    warnings: super::warnings::WarningFlags,
+    #[command(flatten)]
     flags: BuildFlags,
 }
 
@@ -311,15 +313,14 @@ fn build(args: &BuildArgs) -> Result<(), kbuild::Error> {
     if !args.extra.is_empty() {
         return Err(kbuild::Error::msg("specify one path to kustomization.yaml"));
     }
-    let built = build_with_warnings(&args.dir, &options?)?;
-    for w in &built.warnings {
-        if w.starts_with(kbuild::kustomization::deprecated::PREFIX) {
-            // kustomize's own line, printed as kustomize prints it.
-            eprintln!("{w}");
-        } else {
-            eprintln!("warning: {w}");
-        }
+    let mut options = options?;
+    if args.warnings.quiet {
+        options.remote.progress = false;
+        options.helm.progress = false;
     }
+    let built = build_with_warnings(&args.dir, &options)?;
+    // With --strict and warnings, nothing is written: the error follows the warnings.
+    args.warnings.report(&built.warnings)?;
     let resmap = built.resmap;
     let result = write_output(args.output.as_deref(), &resmap);
     // The process ends right after: freeing every node of a large build

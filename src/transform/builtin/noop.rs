@@ -1,0 +1,141 @@
+//! What a kustomization entry did to the resources, for kbuild's warning about entries that
+//! change nothing (an `images:` entry naming an image no container has, a patch whose target
+//! matches no resource, ...). kustomize accepts these silently; the output stays
+//! kustomize's, and the build reports them (see build/noop.rs for which ones and when).
+//!
+//! Each transformer says what it found while it runs, so no resource is compared or copied
+//! to find out.
+
+use crate::kustomization::Selector;
+use crate::kustomization::files::Place;
+use crate::resource::resmap::ResMap;
+use crate::resource::selector::Matcher;
+
+/// What one step did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// It changed at least one resource, or it does not say.
+    Changed,
+    /// It changed nothing; why, as the warning says it ("its target ... matches no
+    /// resource").
+    Nothing(String),
+    /// Its parts, each where it is written (`replacements[0].targets[1]`), with why it
+    /// changed nothing, or `None` when it changed something.
+    Parts(Vec<(Place, Option<String>)>),
+}
+
+/// A selector as kustomize's users write it: `kind=Deployment, name=web`.
+pub fn describe(s: &Selector) -> String {
+    let mut parts = Vec::new();
+    for (key, value) in [
+        ("group", &s.group),
+        ("version", &s.version),
+        ("kind", &s.kind),
+        ("name", &s.name),
+        ("namespace", &s.namespace),
+        ("labelSelector", &s.label_selector),
+        ("annotationSelector", &s.annotation_selector),
+    ] {
+        if !value.is_empty() {
+            parts.push(format!("{key}={value}"));
+        }
+    }
+    if parts.is_empty() {
+        "any resource".to_string()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// The effect of a patch with `target` that noted no resource as changed (`noted`: whether
+/// it noted any). The resources are as they were before it, so the target is matched
+/// again to tell "matches nothing" from "the patch is empty".
+pub fn of_patch(noted: bool, target: Option<&Selector>, rm: &ResMap) -> Effect {
+    let Some(target) = target else {
+        // Without a target a patch names its resource, and kustomize fails when none
+        // has that name: applied, it changed it.
+        return Effect::Changed;
+    };
+    if noted {
+        return Effect::Changed;
+    }
+    let Ok(m) = Matcher::new(target) else {
+        return Effect::Changed;
+    };
+    if rm.iter().any(|r| m.selects(r)) {
+        return Effect::Nothing("the patch is empty: it changes nothing".into());
+    }
+    Effect::Nothing(format!(
+        "its target ({}) matches no resource, so the patch changes nothing",
+        describe(target)
+    ))
+}
+
+/// Why a `labels`/`commonLabels`/`commonAnnotations` entry that set no new value changed
+/// nothing (`what`: "label" or "annotation").
+pub fn pairs_unchanged(what: &str, pairs: &crate::kustomization::StringMap, rm: &ResMap) -> String {
+    if rm.is_empty() {
+        return format!("there is no resource to set the {what}s in, so it changes nothing");
+    }
+    let shown: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!(
+        "every resource has {} already, so it changes nothing",
+        shown.join(", ")
+    )
+}
+
+/// The effect of an `images` entry that matched `count`.
+pub fn of_image(
+    image: &crate::kustomization::Image,
+    count: crate::transform::images::Count,
+) -> Effect {
+    if count.changed > 0 {
+        return Effect::Changed;
+    }
+    if count.matched == 0 {
+        return Effect::Nothing(format!(
+            "no container image or image field is named '{}' (tags and digests aside), so it changes nothing",
+            image.name
+        ));
+    }
+    let s = if count.matched == 1 { "" } else { "s" };
+    Effect::Nothing(format!(
+        "the {} image{s} named '{}' {} what it sets already, so it changes nothing",
+        count.matched,
+        image.name,
+        if count.matched == 1 { "is" } else { "are" }
+    ))
+}
+
+/// The effect of a `replacements` step whose targets did as `targets` says.
+pub fn of_replacements(
+    entries: &[crate::kustomization::ReplacementField],
+    targets: &[crate::transform::replacements::TargetUse],
+) -> Effect {
+    let parts = targets
+        .iter()
+        .map(|u| {
+            let (entry, item) = u.at;
+            let target = u.target;
+            let why = |text: String| (!u.selected).then_some(text);
+            match item {
+                // Inline: the target's own place in the kustomization file.
+                None => (
+                    Place::inner("replacements", entry, "targets", Some(target)),
+                    why("selects no resource, so it changes nothing".to_string()),
+                ),
+                // From a file: the entry naming the file, and where in it.
+                Some(j) => {
+                    let file = entries.get(entry).map_or("", |e| e.path.as_str());
+                    (
+                        Place::item("replacements", entry),
+                        why(format!(
+                            "targets[{target}] of replacement {j} in '{file}' selects no resource, so it changes nothing"
+                        )),
+                    )
+                }
+            }
+        })
+        .collect();
+    Effect::Parts(parts)
+}
