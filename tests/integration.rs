@@ -93,6 +93,7 @@ suites! {
     shell,
     smp_conformance,
     #[cfg(unix)] static_binary,
+    warnings,
     #[cfg(unix)] writes,
 }
 
