@@ -16,6 +16,8 @@ tests! {
     kustomize_errors_come_without_warnings,
     component_entry_used_in_one_evaluation_is_not_a_noop,
     crds_flag_feeds_the_list_replace_warning,
+    render_prints_warnings_and_strict_fails_the_kustomization,
+    remote_base_entries_do_not_warn,
 }
 
 struct Run {
@@ -317,4 +319,87 @@ fn crds_flag_feeds_the_list_replace_warning() {
     let missing = kbuild(t, &["build", "overlay", "--crds", "nope.yaml"]);
     assert_eq!(missing.code, 1);
     assert!(missing.stderr.contains("nope.yaml"), "{}", missing.stderr);
+}
+
+/// `kbuild render` prints each kustomization's warnings; with `--strict` a kustomization with
+/// warnings fails (exit 2, its render not written) and the others are rendered; `--quiet`
+/// silences them.
+fn render_prints_warnings_and_strict_fails_the_kustomization() {
+    let tmp = noop_tree();
+    let t = tmp.path();
+    let r = kbuild(t, &["render", "base", "overlay", "--out", "out"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(warnings(&r.stderr).lines().count(), 5, "{}", r.stderr);
+    assert!(t.join("out/overlay.yaml").is_file());
+    std::fs::remove_dir_all(t.join("out")).expect("rm");
+    let r = kbuild(t, &["render", "base", "overlay", "--out", "out", "--strict", "-q"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(warnings(&r.stderr).lines().count(), 5, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("5 warnings, and --strict makes warnings errors; its render was not written"),
+        "{}",
+        r.stderr
+    );
+    assert!(t.join("out/base.yaml").is_file());
+    assert!(!t.join("out/overlay.yaml").exists());
+    let r = kbuild(t, &["render", "base", "overlay", "-q"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(warnings(&r.stderr), "");
+}
+
+/// A remote base's no-op entries give no warning (the user cannot fix them, and `--strict`
+/// must not fail on them); the local overlay's do. The base is a git repository served as
+/// a `file://` URL by the real `git`.
+fn remote_base_entries_do_not_warn() {
+    let Ok(git) = which_git() else {
+        common::skipped("remote_base_entries_do_not_warn", "no git on PATH");
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let t = tmp.path();
+    let work = t.join("work");
+    write(&work, "base/deployment.yaml", DEPLOYMENT);
+    write(
+        &work,
+        "base/kustomization.yaml",
+        "resources:\n- deployment.yaml\nimages:\n- name: nope\n  newTag: \"1\"\n",
+    );
+    let run = |args: &[&str], dir: &Path| {
+        let out = Command::new(&git)
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", t)
+            .output()
+            .expect("git");
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    run(&["init", "-q", "-b", "main"], &work);
+    run(&["add", "-A"], &work);
+    run(&["commit", "-qm", "base"], &work);
+    run(&["clone", "-q", "--bare", "work", "repo.git"], t);
+    let url = format!("file://{}//base?ref=main", t.join("repo.git").display());
+    write(
+        t,
+        "overlay/kustomization.yaml",
+        format!("resources:\n- {url}\nimages:\n- name: gone\n  newTag: \"2\"\n"),
+    );
+    let cache = t.join("cache");
+    let cache = cache.to_str().expect("utf-8");
+    let r = kbuild(t, &["build", "overlay", "--remote-cache-dir", cache]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        warnings(&r.stderr),
+        "warning: $TMP/overlay/kustomization.yaml:4:3: images[0]: no container image or image field is named 'gone' (tags and digests aside), so it changes nothing\n"
+    );
+}
+
+fn which_git() -> Result<PathBuf, ()> {
+    let out = Command::new("git").arg("--version").output().map_err(|_| ())?;
+    if out.status.success() {
+        Ok(PathBuf::from("git"))
+    } else {
+        Err(())
+    }
 }

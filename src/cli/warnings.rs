@@ -26,6 +26,19 @@ impl WarningFlags {
     /// Prints `warnings` as the flags say, and with `--strict` turns kbuild's into an
     /// error.
     pub(crate) fn report(&self, warnings: &[String]) -> Result<(), kbuild::Error> {
+        let own = self.print(warnings);
+        if self.strict && own > 0 {
+            let s = if own == 1 { "" } else { "s" };
+            return Err(kbuild::Error::msg(format!(
+                "{own} warning{s}, and --strict makes warnings errors; nothing was written"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Prints `warnings` as the flags say (with `--strict`, kbuild's own even under
+    /// `--quiet`, so the log says why the command failed); how many are kbuild's own.
+    pub(crate) fn print(&self, warnings: &[String]) -> usize {
         let own = warnings
             .iter()
             .filter(|w| !w.starts_with(DEPRECATED))
@@ -43,12 +56,6 @@ impl WarningFlags {
                 eprintln!("warning: {w}");
             }
         }
-        if fail {
-            let s = if own == 1 { "" } else { "s" };
-            return Err(kbuild::Error::msg(format!(
-                "{own} warning{s}, and --strict makes warnings errors; nothing was written"
-            )));
-        }
-        Ok(())
+        own
     }
 }

@@ -74,6 +74,9 @@ pub fn of_patch(noted: bool, target: Option<&Selector>, rm: &ResMap) -> Effect {
 /// Why a `labels`/`commonLabels`/`commonAnnotations` entry that set no new value changed
 /// nothing (`what`: "label" or "annotation").
 pub fn pairs_unchanged(what: &str, pairs: &crate::kustomization::StringMap, rm: &ResMap) -> String {
+    if pairs.is_empty() {
+        return format!("it has no {what}s, so it changes nothing");
+    }
     if rm.is_empty() {
         return format!("there is no resource to set the {what}s in, so it changes nothing");
     }
