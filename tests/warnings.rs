@@ -255,7 +255,7 @@ fn component_entry_used_in_one_evaluation_is_not_a_noop() {
     write(
         t,
         "b/deployment.yaml",
-        &DEPLOYMENT
+        DEPLOYMENT
             .replace("name: web", "name: api")
             .replace("registry.example.com/web", "registry.example.com/api"),
     );

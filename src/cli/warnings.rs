@@ -46,7 +46,9 @@ impl WarningFlags {
         let fail = self.strict && own > 0;
         for w in warnings {
             let deprecation = w.starts_with(DEPRECATED);
-            if self.quiet && !(fail && !deprecation) {
+            // Quiet, unless this warning is why a --strict build fails.
+            let why_it_fails = fail && !deprecation;
+            if self.quiet && !why_it_fails {
                 continue;
             }
             if deprecation {

@@ -69,7 +69,7 @@ fn read_file(path: &Path, named: bool, out: &mut Vec<(Node, String)>) -> Result<
     for doc in docs {
         let items = match doc.get("items").and_then(Node::as_seq) {
             Some(items) if doc.get_str(&["kind"]).is_some_and(|k| k.ends_with("List")) => {
-                items.to_vec()
+                items.clone()
             }
             _ => vec![doc],
         };
