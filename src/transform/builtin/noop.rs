@@ -142,3 +142,84 @@ pub fn of_replacements(
         .collect();
     Effect::Parts(parts)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kustomization::{Image, ReplacementField};
+    use crate::transform::images::Count;
+    use crate::transform::replacements::TargetUse;
+
+    #[test]
+    fn selectors_read_as_written() {
+        let s = Selector {
+            kind: "Deployment".into(),
+            name: "web".into(),
+            label_selector: "app=web".into(),
+            ..Default::default()
+        };
+        assert_eq!(
+            describe(&s),
+            "kind=Deployment, name=web, labelSelector=app=web"
+        );
+        assert_eq!(describe(&Selector::default()), "any resource");
+    }
+
+    #[test]
+    fn an_image_entry_is_a_noop_only_when_it_changed_no_value() {
+        let image = Image {
+            name: "web".into(),
+            new_tag: "2".into(),
+            ..Default::default()
+        };
+        let count = |matched, changed| Count { matched, changed };
+        assert_eq!(of_image(&image, count(3, 1)), Effect::Changed);
+        let Effect::Nothing(none) = of_image(&image, count(0, 0)) else {
+            panic!("a no-op")
+        };
+        assert!(none.starts_with("no container image or image field is named 'web'"));
+        let Effect::Nothing(same) = of_image(&image, count(2, 0)) else {
+            panic!("a no-op")
+        };
+        assert!(same.starts_with("the 2 images named 'web' are what it sets already"));
+    }
+
+    #[test]
+    fn replacement_targets_are_placed_inline_or_on_their_file_entry() {
+        let entries = vec![
+            ReplacementField::default(),
+            ReplacementField {
+                path: "r.yaml".into(),
+                ..Default::default()
+            },
+        ];
+        let used = |at, target, selected| TargetUse {
+            at,
+            target,
+            selected,
+        };
+        let Effect::Parts(parts) = of_replacements(
+            &entries,
+            &[
+                used((0, None), 0, true),
+                used((0, None), 1, false),
+                used((1, Some(2)), 0, false),
+            ],
+        ) else {
+            panic!("parts")
+        };
+        let shown: Vec<(String, Option<String>)> = parts
+            .into_iter()
+            .map(|(place, why)| (place.to_string(), why))
+            .collect();
+        assert_eq!(shown[0], ("replacements[0].targets[0]".into(), None));
+        assert_eq!(shown[1].0, "replacements[0].targets[1]");
+        assert_eq!(shown[2].0, "replacements[1]");
+        assert_eq!(
+            shown[2].1.as_deref(),
+            Some(
+                "targets[0] of replacement 2 in 'r.yaml' selects no resource, so it changes nothing"
+            )
+        );
+    }
+}
