@@ -35,6 +35,7 @@ mod cli {
     pub(crate) mod unsupported;
     pub(crate) mod usage;
     pub(crate) mod version;
+    pub(crate) mod warnings;
     pub(crate) use super::print_stdout;
     pub(crate) use build::{BuildFlags, VersionFlag, go_bool, parse_version};
     pub(crate) use exit::{CommandError, CommandResult, OrTrouble, Status};

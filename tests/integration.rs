@@ -95,6 +95,7 @@ suites! {
     shell,
     smp_conformance,
     #[cfg(unix)] static_binary,
+    warnings,
     #[cfg(unix)] writes,
 }
 

@@ -39,6 +39,10 @@ pub(super) fn build(files: &Files, dir: &Path, options: &BuildOptions) -> Result
     for r in first.resmap.iter() {
         crds.add(&r.node, &source)?;
     }
+    // `--crds`: CRDs the build does not hold (installed in the cluster by other means).
+    for (crd, file) in crate::openapi::crd::read_crd_files(&options.merge_keys.crd_files)? {
+        crds.add(&crd, &file)?;
+    }
     let keys = &options.merge_keys;
     let doc = crd::document(&crds, &keys.declared, keys.from_crds)?;
     let schemas = Schemas::from_openapi_text(&doc.text, "--crd-merge-keys")?;

@@ -29,23 +29,27 @@ pub use plugins::Plugins;
 use std::path::Path;
 use std::sync::Arc;
 
-/// Runs one built-in transformer step and, when `buildMetadata` asks for
-/// transformer annotations, notes it on every resource.
+/// Runs one built-in transformer step (noting what an entry of the kustomization file
+/// `configured_in` did) and, when `buildMetadata` asks for transformer annotations, notes
+/// it on every resource.
 fn run_step(
     step: &Step,
     rm: &mut ResMap,
     env: &mut Env,
-    warnings: &mut Vec<String>,
+    out: &mut state::Gathered,
     meta: BuildMeta,
     configured_in: &Path,
     record: bool,
 ) -> Result<()> {
-    provenance::recorded(
+    let effect = provenance::recorded(
         record,
         rm,
         || provenance::about_step(step, configured_in),
-        |rm| step.run(rm, env, warnings),
+        |rm| step.run(rm, env, &mut out.warnings),
     )?;
+    if let Some(place) = step.entry {
+        out.noops.note(configured_in, place, effect);
+    }
     if meta.any() {
         // With any `buildMetadata` option, kustomize writes its origin or transformer
         // annotation into every resource after each transformer, and it does so by
@@ -245,11 +249,15 @@ fn build_with_cache(
     let meta = builder.inh.meta.unwrap_or_default();
     let budget = ctx.budget;
     let mut warnings = builder.out.warnings;
+    let noops = builder.out.noops;
     // The origin annotations come first, before names change (kustomize's order); they
     // need the remote session to name the repositories of remote bases.
     crate::transform::build_metadata::annotate(&mut acc.resmap, meta, ldr.root(), files.remote());
     finish(&mut acc, &kust, meta, options, budget, &mut warnings)?;
-    transform::list_replace::warn(&acc.resmap, &mut warnings);
+    let extra = crate::openapi::crd::read_crd_files(&options.merge_keys.crd_files)?;
+    let extra: Vec<yaml::Node> = extra.into_iter().map(|(crd, _)| crd).collect();
+    transform::list_replace::warn(&acc.resmap, &extra, &mut warnings);
+    warnings.extend(noops.warnings(files));
     let out = BuildOutput {
         resmap: acc.resmap,
         warnings,
@@ -330,6 +338,7 @@ mod depth;
 mod generators;
 mod helm;
 mod memo;
+mod noop;
 mod openapi;
 mod parallel;
 mod plugins;
@@ -597,7 +606,7 @@ impl Builder<'_> {
                 step,
                 rm,
                 &mut env,
-                &mut self.out.warnings,
+                &mut self.out,
                 meta,
                 file,
                 self.ctx.provenance,
@@ -632,7 +641,7 @@ impl Builder<'_> {
                         &step,
                         rm,
                         &mut env,
-                        &mut self.out.warnings,
+                        &mut self.out,
                         meta,
                         &source,
                         self.ctx.provenance,

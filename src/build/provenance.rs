@@ -170,20 +170,28 @@ pub(super) fn about_step(step: &BuiltinStep<'_>, configured_in: &Path) -> About 
         Builtin::Hash => StepKind::Hash,
         _ => StepKind::Transform,
     };
+    let dir = configured_in.parent().unwrap_or(Path::new(""));
+    let file = |path: &str| Written {
+        file: dir.join(path),
+        document: None,
+        identity: None,
+    };
     let wrote = match &step.builtin {
-        Builtin::Patch(p) if !p.path.is_empty() => Some(Written {
-            file: configured_in
-                .parent()
-                .unwrap_or(Path::new(""))
-                .join(&p.path),
-            document: None,
-            identity: None,
-        }),
+        Builtin::Patch(p) if !p.path.is_empty() => Some(file(&p.path)),
+        Builtin::PatchJson6902(p) if !p.path.is_empty() => Some(file(&p.path)),
+        // An entry is a file's path, or the patch itself (several lines).
+        Builtin::PatchStrategicMerge(entries) => match entries.as_ref() {
+            [one] if !one.contains('\n') => Some(file(one)),
+            _ => None,
+        },
         _ => None,
     };
     About {
         kind,
-        entry: None,
+        entry: step.entry.map(|place| Entry {
+            file: configured_in.to_path_buf(),
+            place,
+        }),
         wrote,
     }
 }

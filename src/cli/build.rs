@@ -44,6 +44,8 @@ pub(crate) struct BuildArgs {
     #[arg(long, value_name = "FILE")]
     provenance: Option<PathBuf>,
     #[command(flatten)]
+    warnings: super::warnings::WarningFlags,
+    #[command(flatten)]
     flags: BuildFlags,
 }
 
@@ -326,15 +328,13 @@ fn build(args: &BuildArgs) -> Result<(), kbuild::Error> {
     }
     let mut options = options?;
     options.provenance = args.provenance.is_some();
-    let built = build_with_warnings(&args.dir, &options)?;
-    for w in &built.warnings {
-        if w.starts_with(kbuild::kustomization::deprecated::PREFIX) {
-            // kustomize's own line, printed as kustomize prints it.
-            eprintln!("{w}");
-        } else {
-            eprintln!("warning: {w}");
-        }
+    if args.warnings.quiet {
+        options.remote.progress = false;
+        options.helm.progress = false;
     }
+    let built = build_with_warnings(&args.dir, &options)?;
+    // With --strict and warnings, nothing is written: the error follows the warnings.
+    args.warnings.report(&built.warnings)?;
     let resmap = built.resmap;
     if let Some(file) = &args.provenance {
         let read = |p: &Path| std::fs::read_to_string(p).ok();

@@ -178,6 +178,19 @@ const SUMMARIES: &[(&str, &str, &str)] = &[
         "Merge custom resources' lists by CRD keys",
     ),
     ("", "merge_key", "Keys for a list no CRD describes"),
+    ("", "crds", "CRD files that count as if in the build"),
+    (
+        "build",
+        "strict",
+        "Fail when the build has warnings (for CI)",
+    ),
+    (
+        "kbuild",
+        "strict",
+        "Fail when the build has warnings (for CI)",
+    ),
+    ("build", "quiet", "Print no warnings and no progress"),
+    ("kbuild", "quiet", "Print no warnings and no progress"),
     (
         "diff",
         "inputs",
@@ -263,6 +276,7 @@ fn examples(path: &str) -> Option<&'static str> {
   kbuild build . --enable-helm                # inflate helmCharts with helm on PATH
   kbuild build . --enable-alpha-plugins --enable-exec   # run exec KRM functions (KSOPS)
   kbuild build . --kustomize-version v5.5.0   # as kustomize v5.5.0 (kubectl v1.32) prints it
+  kbuild build overlays/prod --strict         # fail on warnings (no-op entries), for CI
   kbuild build 'https://github.com/org/repo//deploy/prod?ref=v1.2.0'   # a remote kustomization"
         }
         "kbuild diff" => {

@@ -26,6 +26,11 @@ pub(crate) struct CrdFlags {
     /// monitoring.coreos.com/PrometheusRule:spec.groups=name.
     #[arg(long, help_heading = CRD, value_name = "GROUP/KIND:FIELD.PATH=KEY[,KEY]")]
     merge_key: Vec<String>,
+    /// CRD files or directories (repeatable) whose CRDs count as if they were in the
+    /// build: for --crd-merge-keys and for the warning about a patch replacing a list
+    /// their CRD declares keyed (CRDs installed in the cluster by other means).
+    #[arg(long, help_heading = CRD, value_name = "FILE|DIR")]
+    crds: Vec<std::path::PathBuf>,
 }
 
 impl CrdFlags {
@@ -38,6 +43,7 @@ impl CrdFlags {
                 .iter()
                 .map(|k| MergeKey::parse(k))
                 .collect::<Result<_, _>>()?,
+            crd_files: self.crds.clone(),
         })
     }
 }

@@ -29,9 +29,14 @@ pub(crate) struct RenderArgs {
     /// missing or stale (with --all, or left by a kustomization that is gone).
     #[arg(long, requires = "out")]
     check: bool,
-    /// No progress bar (it is shown only on a terminal, for more than one kustomization).
+    /// No warnings and no progress bar (it is shown only on a terminal, for more than one
+    /// kustomization).
     #[arg(long, short)]
     quiet: bool,
+    /// A kustomization whose build has warnings fails (exit 2) and its render is not
+    /// written; the warnings are printed, even with --quiet (kbuild's; for CI).
+    #[arg(long)]
+    strict: bool,
     #[command(flatten)]
     flags: BuildFlags,
 }
@@ -63,6 +68,7 @@ pub(crate) fn run_render(args: &RenderArgs) -> super::CommandResult {
             out_dir: args.out.clone(),
             check: args.check,
             build_options: args.flags.options()?,
+            strict: args.strict,
             cleanup: super::signals::cleanup().clone(),
         };
         // One bar at a time on stderr: with the render bar (two directories or more)
@@ -81,6 +87,12 @@ pub(crate) fn run_render(args: &RenderArgs) -> super::CommandResult {
     let (mut written, mut failed, mut stale) = (0, 0, 0);
     let mut report = String::new();
     for r in &results {
+        let flags = super::warnings::WarningFlags {
+            strict: args.strict,
+            quiet: args.quiet,
+        };
+        // With --strict, the failure is this kustomization's error, printed below.
+        flags.print(&r.warnings);
         let file = r
             .file
             .as_ref()

@@ -38,7 +38,7 @@ pub enum Field {
 /// Where an entry is written in its kustomization file, as a field path:
 /// `resources[2]`, `patches[0].path`, `configMapGenerator[1].files[0]`,
 /// `openapi.path`. Names are the file's (camelCase) keys.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Place {
     /// The top-level key.
     pub key: &'static str,

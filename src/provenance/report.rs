@@ -91,7 +91,18 @@ impl<'f> Locator<'f> {
         let step = link.step;
         let entry_at = step.entry.as_ref().map(|e| {
             let file = e.file.clone();
-            let pos = self.text(&file).and_then(|t| e.place.position(t));
+            let pos = self.text(&file).and_then(|t| {
+                // A whole field holding one value (`namePrefix: prod-`): where the value
+                // is written; an item of a list: where the item starts.
+                let scalar = (e.place.index.is_none() && e.place.sub.is_none())
+                    .then(|| Located::parse(t, 0))
+                    .flatten()
+                    .and_then(|doc| {
+                        let key = [PathStep::Key(e.place.key.to_string())];
+                        doc.scalar(&key).and_then(|_| doc.value(&key))
+                    });
+                scalar.or_else(|| e.place.position(t))
+            });
             at(file, pos)
         });
         let value_at = step

@@ -11,7 +11,7 @@
 //! every requested directory has been found and the output directory is
 //! known to be writable.
 
-use crate::build::{BuildOptions, build};
+use crate::build::{BuildOptions, build_with_warnings};
 use crate::error::{Error, Result};
 use crate::load::read_kustomization as load_kustomization;
 use crate::{deps, load, output};
@@ -38,6 +38,9 @@ pub struct RenderJob {
     pub check: bool,
     /// Options of every build (`--load-restrictor`).
     pub build_options: BuildOptions,
+    /// A kustomization whose build has warnings (kbuild's own; kustomize's deprecation
+    /// notices aside) fails, and its render is not written (`--strict`).
+    pub strict: bool,
     /// Where the renders' temporary files are registered while they exist (for a signal
     /// handler; see [`output::Cleanup`]).
     pub cleanup: output::Cleanup,
@@ -73,6 +76,8 @@ pub struct Rendered {
     pub file: Option<PathBuf>,
     /// What happened to it.
     pub outcome: Outcome,
+    /// Its build's warnings (see [`crate::BuildOutput::warnings`]).
+    pub warnings: Vec<String>,
 }
 
 /// Every kustomization (not component) under `roots`, in path order.
@@ -294,7 +299,8 @@ pub fn run_with(job: &RenderJob, done: &(dyn Fn(&Path) + Sync)) -> Vec<Rendered>
                 .out_dir
                 .as_ref()
                 .and_then(|out| render_path(out, dir).ok());
-            let outcome = match render_one(job, dir, file.as_deref()) {
+            let mut warnings = Vec::new();
+            let outcome = match render_one(job, dir, file.as_deref(), &mut warnings) {
                 Ok(o) => o,
                 Err(e) => Outcome::Failed(e.context(format!("building '{}'", dir.display()))),
             };
@@ -303,13 +309,31 @@ pub fn run_with(job: &RenderJob, done: &(dyn Fn(&Path) + Sync)) -> Vec<Rendered>
                 dir: dir.clone(),
                 file,
                 outcome,
+                warnings,
             }
         })
         .collect()
 }
 
-fn render_one(job: &RenderJob, dir: &Path, file: Option<&Path>) -> Result<Outcome> {
-    let text = output::render(&build(dir, &job.build_options)?);
+fn render_one(
+    job: &RenderJob,
+    dir: &Path,
+    file: Option<&Path>,
+    warnings: &mut Vec<String>,
+) -> Result<Outcome> {
+    let built = build_with_warnings(dir, &job.build_options)?;
+    *warnings = built.warnings;
+    let own = warnings
+        .iter()
+        .filter(|w| !w.starts_with(crate::kustomization::deprecated::PREFIX))
+        .count();
+    if job.strict && own > 0 {
+        let s = if own == 1 { "" } else { "s" };
+        return Err(Error::msg(format!(
+            "{own} warning{s}, and --strict makes warnings errors; its render was not written"
+        )));
+    }
+    let text = output::render(&built.resmap);
     let Some(file) = file else {
         return Ok(Outcome::Built);
     };

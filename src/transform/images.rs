@@ -68,6 +68,17 @@ fn tag_and_digest(rest: &str) -> bool {
 struct Rule<'a> {
     image: &'a Image,
     pattern: NamePattern,
+    /// What it did so far (for the warning about an entry that changes nothing).
+    count: std::cell::Cell<Count>,
+}
+
+/// How many image values an `images` entry matched, and how many of those it changed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Count {
+    /// Values whose name the entry matches.
+    pub matched: usize,
+    /// Of those, values it rewrote to something else.
+    pub changed: usize,
 }
 
 impl<'a> Rule<'a> {
@@ -84,6 +95,7 @@ impl<'a> Rule<'a> {
             return Ok(Rule {
                 image,
                 pattern: NamePattern::Plain(plain),
+                count: Default::default(),
             });
         }
         let pattern = crate::resource::regex_cache::compile(&format!("^{}{TAIL}", image.name)).map_err(|e| {
@@ -95,6 +107,7 @@ impl<'a> Rule<'a> {
         Ok(Rule {
             image,
             pattern: NamePattern::Regex(pattern),
+            count: Default::default(),
         })
     }
 
@@ -146,6 +159,10 @@ impl<'a> Rule<'a> {
         match n {
             Node::Str(s) => {
                 if let Some(v) = self.rewrite(s) {
+                    let mut count = self.count.get();
+                    count.matched += 1;
+                    count.changed += usize::from(v.as_str() != &**s);
+                    self.count.set(count);
                     *s = v.into();
                 }
                 Ok(())
@@ -189,11 +206,12 @@ fn walk_containers(n: &mut Node, rule: &Rule, depth: usize) -> Result<()> {
     }
 }
 
-/// Applies the `images` entries in order.
-pub fn apply(resmap: &mut ResMap, images: &[Image], specs: &[FieldSpec]) -> Result<()> {
+/// Applies the `images` entries in order; what each matched and changed.
+pub fn apply(resmap: &mut ResMap, images: &[Image], specs: &[FieldSpec]) -> Result<Vec<Count>> {
     // Only existing values are rewritten: the image fields are never created.
     let specs = crate::config::fieldspec::without_create(specs);
     let specs = SplitSpecs::new(&specs);
+    let mut counts = Vec::with_capacity(images.len());
     for image in images {
         let rule = Rule::new(image)?;
         for res in resmap.iter_mut() {
@@ -203,8 +221,9 @@ pub fn apply(resmap: &mut ResMap, images: &[Image], specs: &[FieldSpec]) -> Resu
                 rule.apply_to(n)
             })?;
         }
+        counts.push(rule.count.get());
     }
-    Ok(())
+    Ok(counts)
 }
 
 #[cfg(test)]

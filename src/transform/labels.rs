@@ -15,9 +15,12 @@ use std::ops::Range;
 /// value node in all of them; a later write into one changes them all. Those fields are
 /// recorded in the resource's [`crate::resource::shared::Shared`], and writing a key
 /// that is already there writes through to the fields sharing its value.
-pub fn set_pairs(resmap: &mut ResMap, pairs: &StringMap, specs: &[FieldSpec]) -> Result<()> {
+///
+/// Whether any field was added or got another value (for the warning about an entry that
+/// changes nothing).
+pub fn set_pairs(resmap: &mut ResMap, pairs: &StringMap, specs: &[FieldSpec]) -> Result<bool> {
     if pairs.is_empty() {
-        return Ok(());
+        return Ok(false);
     }
     let specs = SplitSpecs::new(specs);
     // Working space reused across resources: most create each key in one field only,
@@ -47,7 +50,7 @@ pub fn set_pairs(resmap: &mut ResMap, pairs: &StringMap, specs: &[FieldSpec]) ->
             }
         }
     }
-    Ok(())
+    Ok(writes.changed)
 }
 
 /// What one resource's walk wrote.
@@ -61,6 +64,8 @@ struct Writes<'a> {
     steps: Vec<StepRef<'a>>,
     /// Fields that were there, with the value they held.
     rewritten: Vec<(Trail, Node)>,
+    /// Whether any field was added or changed, in any resource so far.
+    changed: bool,
 }
 
 impl<'a> Writes<'a> {
@@ -99,7 +104,9 @@ fn set_in_map<'a>(
         )));
     };
     for (i, (k, v)) in pairs.iter().enumerate() {
-        match m.insert(k.clone(), Node::text(v.clone())) {
+        let old = m.insert(k.clone(), Node::text(v.clone()));
+        writes.changed |= old.as_ref().is_none_or(|o| o.as_str() != Some(v.as_str()));
+        match old {
             None => {
                 let start = writes.steps.len();
                 writes.steps.extend_from_slice(at);

@@ -116,18 +116,21 @@ pub fn note(
     }
 }
 
-/// Adds a warning for each list noted on the resources of `resmap` that a CRD in `resmap`
-/// declares `x-kubernetes-list-type: map`.
-pub fn warn(resmap: &ResMap, warnings: &mut Vec<String>) {
+/// Adds a warning for each list noted on the resources of `resmap` that a CRD in `resmap`,
+/// or else among `extra` (the CRD files the user named, `--crds`), declares
+/// `x-kubernetes-list-type: map`.
+pub fn warn(resmap: &ResMap, extra: &[Node], warnings: &mut Vec<String>) {
     if resmap.iter().all(|r| r.replaced_lists.is_empty()) {
         return;
     }
-    let crds: Vec<&Resource> = resmap
+    let crds: Vec<&Node> = resmap
         .iter()
         .filter(|r| {
             let gvk = r.gvk();
             gvk.group == "apiextensions.k8s.io" && gvk.kind == "CustomResourceDefinition"
         })
+        .map(|r| &r.node)
+        .chain(extra)
         .collect();
     let mut seen = HashSet::new();
     for res in resmap.iter() {
@@ -136,12 +139,12 @@ pub fn warn(resmap: &ResMap, warnings: &mut Vec<String>) {
         }
         let gvk = res.gvk();
         let crd = crds.iter().find(|c| {
-            c.node.get_str(&["spec", "group"]) == Some(gvk.group.as_str())
-                && c.node.get_str(&["spec", "names", "kind"]) == Some(gvk.kind.as_str())
+            c.get_str(&["spec", "group"]) == Some(gvk.group.as_str())
+                && c.get_str(&["spec", "names", "kind"]) == Some(gvk.kind.as_str())
         });
         let Some(crd) = crd else { continue };
         for list in res.replaced_lists.iter() {
-            let Some(keys) = crd::list_map_keys(&crd.node, &gvk.version, &list.path) else {
+            let Some(keys) = crd::list_map_keys(crd, &gvk.version, &list.path) else {
                 continue;
             };
             let text = message(res, crd, list, &keys);
@@ -152,7 +155,7 @@ pub fn warn(resmap: &ResMap, warnings: &mut Vec<String>) {
     }
 }
 
-fn message(res: &Resource, crd: &Resource, list: &ReplacedList, keys: &[String]) -> String {
+fn message(res: &Resource, crd: &Node, list: &ReplacedList, keys: &[String]) -> String {
     let path = list.path.join(".");
     let at = list
         .file
@@ -179,7 +182,7 @@ fn message(res: &Resource, crd: &Resource, list: &ReplacedList, keys: &[String])
          `openapi: path:`, or build with --crd-merge-keys",
         list.patch,
         res.id(),
-        crd.name(),
+        crd.get_str(&["metadata", "name"]).unwrap_or_default(),
     )
 }
 

@@ -7,10 +7,12 @@ use crate::resource::resmap::ResMap;
 use crate::yaml::Node;
 
 /// Sets `count` on the resources named `name` (current or any previous
-/// name) whose kind has a replicas field spec; none matching is an error.
-pub fn apply(resmap: &mut ResMap, replicas: &[Replica], specs: &[FieldSpec]) -> Result<()> {
+/// name) whose kind has a replicas field spec; none matching is an error. Whether any
+/// count changed (for the warning about an entry that changes nothing).
+pub fn apply(resmap: &mut ResMap, replicas: &[Replica], specs: &[FieldSpec]) -> Result<bool> {
+    let mut changed = false;
     if replicas.is_empty() {
-        return Ok(());
+        return Ok(changed);
     }
     // Setting a count changes no id: each resource's id is read once, not once per
     // replica, spec and resource.
@@ -32,7 +34,9 @@ pub fn apply(resmap: &mut ResMap, replicas: &[Replica], specs: &[FieldSpec]) -> 
                     std::slice::from_ref(fs),
                     CreateKind::Scalar,
                     &mut |n| {
-                        *n = Node::Int(rep.count);
+                        let new = Node::Int(rep.count);
+                        changed |= *n != new;
+                        *n = new;
                         Ok(())
                     },
                 )?;
@@ -50,5 +54,5 @@ pub fn apply(resmap: &mut ResMap, replicas: &[Replica], specs: &[FieldSpec]) -> 
             ));
         }
     }
-    Ok(())
+    Ok(changed)
 }

@@ -254,6 +254,12 @@ impl Changes {
         }
     }
 
+    /// Whether any resource was noted as changing (for the warning about a patch that
+    /// changes nothing).
+    pub fn any(&self) -> bool {
+        self.all || !self.changed.is_empty()
+    }
+
     /// Notes that any resource of `resmap` may change (a transformer that is
     /// not a patch). Call it before changing them.
     pub fn will_change_all(&mut self, resmap: &ResMap) {

@@ -42,6 +42,9 @@ pub struct MergeKeyOptions {
     pub from_crds: bool,
     /// `--merge-key`: declared keys.
     pub declared: Vec<MergeKey>,
+    /// `--crds`: files and directories whose CRDs count as if they were in the build,
+    /// for `from_crds` and for the warning about lists a patch replaces whole.
+    pub crd_files: Vec<std::path::PathBuf>,
 }
 
 impl MergeKeyOptions {

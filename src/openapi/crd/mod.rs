@@ -30,11 +30,13 @@
 //! - `lookup.rs`: the list-map keys a CRD gives one list (for the default mode's warning).
 
 mod document;
+mod files;
 mod lookup;
 mod merge_key;
 mod schema;
 
 pub use document::{Document, document};
+pub use files::{is_crd, read_crd_files};
 pub use lookup::list_map_keys;
 pub use merge_key::{MergeKey, MergeKeyOptions, Segment};
 

@@ -107,6 +107,7 @@ pub fn step(node: &Node, source: &Path) -> Result<Step<'static>> {
         record: true,
         config_name: Some(meta.name).filter(|n| !n.is_empty()),
         config_namespace: Some(meta.namespace).filter(|n| !n.is_empty()),
+        entry: None,
     })
 }
 

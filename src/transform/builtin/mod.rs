@@ -12,6 +12,7 @@
 pub mod configs;
 pub mod env;
 pub mod fields;
+pub mod noop;
 pub mod patch_entry;
 
 use crate::error::Result;
@@ -20,6 +21,7 @@ use crate::resource::resmap::ResMap;
 use crate::transform::union_check::{Changes, check_changes};
 use crate::transform::{self, namespace, replacements};
 use env::Env;
+use noop::Effect;
 use std::borrow::Cow;
 
 /// Field specs, borrowed from the transformer configuration when a
@@ -124,20 +126,31 @@ impl Builtin<'_> {
         )
     }
 
-    /// Applies the transformer to `rm`.
+    /// Applies the transformer to `rm`; what it did (see [`noop`]).
     /// Patches note the resources they change in `changes`.
-    pub fn apply(&self, rm: &mut ResMap, env: &mut Env, changes: &mut Changes) -> Result<()> {
+    pub fn apply(&self, rm: &mut ResMap, env: &mut Env, changes: &mut Changes) -> Result<Effect> {
+        let changed = |yes: bool, why: &dyn Fn() -> String| {
+            if yes {
+                Effect::Changed
+            } else {
+                Effect::Nothing(why())
+            }
+        };
         match self {
             Builtin::PatchStrategicMerge(entries) => {
                 for entry in entries.iter() {
                     patch_entry::apply_strategic_merge_entry(rm, entry, env, changes)?;
                 }
-                Ok(())
+                Ok(Effect::Changed)
             }
-            Builtin::Patch(p) => patch_entry::apply_patch_entry(rm, p, env, changes),
+            Builtin::Patch(p) => {
+                patch_entry::apply_patch_entry(rm, p, env, changes)?;
+                Ok(noop::of_patch(changes.any(), p.target.as_ref(), rm))
+            }
             Builtin::PatchJson6902(p) => {
                 // A PatchJson6902Transformer config's target is checked when it is read.
-                patch_entry::apply_json6902_entry(rm, p, "a patchesJson6902 entry", env, changes)
+                patch_entry::apply_json6902_entry(rm, p, "a patchesJson6902 entry", env, changes)?;
+                Ok(noop::of_patch(changes.any(), p.target.as_ref(), rm))
             }
             Builtin::Namespace {
                 namespace,
@@ -148,27 +161,47 @@ impl Builtin<'_> {
                     skip_helm_generated: env.version.namespace_for_helm_charts(),
                     ..*options
                 };
-                namespace::apply(rm, namespace, specs, options)
+                namespace::apply(rm, namespace, specs, options)?;
+                Ok(Effect::Changed)
             }
             Builtin::PrefixSuffix {
                 prefix,
                 suffix,
                 specs,
                 ..
-            } => transform::name_affix::apply(rm, prefix, suffix, specs),
+            } => {
+                transform::name_affix::apply(rm, prefix, suffix, specs)?;
+                Ok(Effect::Changed)
+            }
             Builtin::Labels { labels, specs } => {
                 charge_pairs(env, labels, rm, "labels (commonLabels, labels)")?;
-                transform::labels::set_pairs(rm, labels, specs)
+                let set = transform::labels::set_pairs(rm, labels, specs)?;
+                Ok(changed(set, &|| noop::pairs_unchanged("label", labels, rm)))
             }
             Builtin::Annotations { annotations, specs } => {
                 charge_pairs(env, annotations, rm, "commonAnnotations")?;
-                transform::annotations::add(rm, annotations, specs)
+                let set = transform::annotations::add(rm, annotations, specs)?;
+                Ok(changed(set, &|| {
+                    noop::pairs_unchanged("annotation", annotations, rm)
+                }))
             }
             Builtin::ReplicaCount { replica, specs } => {
-                transform::replicas::apply(rm, std::slice::from_ref(replica.as_ref()), specs)
+                let set =
+                    transform::replicas::apply(rm, std::slice::from_ref(replica.as_ref()), specs)?;
+                Ok(changed(set, &|| {
+                    format!(
+                        "every resource named '{}' has {} replicas already, so it changes nothing",
+                        replica.name, replica.count
+                    )
+                }))
             }
             Builtin::ImageTag { image, specs } => {
-                transform::images::apply(rm, std::slice::from_ref(image.as_ref()), specs)
+                let counts =
+                    transform::images::apply(rm, std::slice::from_ref(image.as_ref()), specs)?;
+                Ok(noop::of_image(
+                    image,
+                    counts.first().copied().unwrap_or_default(),
+                ))
             }
             Builtin::Replacement { entries, decode } => {
                 let ctx = replacements::Ctx {
@@ -176,22 +209,27 @@ impl Builtin<'_> {
                     schemas: env.merge.schemas,
                     budget: env.budget,
                 };
-                replacements::apply_entries(
+                let targets = replacements::apply_entries(
                     rm,
                     entries,
                     *decode,
                     ctx,
                     &mut env.reader("replacements file"),
-                )
+                )?;
+                Ok(noop::of_replacements(entries, &targets))
             }
-            Builtin::Hash => transform::name_hash::apply(rm, false),
+            Builtin::Hash => {
+                transform::name_hash::apply(rm, false)?;
+                Ok(Effect::Changed)
+            }
             Builtin::ValueAdd(config) => {
                 let dir = env.dir;
                 let value_add = config
                     .as_ref()
                     .clone()
                     .resolve(dir, &mut env.reader("targetFilePath file"))?;
-                transform::value_add::apply(rm, &value_add)
+                transform::value_add::apply(rm, &value_add)?;
+                Ok(Effect::Changed)
             }
         }
     }
@@ -227,19 +265,33 @@ pub struct Step<'a> {
     pub config_name: Option<String>,
     /// See `config_name`.
     pub config_namespace: Option<String>,
+    /// The kustomization entry the step comes from (`images[2]`), when the build may warn
+    /// that it changes nothing (see [`noop`]); `None` for `transformers:` configs and
+    /// the fields that always change something.
+    pub entry: Option<crate::kustomization::files::Place>,
 }
 
 impl Step<'_> {
-    /// Runs the step over `rm`, adding union-field warnings to `warnings`.
-    pub fn run(&self, rm: &mut ResMap, env: &mut Env, warnings: &mut Vec<String>) -> Result<()> {
+    /// Runs the step over `rm`, adding union-field warnings to `warnings`; what it did.
+    pub fn run(
+        &self,
+        rm: &mut ResMap,
+        env: &mut Env,
+        warnings: &mut Vec<String>,
+    ) -> Result<Effect> {
         env.step.clone_from(&self.warn_as);
         let result = match &self.warn_as {
-            Some(name) => check_changes(rm, warnings, &|| name.clone(), |rm, changes| {
-                if !self.builtin.notes_changes() {
-                    changes.will_change_all(rm);
-                }
-                self.builtin.apply(rm, env, changes)
-            }),
+            Some(name) => {
+                let mut effect = Effect::Changed;
+                check_changes(rm, warnings, &|| name.clone(), |rm, changes| {
+                    if !self.builtin.notes_changes() {
+                        changes.will_change_all(rm);
+                    }
+                    effect = self.builtin.apply(rm, env, changes)?;
+                    Ok(())
+                })
+                .map(|()| effect)
+            }
             None => self.builtin.apply(rm, env, &mut Changes::default()),
         };
         match &self.context {

@@ -130,6 +130,22 @@ pub struct Loaded {
     /// `sourceValue` as the version being reproduced reads it: a string, or
     /// nothing (absent, null, or ignored by v5.5.0).
     pub source_value: Option<String>,
+    /// Where it was written: the index of its `replacements` entry, and for an entry
+    /// naming a file, its index in the file (for the warning about a target that
+    /// selects nothing).
+    pub at: (usize, Option<usize>),
+}
+
+/// Whether a replacement target selected any resource (kustomize accepts one that selects
+/// none, which changes nothing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TargetUse {
+    /// The replacement's place (see [`Loaded::at`]).
+    pub at: (usize, Option<usize>),
+    /// The index in its `targets`.
+    pub target: usize,
+    /// Whether it selected a resource.
+    pub selected: bool,
 }
 
 /// How a replacement list is read and run: the kustomize release being
@@ -155,9 +171,10 @@ pub fn load(
     for (i, e) in entries.iter().enumerate() {
         let label = format!("replacements[{i}]");
         if e.path.is_empty() {
-            let loaded = decode_inline(e, inline)
+            let mut loaded = decode_inline(e, inline)
                 .and_then(|r| Loaded::new(label.clone(), r, inline, version))
                 .map_err(|err| err.context(label.clone()))?;
+            loaded.at = (i, None);
             out.push(loaded);
             continue;
         }
@@ -179,8 +196,9 @@ pub fn load(
             } else {
                 label.clone()
             };
-            let loaded = Loaded::new(label.clone(), r, Decode::Lenient, version)
+            let mut loaded = Loaded::new(label.clone(), r, Decode::Lenient, version)
                 .map_err(|err| err.context(label))?;
+            loaded.at = (i, Some(j));
             out.push(loaded);
         }
     }
@@ -230,6 +248,7 @@ impl Loaded {
             label,
             replacement,
             source_value,
+            at: (0, None),
         })
     }
 }
@@ -279,27 +298,40 @@ fn load_file(path: &str, read: &mut dyn FnMut(&str) -> Result<String>) -> Result
         .collect()
 }
 
-/// Runs loaded replacements over the resource map, in order.
-pub fn apply(rm: &mut ResMap, replacements: &[Loaded], ctx: Ctx) -> Result<()> {
+/// Runs loaded replacements over the resource map, in order; which targets selected a
+/// resource.
+pub fn apply(rm: &mut ResMap, replacements: &[Loaded], ctx: Ctx) -> Result<Vec<TargetUse>> {
+    let mut uses = Vec::new();
     for l in replacements {
-        apply_one(rm, l, ctx).map_err(|e| e.context(l.label.clone()))?;
+        let selected = apply_one(rm, l, ctx).map_err(|e| e.context(l.label.clone()))?;
+        uses.extend(
+            selected
+                .into_iter()
+                .enumerate()
+                .map(|(target, selected)| TargetUse {
+                    at: l.at,
+                    target,
+                    selected,
+                }),
+        );
     }
-    Ok(())
+    Ok(uses)
 }
 
-/// Loads and runs a `replacements` list.
+/// Loads and runs a `replacements` list; which targets selected a resource.
 pub fn apply_entries(
     rm: &mut ResMap,
     entries: &[ReplacementField],
     inline: Decode,
     ctx: Ctx,
     read: &mut dyn FnMut(&str) -> Result<String>,
-) -> Result<()> {
+) -> Result<Vec<TargetUse>> {
     let loaded = load(entries, inline, ctx.version, read)?;
     apply(rm, &loaded, ctx)
 }
 
-fn apply_one(rm: &mut ResMap, l: &Loaded, ctx: Ctx) -> Result<()> {
+/// Runs one replacement; whether each of its targets selected a resource.
+fn apply_one(rm: &mut ResMap, l: &Loaded, ctx: Ctx) -> Result<Vec<bool>> {
     let r = &l.replacement;
     let needs = || {
         let what = if ctx.version.replacement_source_value() {
@@ -324,10 +356,13 @@ fn apply_one(rm: &mut ResMap, l: &Loaded, ctx: Ctx) -> Result<()> {
         (Some(source), None) => source_value(rm, source, ctx.schemas)?,
         (None, None) => return Err(needs()),
     };
+    let mut selected = Vec::with_capacity(targets.len());
     for (i, t) in targets.iter().enumerate() {
-        apply_target(rm, &value, t, ctx).map_err(|e| e.context(format!("targets[{i}]")))?;
+        selected.push(
+            apply_target(rm, &value, t, ctx).map_err(|e| e.context(format!("targets[{i}]")))?,
+        );
     }
-    Ok(())
+    Ok(selected)
 }
 
 impl Source {
@@ -442,7 +477,8 @@ fn part_of_source(value: Value, o: &FieldOptions) -> Result<Value> {
     })
 }
 
-fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<()> {
+/// Writes `value` into the target's fields; whether it selected any resource.
+fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<bool> {
     let select = t.select.as_ref().ok_or_else(|| {
         Error::invalid_config("a target needs 'select' to say which resources to change (use `select: {}` for all of them)")
     })?;
@@ -474,10 +510,12 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
     // a walk of each target.
     let check_depth = value.depth() > 64;
     let into_text = ctx.version.replacement_into_structured_text();
+    let mut selected = false;
     for res in rm.iter_mut() {
         if !matcher.selects(res, &resource_ids(res, ctx.schemas)) {
             continue;
         }
+        selected = true;
         let id = res.id();
         for (path, path_matcher) in &compiled {
             let at = |e: Error| e.context(format!("target {id}: fieldPath '{path}'"));
@@ -528,7 +566,7 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
             }
         }
     }
-    Ok(())
+    Ok(selected)
 }
 
 /// The target fields a replacement wrote in a resource that shares label or
