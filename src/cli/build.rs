@@ -38,9 +38,9 @@ pub(crate) struct BuildArgs {
     /// file per resource named as kustomize names them.
     #[arg(short, long)]
     pub(crate) output: Option<PathBuf>,
-    /// Also write where every output field came from, as JSON, to FILE (the schema is
-    /// kbuild.dev/provenance/v1; `kbuild explain` prints the same for one resource). The
-    /// YAML output is unchanged.
+    /// Also write the provenance JSON to FILE. It says where every output field came from
+    /// (schema kbuild.dev/provenance/v1; `kbuild explain` prints the same for one
+    /// resource); the YAML output is unchanged.
     #[arg(long, value_name = "FILE")]
     provenance: Option<PathBuf>,
     #[command(flatten)]

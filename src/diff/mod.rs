@@ -764,15 +764,23 @@ impl DiffResult {
             .entries
             .iter()
             .map(|e| {
-                serde_json::json!({
+                let mut entry = serde_json::json!({
                     "status": e.status,
                     "old": id(&e.old),
                     "new": id(&e.new),
                     "changedFields": e.paths,
-                    "explain": e.why.iter().map(|(path, why)| serde_json::json!({"path": path, "from": why})).collect::<Vec<_>>(),
                     // The same unified diff as the text report (empty when unchanged).
                     "diff": self.unified(e, Style { color: false }, &budget),
-                })
+                });
+                // With --explain only: where each changed field came from.
+                if !e.why.is_empty() {
+                    entry["explain"] = e
+                        .why
+                        .iter()
+                        .map(|(path, why)| serde_json::json!({"path": path, "from": why}))
+                        .collect();
+                }
+                entry
             })
             .collect();
         serde_json::json!({
