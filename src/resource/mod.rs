@@ -53,6 +53,10 @@ pub struct Resource {
     /// Lists strategic-merge patches replaced whole, for kbuild's warning about lists a CRD
     /// declares keys for (see `replaced`).
     pub replaced_lists: replaced::ReplacedLists,
+    /// Holds values kustomize keeps untagged (`yaml::map::Style::Untagged`), to be typed
+    /// before a JSON patch and when printed; false for nearly every resource, which
+    /// spares those the walk.
+    pub untagged: bool,
 }
 
 /// A transformer or generator (builtin or a plugin) and the file that configured it.
@@ -218,6 +222,7 @@ impl Resource {
             shared: shared::Shared::default(),
             helm_generated: false,
             replaced_lists: replaced::ReplacedLists::default(),
+            untagged: false,
         })
     }
 
