@@ -13,7 +13,12 @@
 //!   string has the style go-yaml v3 writes it in (quoted only where plain text would
 //!   read as something else, or not at all), everything else is plain
 //!   ([`after_json_round_trip`]);
-//! - any other write of a new value (`Map::insert`): plain, as kyaml's new nodes.
+//! - any other write of a new value (`Map::insert`): plain, as kyaml's new nodes;
+//! - a field `create: true` made, or a plain name or image a prefix or `images` rewrote:
+//!   kustomize's node has no tag ([`Style::Untagged`], the text held as a string), takes
+//!   the type of its text when printed or JSON-patched ([`resolve_untagged`]) and stays
+//!   a string after a strategic merge where YAML 1.1 reads it as another type
+//!   ([`quote_untagged_yaml11_non_strings`]).
 //!
 //! The table of operations, checked against kustomize v5.5.0 and v5.8.1, is in
 //! `docs/src/internals/scalars.md`.
@@ -350,5 +355,33 @@ mod tests {
         for s in ["7", "true", "", "~", "a\nb", "1.5", " x"] {
             assert!(needs_quotes(s), "{s}");
         }
+    }
+
+    #[test]
+    fn untagged_values_take_their_type_when_printed_or_stay_strings_after_a_merge() {
+        for t in ["True", "1e3", "7", "on", "~", "2024-01-01", ""] {
+            assert!(untagged_text_matters(t), "{t}");
+        }
+        for t in ["web", "p-x", "nginx:1.2", "a b"] {
+            assert!(!untagged_text_matters(t), "{t}");
+        }
+        let mut m = crate::yaml::map::Map::new();
+        for (k, v) in [("t", "True"), ("n", "7"), ("s", "x"), ("d", "2024-01-01")] {
+            let (i, _) = m.insert_full(k, Node::text(v));
+            m.set_style_at(i, Style::Untagged);
+        }
+        let mut merged = Node::Map(m.clone());
+        quote_untagged_yaml11_non_strings(&mut merged);
+        resolve_untagged(&mut merged);
+        // YAML 1.1 reads `True` and `7` as non-strings: quoted by the merge; a date is a
+        // string there (go-yaml v2), so it stays untagged and prints as v3's timestamp.
+        assert_eq!(merged.get("t"), Some(&Node::text("True")));
+        assert_eq!(merged.get("n"), Some(&Node::text("7")));
+        assert_eq!(merged.get("d"), Some(&Node::text("2024-01-01T00:00:00Z")));
+        let mut printed = Node::Map(m);
+        resolve_untagged(&mut printed);
+        assert_eq!(printed.get("t"), Some(&Node::Bool(true)));
+        assert_eq!(printed.get("n"), Some(&Node::Int(7)));
+        assert_eq!(printed.get("s"), Some(&Node::text("x")));
     }
 }

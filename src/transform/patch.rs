@@ -49,9 +49,10 @@ pub fn classify(text: &str, source: &str) -> Result<Loaded> {
 /// it rewrites them from string maps of their text before merging: `targeted` (a patch
 /// with a `target`: `resWrangler.ApplySmPatch` runs `CopyMergeMetaDataFieldsFrom`), a
 /// label or annotation written `null`, `~` or nothing becomes that text (`"null"`, `"~"`,
-/// `""`) instead of deleting it, and a number the string it was written as; in both
-/// cases (also a `patchesStrategicMerge` file, loaded as a resource) an annotation is a
-/// string from then on, so a later JSON patch sees `1e3`, not 1000. `None` when nothing
+/// `""`) instead of deleting it, and a number the string it was written as. A
+/// `patchesStrategicMerge` file is loaded as a resource, whose annotations (not labels)
+/// kustomize rewrites the same way. In both cases an annotation is a string from then
+/// on, so a later JSON patch sees `1e3`, not 1000. `None` when nothing
 /// changes (the common case: the patch's text is read a second time only when needed).
 pub fn metadata_as_text(docs: &[Node], text: &str, targeted: bool) -> Option<Vec<Node>> {
     const FIELDS: [&str; 2] = ["labels", "annotations"];
@@ -71,7 +72,7 @@ pub fn metadata_as_text(docs: &[Node], text: &str, targeted: bool) -> Option<Vec
         let ann = doc
             .get_path(&["metadata", "annotations"])
             .and_then(Node::as_map);
-        ann.is_some_and(typed_text)
+        ann.is_some_and(|m| typed_text(m) || m.values().any(Node::is_null))
             || (targeted
                 && FIELDS.iter().any(|f| {
                     doc.get_path(&["metadata", f])
@@ -82,14 +83,12 @@ pub fn metadata_as_text(docs: &[Node], text: &str, targeted: bool) -> Option<Vec
     if !docs.iter().any(needed) {
         return None;
     }
-    let written = if targeted {
-        crate::yaml::parse::parse_styled_patch_docs(text, "patch").unwrap_or_default()
-    } else {
-        Vec::new()
-    };
+    let written = crate::yaml::parse::parse_styled_patch_docs(text, "patch").unwrap_or_default();
+    // A `patchesStrategicMerge` file's labels stay the patch's own nodes.
+    let fields = if targeted { &FIELDS[..] } else { &FIELDS[1..] };
     let mut docs = docs.to_vec();
     for (n, doc) in docs.iter_mut().enumerate() {
-        for field in FIELDS {
+        for &field in fields {
             let spelled = written
                 .get(n)
                 .and_then(|w| styled_field(w, &["metadata", field]));
