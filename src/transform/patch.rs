@@ -36,12 +36,31 @@ pub fn classify(text: &str, source: &str) -> Result<Loaded> {
     let docs: Vec<Node> = docs.into_iter().filter(|d| !d.is_null()).collect();
     match docs.as_slice() {
         [] => Ok(Loaded::Empty),
-        // Read again as kustomize reads JSON patch operations (YAML 1.1, see `parse_ops`).
-        [Node::Seq(_)] => Ok(Loaded::Json(json6902::parse_ops(text, source)?)),
+        // Read again as kustomize reads JSON patch operations (YAML 1.1, see `parse_ops`)
+        // where that can make a difference.
+        [ops @ Node::Seq(_)] if reads_otherwise_in_yaml11(ops) => {
+            Ok(Loaded::Json(json6902::parse_ops(text, source)?))
+        }
+        [Node::Seq(_)] => Ok(Loaded::Json(docs.into_iter().next().unwrap_or(Node::Null))),
         _ if docs.iter().all(|d| matches!(d, Node::Map(_))) => Ok(Loaded::Strategic(docs)),
         _ => Err(Error::invalid_patch(format!(
             "{source}: a patch must be a strategic merge patch (a mapping per document) or a JSON 6902 patch (a list of operations)"
         ))),
+    }
+}
+
+/// Whether `node`, read as YAML 1.2 (go-yaml v3), holds a string YAML 1.1 reads as
+/// another type (`y`, `on`) or a timestamp (which YAML 1.1 leaves as written).
+fn reads_otherwise_in_yaml11(node: &Node) -> bool {
+    match node {
+        Node::Str(s) => {
+            let b = s.as_bytes();
+            crate::yaml::parse::is_yaml11_non_string(s)
+                || (b.len() > 4 && b[..4].iter().all(u8::is_ascii_digit) && b[4] == b'-')
+        }
+        Node::Map(m) => m.values().any(reads_otherwise_in_yaml11),
+        Node::Seq(items) => items.iter().any(reads_otherwise_in_yaml11),
+        _ => false,
     }
 }
 

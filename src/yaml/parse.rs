@@ -165,6 +165,26 @@ pub(crate) fn is_yaml11_non_string(text: &str) -> bool {
     if text.contains(": ") || text.ends_with(':') {
         return true;
     }
+    // Only these first bytes lead go-yaml v2's resolver anywhere but a string.
+    if !matches!(
+        text.as_bytes()[0],
+        b'y' | b'Y'
+            | b'n'
+            | b'N'
+            | b't'
+            | b'T'
+            | b'f'
+            | b'F'
+            | b'o'
+            | b'O'
+            | b'~'
+            | b'.'
+            | b'+'
+            | b'-'
+            | b'0'..=b'9' | b' '
+    ) {
+        return false;
+    }
     resolve::resolve(
         Cow::Borrowed(text.trim()),
         true,
