@@ -1319,6 +1319,26 @@ def gen_replacement(rng, node):
     return rng.choice(templates)
 
 
+def gen_chained_replacements(rng, node):
+    """Sometimes two replacements: one creates a field from a ConfigMap value, the next
+    writes another value of it into that field (issue 32: untagged created fields)."""
+    if not chance(rng, 0.3):
+        return []
+    cms = [r for r in node.visible if r.kind == "ConfigMap" and r.keys]
+    deps = [r for r in node.visible if r.kind in ("Deployment", "StatefulSet")]
+    if not cms or not deps:
+        return []
+    cm, dep = rng.choice(cms), rng.choice(deps)
+    field = rng.choice(["spec.chained", "metadata.annotations.chained", "spec.template.metadata.labels.chained"])
+    def src(key):
+        return {"kind": "ConfigMap", "name": cm.ref_name(rng),
+                "fieldPath": f"data.{key}" if "." not in key else f"data.[{key}]"}
+    tgt = {"select": {"kind": dep.kind, "name": dep.name}, "fieldPaths": [field]}
+    first = {"source": src(rng.choice(cm.keys)), "targets": [dict(tgt, options={"create": True})]}
+    second = {"source": src(rng.choice(cm.keys)), "targets": [tgt]}
+    return [first, second] if chance(rng, 0.7) else [first]
+
+
 def gen_replacements(tree, node):
     rng = tree.rng
     reps = [r for r in (gen_replacement(rng, node) for _ in range(rng.randint(1, 2))) if r]
@@ -1331,6 +1351,12 @@ def gen_replacements(tree, node):
         node.k["replacements"] = [{"path": node.add_file("replacements", text)}]
     else:
         node.k["replacements"] = reps
+    # In a file of their own, written with their own generator, so that the main
+    # generator's draws stay what they were.
+    chain = gen_chained_replacements(tree.chain_rng, node)
+    if chain:
+        path = node.add_file("replacements-chain", Yaml(tree.chain_rng).dump(chain))
+        node.k["replacements"].append({"path": path})
 
 
 def gen_vars(tree, node):
@@ -1693,6 +1719,9 @@ def gen_tree(seed, index):
     # Helm charts draw from their own generator, so the trees of a seed stay what they were
     # before charts were added (only some bases gain a chart).
     tree.helm_rng = random.Random(f"difftest-helm:{seed}:{index}")
+    # Chained replacements (a field one creates, a later one writes into) draw from their
+    # own generator too.
+    tree.chain_rng = random.Random(f"difftest-chain:{seed}:{index}")
     tree.ncomp = 0
     tree.density = rng.uniform(0.15, 0.6)
     levels = rng.choice([1, 2, 2, 3, 3, 4])

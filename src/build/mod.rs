@@ -312,6 +312,12 @@ fn finish(
     provenance::recorded(on, rm, about(StepKind::Substitute), |rm| {
         transform::vars::resolve(rm, &acc.vars, &acc.config.var_reference, budget)
     })?;
+    // Untagged values (fields replacements created) take the type their text reads as
+    // when kustomize prints the resource.
+    for res in acc.resmap.iter_mut().filter(|r| r.untagged) {
+        crate::merge::scalar_style::resolve_untagged(&mut res.node);
+        res.untagged = false;
+    }
     transform::annotation_strings::normalize_annotations(&mut acc.resmap);
     transform::local_config::drop_local_config(&mut acc.resmap);
     let sort_options = top.sort_options.as_ref();

@@ -37,10 +37,10 @@ pub fn parse_ops(text: &str, source: &str) -> Result<Node, Error> {
             .map_err(|e| Error::invalid_patch(format!("{source}: invalid JSON patch: {e}")))?;
         Node::from(&json)
     } else {
-        crate::yaml::parse::parse_stream(text, source)?
-            .into_iter()
-            .next()
-            .unwrap_or_default()
+        // kustomize converts YAML operations with sigs.k8s.io/yaml's `YAMLToJSON`
+        // (go-yaml v2, first document only): YAML 1.1 scalars, so `y`, `on`, `off` are
+        // booleans and `2024-01-01` stays a string, as in a kustomization file.
+        crate::yaml::parse::parse_document(text, source)?
     };
     let Some(items) = ops.as_seq() else {
         return Err(Error::invalid_patch(format!(

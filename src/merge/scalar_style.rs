@@ -13,13 +13,19 @@
 //!   string has the style go-yaml v3 writes it in (quoted only where plain text would
 //!   read as something else, or not at all), everything else is plain
 //!   ([`after_json_round_trip`]);
-//! - any other write of a new value (`Map::insert`): plain, as kyaml's new nodes.
+//! - any other write of a new value (`Map::insert`): plain, as kyaml's new nodes;
+//! - a field `create: true` made, or a plain name or image a prefix or `images` rewrote:
+//!   kustomize's node has no tag ([`Style::Untagged`], the text held as a string), takes
+//!   the type of its text when printed or JSON-patched ([`resolve_untagged`]) and stays
+//!   a string after a strategic merge where YAML 1.1 reads it as another type
+//!   ([`quote_untagged_yaml11_non_strings`]).
 //!
 //! The table of operations, checked against kustomize v5.5.0 and v5.8.1, is in
 //! `docs/src/internals/scalars.md`.
 
+use crate::resource::shared::Step;
 use crate::yaml::Node;
-use crate::yaml::map::Style;
+use crate::yaml::map::{Map, Style};
 
 /// The patch's scalar `node` as it comes out in the place of a destination scalar
 /// written in `style`: kyaml's `SetStyle` gives the patch's node the destination's style
@@ -148,6 +154,100 @@ fn plain_for_sure(s: &str) -> bool {
         && b.iter()
             .all(|c| c.is_ascii_alphanumeric() || b"-_./".contains(c))
         && !WORDS.iter().any(|w| w.eq_ignore_ascii_case(s))
+}
+
+/// The mapping holding the field at `at` (a path from the resource's root) and the
+/// field's position in it; `None` when the field is not a mapping value.
+pub fn entry_at<'n>(node: &'n mut Node, at: &[Step]) -> Option<(&'n mut Map, usize)> {
+    let (Step::Key(key), parent) = at.split_last()? else {
+        return None;
+    };
+    let mut node = node;
+    for step in parent {
+        node = match (step, node) {
+            (Step::Key(k), Node::Map(m)) => m.get_mut(k)?,
+            (Step::Index(i), Node::Seq(items)) => items.get_mut(*i)?,
+            _ => return None,
+        };
+    }
+    let Node::Map(m) = node else { return None };
+    let i = m.get_index_of(key)?;
+    Some((m, i))
+}
+
+/// Marks the field at `at` untagged where kustomize sets a new untagged node that keeps
+/// the old one's style (`filtersutil.SetScalar`: `namePrefix`, `nameSuffix`, `images`):
+/// a plain field becomes [`Style::Untagged`], a quoted one stays a string.
+pub fn untag_plain_at(node: &mut Node, at: &[Step]) {
+    if let Some((m, i)) = entry_at(node, at)
+        && m.style_at(i) == Style::Plain
+        && matches!(m.get_index(i), Some((_, Node::Str(_))))
+    {
+        m.set_style_at(i, Style::Untagged);
+    }
+}
+
+/// Whether an untagged value holding `text` could print other than as that string: its
+/// text reads as another type (or another string) in go-yaml v3, or in YAML 1.1 (which a strategic merge
+/// makes it keep as a string). Only resources holding such a value need the untagged
+/// passes ([`resolve_untagged`], [`quote_untagged_yaml11_non_strings`]).
+pub fn untagged_text_matters(text: &str) -> bool {
+    if !text.is_empty() && plain_for_sure(text) {
+        return false;
+    }
+    // A timestamp reads as a string too, but not as this one (`2024-01-01T00:00:00Z`).
+    crate::yaml::parse::is_yaml11_non_string(text)
+        || !matches!(
+            crate::yaml::parse::resolve_resource_scalar(text, None),
+            Ok(Node::Str(s)) if *s == *text
+        )
+}
+
+/// Gives every untagged value of `node` ([`Style::Untagged`], held as its text) the type
+/// go-yaml v3 reads its text as, written plain: what kustomize's untagged node becomes
+/// when the resource is printed or turned into JSON. Annotations keep their text
+/// (kustomize reads them as a string map).
+pub fn resolve_untagged(node: &mut Node) {
+    let Node::Map(m) = node else {
+        if let Node::Seq(items) = node {
+            items.iter_mut().for_each(resolve_untagged);
+        }
+        return;
+    };
+    for i in 0..m.len() {
+        if m.style_at(i) == Style::Untagged {
+            m.set_style_at(i, Style::Plain);
+            if let Some((_, value)) = m.get_index_mut(i)
+                && let Node::Str(text) = value
+                && let Ok(typed) = crate::yaml::parse::resolve_resource_scalar(text, None)
+            {
+                *value = typed;
+            }
+        }
+    }
+    m.values_mut().for_each(resolve_untagged);
+}
+
+/// What kyaml's strategic merge does to the untagged values of the resource it walks:
+/// its `FieldSetter` double-quotes an untagged value whose text a YAML 1.1 reader takes
+/// for something other than a string (`True`, `1e3`, `0x1F`, `on`), so that value stays
+/// a string from then on; the others stay untagged.
+pub fn quote_untagged_yaml11_non_strings(node: &mut Node) {
+    let Node::Map(m) = node else {
+        if let Node::Seq(items) = node {
+            items.iter_mut().for_each(quote_untagged_yaml11_non_strings);
+        }
+        return;
+    };
+    for i in 0..m.len() {
+        if m.style_at(i) == Style::Untagged
+            && let Some((_, Node::Str(text))) = m.get_index(i)
+            && crate::yaml::parse::is_yaml11_non_string(text)
+        {
+            m.set_style_at(i, Style::Quoted);
+        }
+    }
+    m.values_mut().for_each(quote_untagged_yaml11_non_strings);
 }
 
 #[cfg(test)]
@@ -335,5 +435,33 @@ mod tests {
         for s in ["7", "true", "", "~", "a\nb", "1.5", " x"] {
             assert!(needs_quotes(s), "{s}");
         }
+    }
+
+    #[test]
+    fn untagged_values_take_their_type_when_printed_or_stay_strings_after_a_merge() {
+        for t in ["True", "1e3", "7", "on", "~", "2024-01-01", ""] {
+            assert!(untagged_text_matters(t), "{t}");
+        }
+        for t in ["web", "p-x", "nginx:1.2", "a b"] {
+            assert!(!untagged_text_matters(t), "{t}");
+        }
+        let mut m = crate::yaml::map::Map::new();
+        for (k, v) in [("t", "True"), ("n", "7"), ("s", "x"), ("d", "2024-01-01")] {
+            let (i, _) = m.insert_full(k, Node::text(v));
+            m.set_style_at(i, Style::Untagged);
+        }
+        let mut merged = Node::Map(m.clone());
+        quote_untagged_yaml11_non_strings(&mut merged);
+        resolve_untagged(&mut merged);
+        // YAML 1.1 reads `True` and `7` as non-strings: quoted by the merge; a date is a
+        // string there (go-yaml v2), so it stays untagged and prints as v3's timestamp.
+        assert_eq!(merged.get("t"), Some(&Node::text("True")));
+        assert_eq!(merged.get("n"), Some(&Node::text("7")));
+        assert_eq!(merged.get("d"), Some(&Node::text("2024-01-01T00:00:00Z")));
+        let mut printed = Node::Map(m);
+        resolve_untagged(&mut printed);
+        assert_eq!(printed.get("t"), Some(&Node::Bool(true)));
+        assert_eq!(printed.get("n"), Some(&Node::Int(7)));
+        assert_eq!(printed.get("s"), Some(&Node::text("x")));
     }
 }

@@ -397,7 +397,13 @@ impl<'o, 's> Walker<'o, 's> {
             };
             let dest_style = at.map_or(Style::Plain, |d| dest.style_at(d));
             match (replacement, at.and_then(|d| dest.get_index_mut(d))) {
-                (Some(node), Some((_, slot))) => *slot = restyled(node, dest_style),
+                (Some(node), Some((_, slot))) => {
+                    *slot = restyled(node, dest_style);
+                    if dest_style == Style::Untagged {
+                        // The patch's node keeps its tag: typed from here on.
+                        dest.set_style_at(at.unwrap_or_default(), Style::Plain);
+                    }
+                }
                 (Some(node), None) => {
                     if let Some((key, _)) = patch.get_index(i) {
                         // A new field is the patch's node, with the patch's style.

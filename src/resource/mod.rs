@@ -56,6 +56,10 @@ pub struct Resource {
     /// Where each field came from, when the build records it (`kbuild explain`, `build
     /// --provenance`; see [`crate::provenance`]). Boxed: off by default.
     pub provenance: Option<Box<crate::provenance::Provenance>>,
+    /// Holds values kustomize keeps untagged (`yaml::map::Style::Untagged`), to be typed
+    /// before a JSON patch and when printed; false for nearly every resource, which
+    /// spares those the walk.
+    pub untagged: bool,
 }
 
 /// A transformer or generator (builtin or a plugin) and the file that configured it.
@@ -222,6 +226,7 @@ impl Resource {
             helm_generated: false,
             replaced_lists: replaced::ReplacedLists::default(),
             provenance: None,
+            untagged: false,
         })
     }
 

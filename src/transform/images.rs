@@ -5,7 +5,9 @@ use crate::error::{Error, Result};
 use crate::kustomization::{FieldSpec, Image};
 use crate::resource::pattern::Plain;
 use crate::resource::resmap::ResMap;
+use crate::resource::shared::trail_of;
 use crate::yaml::Node;
+use crate::yaml::map::Style;
 use regex::Regex;
 use std::borrow::Cow;
 
@@ -155,24 +157,26 @@ impl<'a> Rule<'a> {
         Some(out)
     }
 
-    fn apply_to(&self, n: &mut Node) -> Result<()> {
+    /// Rewrites the image `n` names if the rule matches it; whether it did.
+    fn apply_to(&self, n: &mut Node) -> Result<bool> {
         match n {
             Node::Str(s) => {
-                if let Some(v) = self.rewrite(s) {
-                    let mut count = self.count.get();
-                    count.matched += 1;
-                    count.changed += usize::from(v.as_str() != &**s);
-                    self.count.set(count);
-                    *s = v.into();
-                }
-                Ok(())
+                let Some(v) = self.rewrite(s) else {
+                    return Ok(false);
+                };
+                let mut count = self.count.get();
+                count.matched += 1;
+                count.changed += usize::from(v.as_str() != &**s);
+                self.count.set(count);
+                *s = v.into();
+                Ok(true)
             }
-            Node::Null => Ok(()),
+            Node::Null => Ok(false),
             Node::Map(_) | Node::Seq(_) => Err(Error::invalid_resource(format!(
                 "expected an image string, found a {}",
                 n.type_name()
             ))),
-            _ => Ok(()),
+            _ => Ok(false),
         }
     }
 }
@@ -188,8 +192,16 @@ fn walk_containers(n: &mut Node, rule: &Rule, depth: usize) -> Result<()> {
                 if (k == "containers" || k == "initContainers") && matches!(v, Node::Seq(_)) {
                     if let Node::Seq(items) = v {
                         for c in items.iter_mut() {
-                            if let Some(img) = c.get_mut("image") {
-                                rule.apply_to(img)?;
+                            let Node::Map(c) = c else { continue };
+                            let Some(i) = c.get_index_of("image") else {
+                                continue;
+                            };
+                            if let Some((_, img)) = c.get_index_mut(i)
+                                && rule.apply_to(img)?
+                                && c.style_at(i) == Style::Plain
+                            {
+                                // kustomize's new image is untagged (see name_affix.rs).
+                                c.set_style_at(i, Style::Untagged);
                             }
                         }
                     }
@@ -214,12 +226,26 @@ pub fn apply(resmap: &mut ResMap, images: &[Image], specs: &[FieldSpec]) -> Resu
     let mut counts = Vec::with_capacity(images.len());
     for image in images {
         let rule = Rule::new(image)?;
+        let mut trail = Vec::new();
         for res in resmap.iter_mut() {
             walk_containers(&mut res.node, &rule, 0)?;
             let gvk = res.gvk();
-            specs.apply(&mut res.node, &gvk, CreateKind::Scalar, &mut |n| {
-                rule.apply_to(n)
-            })?;
+            let mut rewritten = Vec::new();
+            specs.apply_traced(
+                &mut res.node,
+                &gvk,
+                CreateKind::Scalar,
+                &mut trail,
+                &mut |n, at| {
+                    if rule.apply_to(n)? {
+                        rewritten.push(trail_of(at, None));
+                    }
+                    Ok(())
+                },
+            )?;
+            for at in rewritten {
+                crate::merge::scalar_style::untag_plain_at(&mut res.node, &at);
+            }
         }
         counts.push(rule.count.get());
     }

@@ -4,6 +4,7 @@ use crate::config::fieldspec::{CreateKind, SplitSpecs};
 use crate::error::Result;
 use crate::kustomization::FieldSpec;
 use crate::resource::resmap::ResMap;
+use crate::resource::shared::trail_of;
 use crate::yaml::Node;
 
 /// Kinds kustomize never renames with a prefix or suffix (group, kind).
@@ -19,6 +20,8 @@ pub fn apply(resmap: &mut ResMap, prefix: &str, suffix: &str, specs: &[FieldSpec
         return Ok(());
     }
     let split = SplitSpecs::new(specs);
+    let mut trail = Vec::new();
+    let mut res_untagged = false;
     for res in resmap.iter_mut() {
         // kustomize decides on the original id.
         let orig = res.orig_id();
@@ -41,14 +44,30 @@ pub fn apply(resmap: &mut ResMap, prefix: &str, suffix: &str, specs: &[FieldSpec
                 res.name_suffixes.push(suffix.to_string());
             }
         }
-        split.apply(&mut res.node, &gvk, CreateKind::Scalar, &mut |n| {
-            if let Some(s) = n.scalar_string()
-                && !n.is_null()
-            {
-                *n = Node::text(format!("{prefix}{s}{suffix}"));
-            }
-            Ok(())
-        })?;
+        let mut renamed = Vec::new();
+        split.apply_traced(
+            &mut res.node,
+            &gvk,
+            CreateKind::Scalar,
+            &mut trail,
+            &mut |n, at| {
+                if let Some(s) = n.scalar_string()
+                    && !n.is_null()
+                {
+                    let name = format!("{prefix}{s}{suffix}");
+                    res_untagged |= crate::merge::scalar_style::untagged_text_matters(&name);
+                    *n = Node::text(name);
+                    renamed.push(trail_of(at, None));
+                }
+                Ok(())
+            },
+        )?;
+        // A plain name becomes untagged (kustomize's `SetScalar`): a later replacement
+        // of `7` into it prints `7`.
+        for at in renamed {
+            crate::merge::scalar_style::untag_plain_at(&mut res.node, &at);
+        }
+        res.untagged |= std::mem::take(&mut res_untagged);
     }
     Ok(())
 }

@@ -11,6 +11,8 @@ use crate::resource::selector::Matcher;
 use crate::transform::list_replace::{self, PatchSource};
 use crate::transform::union_check::Changes;
 use crate::yaml::Node;
+use crate::yaml::map::Style;
+use crate::yaml::styled::{Kind, ScalarStyle, Styled};
 
 /// A loaded patch, ready to apply.
 pub enum Loaded {
@@ -34,12 +36,119 @@ pub fn classify(text: &str, source: &str) -> Result<Loaded> {
     let docs: Vec<Node> = docs.into_iter().filter(|d| !d.is_null()).collect();
     match docs.as_slice() {
         [] => Ok(Loaded::Empty),
+        // Read again as kustomize reads JSON patch operations (YAML 1.1, see `parse_ops`)
+        // where that can make a difference.
+        [ops @ Node::Seq(_)] if reads_otherwise_in_yaml11(ops) => {
+            Ok(Loaded::Json(json6902::parse_ops(text, source)?))
+        }
         [Node::Seq(_)] => Ok(Loaded::Json(docs.into_iter().next().unwrap_or(Node::Null))),
         _ if docs.iter().all(|d| matches!(d, Node::Map(_))) => Ok(Loaded::Strategic(docs)),
         _ => Err(Error::invalid_patch(format!(
             "{source}: a patch must be a strategic merge patch (a mapping per document) or a JSON 6902 patch (a list of operations)"
         ))),
     }
+}
+
+/// Whether `node`, read as YAML 1.2 (go-yaml v3), holds a string YAML 1.1 reads as
+/// another type (`y`, `on`) or a timestamp (which YAML 1.1 leaves as written).
+fn reads_otherwise_in_yaml11(node: &Node) -> bool {
+    match node {
+        Node::Str(s) => {
+            let b = s.as_bytes();
+            crate::yaml::parse::is_yaml11_non_string(s)
+                || (b.len() > 4 && b[..4].iter().all(u8::is_ascii_digit) && b[4] == b'-')
+        }
+        Node::Map(m) => m.values().any(reads_otherwise_in_yaml11),
+        Node::Seq(items) => items.iter().any(reads_otherwise_in_yaml11),
+        _ => false,
+    }
+}
+
+/// The labels and annotations of strategic-merge patches as kustomize holds them, where
+/// it rewrites them from string maps of their text before merging: `targeted` (a patch
+/// with a `target`: `resWrangler.ApplySmPatch` runs `CopyMergeMetaDataFieldsFrom`), a
+/// label or annotation written `null`, `~` or nothing becomes that text (`"null"`, `"~"`,
+/// `""`) instead of deleting it, and a number the string it was written as. A
+/// `patchesStrategicMerge` file is loaded as a resource, whose annotations (not labels)
+/// kustomize rewrites the same way. In both cases an annotation is a string from then
+/// on, so a later JSON patch sees `1e3`, not 1000. `None` when nothing
+/// changes (the common case: the patch's text is read a second time only when needed).
+pub fn metadata_as_text(docs: &[Node], text: &str, targeted: bool) -> Option<Vec<Node>> {
+    const FIELDS: [&str; 2] = ["labels", "annotations"];
+    let untyped = |n: &Node| {
+        matches!(
+            n,
+            Node::Null | Node::Bool(_) | Node::Int(_) | Node::Uint(_) | Node::Float(_)
+        )
+    };
+    let typed_text = |m: &crate::yaml::map::Map| {
+        (0..m.len()).any(|i| {
+            m.style_at(i) == Style::PlainText
+                && matches!(m.get_index(i), Some((_, Node::Str(t))) if crate::merge::scalar_style::untagged_text_matters(t))
+        })
+    };
+    let needed = |doc: &Node| {
+        let ann = doc
+            .get_path(&["metadata", "annotations"])
+            .and_then(Node::as_map);
+        ann.is_some_and(|m| typed_text(m) || m.values().any(Node::is_null))
+            || (targeted
+                && FIELDS.iter().any(|f| {
+                    doc.get_path(&["metadata", f])
+                        .and_then(Node::as_map)
+                        .is_some_and(|m| m.values().any(untyped))
+                }))
+    };
+    if !docs.iter().any(needed) {
+        return None;
+    }
+    let written = crate::yaml::parse::parse_styled_patch_docs(text, "patch").unwrap_or_default();
+    // A `patchesStrategicMerge` file's labels stay the patch's own nodes.
+    let fields = if targeted { &FIELDS[..] } else { &FIELDS[1..] };
+    let mut docs = docs.to_vec();
+    for (n, doc) in docs.iter_mut().enumerate() {
+        for &field in fields {
+            let spelled = written
+                .get(n)
+                .and_then(|w| styled_field(w, &["metadata", field]));
+            let Some(Node::Map(map)) = doc.get_path_mut(&["metadata", field]) else {
+                continue;
+            };
+            for i in 0..map.len() {
+                if map.style_at(i) == Style::PlainText {
+                    map.set_style_at(i, Style::Plain);
+                }
+                let Some((key, value)) = map.get_index_mut(i) else {
+                    continue;
+                };
+                if untyped(value)
+                    && let Some(Kind::Scalar(t)) = spelled
+                        .and_then(|w| styled_field(w, &[key.as_str()]))
+                        .map(|n| &n.kind)
+                {
+                    *value = Node::text(t.clone());
+                }
+            }
+        }
+    }
+    Some(docs)
+}
+
+/// The value at `path` (mapping keys) of a go-yaml v3 node; the last of repeated keys.
+fn styled_field<'a>(
+    node: &'a crate::yaml::styled::Styled,
+    path: &[&str],
+) -> Option<&'a crate::yaml::styled::Styled> {
+    let Some((first, rest)) = path.split_first() else {
+        return Some(node);
+    };
+    let crate::yaml::styled::Kind::Map(pairs) = &node.kind else {
+        return None;
+    };
+    let value = pairs.iter().rev().find_map(|(k, v)| {
+        matches!(&k.kind, crate::yaml::styled::Kind::Scalar(t) if t == first).then_some(v)
+    })?;
+    styled_field(value, rest)
 }
 
 /// Applies one strategic-merge patch to one resource, keeping its name, kind
@@ -64,6 +173,9 @@ pub fn apply_smp(
     let gvk = res.gvk();
     let schema = opts.schemas.lookup(&gvk.group, &gvk.version, &gvk.kind);
     res.drop_empty_nulls(schema);
+    if res.untagged {
+        crate::merge::scalar_style::quote_untagged_yaml11_non_strings(&mut res.node);
+    }
     // A patch writes into label and annotation values kustomize shares between fields
     // in place, so into all of them (see resource/shared.rs).
     let plan = (!res.shared.is_empty()).then(|| res.shared.plan_patch(&res.node, &patch));
@@ -169,6 +281,11 @@ pub fn apply_json(
         budget.charge(bytes, "patches")?;
         changes.will_change(i, res);
         res.store_prev_id();
+        if res.untagged {
+            // kustomize's JSON of an untagged node is the type its text reads as.
+            crate::merge::scalar_style::resolve_untagged(&mut res.node);
+            res.untagged = false;
+        }
         crate::merge::scalar_style::annotations_before_json_patch(&mut res.node);
         json6902::apply_within(&mut res.node, ops, budget)
             .map_err(|e| e.context(format!("applying JSON patch to {}", res.id())))?;
@@ -292,6 +409,66 @@ pub struct StrategicOptions<'a> {
     pub continue_after_delete: bool,
     /// The patch, for the note on lists it replaces whole (see `list_replace`).
     pub source: Option<&'a PatchSource<'a>>,
+    /// The patch's text, read again for the spelling of numbers that land on quoted
+    /// values (see [`spell_typed_over_quoted`]).
+    pub text: Option<&'a str>,
+}
+
+/// A number, boolean or timestamp of a strategic-merge patch that replaces a quoted
+/// value: kyaml's merge gives the patch's node the quoted style, so kustomize prints the
+/// text the patch wrote (`3.0`, `0o14`, `1.0e+3`, `False`, `2024-01-01`) as a string,
+/// where kbuild's node holds only the value. With `written` (the patch document as
+/// go-yaml reads it) such values of `patch` become the string of their text; without,
+/// only whether there is one is told. Mappings are followed; lists are not (their items
+/// are matched by merge keys, and kbuild keeps no style for items).
+fn spell_typed_over_quoted(dest: &Node, patch: &mut Node, written: Option<&Styled>) -> bool {
+    let (Node::Map(d), Node::Map(p)) = (dest, patch) else {
+        return false;
+    };
+    let mut found = false;
+    for (key, value) in p.iter_mut() {
+        let Some(at) = d.get_index_of(key) else {
+            continue;
+        };
+        let here = written.and_then(|w| styled_field(w, &[key.as_str()]));
+        if matches!(value, Node::Map(_)) {
+            if let Some((_, inner)) = d.get_index(at) {
+                found |= spell_typed_over_quoted(inner, value, here);
+                if found && written.is_none() {
+                    return true;
+                }
+            }
+            continue;
+        }
+        let typed = match value {
+            Node::Int(_) | Node::Uint(_) | Node::Float(_) | Node::Bool(_) => true,
+            // A timestamp, as kbuild reads one (`2024-01-01T00:00:00Z`).
+            Node::Str(s) => {
+                s.len() > 4
+                    && s.as_bytes()[..4].iter().all(u8::is_ascii_digit)
+                    && s.as_bytes()[4] == b'-'
+            }
+            _ => false,
+        };
+        if !typed || d.style_at(at) != Style::Quoted {
+            continue;
+        }
+        found = true;
+        if written.is_none() {
+            return true;
+        }
+        if let Some(Styled {
+            tag,
+            style,
+            kind: Kind::Scalar(t),
+        }) = here
+            && style.scalar == ScalarStyle::Plain
+            && matches!(tag.as_str(), "!!int" | "!!float" | "!!bool" | "!!timestamp")
+        {
+            *value = Node::text(t.clone());
+        }
+    }
+    found
 }
 
 /// Applies strategic-merge patches: each to the resource it names, or all of
@@ -311,7 +488,22 @@ pub fn apply_strategic(
         allow_kind,
         continue_after_delete,
         source,
+        text,
     } = options;
+    // The patch's documents as written, read on first need.
+    let mut written: Option<Vec<Styled>> = None;
+    let mut spell = |res: &Node, patch: &mut Node, doc: usize| {
+        let Some(text) = text else { return };
+        if !spell_typed_over_quoted(res, patch, None) {
+            return;
+        }
+        let docs = written.get_or_insert_with(|| {
+            crate::yaml::parse::parse_styled_patch_docs(text, "patch").unwrap_or_default()
+        });
+        if let Some(w) = docs.get(doc) {
+            spell_typed_over_quoted(res, patch, Some(w));
+        }
+    };
     match target {
         Some(t) => {
             if patches.len() > 1 {
@@ -334,6 +526,7 @@ pub fn apply_strategic(
                     // namespace.
                     let mut p = p.clone();
                     retarget(&mut p, &res.node, allow_name, allow_kind);
+                    spell(&res.node, &mut p, doc);
                     apply_smp(
                         res,
                         p,
@@ -382,7 +575,9 @@ pub fn apply_strategic(
                 let res = &mut resmap.resources[i];
                 changes.will_change(i, res);
                 let source = source.map(|s| (s, doc));
-                apply_smp(res, p.clone(), opts, allow_name, allow_kind, source)
+                let mut p = p.clone();
+                spell(&res.node, &mut p, doc);
+                apply_smp(res, p, opts, allow_name, allow_kind, source)
                     .map_err(|e| e.context(format!("patching {}", res.id())))?;
                 // A deletion takes its resource out before the next document
                 // looks for its own: a later document naming it finds nothing.

@@ -18,7 +18,9 @@ use crate::resource::Resource;
 use crate::resource::budget::Budget;
 use crate::resource::id::{Gvk, ResId};
 use crate::resource::resmap::ResMap;
+use crate::resource::shared::{Step as TrailStep, trail_of};
 use crate::yaml::Node;
+use crate::yaml::map::Style;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -251,8 +253,29 @@ pub fn resolve(rm: &mut ResMap, set: &VarSet, specs: &[FieldSpec], budget: &Budg
     // kustomize never creates a missing field here, whatever `create` says.
     let specs = crate::config::fieldspec::without_create(specs);
     let specs = SplitSpecs::new(&specs);
+    let mut trail = Vec::new();
     for r in rm.iter_mut() {
         let gvk = r.gvk();
+        if r.untagged {
+            // kustomize tags every string it substitutes in `!!str`, untagged ones too.
+            let mut reached = Vec::new();
+            specs
+                .apply_traced(
+                    &mut r.node,
+                    &gvk,
+                    CreateKind::Scalar,
+                    &mut trail,
+                    &mut |n, at| {
+                        reached.push(trail_of(at, None));
+                        substitute(n, &values, budget)
+                    },
+                )
+                .map_err(|e| e.context(format!("substituting vars in {}", r.id())))?;
+            for at in reached {
+                tag_strings(&mut r.node, &at);
+            }
+            continue;
+        }
         specs
             .apply(&mut r.node, &gvk, CreateKind::Scalar, &mut |n| {
                 substitute(n, &values, budget)
@@ -260,6 +283,25 @@ pub fn resolve(rm: &mut ResMap, set: &VarSet, specs: &[FieldSpec], budget: &Budg
             .map_err(|e| e.context(format!("substituting vars in {}", r.id())))?;
     }
     Ok(())
+}
+
+/// Ends the untagged state ([`Style::Untagged`]) of the strings at `at`: the field, or
+/// the values of the mapping there.
+fn tag_strings(node: &mut Node, at: &[TrailStep]) {
+    fn untag(m: &mut crate::yaml::map::Map, i: usize) {
+        if m.style_at(i) == Style::Untagged {
+            m.set_style_at(i, Style::Plain);
+        }
+    }
+    let Some((m, i)) = crate::merge::scalar_style::entry_at(node, at) else {
+        return;
+    };
+    untag(m, i);
+    if let Some((_, Node::Map(inner))) = m.get_index_mut(i) {
+        for j in 0..inner.len() {
+            untag(inner, j);
+        }
+    }
 }
 
 /// The value of a var, from the resource it was bound to.

@@ -42,6 +42,11 @@ pub enum Style {
     /// type the text reads as (annotation values: `007`, `~`). A JSON 6902 patch sees the
     /// type (see `merge::scalar_style`).
     PlainText,
+    /// A node kustomize made without a tag (a field `create: true` made): kbuild holds
+    /// the text as a string, and it takes the type its text reads as only when the
+    /// resource is printed or JSON-patched; until then later writes only swap its text
+    /// (see `merge::scalar_style::resolve_untagged`).
+    Untagged,
 }
 
 /// An insertion-ordered map from string keys to nodes.

@@ -150,6 +150,50 @@ pub(crate) fn resolve_resource_scalar(text: &str, tag: Option<&str>) -> Result<N
     resolve::resolve(Cow::Borrowed(text), true, tag, Schema::Resource).map(|r| r.node)
 }
 
+/// kyaml's `IsValueNonString`: whether go-yaml v2 (YAML 1.1) reads `text`, as a whole
+/// document, as something other than a string (`True`, `on`, `1e3`, `0x1F`, `~`; not a
+/// timestamp, which v2 gives as a string). Empty and multi-line texts count as strings,
+/// as there. Texts that read as a mapping, a list or nothing at all are approximated by
+/// their first characters.
+pub(crate) fn is_yaml11_non_string(text: &str) -> bool {
+    if text.is_empty() || text.contains('\n') {
+        return false;
+    }
+    if text.starts_with('#') || text.starts_with("- ") || text == "-" {
+        return true;
+    }
+    if text.contains(": ") || text.ends_with(':') {
+        return true;
+    }
+    // Only these first bytes lead go-yaml v2's resolver anywhere but a string.
+    if !matches!(
+        text.as_bytes()[0],
+        b'y' | b'Y'
+            | b'n'
+            | b'N'
+            | b't'
+            | b'T'
+            | b'f'
+            | b'F'
+            | b'o'
+            | b'O'
+            | b'~'
+            | b'.'
+            | b'+'
+            | b'-'
+            | b'0'..=b'9' | b' '
+    ) {
+        return false;
+    }
+    resolve::resolve(
+        Cow::Borrowed(text.trim()),
+        true,
+        TagRef::None,
+        Schema::Kustomization,
+    )
+    .is_ok_and(|r| !matches!(r.node, Node::Str(_)))
+}
+
 pub(crate) use resolve::TagRef;
 
 /// Resolves a scalar of a resource-like text (go-yaml v3, then JSON): `plain` is false
@@ -170,6 +214,25 @@ pub(crate) fn plain_tag(text: &str) -> &'static str {
         resolve::Kind::Timestamp => "!!timestamp",
         resolve::Kind::Str | resolve::Kind::Binary | resolve::Kind::Custom => "!!str",
     }
+}
+
+/// The documents of a strategic-merge patch stream as go-yaml v3 nodes (each scalar's
+/// text, tag and style), one per document [`parse_patch_stream`] gives as a non-empty
+/// mapping, in order. Read again only where the text a number was written as matters.
+pub(crate) fn parse_styled_patch_docs(
+    text: &str,
+    source: &str,
+) -> Result<Vec<crate::yaml::styled::Styled>, Error> {
+    check_characters(text, source)?;
+    let mut docs = Vec::new();
+    for piece in split_documents(text, source)? {
+        if let Some(root) = styled::parse(piece.text, source)?.root
+            && matches!(&root.kind, crate::yaml::styled::Kind::Map(pairs) if !pairs.is_empty())
+        {
+            docs.push(root);
+        }
+    }
+    Ok(docs)
 }
 
 /// Parses YAML (or JSON) text held in a string the way go-yaml v3 reads it into a

@@ -84,8 +84,11 @@ pub fn apply_strategic_merge_entry(
     let options = patch::StrategicOptions {
         continue_after_delete: true,
         source: patch_source.as_ref(),
+        text: Some(&text),
         ..Default::default()
     };
+    let as_text = patch::metadata_as_text(docs, &text, false);
+    let docs = as_text.as_deref().unwrap_or(docs);
     patch::apply_strategic(rm, docs, None, env.merge, options, env.budget, changes)
         .map_err(|e| e.context(format!("applying patchesStrategicMerge entry {source}")))
 }
@@ -119,6 +122,7 @@ pub fn apply_patch_entry(
         allow_kind: p.option("allowKindChange", typed),
         continue_after_delete: env.version.patches_continue_after_delete(),
         source: patch_source.as_ref(),
+        text: Some(&text),
     };
     match &*env.parsed.patch(&text, &source)? {
         patch::Loaded::Empty if env.version.ignores_empty_patches() => Ok(()),
@@ -126,15 +130,19 @@ pub fn apply_patch_entry(
             "{source}: the patch is empty; kustomize v5.5.0 refuses empty patch files \
              (v5.7.0 and later ignore them: --kustomize-version v5.8.1)"
         ))),
-        patch::Loaded::Strategic(docs) => patch::apply_strategic(
-            rm,
-            docs,
-            p.target.as_ref(),
-            env.merge,
-            options,
-            env.budget,
-            changes,
-        ),
+        patch::Loaded::Strategic(docs) => {
+            let as_text =
+                (p.target.as_ref()).and_then(|_| patch::metadata_as_text(docs, &text, true));
+            patch::apply_strategic(
+                rm,
+                as_text.as_deref().unwrap_or(docs),
+                p.target.as_ref(),
+                env.merge,
+                options,
+                env.budget,
+                changes,
+            )
+        }
         patch::Loaded::Json(ops) => {
             let target = p.target.as_ref().ok_or_else(|| {
                 Error::invalid_patch(

@@ -44,11 +44,12 @@ use crate::resource::shared::{Trail, trail_of_path};
 use crate::transform::field_path::{FieldPath, Options};
 use crate::yaml::Node;
 use crate::yaml::de::{DeError, from_node, from_node_lenient};
+use crate::yaml::map::Style;
 use crate::yaml::parse::PathStep;
 use select::{IdSelector, TargetMatcher, resource_ids};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use value::{Value, delimiter_on_collection, set_field};
+use value::{Value, created_text, delimiter_on_collection, set_field};
 
 /// The field path used when a source or target gives none.
 pub const DEFAULT_FIELD_PATH: &str = "metadata.name";
@@ -523,10 +524,22 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
                 continue;
             }
             let mut writes = SharedWrites::new(res);
-            let trail = writes.on;
+            let trail = writes.on || options.create;
+            // Scalars `create` made, with their text: kustomize's are untagged.
+            let mut made: Vec<(Vec<PathStep>, String)> = Vec::new();
+            // A text written into an existing string that may be untagged (a field an
+            // earlier replacement created, a name a prefix rewrote) and reads as
+            // another type: the resource needs the untagged passes.
+            let mut retyped = false;
             let mut set = |field: &mut Node, created: bool, at: &[PathStep]| {
                 writes.note(field, created, at);
-                set_field(field, created, value, &options)
+                set_field(field, created, value, &options)?;
+                if created && !matches!(field, Node::Map(_) | Node::Seq(_)) {
+                    made.push((at.to_vec(), created_text(value, &options)));
+                } else if let Node::Str(t) = field {
+                    retyped |= crate::merge::scalar_style::untagged_text_matters(t);
+                }
+                Ok(())
             };
             // What the walk finds in a parsed copy of YAML text (v5.8.0) is
             // dropped, but kustomize's setFieldValue still runs on it.
@@ -546,6 +559,10 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
                 .visit(&mut res.node, opts, &mut set, &mut in_copy)
                 .map_err(at)?;
             writes.finish(res);
+            res.untagged |= retyped;
+            for (at, text) in made {
+                mark_untagged(res, &at, text);
+            }
             if check_depth {
                 let depth = crate::resource::budget::node_depth(&res.node);
                 if depth > crate::resource::budget::MAX_BUILT_DEPTH {
@@ -567,6 +584,27 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
         }
     }
     Ok(selected)
+}
+
+/// Makes the field `create` made at `at` what kustomize's is: a node without a tag
+/// holding `text` ([`Style::Untagged`]), or, as an annotation, that text (kustomize reads
+/// annotations as strings). A field in a list keeps the type its text reads as (kbuild
+/// keeps no style for list items).
+fn mark_untagged(res: &mut Resource, at: &[PathStep], text: String) {
+    let annotation = matches!(at, [PathStep::Key(m), PathStep::Key(a), _] if m == "metadata" && a == "annotations");
+    let Some((m, i)) = crate::merge::scalar_style::entry_at(&mut res.node, &trail_of_path(at))
+    else {
+        return;
+    };
+    if let Some((_, v)) = m.get_index_mut(i) {
+        *v = Node::text(text);
+    }
+    if annotation {
+        m.set_style_at(i, Style::PlainText);
+    } else {
+        m.set_style_at(i, Style::Untagged);
+        res.untagged = true;
+    }
 }
 
 /// The target fields a replacement wrote in a resource that shares label or

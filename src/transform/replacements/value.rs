@@ -129,6 +129,14 @@ pub(super) fn delimiter_on_collection(found: &str) -> Error {
     ))
 }
 
+/// The text `set_field` puts into a field `create` made.
+pub(super) fn created_text(value: &Value, o: &FieldOptions) -> String {
+    match o.delimiter.is_empty() {
+        true => value.text().to_string(),
+        false => join_part("", value.text(), o),
+    }
+}
+
 /// Puts `value` into one target field (kustomize's `setFieldValue`).
 pub(super) fn set_field(
     field: &mut Node,
