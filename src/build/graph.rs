@@ -118,7 +118,9 @@ pub struct Edge {
 pub struct Graph {
     nodes: Vec<Node>,
     edges: Vec<Edge>,
-    by_path: HashMap<PathBuf, NodeId>,
+    /// Keyed by the path's bytes (real paths are clean): hashing a `Path` goes component
+    /// by component, and the build looks every kustomization up here.
+    by_path: HashMap<std::ffi::OsString, NodeId>,
     /// For the build (`for_build` only): what each walked kustomization's `resources`
     /// and `components` entries resolved to, by entry index.
     planned: HashMap<NodeId, Planned>,
@@ -155,7 +157,7 @@ impl Graph {
 
     /// The node of `path` (a real path), if the graph has one.
     pub fn node(&self, path: &Path) -> Option<NodeId> {
-        self.by_path.get(path).copied()
+        self.by_path.get(path.as_os_str()).copied()
     }
 
     /// The kustomization file of the kustomization in `dir` (a real path), when the walk
@@ -202,7 +204,7 @@ impl Graph {
 
     /// Adds the node of `path` unless it is there; whether it was added.
     fn add(&mut self, path: &Path, kind: NodeKind, local: bool) -> (NodeId, bool) {
-        if let Some(&id) = self.by_path.get(path) {
+        if let Some(&id) = self.by_path.get(path.as_os_str()) {
             return (id, false);
         }
         let id = self.nodes.len();
@@ -211,7 +213,7 @@ impl Graph {
             kind,
             local,
         });
-        self.by_path.insert(path.to_path_buf(), id);
+        self.by_path.insert(path.as_os_str().to_owned(), id);
         (id, true)
     }
 

@@ -26,24 +26,23 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug, Default)]
 pub(super) struct Noops {
     nothing: Vec<(PathBuf, Place, String)>,
-    changed: HashSet<(PathBuf, Place)>,
+    /// A list, made a set only when there is something to warn about: every step of every
+    /// kustomization notes itself here, and hashing its path (component by component) cost
+    /// more than the rest of the bookkeeping.
+    changed: Vec<(PathBuf, Place)>,
 }
 
 impl Noops {
     /// Notes what the entry at `place` of the kustomization file `file` did.
     pub(super) fn note(&mut self, file: &Path, place: Place, effect: Effect) {
         match effect {
-            Effect::Changed => {
-                self.changed.insert((file.to_path_buf(), place));
-            }
+            Effect::Changed => self.changed.push((file.to_path_buf(), place)),
             Effect::Nothing(why) => self.nothing.push((file.to_path_buf(), place, why)),
             Effect::Parts(parts) => {
                 for (place, why) in parts {
                     match why {
                         Some(why) => self.nothing.push((file.to_path_buf(), place, why)),
-                        None => {
-                            self.changed.insert((file.to_path_buf(), place));
-                        }
+                        None => self.changed.push((file.to_path_buf(), place)),
                     }
                 }
             }
@@ -62,6 +61,7 @@ impl Noops {
         if self.nothing.is_empty() {
             return Vec::new();
         }
+        let changed: HashSet<(PathBuf, Place)> = self.changed.into_iter().collect();
         let mut texts: HashMap<PathBuf, Option<String>> = HashMap::default();
         let mut seen = HashSet::default();
         // (file's index, line, column, text)
@@ -69,7 +69,7 @@ impl Noops {
         let mut order: HashMap<PathBuf, usize> = HashMap::default();
         for (file, place, why) in self.nothing {
             let key = (file, place);
-            if self.changed.contains(&key) || !seen.insert(key.clone()) {
+            if changed.contains(&key) || !seen.insert(key.clone()) {
                 continue;
             }
             let (file, place) = key;
