@@ -94,20 +94,8 @@ fn read_path(path: &Path, options: &BuildOptions, crds: &mut CrdSet) -> Result<(
 /// Reads one file's documents into `crds`; `named`: the user named the file, so any
 /// problem is an error.
 fn read_file(path: &Path, named: bool, crds: &mut CrdSet) -> Result<()> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let source = path.display().to_string();
-    let text = match (crate::yaml::utf8(bytes, path), named) {
-        (Ok(text), _) => text,
-        (Err(e), true) => return Err(e),
-        (Err(_), false) => return Ok(()),
-    };
-    let docs = match crate::yaml::parse::parse_stream(&text, &source) {
-        Ok(docs) => docs,
-        Err(e) if named || text.contains("CustomResourceDefinition") => return Err(e),
-        Err(_) => return Ok(()),
+    let Some((docs, source)) = crate::openapi::crd::files::read_yaml_docs(path, named)? else {
+        return Ok(());
     };
     for doc in &docs {
         if doc.as_map().is_some() {

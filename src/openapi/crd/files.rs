@@ -50,7 +50,11 @@ pub fn is_crd(doc: &Node) -> bool {
             .is_some_and(|v| v.starts_with("apiextensions.k8s.io/"))
 }
 
-fn read_file(path: &Path, named: bool, out: &mut Vec<(Node, String)>) -> Result<()> {
+/// The YAML documents of the file `path` and its name for messages. A file the user named
+/// (`named`) must be UTF-8 and parse; one found in a directory that does not is passed over
+/// (`None`) unless it mentions `CustomResourceDefinition`. Shared with `openapi from-crds`
+/// (crd_openapi.rs), which reads its paths the same way.
+pub(crate) fn read_yaml_docs(path: &Path, named: bool) -> Result<Option<(Vec<Node>, String)>> {
     let bytes = std::fs::read(path).map_err(|source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -59,12 +63,18 @@ fn read_file(path: &Path, named: bool, out: &mut Vec<(Node, String)>) -> Result<
     let text = match (crate::yaml::utf8(bytes, path), named) {
         (Ok(text), _) => text,
         (Err(e), true) => return Err(e),
-        (Err(_), false) => return Ok(()),
+        (Err(_), false) => return Ok(None),
     };
-    let docs = match crate::yaml::parse::parse_stream(&text, &source) {
-        Ok(docs) => docs,
-        Err(e) if named || text.contains("CustomResourceDefinition") => return Err(e),
-        Err(_) => return Ok(()),
+    match crate::yaml::parse::parse_stream(&text, &source) {
+        Ok(docs) => Ok(Some((docs, source))),
+        Err(e) if named || text.contains("CustomResourceDefinition") => Err(e),
+        Err(_) => Ok(None),
+    }
+}
+
+fn read_file(path: &Path, named: bool, out: &mut Vec<(Node, String)>) -> Result<()> {
+    let Some((docs, source)) = read_yaml_docs(path, named)? else {
+        return Ok(());
     };
     for doc in docs {
         let items = match doc.get("items").and_then(Node::as_seq) {

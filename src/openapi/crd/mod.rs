@@ -30,7 +30,7 @@
 //! - `lookup.rs`: the list-map keys a CRD gives one list (for the default mode's warning).
 
 mod document;
-mod files;
+pub(crate) mod files;
 mod lookup;
 mod merge_key;
 mod schema;
