@@ -78,7 +78,7 @@ impl FieldPath {
 
 impl FieldPath {
     /// The same field with list elements named as provenance names them (by a distinct
-    /// `name`, else by index; see [`element_parts`]), read against `node`: `ports.[port=80]`
+    /// `name`, else by index; see `element_parts`), read against `node`: `ports.[port=80]`
     /// becomes `ports.0`. `None` when `node` does not have the field.
     pub fn canonical(&self, node: &Node) -> Option<FieldPath> {
         let mut out = Vec::with_capacity(self.0.len());

@@ -7,7 +7,7 @@
 //!
 //! The one process-wide cache of the library, and bounded: it maps a pattern to what
 //! compiling it gives, so it can change no result (two builds on two threads share it
-//! without seeing each other), and it holds at most [`MAX_PATTERNS`] patterns (a
+//! without seeing each other), and it holds at most `MAX_PATTERNS` patterns (a
 //! long-running embedder building many trees does not grow it without end; past the
 //! bound it starts again empty). Patterns come from deep inside transformers, where no
 //! build context reaches; threading one there would cost every caller an argument for

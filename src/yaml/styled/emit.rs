@@ -93,7 +93,7 @@ fn is_blankz(c: Option<char>) -> bool {
 }
 
 /// Whether go-yaml v3 writes the `!!str` string `s`, as a block mapping's value, plain: the
-/// encoder's and the emitter's choices of [`Emitter::scalar`] for that one case, without
+/// encoder's and the emitter's choices of `Emitter::scalar` for that one case, without
 /// building a document (the scalar-style model asks this of every string of every
 /// JSON-patched resource).
 pub fn str_is_plain_block_value(s: &str) -> bool {
