@@ -91,6 +91,7 @@ pub mod deps;
 pub mod diff;
 pub mod edit;
 pub mod error;
+pub mod explain;
 mod generate;
 mod go_path;
 pub mod helm;

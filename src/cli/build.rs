@@ -338,8 +338,8 @@ fn build(args: &BuildArgs) -> Result<(), kbuild::Error> {
     let resmap = built.resmap;
     if let Some(file) = &args.provenance {
         let read = |p: &Path| std::fs::read_to_string(p).ok();
-        let mut loc = kbuild::provenance::report::Locator::new(&read);
-        let value = kbuild::provenance::json::build(&resmap, &mut loc);
+        let mut loc = kbuild::explain::report::Locator::new(&read);
+        let value = kbuild::explain::json::build(&resmap, &mut loc);
         output::write_file_atomic(
             file,
             format!("{value:#}\n").as_bytes(),

@@ -177,11 +177,10 @@ fn run_diff_sides(args: &DiffArgs) -> Result<bool, kbuild::Error> {
     let mut result = diff(&old, &new, &args.diff_options())?;
     if args.explain {
         let read = |p: &Path| std::fs::read_to_string(p).ok();
-        let mut loc = kbuild::provenance::report::Locator::new(&read);
+        let mut loc = kbuild::explain::report::Locator::new(&read);
         let cwd = std::env::current_dir().unwrap_or_default();
-        let show = |at: &kbuild::provenance::report::Position| {
-            kbuild::provenance::report::relative(at, &cwd)
-        };
+        let show =
+            |at: &kbuild::explain::report::Position| kbuild::explain::report::relative(at, &cwd);
         result.explain(&old, &new, &mut loc, &show);
     }
     let text = match args.output {

@@ -12,8 +12,9 @@
 
 use super::BuildFlags;
 use super::diff::ColorWhen;
-use kbuild::provenance::report::{LocatedStep, Locator, Position, annotated};
-use kbuild::provenance::{FieldPath, json, select};
+use kbuild::explain::report::{LocatedStep, Locator, Position, annotated};
+use kbuild::explain::{json, select};
+use kbuild::provenance::FieldPath;
 use kbuild::resource::resmap::ResMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -76,7 +77,7 @@ fn read(path: &Path) -> Option<String> {
 fn explain(args: &ExplainArgs) -> Result<String, kbuild::Error> {
     let (dir, resource, field) = match args.args.as_slice() {
         [dir, resource] => (dir, resource, None),
-        [dir, resource, field] => (dir, resource, Some(FieldPath::parse(field))),
+        [dir, resource, field] => (dir, resource, Some(kbuild::explain::field(field))),
         _ => {
             return Err(kbuild::Error::msg(
                 "kbuild explain takes DIR RESOURCE [FIELD] (or --from FILE:LINE [DIR]...)",

@@ -5,8 +5,7 @@
 //! fields are left unexplained.
 
 use super::{DiffResult, Side, Status};
-use crate::provenance::FieldPath;
-use crate::provenance::report::{Locator, Position};
+use crate::explain::report::{Locator, Position};
 use crate::resource::Resource;
 use crate::resource::id::ResId;
 
@@ -32,11 +31,11 @@ impl DiffResult {
             let new_r = find(new, e.new.as_ref());
             let old_r = find(old, e.old.as_ref());
             for path in &e.paths {
-                let field = FieldPath::parse(path);
+                let field = crate::explain::field(path);
                 let step = [new_r, old_r].into_iter().flatten().find_map(|r| {
                     let p = r.provenance.as_deref()?;
                     field.lookup(&r.node)?;
-                    crate::provenance::report::why(&r.node, p, &field, loc)
+                    crate::explain::report::why(&r.node, p, &field, loc)
                 });
                 if let Some(step) = step {
                     e.why.push((path.clone(), step.summary(show)));

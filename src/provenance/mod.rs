@@ -13,10 +13,7 @@
 //! resource.
 
 pub mod diff;
-pub mod json;
 pub mod path;
-pub mod report;
-pub mod select;
 
 pub use diff::Change;
 pub use path::{FieldPath, Part};
@@ -220,14 +217,14 @@ mod tests {
             changes: diff::changes(&patched, &patched),
         });
         assert_eq!(p.steps.len(), 2);
-        let field = FieldPath::parse("spec.replicas");
+        let field = FieldPath(vec![Part::Key("spec".into()), Part::Key("replicas".into())]);
         let chain = p.chain(&field);
         assert_eq!(chain.len(), 2);
         assert_eq!(chain[0].step.kind, StepKind::Source);
         assert_eq!(chain[1].change.before.as_deref(), Some("1"));
         assert_eq!(chain[1].change.after.as_deref(), Some("3"));
         assert_eq!(p.last(&field).map(|l| l.step.kind), Some(StepKind::Merge));
-        let template = FieldPath::parse("spec.template");
+        let template = FieldPath(vec![Part::Key("spec".into()), Part::Key("template".into())]);
         assert_eq!(
             p.last(&template).map(|l| l.step.kind),
             Some(StepKind::Source)

@@ -35,36 +35,6 @@ impl FieldPath {
         FieldPath(parts)
     }
 
-    /// Reads a path as a user writes it: kustomize's syntax, with the `.` before a bracket
-    /// optional (`containers[name=web]` as well as `containers.[name=web]`), and a bare
-    /// number a list index.
-    pub fn parse(text: &str) -> FieldPath {
-        let mut parts = Vec::new();
-        for raw in crate::transform::field_path::FieldPath::parse(text).target_parts() {
-            let mut rest = raw.as_str();
-            // `containers[name=web]`: a key and a selector in one part.
-            if let Some(open) = rest.find('[').filter(|&i| i > 0 && rest.ends_with(']')) {
-                parts.push(Part::Key(rest[..open].to_string()));
-                rest = &rest[open..];
-            }
-            parts.push(Self::part(rest));
-        }
-        FieldPath(parts)
-    }
-
-    fn part(text: &str) -> Part {
-        if let Some(inner) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
-            if let Some((k, v)) = inner.split_once('=') {
-                return Part::Entry(k.to_string(), v.to_string());
-            }
-            return Part::Key(inner.to_string());
-        }
-        match text.parse::<usize>() {
-            Ok(i) if !text.starts_with('+') => Part::Index(i),
-            _ => Part::Key(text.to_string()),
-        }
-    }
-
     /// Whether the path names a field at or below `other` (`other` is a prefix).
     pub fn starts_with(&self, other: &FieldPath) -> bool {
         self.0.starts_with(&other.0)
@@ -158,20 +128,16 @@ mod tests {
     }
 
     #[test]
-    fn reads_what_it_prints_and_what_users_write() {
-        let p = FieldPath::parse("spec.template.spec.containers[name=web].image");
-        assert_eq!(
-            p.to_string(),
-            "spec.template.spec.containers.[name=web].image"
-        );
-        assert_eq!(FieldPath::parse(&p.to_string()), p);
+    fn prints_kustomize_field_paths() {
+        let mut p = keys(&["spec", "containers"]);
+        p = p.child(Part::Entry("name".into(), "web".into()));
+        p = p.child(Part::Key("image".into()));
+        assert_eq!(p.to_string(), "spec.containers.[name=web].image");
         let a = keys(&["metadata", "annotations", "config.kubernetes.io/origin"]);
         assert_eq!(
             a.to_string(),
             "metadata.annotations.[config.kubernetes.io/origin]"
         );
-        assert_eq!(FieldPath::parse(&a.to_string()), a);
-        assert_eq!(FieldPath::parse("spec.ports.0.port").0[2], Part::Index(0));
     }
 
     #[test]

@@ -206,11 +206,11 @@ fn compare(
         // Positions in a checkout are shown as paths in the repository, prefixed by the
         // revision ("v1:overlays/prod/kustomization.yaml:7:3").
         let read = |p: &Path| std::fs::read_to_string(p).ok();
-        let mut loc = crate::provenance::report::Locator::new(&read);
-        let show = |at: &crate::provenance::report::Position| {
+        let mut loc = crate::explain::report::Locator::new(&read);
+        let show = |at: &crate::explain::report::Position| {
             for tree in [new, old] {
                 if let Ok(rel) = at.file.strip_prefix(&tree.top) {
-                    let shown = crate::provenance::report::Position {
+                    let shown = crate::explain::report::Position {
                         file: rel.to_path_buf(),
                         ..at.clone()
                     };

@@ -14,9 +14,8 @@
 //!                 "column": 13, "before": "1", "after": "3"}]}]}]}
 //! ```
 
-use super::path::FieldPath;
 use super::report::{LocatedStep, Locator};
-use super::{Provenance, diff};
+use crate::provenance::{FieldPath, Provenance, diff};
 use crate::resource::Resource;
 use crate::resource::resmap::ResMap;
 use serde_json::{Map, Value, json};
@@ -71,7 +70,7 @@ pub fn resource(
 }
 
 /// A resource's origin (see [`Provenance::origin`]): its kind and file.
-fn origin(step: &super::Step) -> Value {
+fn origin(step: &crate::provenance::Step) -> Value {
     let file = step
         .entry
         .as_ref()

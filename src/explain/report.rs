@@ -7,8 +7,7 @@
 //! value itself in the file that wrote it (the resource file, a strategic-merge patch),
 //! where the field can be found there.
 
-use super::path::{FieldPath, Part};
-use super::{Link, Provenance, StepKind, Written};
+use crate::provenance::{FieldPath, Link, Part, Provenance, StepKind, Written};
 use crate::yaml::Node;
 use crate::yaml::locate::Located;
 use crate::yaml::parse::PathStep;
@@ -257,7 +256,7 @@ pub fn annotated(
     let Some(doc) = Located::parse(&text, 0) else {
         return lines;
     };
-    for (path, _) in super::diff::leaves(node) {
+    for (path, _) in crate::provenance::diff::leaves(node) {
         let Some(link) = p.last(&path) else {
             continue;
         };
@@ -274,6 +273,7 @@ pub fn annotated(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::explain::field;
     use crate::kustomization::files::Place;
     use crate::provenance::{Entry, Step, diff};
 
@@ -347,7 +347,7 @@ spec:
         let (_, p) = record();
         let read = files;
         let mut loc = Locator::new(&read);
-        let chain = loc.chain(&p, &FieldPath::parse("spec.replicas"));
+        let chain = loc.chain(&p, &field("spec.replicas"));
         let shown: Vec<String> = chain
             .iter()
             .map(|s| {
@@ -367,10 +367,7 @@ spec:
                 "merge prod/kustomization.yaml:4:3 prod/replicas.yaml:6:13 3"
             ]
         );
-        let image = loc.chain(
-            &p,
-            &FieldPath::parse("spec.template.spec.containers[name=web].image"),
-        );
+        let image = loc.chain(&p, &field("spec.template.spec.containers[name=web].image"));
         assert_eq!(
             image[0]
                 .value_at
