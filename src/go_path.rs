@@ -6,7 +6,7 @@
 /// Go's `path.Clean`: `.` parts dropped, `..` taking back the part before it (kept at
 /// the start of a relative path, dropped at the root), repeated `/` folded, `.` for
 /// nothing.
-pub fn clean(path: &str) -> String {
+pub(crate) fn clean(path: &str) -> String {
     let rooted = path.starts_with('/');
     let mut parts: Vec<&str> = Vec::new();
     for p in path.split('/') {
@@ -32,7 +32,7 @@ pub fn clean(path: &str) -> String {
 
 /// Go's `filepath.Join`: the elements from the first non-empty one joined and cleaned,
 /// `""` when all are empty.
-pub fn join(parts: &[&str]) -> String {
+pub(crate) fn join(parts: &[&str]) -> String {
     match parts.iter().position(|p| !p.is_empty()) {
         Some(first) => clean(&parts[first..].join("/")),
         None => String::new(),

@@ -17,7 +17,7 @@ use kbuild::openapi::Schemas;
 use kbuild::yaml::Node;
 
 /// Parses one document of a case (an empty text is no document: `Null`).
-pub type ParseDoc<'a> = &'a dyn Fn(&str) -> Result<Node, String>;
+pub(crate) type ParseDoc<'a> = &'a dyn Fn(&str) -> Result<Node, String>;
 
 fn parse_yaml(text: &str) -> Result<Node, String> {
     let docs = kbuild::yaml::parse::parse_stream(text, "case").map_err(|e| e.to_string())?;
@@ -25,7 +25,7 @@ fn parse_yaml(text: &str) -> Result<Node, String> {
 }
 
 /// The cases of a table file, parsed with `parse_file`.
-pub fn load_cases(path: &Path, parse_file: ParseDoc) -> Vec<Node> {
+pub(crate) fn load_cases(path: &Path, parse_file: ParseDoc) -> Vec<Node> {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let table = parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     table
@@ -37,7 +37,7 @@ pub fn load_cases(path: &Path, parse_file: ParseDoc) -> Vec<Node> {
 
 /// How a case ended.
 #[derive(Debug, PartialEq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     Pass,
     /// A feature kbuild cannot have (schemas in YAML comments).
     Unsupported(String),
@@ -54,7 +54,7 @@ fn no_schema() -> Schemas {
 }
 
 /// Runs one merge2 or smpDirective case.
-pub fn run_merge2(case: &Node, parse: ParseDoc) -> Verdict {
+pub(crate) fn run_merge2(case: &Node, parse: ParseDoc) -> Verdict {
     if case.get("inlineSchemaComments") == Some(&Node::Bool(true)) {
         return Verdict::Unsupported("schema given in a YAML comment".into());
     }
@@ -198,7 +198,7 @@ fn run_directive(case: &Node, parse: ParseDoc) -> Verdict {
 }
 
 /// Runs every merge2 file; returns (passed, unsupported, failures).
-pub fn run_merge2_corpus(
+pub(crate) fn run_merge2_corpus(
     dir: &Path,
     parse_file: ParseDoc,
     parse: ParseDoc,
@@ -262,7 +262,7 @@ fn k8s_apply_case(case: &Node, source: &Node, parse: ParseDoc) -> Result<bool, S
 /// Runs `smp/k8s-apply.yaml`: kbuild (kustomize's semantics) against apimachinery's results.
 /// Returns (agreements where the corpus says kyaml agrees, differences found where it says
 /// kyaml differs, failures).
-pub fn run_k8s_apply(
+pub(crate) fn run_k8s_apply(
     dir: &Path,
     parse_file: ParseDoc,
     parse: ParseDoc,

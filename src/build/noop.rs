@@ -19,39 +19,56 @@ use crate::kustomization::files::Place;
 use crate::load::Files;
 use crate::transform::builtin::noop::Effect;
 use foldhash::{HashMap, HashSet};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 /// The entries seen so far: those that changed nothing (in the order found, with why) and
-/// those that changed something.
+/// those that changed something. Each entry once: a base built once is taken by every
+/// kustomization that names it, and in a stacked diamond of bases (each level naming the
+/// next twice) a list that kept repeats would double per level. Keyed by the path's bytes:
+/// hashing a `Path` goes component by component, and every step notes itself here.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Noops {
     nothing: Vec<(PathBuf, Place, String)>,
-    /// A list, made a set only when there is something to warn about: every step of every
-    /// kustomization notes itself here, and hashing its path (component by component) cost
-    /// more than the rest of the bookkeeping.
-    changed: Vec<(PathBuf, Place)>,
+    nothing_seen: HashSet<(OsString, Place)>,
+    changed: HashSet<(OsString, Place)>,
 }
 
 impl Noops {
     /// Notes what the entry at `place` of the kustomization file `file` did.
     pub(super) fn note(&mut self, file: &Path, place: Place, effect: Effect) {
         match effect {
-            Effect::Changed => self.changed.push((file.to_path_buf(), place)),
-            Effect::Nothing(why) => self.nothing.push((file.to_path_buf(), place, why)),
+            Effect::Changed => self.changed(file, place),
+            Effect::Nothing(why) => self.nothing(file.to_path_buf(), place, why),
             Effect::Parts(parts) => {
                 for (place, why) in parts {
                     match why {
-                        Some(why) => self.nothing.push((file.to_path_buf(), place, why)),
-                        None => self.changed.push((file.to_path_buf(), place)),
+                        Some(why) => self.nothing(file.to_path_buf(), place, why),
+                        None => self.changed(file, place),
                     }
                 }
             }
         }
     }
 
+    fn changed(&mut self, file: &Path, place: Place) {
+        self.changed.insert((file.as_os_str().to_owned(), place));
+    }
+
+    fn nothing(&mut self, file: PathBuf, place: Place, why: String) {
+        if self
+            .nothing_seen
+            .insert((file.as_os_str().to_owned(), place))
+        {
+            self.nothing.push((file, place, why));
+        }
+    }
+
     /// Takes what a base's build noted.
     pub(super) fn extend(&mut self, other: Noops) {
-        self.nothing.extend(other.nothing);
+        for (file, place, why) in other.nothing {
+            self.nothing(file, place, why);
+        }
         self.changed.extend(other.changed);
     }
 
@@ -61,18 +78,17 @@ impl Noops {
         if self.nothing.is_empty() {
             return Vec::new();
         }
-        let changed: HashSet<(PathBuf, Place)> = self.changed.into_iter().collect();
         let mut texts: HashMap<PathBuf, Option<String>> = HashMap::default();
         let mut seen = HashSet::default();
         // (file's index, line, column, text)
         let mut out = Vec::new();
         let mut order: HashMap<PathBuf, usize> = HashMap::default();
         for (file, place, why) in self.nothing {
-            let key = (file, place);
-            if changed.contains(&key) || !seen.insert(key.clone()) {
+            if self.changed.contains(&(file.as_os_str().to_owned(), place))
+                || !seen.insert((file.clone(), place))
+            {
                 continue;
             }
-            let (file, place) = key;
             if files.remote().clone_containing(&file).is_some() {
                 continue;
             }

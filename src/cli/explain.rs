@@ -56,7 +56,10 @@ pub(crate) fn run_explain(args: &ExplainArgs) -> super::CommandResult {
         Some(from) => from_line(args, from)?,
         None => explain(args)?,
     };
-    super::print_stdout(&text)?;
+    // Long output goes through the pager on a terminal, as `diff`'s does (see pager.rs).
+    if !super::pager::page(&text, super::pager::disabled_by_flag()) {
+        super::print_stdout(&text)?;
+    }
     Ok(super::Status::Success)
 }
 

@@ -17,7 +17,7 @@ use kbuild::yaml::{Node, emit};
 
 /// Arguments of `kbuild merge3`.
 #[derive(clap::Args, Debug)]
-pub struct Merge3Args {
+pub(crate) struct Merge3Args {
     /// The upstream package as it was when it was copied: a YAML file, a directory of YAML
     /// files, or a kustomization (built first).
     #[arg(long, value_name = "O")]
@@ -41,7 +41,7 @@ pub struct Merge3Args {
 
 /// What `kbuild apply --show` prints.
 #[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum Show {
+pub(crate) enum Show {
     /// The live objects after apply.
     Objects,
     /// The strategic merge patch kubectl would send, per object.
@@ -50,7 +50,7 @@ pub enum Show {
 
 /// Arguments of `kbuild apply`.
 #[derive(clap::Args, Debug)]
-pub struct ApplyArgs {
+pub(crate) struct ApplyArgs {
     /// Only `--dry-run` (or `--dry-run=client`) is supported: kbuild never contacts a
     /// cluster.
     #[arg(
@@ -116,7 +116,7 @@ fn one_stdin(inputs: &[(&str, &Path)]) -> Result<(), Error> {
 }
 
 /// `kbuild merge3`.
-pub fn run_merge3(args: &Merge3Args) -> super::CommandResult {
+pub(crate) fn run_merge3(args: &Merge3Args) -> super::CommandResult {
     merge3(args)?;
     Ok(super::Status::Success)
 }
@@ -321,7 +321,7 @@ fn new_resource_file(
 }
 
 /// `kbuild apply --dry-run`.
-pub fn run_apply(args: &ApplyArgs) -> super::CommandResult {
+pub(crate) fn run_apply(args: &ApplyArgs) -> super::CommandResult {
     apply(args)?;
     Ok(super::Status::Success)
 }

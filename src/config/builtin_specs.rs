@@ -6,7 +6,7 @@ use crate::config::fieldspec::BuiltinSpec;
 
 /// Label fields kustomize writes with `labels` and `includeTemplates`:
 /// object metadata and pod/job templates.
-pub const METADATA_LABELS: &[BuiltinSpec] = &[
+pub(crate) const METADATA_LABELS: &[BuiltinSpec] = &[
     ("", "", "", "metadata/labels", true),
     (
         "",
@@ -50,7 +50,7 @@ pub const METADATA_LABELS: &[BuiltinSpec] = &[
 ];
 
 /// Selector fields `commonLabels` (and `labels` with `includeSelectors`) also write.
-pub fn selector_labels() -> Vec<BuiltinSpec> {
+pub(crate) fn selector_labels() -> Vec<BuiltinSpec> {
     let mut v: Vec<BuiltinSpec> = vec![
         ("", "v1", "Service", "spec/selector", true),
         ("", "v1", "ReplicationController", "spec/selector", true),
@@ -128,7 +128,7 @@ const AFFINITY_PATHS: [&str; 5] = [
 ];
 
 /// Annotation fields of `commonAnnotations`.
-pub const ANNOTATIONS: &[BuiltinSpec] = &[
+pub(crate) const ANNOTATIONS: &[BuiltinSpec] = &[
     ("", "", "", "metadata/annotations", true),
     (
         "",
@@ -189,11 +189,11 @@ pub const ANNOTATIONS: &[BuiltinSpec] = &[
 ];
 
 /// Name fields of `namePrefix` / `nameSuffix`.
-pub const NAME: &[BuiltinSpec] = &[("", "", "", "metadata/name", false)];
+pub(crate) const NAME: &[BuiltinSpec] = &[("", "", "", "metadata/name", false)];
 
 /// Fields besides `metadata/namespace` that `namespace` sets (a core
 /// Namespace's own name is set too; see `transform::namespace`).
-pub const NAMESPACE: &[BuiltinSpec] = &[
+pub(crate) const NAMESPACE: &[BuiltinSpec] = &[
     // Renames core Namespace objects: the namespace transformer keeps
     // `metadata/name` specs only for apiVersion v1 resources.
     ("", "", "Namespace", "metadata/name", true),
@@ -216,7 +216,7 @@ pub const NAMESPACE: &[BuiltinSpec] = &[
 /// Image fields of `images`, besides every `containers`/`initContainers`
 /// list anywhere in an object (which kustomize also updates). In kustomize's
 /// order; the image volume paths came with v5.7.0 (see [`IMAGE_VOLUMES`]).
-pub const IMAGES: &[BuiltinSpec] = &[
+pub(crate) const IMAGES: &[BuiltinSpec] = &[
     ("", "", "", "spec/containers[]/image", true),
     ("", "", "", "spec/initContainers[]/image", true),
     IMAGE_VOLUMES[0],
@@ -232,7 +232,7 @@ pub const IMAGES: &[BuiltinSpec] = &[
 ];
 
 /// The image volume fields of `images` (kustomize v5.7.0 and later).
-pub const IMAGE_VOLUMES: [BuiltinSpec; 2] = [
+pub(crate) const IMAGE_VOLUMES: [BuiltinSpec; 2] = [
     ("", "", "", "spec/volumes[]/image/reference", true),
     (
         "",
@@ -244,7 +244,7 @@ pub const IMAGE_VOLUMES: [BuiltinSpec; 2] = [
 ];
 
 /// Replica count fields of `replicas`.
-pub const REPLICAS: &[BuiltinSpec] = &[
+pub(crate) const REPLICAS: &[BuiltinSpec] = &[
     ("", "", "Deployment", "spec/replicas", true),
     ("", "", "ReplicationController", "spec/replicas", true),
     ("", "", "ReplicaSet", "spec/replicas", true),

@@ -25,7 +25,7 @@ use crate::yaml::{Map, Node};
 
 /// What a field of a custom resource is, for kustomize's transformers.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CrdFieldRole {
+pub(crate) enum CrdFieldRole {
     /// Gets the common annotations.
     Annotation,
     /// Gets the common labels (a label selector).
@@ -38,7 +38,7 @@ pub enum CrdFieldRole {
 
 /// One field spec derived from a `crds:` file.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CrdFieldSpec {
+pub(crate) struct CrdFieldSpec {
     /// The kind of the custom resource holding the field.
     pub kind: String,
     /// The field path, `/`-separated as in kustomize's field specs.
@@ -51,7 +51,10 @@ pub struct CrdFieldSpec {
 const MAX_DEPTH: usize = 64;
 
 /// Parses a `crds:` file (JSON or YAML); `source` names it in errors.
-pub fn crd_field_specs_from_text(text: &str, source: &str) -> Result<Vec<CrdFieldSpec>, Error> {
+pub(crate) fn crd_field_specs_from_text(
+    text: &str,
+    source: &str,
+) -> Result<Vec<CrdFieldSpec>, Error> {
     let doc = if text.trim_start().starts_with('{') {
         let json: serde_json::Value = serde_json::from_str(text).map_err(|e| {
             Error::invalid_config(format!(
@@ -69,7 +72,7 @@ pub fn crd_field_specs_from_text(text: &str, source: &str) -> Result<Vec<CrdFiel
 }
 
 /// The field specs a parsed `crds:` file yields, sorted by kind, path and role.
-pub fn crd_field_specs(doc: &Node, source: &str) -> Result<Vec<CrdFieldSpec>, Error> {
+pub(crate) fn crd_field_specs(doc: &Node, source: &str) -> Result<Vec<CrdFieldSpec>, Error> {
     let defs = doc.as_map().ok_or_else(|| not_definitions(source))?;
     if defs.values().any(|d| !matches!(d, Node::Map(_))) {
         return Err(not_definitions(source));
@@ -105,7 +108,7 @@ pub fn crd_field_specs(doc: &Node, source: &str) -> Result<Vec<CrdFieldSpec>, Er
 /// get the common annotations and labels, identities the name prefix only (kustomize adds no
 /// suffix spec for them), object references become name references to the kind and version
 /// (no group) they name. None of them creates missing fields.
-pub fn crd_config(specs: &[CrdFieldSpec]) -> Result<TransformerConfig, Error> {
+pub(crate) fn crd_config(specs: &[CrdFieldSpec]) -> Result<TransformerConfig, Error> {
     let mut config = TransformerConfig::empty();
     for s in specs {
         let field = FieldSpec {

@@ -14,10 +14,10 @@ use crate::yaml::Node;
 use std::borrow::Cow;
 
 /// A built-in field spec: group, version, kind, path, create.
-pub type BuiltinSpec = (&'static str, &'static str, &'static str, &'static str, bool);
+pub(crate) type BuiltinSpec = (&'static str, &'static str, &'static str, &'static str, bool);
 
 /// Turns a built-in table into field specs.
-pub fn from_table(table: &[BuiltinSpec]) -> Vec<FieldSpec> {
+pub(crate) fn from_table(table: &[BuiltinSpec]) -> Vec<FieldSpec> {
     table
         .iter()
         .map(|(g, v, k, p, c)| FieldSpec {
@@ -46,7 +46,7 @@ impl FieldSpec {
 
 /// Splits a field-spec path on unescaped `/`.
 #[cfg(test)]
-pub fn split_path(path: &str) -> Vec<String> {
+pub(crate) fn split_path(path: &str) -> Vec<String> {
     let mut out = Vec::new();
     split_path_into(path, &mut out);
     out.into_iter().map(Cow::into_owned).collect()
@@ -56,7 +56,7 @@ pub fn split_path(path: &str) -> Vec<String> {
 /// names. Names borrow from `path`; only one holding an escaped slash is copied. Transformers
 /// split the same few paths for every resource, so this allocates nothing in the usual case
 /// when `out` is reused.
-pub fn split_path_into<'p>(path: &'p str, out: &mut Vec<Cow<'p, str>>) {
+pub(crate) fn split_path_into<'p>(path: &'p str, out: &mut Vec<Cow<'p, str>>) {
     out.clear();
     if !path.contains('\\') {
         out.extend(path.split('/').filter(|s| !s.is_empty()).map(Cow::Borrowed));
@@ -85,7 +85,7 @@ pub fn split_path_into<'p>(path: &'p str, out: &mut Vec<Cow<'p, str>>) {
 
 /// What to create when the last path element is missing.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum CreateKind {
+pub(crate) enum CreateKind {
     /// Never create (for scalar setters that only change existing values,
     /// unless the spec asks for creation with a scalar).
     Scalar,
@@ -95,7 +95,7 @@ pub enum CreateKind {
 /// Calls `f` on every node `path` reaches in `node`. With `create`, missing
 /// fields (and null ones) on the way are created: mappings in the middle, and
 /// at the end a mapping (`CreateKind::Map`) or a null the setter fills.
-pub fn walk<S: AsRef<str>>(
+pub(crate) fn walk<S: AsRef<str>>(
     node: &mut Node,
     path: &[S],
     create: bool,
@@ -113,7 +113,7 @@ pub fn walk<S: AsRef<str>>(
 
 /// A walk's callback that also gets the path from the root to the node it is
 /// called on (list positions included), borrowed from the field specs (`'s`).
-pub type TracedFn<'s, 'f> = dyn FnMut(&mut Node, &[StepRef<'s>]) -> Result<()> + 'f;
+pub(crate) type TracedFn<'s, 'f> = dyn FnMut(&mut Node, &[StepRef<'s>]) -> Result<()> + 'f;
 
 /// [`walk`], keeping the path to each node in `trail` when one is given (the callback
 /// sees an empty path otherwise).
@@ -191,7 +191,7 @@ fn walk_traced<'p, S: AsRef<str>>(
 
 /// The specs with `create` turned off: for transformers that only rewrite values that
 /// are there (images, vars), whatever a configuration says.
-pub fn without_create(specs: &[FieldSpec]) -> Vec<FieldSpec> {
+pub(crate) fn without_create(specs: &[FieldSpec]) -> Vec<FieldSpec> {
     specs
         .iter()
         .map(|fs| FieldSpec {
@@ -202,7 +202,7 @@ pub fn without_create(specs: &[FieldSpec]) -> Vec<FieldSpec> {
 }
 
 /// Applies `f` at every field spec of `specs` that selects `gvk`.
-pub fn apply_specs(
+pub(crate) fn apply_specs(
     node: &mut Node,
     gvk: &Gvk,
     specs: &[FieldSpec],
@@ -215,12 +215,12 @@ pub fn apply_specs(
 /// Field specs with their paths split on first use, for a transformer that
 /// walks the same specs over every resource of a map: each path is split once
 /// per transformer run instead of once per resource.
-pub struct SplitSpecs<'a> {
+pub(crate) struct SplitSpecs<'a> {
     specs: Vec<(&'a FieldSpec, std::cell::OnceCell<Vec<Cow<'a, str>>>)>,
 }
 
 impl<'a> SplitSpecs<'a> {
-    pub fn new(specs: &'a [FieldSpec]) -> SplitSpecs<'a> {
+    pub(crate) fn new(specs: &'a [FieldSpec]) -> SplitSpecs<'a> {
         SplitSpecs {
             specs: specs
                 .iter()
@@ -230,7 +230,7 @@ impl<'a> SplitSpecs<'a> {
     }
 
     /// Applies `f` at every spec that selects `gvk`.
-    pub fn apply(
+    pub(crate) fn apply(
         &self,
         node: &mut Node,
         gvk: &Gvk,
@@ -242,7 +242,7 @@ impl<'a> SplitSpecs<'a> {
 
     /// [`SplitSpecs::apply`], giving `f` the path to each node it is called on too;
     /// `trail` is working space (empty on return), reused across resources.
-    pub fn apply_traced<'s>(
+    pub(crate) fn apply_traced<'s>(
         &'s self,
         node: &mut Node,
         gvk: &Gvk,
@@ -276,10 +276,10 @@ impl<'a> SplitSpecs<'a> {
 /// spec's `path`) may have: as deep as the YAML parser lets a document nest. Each segment
 /// is a level of the walk and, with `create: true`, of the resource built, which every
 /// later step walks again; real paths have a handful of segments.
-pub const MAX_SEGMENTS: usize = 512;
+pub(crate) const MAX_SEGMENTS: usize = 512;
 
 /// Refuses a path of `count` segments past [`MAX_SEGMENTS`]; `text` names it.
-pub fn check_segments(count: usize, text: &str) -> Result<()> {
+pub(crate) fn check_segments(count: usize, text: &str) -> Result<()> {
     if count <= MAX_SEGMENTS {
         return Ok(());
     }
@@ -302,7 +302,7 @@ fn check_length(count: usize, text: impl FnOnce() -> String) -> Result<()> {
 
 /// Adds specs from `extra` to `base`, skipping exact duplicates (kustomize
 /// merges field-spec lists this way).
-pub fn merge_specs(base: &mut Vec<FieldSpec>, extra: &[FieldSpec]) {
+pub(crate) fn merge_specs(base: &mut Vec<FieldSpec>, extra: &[FieldSpec]) {
     for fs in extra {
         let dup = base.iter().any(|b| {
             b.group == fs.group && b.version == fs.version && b.kind == fs.kind && b.path == fs.path

@@ -2,7 +2,7 @@
 //! sort order; `configurations:` merges also keep their specs in it).
 
 /// Kinds printed first, in this order, by the legacy sort.
-pub const LEGACY_ORDER_FIRST: &[&str] = &[
+pub(crate) const LEGACY_ORDER_FIRST: &[&str] = &[
     "Namespace",
     "ResourceQuota",
     "StorageClass",
@@ -28,7 +28,7 @@ pub const LEGACY_ORDER_FIRST: &[&str] = &[
 ];
 
 /// Kinds printed last by the legacy sort.
-pub const LEGACY_ORDER_LAST: &[&str] = &[
+pub(crate) const LEGACY_ORDER_LAST: &[&str] = &[
     "MutatingWebhookConfiguration",
     "ValidatingWebhookConfiguration",
 ];

@@ -132,7 +132,7 @@ fn spec_gvk(fs: &FieldSpec) -> (&str, &str, &str) {
 
 /// Merges `incoming` into `base` as kustomize's `FsSlice.MergeAll` does; `section` names the
 /// configuration section in errors.
-pub fn merge_field_specs(
+pub(crate) fn merge_field_specs(
     base: &mut Vec<FieldSpec>,
     incoming: &[FieldSpec],
     section: &str,
@@ -191,13 +191,16 @@ fn conflict(section: &str, existing: &FieldSpec, incoming: &FieldSpec) -> Error 
 }
 
 /// Sorts field specs by GVK in kustomize's order (stable, so specs of one GVK keep theirs).
-pub fn sort_field_specs(specs: &mut [FieldSpec]) {
+pub(crate) fn sort_field_specs(specs: &mut [FieldSpec]) {
     sort_by_gvk(specs, spec_gvk);
 }
 
 /// Merges name reference entries as kustomize does: an entry for the same GVK (exactly)
 /// gains the referrers it lacks (merged like field specs), others are added; then sorted.
-pub fn merge_name_references(base: &mut Vec<NameRefSpec>, incoming: &[NameRefSpec]) -> Result<()> {
+pub(crate) fn merge_name_references(
+    base: &mut Vec<NameRefSpec>,
+    incoming: &[NameRefSpec],
+) -> Result<()> {
     if base.as_slice() == incoming {
         return Ok(());
     }

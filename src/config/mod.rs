@@ -4,13 +4,13 @@
 //! As in kustomize, a kustomization's configuration is the built-in one plus
 //! its own `configurations` plus those of every base and component below it.
 
-pub mod builtin_specs;
-pub mod crd;
-pub mod fieldspec;
-pub mod legacy_order;
-pub mod merge;
-pub mod name_reference_specs;
-pub mod var_reference_specs;
+pub(crate) mod builtin_specs;
+pub(crate) mod crd;
+pub(crate) mod fieldspec;
+pub(crate) mod legacy_order;
+pub(crate) mod merge;
+pub(crate) mod name_reference_specs;
+pub(crate) mod var_reference_specs;
 
 use crate::config::fieldspec::{from_table, merge_specs};
 use crate::config::merge::{merge_field_specs, merge_name_references};

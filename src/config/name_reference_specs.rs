@@ -35,7 +35,7 @@ pub struct NameRefSpec {
 }
 
 /// kustomize's built-in name reference table.
-pub fn builtin() -> Vec<NameRefSpec> {
+pub(crate) fn builtin() -> Vec<NameRefSpec> {
     // Every kustomization of a build starts from it: build it once.
     static TABLE: OnceLock<Vec<NameRefSpec>> = OnceLock::new();
     TABLE.get_or_init(table).clone()
@@ -229,7 +229,7 @@ fn spec(group: &str, version: &str, kind: &str, referrers: Vec<Referrer>) -> Nam
 }
 
 /// The built-in table, in kustomize's order.
-pub fn table() -> Vec<NameRefSpec> {
+pub(crate) fn table() -> Vec<NameRefSpec> {
     vec![
         spec("", "", "Deployment", hpa_referrers()),
         spec("", "", "ReplicationController", hpa_referrers()),

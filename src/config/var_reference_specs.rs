@@ -8,7 +8,7 @@ use crate::config::fieldspec::BuiltinSpec;
 /// Lists along a path are walked element by element, so
 /// `spec/template/spec/containers/env/value` reaches every env entry of
 /// every container.
-pub const VAR_REFERENCE: &[BuiltinSpec] = &[
+pub(crate) const VAR_REFERENCE: &[BuiltinSpec] = &[
     (
         "",
         "",

@@ -7,7 +7,7 @@ use crate::yaml::Node;
 use sha2::{Digest, Sha256};
 
 /// Redacts `node` in place when it is a core Secret.
-pub fn redact_secret(node: &mut Node) {
+pub(super) fn redact_secret(node: &mut Node) {
     let is_secret =
         node.get_str(&["kind"]) == Some("Secret") && node.get_str(&["apiVersion"]) == Some("v1");
     if !is_secret {

@@ -7,14 +7,14 @@ use crate::resource::Resource;
 use crate::resource::resmap::{AnyIdIndex, ResMap};
 
 /// How many generated resources make an index of the map worth building.
-pub const INDEX_FROM: usize = 16;
+pub(crate) const INDEX_FROM: usize = 16;
 
 /// Adds a generated resource, or folds it into the existing resource with
 /// the same id (current or previous) when its behavior is merge or replace.
 /// `index`, when given, is `resmap.any_id_index()`, kept up to date here: one per
 /// run of many generators keeps them linear (without, each scans the map, which is
 /// cheaper for a few: building the index hashes every resource's ids).
-pub fn absorb(
+pub(crate) fn absorb(
     resmap: &mut ResMap,
     index: Option<&mut AnyIdIndex>,
     res: Resource,

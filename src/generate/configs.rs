@@ -35,7 +35,7 @@ struct GeneratorConfig {
 }
 
 /// What a generator config asks for.
-pub enum GeneratorConfigKind {
+pub(crate) enum GeneratorConfigKind {
     /// A ConfigMap or Secret from generator arguments.
     Data(
         crate::generate::GeneratorKind,
@@ -110,7 +110,7 @@ fn iam_policy(node: &Node) -> Result<(Node, plugin_config::Meta)> {
 /// Reads a generator config: ConfigMapGenerator/SecretGenerator arguments
 /// (`name`/`namespace` default to the config's metadata), or a ready
 /// resource.
-pub fn generator_config(node: &Node) -> Result<GeneratorConfigKind> {
+pub(crate) fn generator_config(node: &Node) -> Result<GeneratorConfigKind> {
     let (kind, _) = identity(node)?;
     let gk = match kind.as_str() {
         "ConfigMapGenerator" => crate::generate::GeneratorKind::ConfigMap,

@@ -22,7 +22,7 @@ const MAX_LINE: usize = 64 * 1024;
 
 /// An env file's pairs in file order, and the lines that had no `=`.
 #[derive(Debug, Default)]
-pub struct EnvFile {
+pub(super) struct EnvFile {
     pub pairs: Vec<(String, String)>,
     /// The 1-based numbers of lines without `=`, whose key got an empty value: kustomize
     /// accepts them silently, though such a line is usually a mistake (a missing `=`, or
@@ -31,7 +31,7 @@ pub struct EnvFile {
 }
 
 /// Parses an env file.
-pub fn parse(content: &[u8]) -> Result<EnvFile, Error> {
+pub(super) fn parse(content: &[u8]) -> Result<EnvFile, Error> {
     let mut out = EnvFile::default();
     for (index, raw) in lines(content).enumerate() {
         if raw.len() >= MAX_LINE {

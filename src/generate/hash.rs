@@ -20,7 +20,7 @@ use sha2::{Digest, Sha256};
 /// `binaryData`; Secrets hash `kind`, `name`, `type`, `data` and
 /// `stringData`. Labels, annotations and `immutable` do not count. Any
 /// other kind hashes its whole content.
-pub fn name_hash(node: &Node) -> Result<String, Error> {
+pub(crate) fn name_hash(node: &Node) -> Result<String, Error> {
     let encoded = match node.get("kind") {
         Some(Node::Str(k)) if k == "ConfigMap" => {
             encode_fields(node, "ConfigMap", &["binaryData"])?

@@ -25,7 +25,11 @@ const ORIGIN_ANNOTATION: &str = "config.kubernetes.io/origin";
 
 /// Replaces `existing` with `generated` merged into it according to
 /// `behavior`. `create` (or no behavior) is an error: the id is taken.
-pub fn merge_into(existing: &mut Node, generated: &Node, behavior: Behavior) -> Result<(), Error> {
+pub(crate) fn merge_into(
+    existing: &mut Node,
+    generated: &Node,
+    behavior: Behavior,
+) -> Result<(), Error> {
     if matches!(behavior, Behavior::Create | Behavior::Unspecified) {
         let kind = existing.get_str(&["kind"]).unwrap_or("resource");
         let name = existing.get_str(&["metadata", "name"]).unwrap_or_default();
@@ -100,7 +104,7 @@ pub fn merge_into(existing: &mut Node, generated: &Node, behavior: Behavior) -> 
 /// into a plain ConfigMap from `resources` adds no hash, one with
 /// `disableNameSuffixHash: true` removes the hash a base generator wanted,
 /// and one merged into a base generator that disabled the hash adds none.
-pub fn merged_hash_suffix(existing: bool, generated: bool) -> bool {
+pub(crate) fn merged_hash_suffix(existing: bool, generated: bool) -> bool {
     existing && generated
 }
 

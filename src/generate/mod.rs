@@ -6,11 +6,11 @@
 //! only records that it is wanted. A generator with `behavior: merge` or
 //! `replace` is folded into an existing resource with [`merge::merge_into`].
 
-pub mod behavior;
-pub mod configs;
+pub(crate) mod behavior;
+pub(crate) mod configs;
 mod envfile;
-pub mod hash;
-pub mod merge;
+pub(crate) mod hash;
+pub(crate) mod merge;
 mod options;
 mod sources;
 
@@ -20,18 +20,18 @@ use crate::yaml::{Map, Node};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 
-pub use options::EffectiveOptions;
+pub(crate) use options::EffectiveOptions;
 
 /// Which generator an entry belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GeneratorKind {
+pub(crate) enum GeneratorKind {
     ConfigMap,
     Secret,
 }
 
 impl GeneratorKind {
     /// The resource kind it generates.
-    pub fn kind(self) -> &'static str {
+    pub(crate) fn kind(self) -> &'static str {
         match self {
             GeneratorKind::ConfigMap => "ConfigMap",
             GeneratorKind::Secret => "Secret",
@@ -39,7 +39,7 @@ impl GeneratorKind {
     }
 
     /// The kustomization field holding such generators.
-    pub fn field(self) -> &'static str {
+    pub(crate) fn field(self) -> &'static str {
         match self {
             GeneratorKind::ConfigMap => "configMapGenerator",
             GeneratorKind::Secret => "secretGenerator",
@@ -76,7 +76,7 @@ impl Behavior {
 
 /// A generated resource and what the build must do with it later.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Generated {
+pub(crate) struct Generated {
     pub node: Node,
     /// Whether a name hash must be appended at the end of the build.
     pub hash_suffix: bool,
@@ -90,7 +90,7 @@ pub struct Generated {
 /// `global` is the kustomization's `generatorOptions`. `read_file` reads
 /// `files` and `envs` paths (relative to the kustomization) and reports a
 /// missing or forbidden file itself. Errors name the generator.
-pub fn generate(
+pub(crate) fn generate(
     kind: GeneratorKind,
     args: &GeneratorArgs,
     global: Option<&GeneratorOptions>,

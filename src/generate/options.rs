@@ -5,7 +5,7 @@ use crate::kustomization::{GeneratorOptions, StringMap};
 
 /// The options in force for one generator.
 #[derive(Debug, Default, Clone, PartialEq)]
-pub struct EffectiveOptions {
+pub(crate) struct EffectiveOptions {
     pub labels: StringMap,
     pub annotations: StringMap,
     pub disable_name_suffix_hash: bool,
@@ -16,7 +16,7 @@ pub struct EffectiveOptions {
 /// a local label or annotation beats a global one with the same key, and a
 /// boolean is true when either side sets it (kustomize's booleans cannot
 /// tell "false" from "unset", so a local `false` cannot undo a global `true`).
-pub fn effective(
+pub(super) fn effective(
     local: Option<&GeneratorOptions>,
     global: Option<&GeneratorOptions>,
 ) -> EffectiveOptions {

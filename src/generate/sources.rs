@@ -7,14 +7,14 @@ use crate::error::Error;
 use crate::kustomization::GeneratorArgs;
 
 /// One data entry; the value may be binary (file contents).
-pub type Pair = (String, Vec<u8>);
+pub(super) type Pair = (String, Vec<u8>);
 
 /// Reads all sources of a generator, rejecting repeated keys; pushes a warning for each
 /// env file line without `=`.
 ///
 /// kustomize does not validate key names (`a b`, `..x`, `é` all pass), so
 /// neither does kbuild.
-pub fn load(
+pub(super) fn load(
     args: &GeneratorArgs,
     read_file: &mut dyn FnMut(&str) -> Result<Vec<u8>, Error>,
     warnings: &mut Vec<String>,
@@ -65,7 +65,7 @@ fn reject_repeated_keys(pairs: &[Pair]) -> Result<(), Error> {
 
 /// Splits `key=value` at the first `=`. The key must not be empty; the value
 /// may be, and loses one pair of surrounding quotes (`"x"` or `'x'`).
-pub fn parse_literal(source: &str) -> Result<(&str, &str), Error> {
+pub(super) fn parse_literal(source: &str) -> Result<(&str, &str), Error> {
     match source.split_once('=') {
         Some((key, value)) if !key.is_empty() => Ok((key, remove_quotes(value))),
         _ => Err(Error::invalid_config(format!(
@@ -90,7 +90,7 @@ fn remove_quotes(value: &str) -> &str {
 
 /// Parses a `files` entry: `path` (the key is the file's base name) or
 /// `key=path`. Neither part may be empty or contain another `=`.
-pub fn parse_file_source(source: &str) -> Result<(String, &str), Error> {
+pub(super) fn parse_file_source(source: &str) -> Result<(String, &str), Error> {
     // Shown without an http(s) URL's credentials.
     let shown = crate::remote::redact;
     match source.matches('=').count() {

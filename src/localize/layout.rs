@@ -14,12 +14,12 @@ pub const DST_PREFIX: &str = "localized";
 /// The directory, beside a kustomization, that holds its remote content.
 pub const LOCALIZE_DIR: &str = "localized-files";
 /// The host directory of `file://` repositories.
-pub const FILE_SCHEME_DIR: &str = "file-schemed";
+pub(super) const FILE_SCHEME_DIR: &str = "file-schemed";
 
 /// The default destination's name: `localized-<name of the target directory>`, or for a
 /// repository `localized-<directory, or the repository's name at its root>-<ref with each
 /// '/' as '-'>`; the file system's root gives `localized`.
-pub fn default_dest(root: &Path, remote: Option<(&RepoSpec, &Path)>) -> String {
+pub(super) fn default_dest(root: &Path, remote: Option<(&RepoSpec, &Path)>) -> String {
     let base = root.file_name().map(|n| n.to_string_lossy().into_owned());
     if let Some((spec, checkout)) = remote {
         let name = if root == checkout {
@@ -44,7 +44,7 @@ fn url_base(url: &str) -> &str {
 /// Where the kustomization of the repository entry `spec` goes, relative to the
 /// kustomization naming it: `localized-files/<host>/<repository path without .git>/<ref>/
 /// <in_repo>`.
-pub fn remote_root(spec: &RepoSpec, in_repo: &Path) -> Result<PathBuf> {
+pub(super) fn remote_root(spec: &RepoSpec, in_repo: &Path) -> Result<PathBuf> {
     let mut path = PathBuf::from(LOCALIZE_DIR);
     path.push(repo_host(&spec.host));
     // Go's filepath.Join("/", path) cleans the path and keeps it below the root.
@@ -77,7 +77,7 @@ pub fn remote_root(spec: &RepoSpec, in_repo: &Path) -> Result<PathBuf> {
 
 /// Where the file at the http(s) URL `url` goes, relative to the kustomization naming
 /// it: `localized-files/<host>/<path of the URL>` (no query, no fragment).
-pub fn remote_file(url: &str) -> PathBuf {
+pub(super) fn remote_file(url: &str) -> PathBuf {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     let rest = rest.split(['?', '#']).next().unwrap_or(rest);
     let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
@@ -131,7 +131,7 @@ fn clean_below_root(path: &str) -> Vec<&str> {
 
 /// The path from the directory `from` to `to` (both real, absolute), as Go's
 /// `filepath.Rel`: `.` for the same directory, `..` segments up to their common part.
-pub fn relative(from: &Path, to: &Path) -> PathBuf {
+pub(super) fn relative(from: &Path, to: &Path) -> PathBuf {
     let a: Vec<Component> = from.components().collect();
     let b: Vec<Component> = to.components().collect();
     let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
@@ -150,7 +150,7 @@ pub fn relative(from: &Path, to: &Path) -> PathBuf {
 
 /// `base` joined with `rel` and cleaned lexically; `None` when `rel` climbs above `base`'s
 /// start (a relative path's first segment).
-pub fn join_inside(base: &Path, rel: &Path) -> Option<PathBuf> {
+pub(super) fn join_inside(base: &Path, rel: &Path) -> Option<PathBuf> {
     let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
     for c in base.components().chain(rel.components()) {
         match c {

@@ -10,13 +10,13 @@ use std::borrow::Cow;
 use std::fmt;
 
 /// "No index".
-pub const N: u32 = u32::MAX;
+pub(super) const N: u32 = u32::MAX;
 /// `x-kubernetes-patch-strategy` contains `merge`.
-pub const MERGE: u8 = 1;
+pub(super) const MERGE: u8 = 1;
 /// `x-kubernetes-patch-strategy` contains `replace`.
-pub const REPLACE: u8 = 2;
+pub(super) const REPLACE: u8 = 2;
 /// `x-kubernetes-patch-strategy` contains `retainKeys`.
-pub const RETAIN_KEYS: u8 = 4;
+pub(super) const RETAIN_KEYS: u8 = 4;
 
 /// A field's `x-kubernetes-patch-strategy`: a comma-separated set of `merge`, `replace` and
 /// `retainKeys`, kept as bits.
@@ -104,7 +104,7 @@ impl ListType {
 /// One schema node: an object (index into the types), a list (index of the element shape),
 /// or a scalar, with the field's merge metadata.
 #[derive(Clone, Debug)]
-pub struct Shape {
+pub(crate) struct Shape {
     pub(crate) object: u32,
     pub(crate) items: u32,
     pub(crate) strategy: PatchStrategy,
@@ -116,21 +116,21 @@ pub struct Shape {
 /// An object: a range of the table's fields, sorted by name, and the shape of
 /// `additionalProperties`.
 #[derive(Clone, Debug)]
-pub struct TypeDef {
+pub(crate) struct TypeDef {
     pub(crate) first: u32,
     pub(crate) len: u32,
     pub(crate) additional: u32,
 }
 
 #[derive(Clone, Debug)]
-pub struct FieldDef {
+pub(crate) struct FieldDef {
     pub(crate) name: Cow<'static, str>,
     pub(crate) shape: u32,
 }
 
 /// A kind the table knows, with the shape of its definition.
 #[derive(Clone, Debug)]
-pub struct KindEntry {
+pub(crate) struct KindEntry {
     pub(crate) group: Cow<'static, str>,
     pub(crate) version: Cow<'static, str>,
     pub(crate) kind: Cow<'static, str>,
@@ -138,7 +138,7 @@ pub struct KindEntry {
 }
 
 /// Builds a shape in the generated table.
-pub const fn sh(
+pub(super) const fn sh(
     object: u32,
     items: u32,
     strategy: PatchStrategy,
@@ -157,7 +157,7 @@ pub const fn sh(
 }
 
 /// Builds a type in the generated table.
-pub const fn ty(first: u32, len: u32, additional: u32) -> TypeDef {
+pub(super) const fn ty(first: u32, len: u32, additional: u32) -> TypeDef {
     TypeDef {
         first,
         len,
@@ -166,7 +166,7 @@ pub const fn ty(first: u32, len: u32, additional: u32) -> TypeDef {
 }
 
 /// Builds a field in the generated table.
-pub const fn fd(name: &'static str, shape: u32) -> FieldDef {
+pub(super) const fn fd(name: &'static str, shape: u32) -> FieldDef {
     FieldDef {
         name: Cow::Borrowed(name),
         shape,
@@ -174,7 +174,7 @@ pub const fn fd(name: &'static str, shape: u32) -> FieldDef {
 }
 
 /// Builds a kind entry in the generated table.
-pub const fn ke(
+pub(super) const fn ke(
     group: &'static str,
     version: &'static str,
     kind: &'static str,

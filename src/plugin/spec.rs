@@ -80,7 +80,7 @@ pub(super) struct StorageMount {
 impl StorageMount {
     /// Reads `--mount`'s `type=bind,src=DIR,dst=DIR[,rw=true]` (`source`/`target` too), as
     /// kyaml does: unknown options and malformed pieces are ignored.
-    pub fn parse(s: &str) -> StorageMount {
+    pub(super) fn parse(s: &str) -> StorageMount {
         let mut m = StorageMount::default();
         for option in s.split(',') {
             let Some((key, value)) = option.split_once('=') else {
@@ -98,7 +98,7 @@ impl StorageMount {
     }
 
     /// docker's `--mount` value for it.
-    pub fn docker_value(&self) -> String {
+    pub(super) fn docker_value(&self) -> String {
         format!(
             "type={},source={},target={}{}",
             self.mount_type,

@@ -14,13 +14,13 @@ use std::time::Duration;
 use ureq::tls::RootCerts;
 
 /// The longest a connection may take to open.
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
+pub(super) const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 /// The longest one request may take, redirects and body included.
-pub const TOTAL_TIMEOUT: Duration = Duration::from_secs(120);
+pub(super) const TOTAL_TIMEOUT: Duration = Duration::from_secs(120);
 /// The largest body accepted.
-pub const MAX_BYTES: u64 = 64 << 20;
+pub(super) const MAX_BYTES: u64 = 64 << 20;
 /// The most redirects followed.
-pub const MAX_REDIRECTS: u32 = 10;
+pub(super) const MAX_REDIRECTS: u32 = 10;
 
 /// The client of one build.
 pub(crate) fn agent() -> ureq::Agent {

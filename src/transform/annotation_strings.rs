@@ -10,7 +10,7 @@ use crate::resource::resmap::ResMap;
 use crate::yaml::Node;
 
 /// Rewrites every resource's `metadata.annotations` as strings, dropping it when empty.
-pub fn normalize_annotations(resmap: &mut ResMap) {
+pub(crate) fn normalize_annotations(resmap: &mut ResMap) {
     for res in resmap.iter_mut() {
         normalize(&mut res.node);
     }

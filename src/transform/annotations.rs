@@ -6,6 +6,10 @@ use crate::resource::resmap::ResMap;
 
 /// Adds the annotations at every selected field spec; whether any field was added or
 /// changed.
-pub fn add(resmap: &mut ResMap, annotations: &StringMap, specs: &[FieldSpec]) -> Result<bool> {
+pub(crate) fn add(
+    resmap: &mut ResMap,
+    annotations: &StringMap,
+    specs: &[FieldSpec],
+) -> Result<bool> {
     super::labels::set_pairs(resmap, annotations, specs)
 }

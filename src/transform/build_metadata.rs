@@ -15,13 +15,13 @@ use crate::resource::{Configured, Origin};
 use crate::yaml::Node;
 use std::path::{Component, Path, PathBuf};
 
-pub const ORIGIN_ANNOTATION: &str = "config.kubernetes.io/origin";
-pub const TRANSFORMATIONS_ANNOTATION: &str = "alpha.config.kubernetes.io/transformations";
-pub const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
+pub(crate) const ORIGIN_ANNOTATION: &str = "config.kubernetes.io/origin";
+pub(crate) const TRANSFORMATIONS_ANNOTATION: &str = "alpha.config.kubernetes.io/transformations";
+pub(crate) const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
 
 /// Which `buildMetadata` options are on.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct BuildMeta {
+pub(crate) struct BuildMeta {
     pub origin: bool,
     pub transformers: bool,
     pub managed_by: bool,
@@ -29,11 +29,11 @@ pub struct BuildMeta {
 
 impl BuildMeta {
     /// Whether any option is on (kustomize then tracks origins through the whole build).
-    pub fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         self.origin || self.transformers || self.managed_by
     }
 
-    pub fn parse(options: &[String]) -> Result<BuildMeta> {
+    pub(crate) fn parse(options: &[String]) -> Result<BuildMeta> {
         let mut m = BuildMeta::default();
         for o in options {
             match o.as_str() {
@@ -52,7 +52,7 @@ impl BuildMeta {
 }
 
 /// `to` relative to the directory `from` (both absolute), with `/` separators.
-pub fn relative(from: &Path, to: &Path) -> String {
+pub(crate) fn relative(from: &Path, to: &Path) -> String {
     let f: Vec<Component> = from.components().collect();
     let t: Vec<Component> = to.components().collect();
     let common = f.iter().zip(&t).take_while(|(a, b)| a == b).count();
@@ -167,7 +167,7 @@ impl Places<'_> {
 }
 
 /// Writes the annotations the options ask for (the label is [`add_managed_by_label`]'s).
-pub fn annotate(resmap: &mut ResMap, meta: BuildMeta, root: &Path, remote: &Session) {
+pub(crate) fn annotate(resmap: &mut ResMap, meta: BuildMeta, root: &Path, remote: &Session) {
     let places = Places {
         root,
         remote,
@@ -205,7 +205,7 @@ pub fn annotate(resmap: &mut ResMap, meta: BuildMeta, root: &Path, remote: &Sess
 /// `buildMetadata: [managedByLabel]` or `--enable-managedby-label`. kustomize does it last,
 /// after the output sort (`krusty.Kustomizer.Run`): vars never see the label, and a var
 /// whose `fieldref` names it fails as in kustomize.
-pub fn add_managed_by_label(resmap: &mut ResMap, version: KustomizeVersion) {
+pub(crate) fn add_managed_by_label(resmap: &mut ResMap, version: KustomizeVersion) {
     for res in resmap.iter_mut() {
         if let Some(labels) = res.node.ensure_map(&["metadata", "labels"])
             && let Some(old) = labels.insert(

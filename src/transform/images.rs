@@ -13,7 +13,7 @@ use std::borrow::Cow;
 
 /// Splits an image reference into name, tag and digest (a registry host's
 /// port is not taken for a tag).
-pub fn split(image: &str) -> (&str, &str, &str) {
+pub(crate) fn split(image: &str) -> (&str, &str, &str) {
     let slash = image.find('/').filter(|i| *i > 0).unwrap_or(0);
     let search = &image[slash..];
     let at = search.find('@').map(|i| i + slash);
@@ -76,7 +76,7 @@ struct Rule<'a> {
 
 /// How many image values an `images` entry matched, and how many of those it changed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Count {
+pub(crate) struct Count {
     /// Values whose name the entry matches.
     pub matched: usize,
     /// Of those, values it rewrote to something else.
@@ -219,7 +219,11 @@ fn walk_containers(n: &mut Node, rule: &Rule, depth: usize) -> Result<()> {
 }
 
 /// Applies the `images` entries in order; what each matched and changed.
-pub fn apply(resmap: &mut ResMap, images: &[Image], specs: &[FieldSpec]) -> Result<Vec<Count>> {
+pub(crate) fn apply(
+    resmap: &mut ResMap,
+    images: &[Image],
+    specs: &[FieldSpec],
+) -> Result<Vec<Count>> {
     // Only existing values are rewritten: the image fields are never created.
     let specs = crate::config::fieldspec::without_create(specs);
     let specs = SplitSpecs::new(&specs);

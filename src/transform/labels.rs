@@ -18,7 +18,11 @@ use std::ops::Range;
 ///
 /// Whether any field was added or got another value (for the warning about an entry that
 /// changes nothing).
-pub fn set_pairs(resmap: &mut ResMap, pairs: &StringMap, specs: &[FieldSpec]) -> Result<bool> {
+pub(crate) fn set_pairs(
+    resmap: &mut ResMap,
+    pairs: &StringMap,
+    specs: &[FieldSpec],
+) -> Result<bool> {
     if pairs.is_empty() {
         return Ok(false);
     }

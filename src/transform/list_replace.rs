@@ -31,7 +31,7 @@ use crate::yaml::Node;
 
 /// The patch being applied, for the note: its name in warnings, and its file.
 #[derive(Clone, Copy, Debug)]
-pub struct PatchSource<'a> {
+pub(crate) struct PatchSource<'a> {
     /// As warnings name the patch entry ("patches[0] 'p.yaml' of …/kustomization.yaml").
     pub name: &'a str,
     /// The file as the kustomization names it; `None` for an inline patch.
@@ -43,7 +43,7 @@ pub struct PatchSource<'a> {
 /// The lists of `dest` that `patch` replaces whole, each as (path, the resource's list, the
 /// patch's list); only for a resource whose kind the schemas do not know (the caller
 /// checks).
-pub fn find(dest: &Node, patch: &Node, schemas: &Schemas) -> Vec<(Vec<String>, Node, Node)> {
+pub(crate) fn find(dest: &Node, patch: &Node, schemas: &Schemas) -> Vec<(Vec<String>, Node, Node)> {
     let mut out = Vec::new();
     walk(dest, patch, schemas, &mut Vec::new(), &mut out);
     out
@@ -92,7 +92,7 @@ fn has_schema(map: &crate::yaml::Map, schemas: &Schemas) -> bool {
 }
 
 /// Notes the lists `find` found on the resource the patch was applied to.
-pub fn note(
+pub(crate) fn note(
     res: &mut Resource,
     found: Vec<(Vec<String>, Node, Node)>,
     source: &PatchSource,
@@ -119,7 +119,7 @@ pub fn note(
 /// Adds a warning for each list noted on the resources of `resmap` that a CRD in `resmap`,
 /// or else among `extra` (the CRD files the user named, `--crds`), declares
 /// `x-kubernetes-list-type: map`.
-pub fn warn(resmap: &ResMap, extra: &[Node], warnings: &mut Vec<String>) {
+pub(crate) fn warn(resmap: &ResMap, extra: &[Node], warnings: &mut Vec<String>) {
     if resmap.iter().all(|r| r.replaced_lists.is_empty()) {
         return;
     }

@@ -10,15 +10,15 @@
 use crate::resource::resmap::ResMap;
 
 /// The annotation that marks a resource as local configuration.
-pub const LOCAL_CONFIG_ANNOTATION: &str = "config.kubernetes.io/local-config";
+pub(crate) const LOCAL_CONFIG_ANNOTATION: &str = "config.kubernetes.io/local-config";
 
 /// Whether kustomize treats the resource as local configuration.
-pub fn is_local_config(res: &crate::resource::Resource) -> bool {
+pub(crate) fn is_local_config(res: &crate::resource::Resource) -> bool {
     res.annotation(LOCAL_CONFIG_ANNOTATION)
         .is_some_and(|v| v != "false")
 }
 
 /// Drops local-configuration resources from the build's output.
-pub fn drop_local_config(resmap: &mut ResMap) {
+pub(crate) fn drop_local_config(resmap: &mut ResMap) {
     resmap.resources.retain(|r| !is_local_config(r));
 }

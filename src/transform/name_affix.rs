@@ -15,7 +15,12 @@ const SKIPPED: [(&str, &str); 3] = [
 ];
 
 /// Prepends `prefix` and appends `suffix` to the names at the field specs.
-pub fn apply(resmap: &mut ResMap, prefix: &str, suffix: &str, specs: &[FieldSpec]) -> Result<()> {
+pub(crate) fn apply(
+    resmap: &mut ResMap,
+    prefix: &str,
+    suffix: &str,
+    specs: &[FieldSpec],
+) -> Result<()> {
     if prefix.is_empty() && suffix.is_empty() {
         return Ok(());
     }

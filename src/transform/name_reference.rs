@@ -44,7 +44,7 @@ use std::borrow::Cow;
 use std::cell::OnceCell;
 
 /// Updates every name reference in `resmap` to renamed resources.
-pub fn apply(resmap: &mut ResMap, specs: &[NameRefSpec]) -> Result<()> {
+pub(crate) fn apply(resmap: &mut ResMap, specs: &[NameRefSpec]) -> Result<()> {
     let filters = Filters::new(specs);
     let index = Index::new(resmap);
     for (i, res) in resmap.iter_mut().enumerate() {

@@ -11,7 +11,7 @@ use crate::yaml::Node;
 /// Which role-binding subjects follow the namespace
 /// (`setRoleBindingSubjects`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Subjects {
+pub(crate) enum Subjects {
     /// ServiceAccount subjects named "default" (kustomize's default).
     #[default]
     DefaultOnly,
@@ -21,7 +21,7 @@ pub enum Subjects {
 }
 
 impl Subjects {
-    pub fn parse(s: &str) -> Result<Subjects> {
+    pub(crate) fn parse(s: &str) -> Result<Subjects> {
         match s {
             "" | "defaultOnly" => Ok(Subjects::DefaultOnly),
             "allServiceAccounts" => Ok(Subjects::AllServiceAccounts),
@@ -35,7 +35,7 @@ impl Subjects {
 
 /// Options of the namespace transformer.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Options {
+pub(crate) struct Options {
     /// Only set namespaces that are not set yet.
     pub unset_only: bool,
     pub subjects: Subjects,
@@ -45,7 +45,7 @@ pub struct Options {
 
 /// The field specs of the kustomization-level `namespace` field: the
 /// built-in ones plus those from `configurations`.
-pub fn kustomization_specs(extra: &[FieldSpec]) -> Vec<FieldSpec> {
+pub(crate) fn kustomization_specs(extra: &[FieldSpec]) -> Vec<FieldSpec> {
     let mut specs = from_table(builtin_specs::NAMESPACE);
     merge_specs(&mut specs, extra);
     specs
@@ -55,7 +55,12 @@ pub fn kustomization_specs(extra: &[FieldSpec]) -> Vec<FieldSpec> {
 /// always handled, whatever the specs say, and only on namespaced kinds),
 /// the fields of `specs`, a core Namespace's own name, and role-binding
 /// subjects per `opts`.
-pub fn apply(resmap: &mut ResMap, ns: &str, specs: &[FieldSpec], opts: Options) -> Result<()> {
+pub(crate) fn apply(
+    resmap: &mut ResMap,
+    ns: &str,
+    specs: &[FieldSpec],
+    opts: Options,
+) -> Result<()> {
     if ns.is_empty() {
         return Ok(());
     }

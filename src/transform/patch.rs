@@ -15,7 +15,7 @@ use crate::yaml::map::Style;
 use crate::yaml::styled::{Kind, ScalarStyle, Styled};
 
 /// A loaded patch, ready to apply.
-pub enum Loaded {
+pub(crate) enum Loaded {
     /// Strategic-merge patches (one file may hold several documents).
     Strategic(Vec<Node>),
     /// A JSON 6902 operation list.
@@ -25,13 +25,13 @@ pub enum Loaded {
 }
 
 /// The error for a patch that holds no document where one is needed.
-pub fn empty_patch(source: &str) -> Error {
+pub(crate) fn empty_patch(source: &str) -> Error {
     Error::invalid_patch(format!("{source}: the patch is empty"))
 }
 
 /// Tells a strategic-merge patch (mappings) from a JSON 6902 one (a list of
 /// operations), as kustomize does from the content.
-pub fn classify(text: &str, source: &str) -> Result<Loaded> {
+pub(crate) fn classify(text: &str, source: &str) -> Result<Loaded> {
     let docs = crate::yaml::parse::parse_patch_stream(text, source)?;
     let docs: Vec<Node> = docs.into_iter().filter(|d| !d.is_null()).collect();
     match docs.as_slice() {
@@ -73,7 +73,7 @@ fn reads_otherwise_in_yaml11(node: &Node) -> bool {
 /// kustomize rewrites the same way. In both cases an annotation is a string from then
 /// on, so a later JSON patch sees `1e3`, not 1000. `None` when nothing
 /// changes (the common case: the patch's text is read a second time only when needed).
-pub fn metadata_as_text(docs: &[Node], text: &str, targeted: bool) -> Option<Vec<Node>> {
+pub(crate) fn metadata_as_text(docs: &[Node], text: &str, targeted: bool) -> Option<Vec<Node>> {
     const FIELDS: [&str; 2] = ["labels", "annotations"];
     let untyped = |n: &Node| {
         matches!(
@@ -154,7 +154,7 @@ fn styled_field<'a>(
 /// Applies one strategic-merge patch to one resource, keeping its name, kind
 /// and namespace unless the patch may change them. The patch is a copy the
 /// merge may edit.
-pub fn apply_smp(
+pub(crate) fn apply_smp(
     res: &mut Resource,
     patch: Node,
     opts: &MergeOptions,
@@ -267,7 +267,7 @@ fn retarget(patch: &mut Node, target: &Node, allow_name: bool, allow_kind: bool)
 
 /// Applies a JSON 6902 patch to every resource the selector picks, noting
 /// each in `changes`.
-pub fn apply_json(
+pub(crate) fn apply_json(
     resmap: &mut ResMap,
     ops: &Node,
     target: &Selector,
@@ -399,7 +399,7 @@ fn closest_hint(resmap: &ResMap, id: &crate::resource::id::ResId) -> String {
 
 /// How a strategic-merge patch entry may change its resources.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct StrategicOptions<'a> {
+pub(crate) struct StrategicOptions<'a> {
     /// `options.allowNameChange`.
     pub allow_name: bool,
     /// `options.allowKindChange`.
@@ -474,7 +474,7 @@ fn spell_typed_over_quoted(dest: &Node, patch: &mut Node, written: Option<&Style
 /// Applies strategic-merge patches: each to the resource it names, or all of
 /// them to every resource `target` selects; each resource patched is noted in
 /// `changes`.
-pub fn apply_strategic(
+pub(crate) fn apply_strategic(
     resmap: &mut ResMap,
     patches: &[Node],
     target: Option<&Selector>,
@@ -603,7 +603,7 @@ fn drop_deleted(resmap: &mut ResMap, changes: &mut Changes) {
 }
 
 /// Reads a `patches`/`patchesJson6902` entry's content (`path` or inline).
-pub fn entry_text(
+pub(crate) fn entry_text(
     p: &Patch,
     read: &mut dyn FnMut(&str) -> Result<String>,
 ) -> Result<(String, String)> {

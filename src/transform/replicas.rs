@@ -9,7 +9,11 @@ use crate::yaml::Node;
 /// Sets `count` on the resources named `name` (current or any previous
 /// name) whose kind has a replicas field spec; none matching is an error. Whether any
 /// count changed (for the warning about an entry that changes nothing).
-pub fn apply(resmap: &mut ResMap, replicas: &[Replica], specs: &[FieldSpec]) -> Result<bool> {
+pub(crate) fn apply(
+    resmap: &mut ResMap,
+    replicas: &[Replica],
+    specs: &[FieldSpec],
+) -> Result<bool> {
     let mut changed = false;
     if replicas.is_empty() {
         return Ok(changed);

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 /// Sorts in legacy order: by kind rank (listed-first kinds, then others, then
 /// listed-last kinds), then by kustomize's GVK string, then by its id string.
 /// The sort is stable, as kustomize's is.
-pub fn legacy(resmap: &mut ResMap, first: &[&str], last: &[&str]) {
+pub(crate) fn legacy(resmap: &mut ResMap, first: &[&str], last: &[&str]) {
     let mut rank: HashMap<&str, i64> = HashMap::new();
     let n = first.len() as i64;
     for (i, k) in first.iter().enumerate() {
@@ -107,13 +107,13 @@ pub enum Reorder {
 
 /// What kustomize logs when both `sortOptions` and `--reorder` say how to sort (its text; the
 /// kustomization wins).
-pub const BOTH_SET_WARNING: &str = "Sorting order is set both in 'kustomization.yaml' ('sortOptions') \
+pub(crate) const BOTH_SET_WARNING: &str = "Sorting order is set both in 'kustomization.yaml' ('sortOptions') \
     and in a CLI flag ('--reorder'). Using the kustomization file over the CLI flag.";
 
 /// Sorts the output as the top kustomization's `sortOptions` says, or, without it, as
 /// `reorder` says (kustomize's `applySortOrder`). A `reorder` given beside `sortOptions`
 /// changes nothing but adds [`BOTH_SET_WARNING`] to `warnings`.
-pub fn apply(
+pub(crate) fn apply(
     resmap: &mut ResMap,
     options: Option<&SortOptions>,
     reorder: Reorder,

@@ -83,7 +83,7 @@ fn pod_spec_path(group: &str, kind: &str) -> Option<&'static [&'static str]> {
 }
 
 /// The union conflicts of one resource, each described with its field path.
-pub fn union_conflicts(res: &Resource) -> Vec<String> {
+pub(crate) fn union_conflicts(res: &Resource) -> Vec<String> {
     let mut out = Vec::new();
     // The group and kind as borrowed text: this runs around every patch.
     let api_version = text_at(&res.node, "apiVersion");
@@ -235,7 +235,7 @@ fn all_conflicts(resmap: &ResMap) -> HashSet<String> {
 /// only those are checked: looking at the whole map around every patch made
 /// patching quadratic.
 #[derive(Debug, Default)]
-pub struct Changes {
+pub(crate) struct Changes {
     /// Conflicts of the changed resources before their first change (of all
     /// resources once `all` is set), prefixed with the resource's id.
     before: HashSet<String>,
@@ -248,7 +248,7 @@ pub struct Changes {
 impl Changes {
     /// Notes that the resource at `index` is about to change. Call it before
     /// changing the resource: its conflicts then are those the patch found.
-    pub fn will_change(&mut self, index: usize, res: &Resource) {
+    pub(crate) fn will_change(&mut self, index: usize, res: &Resource) {
         if !self.all && self.changed.insert(index) {
             self.before.extend(prefixed_conflicts(res));
         }
@@ -256,13 +256,13 @@ impl Changes {
 
     /// Whether any resource was noted as changing (for the warning about a patch that
     /// changes nothing).
-    pub fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         self.all || !self.changed.is_empty()
     }
 
     /// Notes that any resource of `resmap` may change (a transformer that is
     /// not a patch). Call it before changing them.
-    pub fn will_change_all(&mut self, resmap: &ResMap) {
+    pub(crate) fn will_change_all(&mut self, resmap: &ResMap) {
         if !self.all {
             self.before.extend(all_conflicts(resmap));
             self.all = true;
@@ -272,7 +272,7 @@ impl Changes {
 
     /// Notes that resources were removed from the map: `kept[i]` says whether
     /// the one at position `i` stayed. Positions of changed resources follow.
-    pub fn removed(&mut self, kept: &[bool]) {
+    pub(crate) fn removed(&mut self, kept: &[bool]) {
         let mut new_index = Vec::with_capacity(kept.len());
         let mut next = 0;
         for k in kept {
@@ -292,7 +292,7 @@ impl Changes {
 /// [`Changes`]) on `resmap` and adds a warning to `warnings` for each union
 /// conflict it introduced; `patch` names the patch (kustomization file and
 /// entry).
-pub fn check_changes(
+pub(crate) fn check_changes(
     resmap: &mut ResMap,
     warnings: &mut Vec<String>,
     patch: &dyn Fn() -> String,

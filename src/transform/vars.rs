@@ -151,7 +151,7 @@ impl VarSet {
 }
 
 /// Adds a base's vars to the including kustomization's.
-pub fn absorb(set: &mut VarSet, other: VarSet) -> Result<()> {
+pub(crate) fn absorb(set: &mut VarSet, other: VarSet) -> Result<()> {
     for v in other.vars.into_values() {
         set.insert(v)?;
     }
@@ -162,7 +162,7 @@ pub fn absorb(set: &mut VarSet, other: VarSet) -> Result<()> {
 /// them to `set` (kustomize's MergeVars). A var whose object is not there is
 /// kept unbound and fails at [`resolve`], as in kustomize; one whose objref
 /// matches several resources fails now.
-pub fn declare(rm: &mut ResMap, set: &mut VarSet, vars: &[Var], file: &Path) -> Result<()> {
+pub(crate) fn declare(rm: &mut ResMap, set: &mut VarSet, vars: &[Var], file: &Path) -> Result<()> {
     let declared: Vec<DeclaredVar> = vars.iter().map(|v| DeclaredVar::new(v, file)).collect();
     for v in &declared {
         let hits: Vec<usize> = rm
@@ -242,7 +242,12 @@ impl VarValue {
 
 /// Reads every var's value and expands `$(NAME)` in the `specs` fields of
 /// every resource. Does nothing when there are no vars.
-pub fn resolve(rm: &mut ResMap, set: &VarSet, specs: &[FieldSpec], budget: &Budget) -> Result<()> {
+pub(crate) fn resolve(
+    rm: &mut ResMap,
+    set: &VarSet,
+    specs: &[FieldSpec],
+    budget: &Budget,
+) -> Result<()> {
     if set.is_empty() {
         return Ok(());
     }

@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
-pub mod bless;
-pub mod plugins;
+pub(crate) mod bless;
+pub(crate) mod plugins;
 
 /// Writes `text` to `dir/rel`, creating parent directories.
-pub fn write(dir: &Path, rel: &str, text: impl AsRef<[u8]>) {
+pub(crate) fn write(dir: &Path, rel: &str, text: impl AsRef<[u8]>) {
     let p = dir.join(rel);
     std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
     std::fs::write(p, text).expect("write");
@@ -15,7 +15,7 @@ pub fn write(dir: &Path, rel: &str, text: impl AsRef<[u8]>) {
 
 /// Argo CD's `versionWithBinaryPath` and `getSemver` (util/kustomize/kustomize.go), step for
 /// step, on the output of `kbuild version --short`.
-pub fn argo_cd_semver(output: &str) -> Option<String> {
+pub(crate) fn argo_cd_semver(output: &str) -> Option<String> {
     let mut version = output.trim();
     version = version.strip_prefix('{').unwrap_or(version);
     version = version.strip_suffix('}').unwrap_or(version);
@@ -32,14 +32,14 @@ pub fn argo_cd_semver(output: &str) -> Option<String> {
 }
 
 /// A named test taking what its prerequisite check found.
-pub type Needing<T> = (&'static str, fn(T));
+pub(crate) type Needing<T> = (&'static str, fn(T));
 
 /// The trials of a test file whose tests need a prerequisite, each given what the check
 /// found. The check runs once, when the first of them runs (not when another file's tests
 /// are selected). A missing prerequisite (`Err(reason)`) reports each test as ignored with
 /// the reason, never as passed; under `CI=true` it fails them instead, so CI cannot go green
 /// without running them. `module` is the file's `module_path!()`.
-pub fn needing<T: Clone + Send + Sync + 'static>(
+pub(crate) fn needing<T: Clone + Send + Sync + 'static>(
     module: &str,
     prerequisite: fn() -> Result<T, String>,
     tests: &[Needing<T>],
@@ -50,7 +50,7 @@ pub fn needing<T: Clone + Send + Sync + 'static>(
 /// [`needing`] for slow end-to-end tests: reported as ignored by a plain `cargo test` (so it
 /// stays quick), run with `-- --include-ignored`, as `.ci/run` does. Under that flag a
 /// missing prerequisite is ignored or, with `CI=true`, a failure.
-pub fn slow_needing<T: Clone + Send + Sync + 'static>(
+pub(crate) fn slow_needing<T: Clone + Send + Sync + 'static>(
     module: &str,
     prerequisite: fn() -> Result<T, String>,
     tests: &[Needing<T>],
@@ -92,7 +92,7 @@ fn needing_as<T: Clone + Send + Sync + 'static>(
 
 /// One trial per data-driven case: `cases` are `(case name, input)` pairs, each trial named
 /// `<file>::<case name>` and running `check(input)`, whose `Err` fails it.
-pub fn cases<C: Send + 'static>(
+pub(crate) fn cases<C: Send + 'static>(
     module: &str,
     cases: Vec<(String, C)>,
     check: fn(C) -> Result<(), String>,
@@ -112,7 +112,7 @@ pub fn cases<C: Send + 'static>(
 /// one, `Ok(None)` passing it, `Ok(Some(reason))` reporting it ignored (a case kbuild
 /// cannot support, counted by the file's corpus-wide test). Without the corpus there are
 /// none: the file's corpus-wide tests report that (see [`needing`]).
-pub fn corpus_cases<C: Send + 'static>(
+pub(crate) fn corpus_cases<C: Send + 'static>(
     module: &str,
     corpus: Result<std::path::PathBuf, String>,
     enumerate: impl FnOnce(&Path) -> Vec<(String, C)>,
@@ -140,7 +140,7 @@ pub fn corpus_cases<C: Send + 'static>(
 }
 
 /// `../shared/conformance/<rel>` beside the repository, or why it cannot be used.
-pub fn shared_corpus(rel: &str) -> Result<std::path::PathBuf, String> {
+pub(crate) fn shared_corpus(rel: &str) -> Result<std::path::PathBuf, String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/conformance")
         .join(rel);
@@ -156,7 +156,7 @@ pub fn shared_corpus(rel: &str) -> Result<std::path::PathBuf, String> {
 
 /// Says that part of a test could not run, and why: on stderr as `SKIPPED …`, or, under
 /// `CI=true`, as a failure (CI must not go green without the check).
-pub fn skipped(what: &str, reason: &str) {
+pub(crate) fn skipped(what: &str, reason: &str) {
     if std::env::var("CI").is_ok_and(|v| v == "true") {
         panic!("CI=true and {what} cannot run: {reason}");
     }
@@ -166,7 +166,7 @@ pub fn skipped(what: &str, reason: &str) {
 /// The kubectl whose kustomize is `version` ("v5.5.0", "v5.8.1"), if there is one:
 /// v5.8.1 from `$KUBECTL_V581` or `../kubectl-1.37/bin/kubectl`, v5.5.0 from
 /// `$KUBECTL_V550`, else `kubectl` on PATH when it reports that version.
-pub fn kubectl(version: &str) -> Option<std::path::PathBuf> {
+pub(crate) fn kubectl(version: &str) -> Option<std::path::PathBuf> {
     let mut candidates = Vec::new();
     if version == "v5.8.1" {
         candidates.extend(std::env::var_os("KUBECTL_V581").map(std::path::PathBuf::from));

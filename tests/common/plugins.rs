@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// A temporary plugin tree, removed when dropped.
-pub struct Tree {
+pub(crate) struct Tree {
     dir: tempfile::TempDir,
 }
 
 impl Tree {
-    pub fn new() -> Tree {
+    pub(crate) fn new() -> Tree {
         let dir = tempfile::tempdir().expect("tempdir");
         for d in ["k", "home", "bin", "tmp"] {
             std::fs::create_dir_all(dir.path().join(d)).expect("mkdir");
@@ -21,24 +21,24 @@ impl Tree {
     }
 
     /// The absolute path of `rel` in the tree.
-    pub fn path(&self, rel: &str) -> PathBuf {
+    pub(crate) fn path(&self, rel: &str) -> PathBuf {
         self.dir.path().join(rel)
     }
 
     /// Writes a file.
-    pub fn write(&self, rel: &str, text: &str) {
+    pub(crate) fn write(&self, rel: &str, text: &str) {
         super::write(self.dir.path(), rel, text);
     }
 
     /// Writes an executable file.
-    pub fn script(&self, rel: &str, text: &str) {
+    pub(crate) fn script(&self, rel: &str, text: &str) {
         self.write(rel, text);
         std::fs::set_permissions(self.path(rel), std::fs::Permissions::from_mode(0o755))
             .expect("chmod");
     }
 
     /// Writes a legacy exec plugin for `api_version`/`kind` into the plugin home.
-    pub fn exec_plugin(&self, api_version: &str, kind: &str, text: &str) {
+    pub(crate) fn exec_plugin(&self, api_version: &str, kind: &str, text: &str) {
         self.script(
             &format!("home/{api_version}/{}/{kind}", kind.to_lowercase()),
             text,
@@ -47,7 +47,7 @@ impl Tree {
 
     /// A command in the tree's environment: its plugin home, `bin/` first on PATH, HOME
     /// in the tree (no XDG_CONFIG_HOME), TMPDIR emptied first.
-    pub fn command(&self, program: &Path) -> Command {
+    pub(crate) fn command(&self, program: &Path) -> Command {
         let tmp = self.path("tmp");
         let _ = std::fs::remove_dir_all(&tmp);
         std::fs::create_dir_all(&tmp).expect("mkdir tmp");
@@ -68,7 +68,7 @@ impl Tree {
     }
 
     /// Runs kbuild with `args`.
-    pub fn kbuild(&self, args: &[&str]) -> Output {
+    pub(crate) fn kbuild(&self, args: &[&str]) -> Output {
         self.command(Path::new(env!("CARGO_BIN_EXE_kbuild")))
             .args(args)
             .output()
@@ -76,7 +76,7 @@ impl Tree {
     }
 
     /// Runs `kubectl kustomize` with `args`.
-    pub fn kubectl(&self, kubectl: &Path, args: &[&str]) -> Output {
+    pub(crate) fn kubectl(&self, kubectl: &Path, args: &[&str]) -> Output {
         self.command(kubectl)
             .arg("kustomize")
             .args(args)
@@ -85,7 +85,7 @@ impl Tree {
     }
 
     /// Fails when the last run left anything in its temporary directory.
-    pub fn assert_no_temp_debris(&self) {
+    pub(crate) fn assert_no_temp_debris(&self) {
         let left: Vec<_> = std::fs::read_dir(self.path("tmp"))
             .expect("read tmp")
             .map(|e| e.expect("entry").file_name())
@@ -95,18 +95,18 @@ impl Tree {
 }
 
 /// stdout as text.
-pub fn stdout(o: &Output) -> String {
+pub(crate) fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 /// stderr as text.
-pub fn stderr(o: &Output) -> String {
+pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// Asserts that kbuild failed cleanly: non-zero exit, nothing on stdout, no temporary
 /// files, and each of `needles` in its error.
-pub fn assert_fails(tree: &Tree, out: &Output, needles: &[&str]) {
+pub(crate) fn assert_fails(tree: &Tree, out: &Output, needles: &[&str]) {
     let err = stderr(out);
     assert!(!out.status.success(), "kbuild succeeded:\n{}", stdout(out));
     assert!(out.stdout.is_empty(), "stdout on failure:\n{}", stdout(out));

@@ -119,7 +119,7 @@ fn assert_failed(out: &Output, needles: &[&str]) -> String {
 /// Class 1: `?ref=--upload-pack=<command>` made `git ls-remote`/`git fetch` run the
 /// command. Such a ref is refused before any git command, naming the entry, and every
 /// git command that takes a URL or ref has `--` before it.
-pub fn ref_is_never_an_option(g: Git) {
+pub(super) fn ref_is_never_an_option(g: Git) {
     let mut s = Scratch::new();
     s.log_git(&g.git);
     let (bare, _, _) = app_repo(&g, &s.dir());
@@ -164,7 +164,7 @@ pub fn ref_is_never_an_option(g: Git) {
 /// allowed `ext` (`GIT_ALLOW_PROTOCOL`, `protocol.allow`), and a `file` submodule was
 /// cloned when `protocol.file.allow=always`. kbuild's own `GIT_ALLOW_PROTOCOL` overrides
 /// both: bases may use file, http, https and ssh, their submodules http, https and ssh.
-pub fn transports_are_limited(g: Git) {
+pub(super) fn transports_are_limited(g: Git) {
     let s = Scratch::new();
     let (lib, lib_commit, _) = app_repo(&g, &s.dir());
     let marker = s.dir().join("ext-ran");
@@ -231,7 +231,7 @@ pub fn transports_are_limited(g: Git) {
 /// clone re-initialise that repository, add an `origin` to it and check the base out
 /// into its work tree. They are removed; the caller's own configuration
 /// (`GIT_CONFIG_COUNT`, here an `insteadOf`) still applies.
-pub fn callers_git_environment(g: Git) {
+pub(super) fn callers_git_environment(g: Git) {
     let s = Scratch::new();
     let (bare, _, _) = app_repo(&g, &s.dir());
     let victim = Work::new(&g, &s.dir(), "victim");
@@ -295,7 +295,7 @@ fn assert_nowhere(secret: &str, dir: &Path, outputs: &[(&str, &str)]) {
 /// there), not in the cache's names or files, git's command lines, `deps`, `cache list`
 /// or an error. Cache directories are 0700, and the credentials' checkout is not served
 /// to an entry without them.
-pub fn credentials_stay_off_disk(g: Git) {
+pub(super) fn credentials_stay_off_disk(g: Git) {
     use std::os::unix::fs::PermissionsExt;
     let mut s = Scratch::new();
     s.log_git(&g.git);
@@ -398,7 +398,7 @@ pub fn credentials_stay_off_disk(g: Git) {
 
 /// Class 7: `?timeout=9223372036854775807` panicked ("overflow when adding duration to
 /// instant") on a git entry and on an http file. A larger limit than an hour is an hour.
-pub fn huge_timeouts_saturate(g: Git) {
+pub(super) fn huge_timeouts_saturate(g: Git) {
     let s = Scratch::new();
     let (bare, _, _) = app_repo(&g, &s.dir());
     let files = s.dir().join("files");
@@ -515,7 +515,7 @@ fn signal_mid_clone(s: &Scratch, dir: &Path, cache: &Path, signal: &str, delay: 
 /// before the checkout is removed. The signal comes at points spread over a clone of
 /// 3,000 files (the checkout is where git creates files), and during a clone over http
 /// made slow by the server (git-remote-http is in git's group too).
-pub fn signal_during_clone_leaves_no_checkout(g: Git) {
+pub(super) fn signal_during_clone_leaves_no_checkout(g: Git) {
     let s = Scratch::new();
     let w = Work::new(&g, &s.dir(), "many");
     w.write("base/kustomization.yaml", CM_BASE);
@@ -597,7 +597,7 @@ pub fn signal_during_clone_leaves_no_checkout(g: Git) {
 /// without the build's containment check, so a repository's symlink (or a local base
 /// of a remote kustomization) led it to read kustomizations of this machine and list
 /// their files. It now fails as the build does.
-pub fn deps_stays_in_the_checkout(g: Git) {
+pub(super) fn deps_stays_in_the_checkout(g: Git) {
     let s = Scratch::new();
     let outside = s.dir().join("outside");
     common::write(
@@ -641,7 +641,7 @@ pub fn deps_stays_in_the_checkout(g: Git) {
 
 /// A guard, unchanged behaviour: a file URL redirected to `file://` is not followed
 /// (ureq speaks http and https only), so a server cannot make kbuild read a local file.
-pub fn http_redirects_stay_http(g: Git) {
+pub(super) fn http_redirects_stay_http(g: Git) {
     let s = Scratch::new();
     let secret = s.dir().join("secret.yaml");
     std::fs::write(&secret, cm("local-secret-7b2d", "s")).unwrap();

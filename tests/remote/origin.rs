@@ -99,13 +99,13 @@ fn common_write(dir: &Path, rel: &str, body: &str) {
     super::common::write(dir, rel, body);
 }
 
-pub fn file_bases(g: Git) {
+pub(super) fn file_bases(g: Git) {
     let s = Scratch::new();
     let (_, nest) = repos(&g, &s.dir(), &|p| file_url(p));
     nested_bases_from(&s, &nest);
 }
 
-pub fn http_bases(g: Git) {
+pub(super) fn http_bases(g: Git) {
     let s = Scratch::new();
     let server = Server::start(&g, s.dir(), s.dir().join("files"));
     let url_of = |p: &Path| {
@@ -120,7 +120,7 @@ pub fn http_bases(g: Git) {
 
 /// A URL as the build root: its own files are named relative to it, with no `repo:`;
 /// the repositories it names remotely are named as from a local overlay.
-pub fn remote_root(g: Git) {
+pub(super) fn remote_root(g: Git) {
     let s = Scratch::new();
     let (lib, _, _) = make_repo(
         &g,
@@ -174,7 +174,7 @@ pub fn remote_root(g: Git) {
 /// http file URLs: one whose path has two or more segments parses as a repository
 /// (kustomize names it as one: `repo:` the URL, `path: notCloned` or the rest); one with a
 /// single segment is joined to the including kustomization's path, its `//` cleaned.
-pub fn remote_files(g: Git) {
+pub(super) fn remote_files(g: Git) {
     let s = Scratch::new();
     let files = s.dir().join("files");
     common_write(&files, "cm.yaml", &cm("two", "w"));

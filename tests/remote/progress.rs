@@ -36,7 +36,7 @@ fn on_a_terminal(s: &Scratch, args: &str, prints_yaml: bool) -> Option<String> {
     }
 }
 
-pub fn spinner_on_a_terminal_only(g: Git) {
+pub(super) fn spinner_on_a_terminal_only(g: Git) {
     let s = Scratch::new();
     let (bare, _, _) = app_repo(&g, &s.dir());
     let server = Server::start(&g, s.dir(), s.dir().join("files"));

@@ -15,12 +15,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// The user `/auth/` wants.
-pub const USER: &str = "me";
+pub(crate) const USER: &str = "me";
 /// The password `/auth/` wants: a string that appears nowhere else, so that finding it
 /// anywhere on disk or in an output is a leak.
-pub const TOKEN: &str = "tok3n-7f1c9b2e-s3cret";
+pub(crate) const TOKEN: &str = "tok3n-7f1c9b2e-s3cret";
 
-pub struct Server {
+pub(crate) struct Server {
     port: u16,
     /// `/slow/` answers being written now.
     pub slow_active: Arc<AtomicUsize>,
@@ -38,7 +38,7 @@ struct Shared {
 }
 
 impl Server {
-    pub fn start(g: &Git, git_root: PathBuf, files_root: PathBuf) -> Server {
+    pub(crate) fn start(g: &Git, git_root: PathBuf, files_root: PathBuf) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let shared = Shared {
@@ -64,13 +64,13 @@ impl Server {
         server
     }
 
-    pub fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("http://127.0.0.1:{}{path}", self.port)
     }
 
     /// Waits (at most `limit`) until no `/slow/` answer is being written: the client
     /// read it all or went away.
-    pub fn wait_slow_done(&self, limit: Duration) -> bool {
+    pub(crate) fn wait_slow_done(&self, limit: Duration) -> bool {
         let start = std::time::Instant::now();
         while self.slow_active.load(Ordering::SeqCst) > 0 {
             if start.elapsed() > limit {

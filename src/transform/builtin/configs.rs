@@ -97,7 +97,7 @@ struct Json6902Config {
 }
 
 /// The step a transformer config (from the file `source`) asks for.
-pub fn step(node: &Node, source: &Path) -> Result<Step<'static>> {
+pub(crate) fn step(node: &Node, source: &Path) -> Result<Step<'static>> {
     let (kind, meta) = identity(node)?;
     let builtin = builtin(node, &kind)?;
     Ok(Step {

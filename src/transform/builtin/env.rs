@@ -10,7 +10,7 @@ use crate::yaml::Node;
 use std::sync::Arc;
 
 /// Parses patch texts; a build's implementation parses each text once.
-pub trait PatchParser: Sync {
+pub(crate) trait PatchParser: Sync {
     /// `patch::classify(text, source)`.
     fn patch(&self, text: &str, source: &str) -> Result<Arc<patch::Loaded>>;
     /// `json6902::parse_ops(text, source)`.
@@ -18,7 +18,7 @@ pub trait PatchParser: Sync {
 }
 
 /// The surroundings of one transformer run.
-pub struct Env<'a> {
+pub(crate) struct Env<'a> {
     /// The kustomization's directory (ValueAddTransformer's default value is its name).
     pub dir: &'a std::path::Path,
     /// Reads a file relative to the kustomization, under the load restrictor;
@@ -38,7 +38,10 @@ pub struct Env<'a> {
 
 impl Env<'_> {
     /// A reader of files of one kind (`what`), as the transformer functions take it.
-    pub fn reader<'s>(&'s mut self, what: &'s str) -> impl FnMut(&str) -> Result<String> + 's {
+    pub(crate) fn reader<'s>(
+        &'s mut self,
+        what: &'s str,
+    ) -> impl FnMut(&str) -> Result<String> + 's {
         move |path| (self.read)(path, what)
     }
 }

@@ -49,7 +49,11 @@ const fn field(key: &'static str) -> Place {
 
 /// The built-in transformers the fields of `k` (the file `file`) ask for, with
 /// the field specs of `cfg`.
-pub fn steps<'a>(k: &'a Kustomization, cfg: &'a TransformerConfig, file: &Path) -> Vec<Step<'a>> {
+pub(crate) fn steps<'a>(
+    k: &'a Kustomization,
+    cfg: &'a TransformerConfig,
+    file: &Path,
+) -> Vec<Step<'a>> {
     let kfile = file.display();
     let mut out = Vec::new();
     let psm = &k.patches_strategic_merge;

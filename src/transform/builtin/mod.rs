@@ -9,11 +9,11 @@
 //! kustomize's do (a config's `fieldSpecs` replace the defaults; a config is
 //! decoded leniently), and in how kbuild names the step in warnings and errors.
 
-pub mod configs;
-pub mod env;
-pub mod fields;
-pub mod noop;
-pub mod patch_entry;
+pub(crate) mod configs;
+pub(crate) mod env;
+pub(crate) mod fields;
+pub(crate) mod noop;
+pub(crate) mod patch_entry;
 
 use crate::error::Result;
 use crate::kustomization::{FieldSpec, Image, Patch, ReplacementField, Replica, StringMap};
@@ -26,11 +26,11 @@ use std::borrow::Cow;
 
 /// Field specs, borrowed from the transformer configuration when a
 /// kustomization field uses them as they are.
-pub type Specs<'a> = Cow<'a, [FieldSpec]>;
+pub(crate) type Specs<'a> = Cow<'a, [FieldSpec]>;
 
 /// One built-in transformer with its typed configuration.
 #[derive(Debug)]
-pub enum Builtin<'a> {
+pub(crate) enum Builtin<'a> {
     /// `PatchStrategicMergeTransformer`: file paths or inline patches.
     PatchStrategicMerge(Cow<'a, [String]>),
     /// `PatchTransformer`: one patch, strategic merge or JSON 6902.
@@ -100,7 +100,7 @@ pub enum Builtin<'a> {
 
 impl Builtin<'_> {
     /// kustomize's kind name, as transformer annotations and errors show it.
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             Builtin::PatchStrategicMerge(_) => "PatchStrategicMergeTransformer",
             Builtin::Patch(_) => "PatchTransformer",
@@ -128,7 +128,12 @@ impl Builtin<'_> {
 
     /// Applies the transformer to `rm`; what it did (see [`noop`]).
     /// Patches note the resources they change in `changes`.
-    pub fn apply(&self, rm: &mut ResMap, env: &mut Env, changes: &mut Changes) -> Result<Effect> {
+    pub(crate) fn apply(
+        &self,
+        rm: &mut ResMap,
+        env: &mut Env,
+        changes: &mut Changes,
+    ) -> Result<Effect> {
         let changed = |yes: bool, why: &dyn Fn() -> String| {
             if yes {
                 Effect::Changed
@@ -247,7 +252,7 @@ fn charge_pairs(env: &Env, pairs: &StringMap, rm: &ResMap, field: &str) -> Resul
 
 /// A built-in transformer as a kustomization runs it: how to name it in
 /// warnings and errors, and whether to check what it changes.
-pub struct Step<'a> {
+pub(crate) struct Step<'a> {
     /// The transformer.
     pub builtin: Builtin<'a>,
     /// Names the step in warnings about union fields it leaves with two members set;
@@ -273,7 +278,7 @@ pub struct Step<'a> {
 
 impl Step<'_> {
     /// Runs the step over `rm`, adding union-field warnings to `warnings`; what it did.
-    pub fn run(
+    pub(crate) fn run(
         &self,
         rm: &mut ResMap,
         env: &mut Env,

@@ -13,7 +13,7 @@ use crate::resource::selector::Matcher;
 
 /// What one step did.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Effect {
+pub(crate) enum Effect {
     /// It changed at least one resource, or it does not say.
     Changed,
     /// It changed nothing; why, as the warning says it ("its target ... matches no
@@ -25,7 +25,7 @@ pub enum Effect {
 }
 
 /// A selector as kustomize's users write it: `kind=Deployment, name=web`.
-pub fn describe(s: &Selector) -> String {
+pub(crate) fn describe(s: &Selector) -> String {
     let mut parts = Vec::new();
     for (key, value) in [
         ("group", &s.group),
@@ -50,7 +50,7 @@ pub fn describe(s: &Selector) -> String {
 /// The effect of a patch with `target` that noted no resource as changed (`noted`: whether
 /// it noted any). The resources are as they were before it, so the target is matched
 /// again to tell "matches nothing" from "the patch is empty".
-pub fn of_patch(noted: bool, target: Option<&Selector>, rm: &ResMap) -> Effect {
+pub(crate) fn of_patch(noted: bool, target: Option<&Selector>, rm: &ResMap) -> Effect {
     let Some(target) = target else {
         // Without a target a patch names its resource, and kustomize fails when none
         // has that name: applied, it changed it.
@@ -73,7 +73,11 @@ pub fn of_patch(noted: bool, target: Option<&Selector>, rm: &ResMap) -> Effect {
 
 /// Why a `labels`/`commonLabels`/`commonAnnotations` entry that set no new value changed
 /// nothing (`what`: "label" or "annotation").
-pub fn pairs_unchanged(what: &str, pairs: &crate::kustomization::StringMap, rm: &ResMap) -> String {
+pub(crate) fn pairs_unchanged(
+    what: &str,
+    pairs: &crate::kustomization::StringMap,
+    rm: &ResMap,
+) -> String {
     if pairs.is_empty() {
         return format!("it has no {what}s, so it changes nothing");
     }
@@ -88,7 +92,7 @@ pub fn pairs_unchanged(what: &str, pairs: &crate::kustomization::StringMap, rm: 
 }
 
 /// The effect of an `images` entry that matched `count`.
-pub fn of_image(
+pub(crate) fn of_image(
     image: &crate::kustomization::Image,
     count: crate::transform::images::Count,
 ) -> Effect {
@@ -111,7 +115,7 @@ pub fn of_image(
 }
 
 /// The effect of a `replacements` step whose targets did as `targets` says.
-pub fn of_replacements(
+pub(crate) fn of_replacements(
     entries: &[crate::kustomization::ReplacementField],
     targets: &[crate::transform::replacements::TargetUse],
 ) -> Effect {

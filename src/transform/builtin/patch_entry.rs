@@ -12,7 +12,12 @@ use crate::transform::union_check::Changes;
 use crate::yaml::Node;
 
 /// Names a patch in warnings: "patches[1] 'patch.yaml' of /dir/kustomization.yaml".
-pub fn patch_name(kfile: &dyn std::fmt::Display, field: &str, index: usize, path: &str) -> String {
+pub(crate) fn patch_name(
+    kfile: &dyn std::fmt::Display,
+    field: &str,
+    index: usize,
+    path: &str,
+) -> String {
     let inline = path.is_empty() || path.contains('\n');
     let what = if inline {
         "(inline)".to_string()
@@ -23,7 +28,7 @@ pub fn patch_name(kfile: &dyn std::fmt::Display, field: &str, index: usize, path
 }
 
 /// "patches entry 'file.yaml'" / "patches entry with an inline patch".
-pub fn patch_context(field: &str, p: &Patch) -> String {
+pub(crate) fn patch_context(field: &str, p: &Patch) -> String {
     if p.path.is_empty() {
         format!("applying {field} entry with an inline patch")
     } else {
@@ -55,7 +60,7 @@ fn strategic_merge_text(
 }
 
 /// One `patchesStrategicMerge` entry (a file or an inline patch).
-pub fn apply_strategic_merge_entry(
+pub(crate) fn apply_strategic_merge_entry(
     rm: &mut ResMap,
     entry: &str,
     env: &mut Env,
@@ -94,7 +99,7 @@ pub fn apply_strategic_merge_entry(
 }
 
 /// One `patches` entry: strategic merge or JSON 6902, told apart by content.
-pub fn apply_patch_entry(
+pub(crate) fn apply_patch_entry(
     rm: &mut ResMap,
     p: &Patch,
     env: &mut Env,
@@ -156,7 +161,7 @@ pub fn apply_patch_entry(
 
 /// One `patchesJson6902` entry or PatchJson6902Transformer config (always
 /// JSON 6902, with a target; `what` names it in the missing-target error).
-pub fn apply_json6902_entry(
+pub(crate) fn apply_json6902_entry(
     rm: &mut ResMap,
     p: &Patch,
     what: &str,

@@ -24,18 +24,18 @@ mod walk;
 use crate::error::{Error, Result};
 use crate::yaml::Node;
 use crate::yaml::parse::PathStep;
-pub use walk::{NewLeaf, Options, PathMatcher, Tree};
+pub(crate) use walk::{NewLeaf, Options, PathMatcher};
 
 /// A parsed field path.
 #[derive(Clone, Debug, PartialEq)]
-pub struct FieldPath {
+pub(crate) struct FieldPath {
     text: String,
     parts: Vec<String>,
 }
 
 impl FieldPath {
     /// Splits `text` into parts (kustomize's "smarter path splitter").
-    pub fn parse(text: &str) -> FieldPath {
+    pub(crate) fn parse(text: &str) -> FieldPath {
         FieldPath {
             text: text.to_string(),
             parts: smart_split(text),
@@ -43,13 +43,13 @@ impl FieldPath {
     }
 
     /// Refuses a path longer than `config::fieldspec::MAX_SEGMENTS` (see there).
-    pub fn check_length(&self) -> Result<()> {
+    pub(crate) fn check_length(&self) -> Result<()> {
         crate::config::fieldspec::check_segments(self.parts.len(), &self.text)
     }
 
     /// The parts after splitting.
     #[cfg(test)]
-    pub fn parts(&self) -> &[String] {
+    pub(crate) fn parts(&self) -> &[String] {
         &self.parts
     }
 
@@ -58,7 +58,7 @@ impl FieldPath {
     /// `PathSplitter` allows a leading delimiter, so `.metadata.name`, as
     /// kubebuilder scaffolds write it, is `metadata.name`); an empty part
     /// anywhere else is kept.
-    pub fn target_parts(&self) -> &[String] {
+    pub(crate) fn target_parts(&self) -> &[String] {
         match self.parts.split_first() {
             Some((first, rest)) if first.is_empty() && !rest.is_empty() => rest,
             _ => &self.parts,
@@ -68,13 +68,13 @@ impl FieldPath {
     /// The node at this path, or `None` when a part is missing (or the walk
     /// reaches a null). Errors when a part cannot apply to the node it meets
     /// (a key on a list, an index on a mapping, `[key]` without `=`, `*`).
-    pub fn lookup<'n>(&self, node: &'n Node) -> Result<Option<&'n Node>> {
+    pub(crate) fn lookup<'n>(&self, node: &'n Node) -> Result<Option<&'n Node>> {
         Ok(lookup_parts(&self.parts, node)?.map(|(n, _)| n))
     }
 
     /// [`FieldPath::lookup`] of the first `n` [target parts](FieldPath::target_parts),
     /// with the keys and indexes it went through.
-    pub fn lookup_prefix<'n>(
+    pub(crate) fn lookup_prefix<'n>(
         &self,
         node: &'n Node,
         n: usize,
@@ -84,13 +84,13 @@ impl FieldPath {
     }
 
     /// Compiles the path for visiting targets.
-    pub fn matcher(&self) -> PathMatcher {
+    pub(crate) fn matcher(&self) -> PathMatcher {
         PathMatcher::new(self.target_parts())
     }
 
     /// Compiles the target parts from the `n`th on (the rest of a path that
     /// goes on into YAML text).
-    pub fn matcher_from(&self, n: usize) -> PathMatcher {
+    pub(crate) fn matcher_from(&self, n: usize) -> PathMatcher {
         let parts = self.target_parts();
         PathMatcher::new(&parts[n.min(parts.len())..])
     }

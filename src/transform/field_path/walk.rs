@@ -26,7 +26,7 @@ use std::borrow::Cow;
 
 /// What to create at the end of a path that does not exist yet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NewLeaf {
+pub(crate) enum NewLeaf {
     /// A scalar: visitors get an empty scalar flagged as created, to fill in.
     Scalar,
     Map,
@@ -35,7 +35,7 @@ pub enum NewLeaf {
 
 impl NewLeaf {
     /// The kind matching a value that will be put there.
-    pub fn like(value: &Node) -> NewLeaf {
+    pub(crate) fn like(value: &Node) -> NewLeaf {
         match value {
             Node::Map(_) => NewLeaf::Map,
             Node::Seq(_) => NewLeaf::Seq,
@@ -45,7 +45,7 @@ impl NewLeaf {
 }
 
 /// What the walk needs of a tree.
-pub trait Tree: Sized {
+pub(crate) trait Tree: Sized {
     /// A null scalar (see the module documentation).
     fn is_null(&self) -> bool;
     /// A mapping or sequence.
@@ -232,7 +232,7 @@ impl Tree for Styled {
 
 /// How a walk goes.
 #[derive(Clone, Copy, Default)]
-pub struct Options<'a> {
+pub(crate) struct Options<'a> {
     /// Create missing parts, the last one as this.
     pub create: Option<NewLeaf>,
     /// Walk on into YAML text held in a scalar (kustomize v5.8.0, see the
@@ -313,18 +313,18 @@ impl Seg {
 
 /// A compiled path for visiting (and creating) target fields.
 #[derive(Debug)]
-pub struct PathMatcher {
+pub(crate) struct PathMatcher {
     segs: Vec<Seg>,
 }
 
 /// Called on each node a [`PathMatcher`] reaches, with whether the walk just
 /// created it and, with [`Options::trail`], the path to it from the root.
-pub type Visit<'f, T> = &'f mut dyn FnMut(&mut T, bool, &[PathStep]) -> Result<()>;
+pub(super) type Visit<'f, T> = &'f mut dyn FnMut(&mut T, bool, &[PathStep]) -> Result<()>;
 
 /// Called on each node the walk reaches in a parsed copy (see the module
 /// documentation), with whether it is a mapping or list: kustomize's
 /// `setFieldValue` still runs there, and may fail.
-pub type VisitCopy<'f> = &'f mut dyn FnMut(bool) -> Result<()>;
+pub(super) type VisitCopy<'f> = &'f mut dyn FnMut(bool) -> Result<()>;
 
 impl PathMatcher {
     /// Compiles path parts.
@@ -340,7 +340,7 @@ impl PathMatcher {
     /// (`containers.3` on three containers) and list entries (`[name=x]`
     /// appends `{name: x}`) are created on the way, the last part as `create`
     /// says.
-    pub fn visit<T: Tree>(
+    pub(crate) fn visit<T: Tree>(
         &self,
         node: &mut T,
         opts: Options<'_>,

@@ -52,12 +52,12 @@ use serde::de::DeserializeOwned;
 use value::{Value, created_text, delimiter_on_collection, set_field};
 
 /// The field path used when a source or target gives none.
-pub const DEFAULT_FIELD_PATH: &str = "metadata.name";
+pub(crate) const DEFAULT_FIELD_PATH: &str = "metadata.name";
 
 /// One replacement: a source value and where to put it.
 #[derive(Debug, Default, Deserialize, Clone)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Replacement {
+pub(crate) struct Replacement {
     #[serde(default)]
     pub source: Option<Source>,
     #[serde(default)]
@@ -71,7 +71,7 @@ pub struct Replacement {
 /// The resource and field a replacement copies from.
 #[derive(Debug, Default, Deserialize, Clone)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Source {
+pub(crate) struct Source {
     #[serde(default)]
     pub group: String,
     #[serde(default)]
@@ -91,7 +91,7 @@ pub struct Source {
 /// `options` of a source or target.
 #[derive(Debug, Default, Deserialize, Clone)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct FieldOptions {
+pub(crate) struct FieldOptions {
     #[serde(default)]
     pub delimiter: String,
     #[serde(default)]
@@ -103,7 +103,7 @@ pub struct FieldOptions {
 /// Where a replacement writes.
 #[derive(Debug, Default, Deserialize, Clone)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Target {
+pub(crate) struct Target {
     #[serde(default)]
     pub select: Option<Selector>,
     #[serde(default)]
@@ -118,14 +118,14 @@ pub struct Target {
 /// inline entries strictly (unknown fields are errors) but replacement files
 /// and `ReplacementTransformer` configs leniently.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Decode {
+pub(crate) enum Decode {
     Strict,
     Lenient,
 }
 
 /// A replacement ready to run, with a label for error messages.
 #[derive(Debug)]
-pub struct Loaded {
+pub(crate) struct Loaded {
     pub label: String,
     pub replacement: Replacement,
     /// `sourceValue` as the version being reproduced reads it: a string, or
@@ -140,7 +140,7 @@ pub struct Loaded {
 /// Whether a replacement target selected any resource (kustomize accepts one that selects
 /// none, which changes nothing).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TargetUse {
+pub(crate) struct TargetUse {
     /// The replacement's place (see [`Loaded::at`]).
     pub at: (usize, Option<usize>),
     /// The index in its `targets`.
@@ -152,7 +152,7 @@ pub struct TargetUse {
 /// How a replacement list is read and run: the kustomize release being
 /// reproduced, and the schemas that say which kinds are cluster-scoped.
 #[derive(Clone, Copy)]
-pub struct Ctx<'a> {
+pub(crate) struct Ctx<'a> {
     pub version: KustomizeVersion,
     pub schemas: &'a Schemas,
     /// The build's output budget: each value written is charged.
@@ -162,7 +162,7 @@ pub struct Ctx<'a> {
 /// Reads the entries of a `replacements` list: inline ones are decoded,
 /// `path:` ones read (relative to the kustomization, through `read`) as a
 /// file holding one replacement or a list of them.
-pub fn load(
+pub(crate) fn load(
     entries: &[ReplacementField],
     inline: Decode,
     version: KustomizeVersion,
@@ -301,7 +301,7 @@ fn load_file(path: &str, read: &mut dyn FnMut(&str) -> Result<String>) -> Result
 
 /// Runs loaded replacements over the resource map, in order; which targets selected a
 /// resource.
-pub fn apply(rm: &mut ResMap, replacements: &[Loaded], ctx: Ctx) -> Result<Vec<TargetUse>> {
+pub(crate) fn apply(rm: &mut ResMap, replacements: &[Loaded], ctx: Ctx) -> Result<Vec<TargetUse>> {
     let mut uses = Vec::new();
     for l in replacements {
         let selected = apply_one(rm, l, ctx).map_err(|e| e.context(l.label.clone()))?;
@@ -320,7 +320,7 @@ pub fn apply(rm: &mut ResMap, replacements: &[Loaded], ctx: Ctx) -> Result<Vec<T
 }
 
 /// Loads and runs a `replacements` list; which targets selected a resource.
-pub fn apply_entries(
+pub(crate) fn apply_entries(
     rm: &mut ResMap,
     entries: &[ReplacementField],
     inline: Decode,

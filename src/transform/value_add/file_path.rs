@@ -43,7 +43,7 @@ pub(super) fn path_join(parts: &[&str]) -> String {
 /// of `path`, a position past the end appends; an absolute path stays
 /// absolute (its leading `/` is not an element). `a/nice/warm/pie` with
 /// `PEACH` at 3 is `a/nice/warm/PEACH/pie`; "" becomes `PEACH`.
-pub fn insert_path_part(path: &str, pos: usize, part: &str) -> String {
+pub(crate) fn insert_path_part(path: &str, pos: usize, part: &str) -> String {
     if part.is_empty() {
         return path.to_string();
     }

@@ -30,7 +30,7 @@ use std::path::Path;
 
 /// The one `fieldPath` kustomize hands to its namespace filter instead of the
 /// generic walk (compared as written: `/metadata/namespace` takes the walk).
-pub const NAMESPACE_PATH: &str = "metadata/namespace";
+pub(crate) const NAMESPACE_PATH: &str = "metadata/namespace";
 
 /// The builtin kind, for messages.
 const KIND: &str = "ValueAddTransformer";
@@ -39,7 +39,7 @@ const KIND: &str = "ValueAddTransformer";
 /// kustomize's lenient decoding does.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Config {
+pub(crate) struct Config {
     #[serde(default)]
     pub value: ConfigText,
     #[serde(default)]
@@ -52,7 +52,7 @@ pub struct Config {
 /// Where to put the value.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Target {
+pub(crate) struct Target {
     /// Absent: every resource. Same matching as a patch `target`.
     #[serde(default)]
     pub selector: Option<Selector>,
@@ -81,7 +81,7 @@ struct TargetsFile {
 /// sigs.k8s.io/yaml directly, so this conversion is the one it gets (`1.5e7` is
 /// "1.5e+07", `yes` is "true"). Checked with kubectl.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ConfigText(pub String);
+pub(crate) struct ConfigText(pub String);
 
 impl<'de> Deserialize<'de> for ConfigText {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -124,7 +124,7 @@ impl<'de> Deserialize<'de> for ConfigText {
 /// `filePathPosition`, a Go `int` read from JSON: a whole number (a float
 /// with no fraction too, as the config passes through JSON), null is 0.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Position(pub i64);
+pub(crate) struct Position(pub i64);
 
 impl<'de> Deserialize<'de> for Position {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -162,7 +162,7 @@ impl<'de> Deserialize<'de> for Position {
 
 /// A config ready to run (kustomize's `Config` step done).
 #[derive(Clone, Debug)]
-pub struct ValueAdd {
+pub(crate) struct ValueAdd {
     /// Trimmed, never empty.
     pub value: String,
     pub targets: Vec<Target>,
@@ -176,7 +176,7 @@ impl Config {
     /// then refuses no targets, an empty `fieldPath` and a negative
     /// `filePathPosition`, in that order. Selectors are not checked here
     /// (kustomize's check is a stub); a bad one fails when the transformer runs.
-    pub fn resolve(
+    pub(crate) fn resolve(
         self,
         root: &Path,
         read: &mut dyn FnMut(&str) -> Result<String>,
@@ -230,7 +230,7 @@ impl Config {
 /// printed (a crash at the top). That is refused here, at once (so a later
 /// transformer of the same kustomization that would tell the two apart again
 /// comes too late: kustomize would accept that).
-pub fn apply(rm: &mut ResMap, va: &ValueAdd) -> Result<()> {
+pub(crate) fn apply(rm: &mut ResMap, va: &ValueAdd) -> Result<()> {
     // Only for the message about an id conflict.
     let before: Vec<_> = rm.iter().map(Resource::id).collect();
     for t in &va.targets {
@@ -283,7 +283,7 @@ pub fn apply(rm: &mut ResMap, va: &ValueAdd) -> Result<()> {
 /// resource whose kind is RoleBinding or ClusterRoleBinding (any group). The
 /// value is always a string. No previous id is recorded, so name references
 /// see the new namespace as the original one.
-pub fn set_namespace(res: &mut Resource, ns: &str) -> Result<()> {
+pub(crate) fn set_namespace(res: &mut Resource, ns: &str) -> Result<()> {
     let gvk = res.gvk();
     if openapi::is_namespaced(&gvk.group, &gvk.version, &gvk.kind)
         && let Some(meta) = res.node.ensure_map(&["metadata"])
@@ -371,7 +371,12 @@ fn add_value(res: &mut Resource, path: &FieldPath, value: &str, pos: usize) -> R
 /// With `pos > 0` the old value's text is kustomize's `yaml.Node.Value`, the
 /// text as written; kbuild has the parsed value, so a null reads "null" (not
 /// `~`), numbers and booleans their canonical text (`31`, not `0x1F`).
-pub fn set_leaf(leaf: &mut Node, created: Option<&str>, value: &str, pos: usize) -> Result<()> {
+pub(crate) fn set_leaf(
+    leaf: &mut Node,
+    created: Option<&str>,
+    value: &str,
+    pos: usize,
+) -> Result<()> {
     if let Node::Map(_) | Node::Seq(_) = leaf {
         return Err(Error::invalid_config(format!(
             "expected a scalar at the end of the path, found a {}",
@@ -439,8 +444,8 @@ fn raw_text(n: &Node) -> Cow<'_, str> {
 mod file_path;
 mod path;
 
-pub use file_path::insert_path_part;
-pub use path::FieldPath;
+pub(crate) use file_path::insert_path_part;
+pub(crate) use path::FieldPath;
 
 #[cfg(test)]
 mod tests;

@@ -65,12 +65,12 @@ type SetLeaf<'s> = &'s mut dyn FnMut(&mut Node, Option<&str>, &[PathStep]) -> Re
 /// A value-add `fieldPath`: split on `/` (a backslash before a slash keeps it
 /// in the key), each part trimmed, empty parts dropped.
 #[derive(Clone, Debug, PartialEq)]
-pub struct FieldPath {
+pub(crate) struct FieldPath {
     pub(super) steps: Vec<Step>,
 }
 
 impl FieldPath {
-    pub fn parse(text: &str) -> FieldPath {
+    pub(crate) fn parse(text: &str) -> FieldPath {
         let steps = split_escaped(text, '/')
             .iter()
             .map(|p| p.trim())
