@@ -58,6 +58,10 @@ pub struct LocatedStep {
 pub struct Locator<'f> {
     read: &'f dyn Fn(&Path) -> Option<String>,
     texts: HashMap<PathBuf, Option<String>>,
+    /// Each file's documents, parsed once: a report asks for a position per field.
+    docs: HashMap<PathBuf, Vec<Option<Located>>>,
+    /// Where each kustomization entry is written, found once.
+    entries: HashMap<(PathBuf, crate::kustomization::files::Place), Option<(usize, usize)>>,
 }
 
 impl<'f> Locator<'f> {
@@ -66,6 +70,8 @@ impl<'f> Locator<'f> {
         Locator {
             read,
             texts: HashMap::new(),
+            docs: HashMap::new(),
+            entries: HashMap::new(),
         }
     }
 
@@ -89,20 +95,8 @@ impl<'f> Locator<'f> {
     pub fn locate(&mut self, link: &Link<'_>) -> LocatedStep {
         let step = link.step;
         let entry_at = step.entry.as_ref().map(|e| {
-            let file = e.file.clone();
-            let pos = self.text(&file).and_then(|t| {
-                // A whole field holding one value (`namePrefix: prod-`): where the value
-                // is written; an item of a list: where the item starts.
-                let scalar = (e.place.index.is_none() && e.place.sub.is_none())
-                    .then(|| Located::parse(t, 0))
-                    .flatten()
-                    .and_then(|doc| {
-                        let key = [PathStep::Key(e.place.key.to_string())];
-                        doc.scalar(&key).and_then(|_| doc.value(&key))
-                    });
-                scalar.or_else(|| e.place.position(t))
-            });
-            at(file, pos)
+            let pos = self.entry_position(&e.file, e.place);
+            at(e.file.clone(), pos)
         });
         let value_at = step
             .wrote
@@ -119,6 +113,48 @@ impl<'f> Locator<'f> {
         }
     }
 
+    /// Where the entry `place` of the kustomization file `file` is written: a whole field
+    /// holding one value (`namePrefix: prod-`) at the value, an item of a list where the
+    /// item starts.
+    fn entry_position(
+        &mut self,
+        file: &Path,
+        place: crate::kustomization::files::Place,
+    ) -> Option<(usize, usize)> {
+        let key = (file.to_path_buf(), place);
+        if let Some(pos) = self.entries.get(&key) {
+            return *pos;
+        }
+        let pos = self.text(file).and_then(|t| {
+            let scalar = (place.index.is_none() && place.sub.is_none())
+                .then(|| Located::parse(t, 0))
+                .flatten()
+                .and_then(|doc| {
+                    let key = [PathStep::Key(place.key.to_string())];
+                    doc.scalar(&key).and_then(|_| doc.value(&key))
+                });
+            scalar.or_else(|| place.position(t))
+        });
+        self.entries.insert(key, pos);
+        pos
+    }
+
+    /// Every document of `file` (by index; `None` for one that does not parse), parsed
+    /// on first use.
+    fn documents(&mut self, file: &Path) -> &[Option<Located>] {
+        if !self.docs.contains_key(file) {
+            let docs = match self.text(file) {
+                // Bounded by the text: each document has at least a separator line.
+                Some(text) => (0..=text.matches("\n---").count())
+                    .map(|i| Located::parse(text, i))
+                    .collect(),
+                None => Vec::new(),
+            };
+            self.docs.insert(file.to_path_buf(), docs);
+        }
+        self.docs.get(file).map_or(&[], Vec::as_slice)
+    }
+
     /// Where `field` is written in `w`: in the document `w` names (or, when it names
     /// none, the first whose kind and name are the resource's as read), when the field is
     /// there; else only the file.
@@ -129,11 +165,14 @@ impl<'f> Locator<'f> {
         if kind == StepKind::JsonPatch {
             return at(file, None);
         }
-        let Some(text) = self.text(&file) else {
-            return at(file, None);
+        let docs = self.documents(&file);
+        let chosen: &[Option<Located>] = match w.document {
+            Some(i) => docs.get(i..=i).unwrap_or_default(),
+            None => docs,
         };
-        let pos = documents(text, w.document)
-            .into_iter()
+        let pos = chosen
+            .iter()
+            .flatten()
             .filter(|doc| match &w.identity {
                 Some((kind, name)) => {
                     doc.scalar(&keys(&["kind"])) == Some(kind.as_str())
@@ -142,7 +181,7 @@ impl<'f> Locator<'f> {
                 None => true,
             })
             .find_map(|doc| {
-                let steps = steps_in(&doc, field)?;
+                let steps = steps_in(doc, field)?;
                 doc.value(&steps)
             });
         at(file, pos)
@@ -156,17 +195,6 @@ fn at(file: PathBuf, pos: Option<(usize, usize)>) -> Position {
 
 fn keys(k: &[&str]) -> Vec<PathStep> {
     k.iter().map(|k| PathStep::Key((*k).to_string())).collect()
-}
-
-/// The documents of `text` to look in: the one at `index`, or every one.
-fn documents(text: &str, index: Option<usize>) -> Vec<Located> {
-    match index {
-        Some(i) => Located::parse(text, i).into_iter().collect(),
-        // Bounded by the text: each document has at least a separator line.
-        None => (0..=text.matches("\n---").count())
-            .filter_map(|i| Located::parse(text, i))
-            .collect(),
-    }
 }
 
 /// `field` as key and index steps in `doc`, a selector `[name=web]` resolved to the
