@@ -15,8 +15,23 @@ use crate::yaml::Node;
 
 /// Fails on the first resource holding a key with NEL in it.
 pub(super) fn check(resmap: &ResMap) -> Result<()> {
+    use rayon::prelude::*;
+    /// Resources worth a look on the thread pool (the walk visits every key of the
+    /// output); smaller builds have not started the pool and stay on this thread.
+    const PARALLEL: usize = 64;
+    // The common case, no NEL anywhere, without building paths (an allocation per key).
+    let any = if resmap.len() >= PARALLEL {
+        resmap
+            .resources
+            .par_iter()
+            .any(|r| has_key_with_nel(&r.node))
+    } else {
+        resmap.iter().any(|r| has_key_with_nel(&r.node))
+    };
+    if !any {
+        return Ok(());
+    }
     for r in resmap.iter() {
-        // The common case, no NEL anywhere, without building paths (an allocation per key).
         if !has_key_with_nel(&r.node) {
             continue;
         }

@@ -66,10 +66,11 @@ pub fn emit_stream(docs: &[Node]) -> String {
 pub fn emit_stream_refs(docs: &[&Node]) -> String {
     use rayon::prelude::*;
     /// Documents per parallel piece: enough to keep the pieces' overhead small.
-    const RUN: usize = 256;
-    // One run or less: on this thread (a run handed to the pool would start its threads
-    // for nothing).
-    if docs.len() <= RUN {
+    const RUN: usize = 32;
+    /// Below this many documents, on this thread: the pool would start its threads for
+    /// little (builds with more resources than this have started it already).
+    const PARALLEL: usize = 64;
+    if docs.len() <= PARALLEL {
         return emit_run(docs.iter().copied(), true);
     }
     let parts: Vec<String> = docs
