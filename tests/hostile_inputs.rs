@@ -353,14 +353,16 @@ fn field_paths_of_thirty_thousand_segments_are_refused() {
 }
 
 /// A stacked diamond of bases, 40 levels (each level's two overlays include the next
-/// level): 2^40 builds if each path built its base; a shared base is built once.
+/// level): 2^40 builds if each path built its base; a shared base is built once. The
+/// last base's deprecation notice, which kustomize prints once per load, would be 2^39
+/// lines: kbuild prints the first 100,000 and counts the rest.
 fn stacked_diamond_of_bases_is_built_once_per_base() {
     let t = tmp();
     let levels = 40;
     for i in 0..levels {
         let dir = t.path().join(format!("l{i}"));
         if i + 1 == levels {
-            write(&dir, "kustomization.yaml", "resources: []\n");
+            write(&dir, "kustomization.yaml", "resources: []\ncommonLabels: {x: z}\n");
             continue;
         }
         write(&dir, "kustomization.yaml", "resources: [a, b]\n");
@@ -373,7 +375,23 @@ fn stacked_diamond_of_bases_is_built_once_per_base() {
         }
     }
     let start = Instant::now();
-    assert_eq!(builds(t.path(), &["l0"]), "");
+    let o = run(t.path(), &["l0"]);
+    assert_eq!(o.code, Some(0), "stderr: {}", o.stderr);
+    assert_eq!(o.stdout(), "");
+    let lines: Vec<&str> = o.stderr.lines().collect();
+    // The notices, the count of those left out, and the warning that commonLabels changes
+    // nothing (it has no resources to label).
+    assert_eq!(lines.len(), 100_002);
+    assert!(lines[100_001].contains("commonLabels"), "{}", lines[100_001]);
+    assert!(lines[0].starts_with("# Warning: 'commonLabels' is deprecated"), "{}", lines[0]);
+    let more = (1u64 << 39) - 100_000;
+    assert_eq!(
+        lines[100_000],
+        format!(
+            "warning: {more} more warnings not shown: the same ones again, for bases that are \
+             referenced along many paths (kbuild reports at most 100000)"
+        )
+    );
     assert!(
         start.elapsed() < Duration::from_secs(60),
         "{:?}",

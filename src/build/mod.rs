@@ -41,12 +41,15 @@ fn run_step(
     configured_in: &Path,
     record: bool,
 ) -> Result<()> {
+    let mut warnings = Vec::new();
     let effect = provenance::recorded(
         record,
         rm,
         || provenance::about_step(step, configured_in),
-        |rm| step.run(rm, env, &mut out.warnings),
-    )?;
+        |rm| step.run(rm, env, &mut warnings),
+    );
+    out.warnings.extend(warnings);
+    let effect = effect?;
     if let Some(place) = step.entry {
         out.noops.note(configured_in, place, effect);
     }
@@ -248,7 +251,7 @@ fn build_with_cache(
     let kust = builder.accumulate(&ldr, &mut acc, Expect::Kustomization)?;
     let meta = builder.inh.meta.unwrap_or_default();
     let budget = ctx.budget;
-    let mut warnings = builder.out.warnings;
+    let mut warnings = builder.out.warnings.lines();
     let noops = builder.out.noops;
     // The origin annotations come first, before names change (kustomize's order); they
     // need the remote session to name the repositories of remote bases.
@@ -352,6 +355,7 @@ mod printable;
 mod provenance;
 mod resources;
 mod state;
+mod warning_list;
 
 use openapi::SchemaRef;
 use resources::Prepared;

@@ -98,7 +98,7 @@ pub(super) struct Gathered {
     /// Warnings so far (see [`super::BuildOutput::warnings`]), in entry order: kept
     /// with the base's result rather than in the shared context, so that bases built
     /// in parallel report them in the order a sequential build would.
-    pub(super) warnings: Vec<String>,
+    pub(super) warnings: super::warning_list::WarningList,
     /// What its entries did, for the warning about those that change nothing.
     pub(super) noops: super::noop::Noops,
     /// The kustomization directories this build has gone through.
@@ -108,7 +108,7 @@ pub(super) struct Gathered {
 impl Gathered {
     /// Appends what a base's build gathered.
     pub(super) fn absorb(&mut self, base: Gathered) {
-        self.warnings.extend(base.warnings);
+        self.warnings.absorb(base.warnings);
         self.noops.extend(base.noops);
         // The smaller set goes into the larger: on a chain of bases each level
         // adds one directory, not all those below it again.
