@@ -6,7 +6,7 @@
 //! name hashes, name references, vars and the output sort.
 
 use crate::config::TransformerConfig;
-use crate::error::{EntryContext, Error, Result};
+use crate::error::{Context, EntryContext, Error, Result};
 use crate::kustomization::Kustomization;
 use crate::kustomization::files::{Field, Place};
 use crate::kustomize_version::KustomizeVersion;
@@ -290,6 +290,17 @@ pub(crate) fn entry_error(
         pos,
         field: place.to_string(),
         entry: redact(entry),
+    })
+}
+
+/// The `replacements` field is one step; an error in it names its entry in a context
+/// (`replacements[2]`, see `transform::replacements::load`), which gives the item's place.
+fn replacement_item(e: &Error) -> Option<Place> {
+    e.contexts().iter().find_map(|c| {
+        let Context::Text(text) = c else { return None };
+        let rest = text.strip_prefix("replacements[")?;
+        let digits = &rest[..rest.find(']')?];
+        digits.parse().ok().map(|i| Place::item("replacements", i))
     })
 }
 
@@ -620,7 +631,17 @@ impl Builder<'_> {
                 meta,
                 file,
                 self.ctx.provenance,
-            )?;
+            )
+            .map_err(|e| match step.entry {
+                // An error about the entry (a replicas name that matches nothing, a
+                // replacement source that selects nothing) starts at the entry's line,
+                // unless it already names an entry (the patch file it could not read).
+                Some(place) if !e.contexts().iter().any(|c| matches!(c, Context::Entry(_))) => {
+                    let place = replacement_item(&e).unwrap_or(place);
+                    entry_error(files, file, place, "", e)
+                }
+                _ => e,
+            })?;
         }
         let external = self.ctx.external;
         for (config, source, plugin) in

@@ -29,8 +29,8 @@ pub(crate) struct RenderArgs {
     /// missing or stale (with --all, or left by a kustomization that is gone).
     #[arg(long, requires = "out")]
     check: bool,
-    /// No warnings and no progress bar (it is shown only on a terminal, for more than one
-    /// kustomization).
+    /// No warnings, no progress bar (it is shown only on a terminal, for more than one
+    /// kustomization) and no summary line when all went well.
     #[arg(long, short)]
     quiet: bool,
     /// A kustomization whose build has warnings fails (exit 2) and its render is not
@@ -171,14 +171,18 @@ pub(crate) fn run_render(args: &RenderArgs) -> super::CommandResult {
         ),
         (None, _) => format!("built {done} of {}", plural(n, "kustomization")),
     };
-    eprintln!(
-        "{summary}{}",
-        if failed > 0 {
-            format!(", {failed} failed")
-        } else {
-            String::new()
-        }
-    );
+    // The summary says something went wrong, or, unless quiet, that all went well.
+    let quiet_success = args.quiet && failed == 0 && stale == 0;
+    if !quiet_success {
+        eprintln!(
+            "{summary}{}",
+            if failed > 0 {
+                format!(", {failed} failed")
+            } else {
+                String::new()
+            }
+        );
+    }
     if stale > 0 && job.check {
         eprintln!("run `{}` to update the renders", fix_command());
     }

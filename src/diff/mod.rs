@@ -15,6 +15,7 @@
 
 mod explain;
 pub mod generated;
+mod ignore_field;
 pub mod inputs;
 mod markdown;
 mod redact;
@@ -28,6 +29,7 @@ use crate::resource::Resource;
 use crate::resource::id::ResId;
 use crate::resource::parse::parse_resources;
 use crate::yaml::{Node, emit};
+use ignore_field::{FieldPath, remove_field};
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
 use std::io::Read;
@@ -376,160 +378,6 @@ fn replace_names(node: &mut Node, names: &HashMap<String, String>) {
     }
 }
 
-// ---------------------------------------------------------------------------
-// Field paths
-
-/// One step of a field path: a key, then optional element selectors.
-#[derive(Clone, Debug, PartialEq)]
-struct Segment {
-    key: String,
-    selectors: Vec<Selector>,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-enum Selector {
-    /// `[3]`
-    Index(usize),
-    /// `[name=web]`
-    Field(String, String),
-    /// `[*]`
-    All,
-}
-
-/// A parsed `--ignore-field` path.
-#[derive(Clone, Debug, PartialEq)]
-struct FieldPath(Vec<Segment>);
-
-impl FieldPath {
-    /// Parses `a.b[name=x].c`. Keys are separated by dots; brackets select
-    /// sequence elements by index, by a field's value, or all (`[*]`).
-    fn parse(text: &str) -> Result<FieldPath> {
-        let bad = |why: &str| Error::invalid_config(format!("invalid field path '{text}': {why}"));
-        let mut segments = Vec::new();
-        let mut rest = text;
-        while !rest.is_empty() {
-            let end = rest.find(['.', '[']).unwrap_or(rest.len());
-            let mut seg = Segment {
-                key: rest[..end].to_string(),
-                selectors: Vec::new(),
-            };
-            rest = &rest[end..];
-            while let Some(inner) = rest.strip_prefix('[') {
-                let close = inner.find(']').ok_or_else(|| bad("missing ']'"))?;
-                let sel = &inner[..close];
-                seg.selectors.push(if sel == "*" {
-                    Selector::All
-                } else if let Some((k, v)) = sel.split_once('=') {
-                    Selector::Field(k.to_string(), v.to_string())
-                } else {
-                    Selector::Index(
-                        sel.parse()
-                            .map_err(|_| bad("a selector is [N], [field=value] or [*]"))?,
-                    )
-                });
-                rest = &inner[close + 1..];
-            }
-            if seg.key.is_empty() && seg.selectors.is_empty() {
-                return Err(bad("empty key"));
-            }
-            segments.push(seg);
-            match rest.strip_prefix('.') {
-                Some("") => return Err(bad("ends with '.'")),
-                Some(r) => rest = r,
-                None if rest.is_empty() => {}
-                None => return Err(bad("expected '.' after ']'")),
-            }
-        }
-        if segments.is_empty() {
-            return Err(bad("empty path"));
-        }
-        Ok(FieldPath(segments))
-    }
-}
-
-/// Removes the field at `path` (every match of it). Keys may themselves
-/// contain dots (`metadata.annotations.kubernetes.io/change-cause`): at each
-/// mapping the longest run of segments that names an existing key wins. A
-/// sequence met before the path ends is crossed into every element.
-fn remove_field(node: &mut Node, path: &[Segment]) {
-    if path.is_empty() {
-        return;
-    }
-    match node {
-        Node::Seq(items) => items.iter_mut().for_each(|n| remove_field(n, path)),
-        Node::Map(map) => {
-            for k in (1..=path.len()).rev() {
-                // Only the last segment of a joined key may carry selectors.
-                if path[..k - 1].iter().any(|s| !s.selectors.is_empty()) {
-                    continue;
-                }
-                let key = path[..k]
-                    .iter()
-                    .map(|s| s.key.as_str())
-                    .collect::<Vec<_>>()
-                    .join(".");
-                if !map.contains_key(&key) {
-                    continue;
-                }
-                let rest = &path[k..];
-                let selectors = &path[k - 1].selectors;
-                if selectors.is_empty() {
-                    if rest.is_empty() {
-                        map.shift_remove(&key);
-                    } else if let Some(child) = map.get_mut(&key) {
-                        let was_empty = is_empty_map(child);
-                        remove_field(child, rest);
-                        // A mapping the removal emptied goes too: ignoring the only
-                        // annotation must not leave `annotations: {}` to differ.
-                        if !was_empty && is_empty_map(child) {
-                            map.shift_remove(&key);
-                        }
-                    }
-                } else if let Some(child) = map.get_mut(&key) {
-                    remove_selected(child, selectors, rest);
-                }
-                return;
-            }
-        }
-        _ => {}
-    }
-}
-
-fn is_empty_map(node: &Node) -> bool {
-    matches!(node, Node::Map(m) if m.is_empty())
-}
-
-/// Applies element selectors to a sequence, then removes `rest` in each
-/// selected element (or the elements themselves when `rest` is empty).
-fn remove_selected(node: &mut Node, selectors: &[Selector], rest: &[Segment]) {
-    let Some((first, more)) = selectors.split_first() else {
-        remove_field(node, rest);
-        return;
-    };
-    let Node::Seq(items) = node else { return };
-    let selected = |i: usize, n: &Node| match first {
-        Selector::All => true,
-        Selector::Index(k) => i == *k,
-        Selector::Field(f, v) => {
-            n.get(f).and_then(Node::scalar_string).as_deref() == Some(v.as_str())
-        }
-    };
-    if more.is_empty() && rest.is_empty() {
-        let mut i = 0;
-        items.retain(|n| {
-            let keep = !selected(i, n);
-            i += 1;
-            keep
-        });
-        return;
-    }
-    for (i, n) in items.iter_mut().enumerate() {
-        if selected(i, n) {
-            remove_selected(n, more, rest);
-        }
-    }
-}
-
 /// Collects the paths where `a` and `b` differ. A field present on one side
 /// only is reported at its own path, not below.
 fn changed_paths(a: Option<&Node>, b: Option<&Node>, path: &mut String, out: &mut Vec<String>) {
@@ -865,57 +713,6 @@ mod tests {
 
     fn node(text: &str) -> Node {
         parse_stream(text, "t").unwrap().remove(0)
-    }
-
-    #[test]
-    fn field_paths_parse() {
-        let p = FieldPath::parse("spec.containers[name=web].env[0]").unwrap();
-        assert_eq!(p.0.len(), 3);
-        assert_eq!(
-            p.0[1].selectors,
-            vec![Selector::Field("name".into(), "web".into())]
-        );
-        assert_eq!(p.0[2].selectors, vec![Selector::Index(0)]);
-        for bad in ["", "a.", "a[", "a[x]", "a[0]b", ".a"] {
-            assert!(FieldPath::parse(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn remove_field_handles_dotted_keys_and_sequences() {
-        let mut n = node(
-            "metadata:\n  annotations:\n    kubernetes.io/change-cause: x\n    keep: z\nspec:\n  containers:\n  - name: a\n    image: i\n  - name: b\n    image: j\n",
-        );
-        for p in [
-            "metadata.annotations.kubernetes.io/change-cause",
-            "spec.containers.image",
-        ] {
-            remove_field(&mut n, &FieldPath::parse(p).unwrap().0);
-        }
-        assert_eq!(
-            yaml(&n),
-            "metadata:\n  annotations:\n    keep: z\nspec:\n  containers:\n  - name: a\n  - name: b\n"
-        );
-        remove_field(
-            &mut n,
-            &FieldPath::parse("spec.containers[name=a]").unwrap().0,
-        );
-        assert_eq!(
-            yaml(&n),
-            "metadata:\n  annotations:\n    keep: z\nspec:\n  containers:\n  - name: b\n"
-        );
-    }
-
-    #[test]
-    fn a_mapping_emptied_by_the_removal_goes_too() {
-        let mut n = node("metadata:\n  annotations:\n    x: \"1\"\n  name: a\n  labels: {}\n");
-        remove_field(
-            &mut n,
-            &FieldPath::parse("metadata.annotations.x").unwrap().0,
-        );
-        remove_field(&mut n, &FieldPath::parse("metadata.labels.y").unwrap().0);
-        // `labels: {}` was empty before: it stays, as written.
-        assert_eq!(yaml(&n), "metadata:\n  labels: {}\n  name: a\n");
     }
 
     #[test]

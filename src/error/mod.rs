@@ -212,6 +212,8 @@ impl fmt::Display for Context {
         match self {
             Context::Text(text) => f.write_str(text),
             Context::In(file) => write!(f, "in {}", file.display()),
+            // A step's entry (`replicas[0]`) has no text of its own to show.
+            Context::Entry(e) if e.entry.is_empty() => write!(f, "{}: {}", e.at(), e.field),
             Context::Entry(e) => write!(f, "{}: {} '{}'", e.at(), e.field, e.entry),
         }
     }
@@ -553,7 +555,17 @@ pub struct Report<'a>(&'a Error);
 
 impl fmt::Display for Report<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let all = self.0.contexts();
+        let mut all = self.0.contexts();
+        // A step's own label (`replacements[0]`) said again by its entry's place: the
+        // entry stands for both.
+        let labels: Vec<String> = all
+            .iter()
+            .filter_map(|c| match c {
+                Context::Entry(e) => Some(e.field.clone()),
+                _ => None,
+            })
+            .collect();
+        all.retain(|c| !matches!(c, Context::Text(text) if labels.contains(text)));
         let mut shown = all.len();
         // An error about an entry starts where the entry is written, unless it has a
         // position of its own (in the file the entry names), or is about the whole

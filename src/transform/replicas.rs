@@ -51,7 +51,7 @@ pub(crate) fn apply(
             return Err(Error::no_match(
                 0,
                 format!(
-                    "replicas: no resource named {:?} of a kind with a replica count ({})",
+                    "no resource named {:?} of a kind with a replica count ({})",
                     rep.name,
                     kinds.join(", ")
                 ),

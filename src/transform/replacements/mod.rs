@@ -184,9 +184,10 @@ pub(crate) fn load(
                 !matches!(t, Node::Null) && t.as_seq().is_none_or(|s| !s.is_empty())
             });
         if has_inline {
-            return Err(Error::invalid_config(format!(
-                "{label}: has both 'path' and an inline replacement ('source'/'targets'); use one"
-            )));
+            return Err(Error::invalid_config(
+                "has both 'path' and an inline replacement ('source'/'targets'); use one",
+            )
+            .context(label));
         }
         let label = format!("{label} (file '{}')", e.path);
         let list = load_file(&e.path, read).map_err(|err| err.context(label.clone()))?;
