@@ -62,10 +62,10 @@ def kubectl_version(kubectl):
     return None
 
 
-def compare(kbuild, kubectl, version, d, timeout):
+def compare(kbuild, kubectl, version, d, timeout, extra):
     flags = ["--kustomize-version", "v5.5.0"] if version == "v5.5.0" else []
-    kc, kout, kerr = run([kbuild, "build", *flags, d], timeout)
-    uc, uout, uerr = run([kubectl, "kustomize", d], timeout)
+    kc, kout, kerr = run([kbuild, "build", *flags, *extra, d], timeout)
+    uc, uout, uerr = run([kubectl, "kustomize", *extra, d], timeout)
     if kc == 0 and uc == 0:
         return ("identical" if kout == uout else "differs"), kerr, uerr
     if kc != 0 and uc != 0:
@@ -83,6 +83,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=120, help="seconds per build")
     ap.add_argument("--show", type=int, default=10, help="mismatches printed in full")
+    ap.add_argument("--flag", action="append", default=[], metavar="FLAG",
+                    help="a flag for both builds, e.g. --flag=--load-restrictor=LoadRestrictionsNone "
+                         "(repeatable)")
     a = ap.parse_args()
 
     versions = []
@@ -103,7 +106,7 @@ def main():
     counts = collections.defaultdict(collections.Counter)
     bad = []
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        futures = {pool.submit(compare, a.kbuild, kubectl, version, d, a.timeout):
+        futures = {pool.submit(compare, a.kbuild, kubectl, version, d, a.timeout, a.flag):
                    (repo, d, version) for repo, d, version, kubectl in jobs}
         for f in concurrent.futures.as_completed(futures):
             repo, d, version = futures[f]
