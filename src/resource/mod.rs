@@ -250,6 +250,15 @@ impl Resource {
         scalar_at(&self.node, &["metadata", "name"])
     }
 
+    /// `metadata.name` when it is a plain string (the usual case), borrowed; `None` for
+    /// any other node (a number, missing), whose text [`Resource::name`] gives.
+    pub fn name_text(&self) -> Option<&str> {
+        match self.node.get_path(&["metadata", "name"]) {
+            Some(Node::Str(s)) => Some(s),
+            _ => None,
+        }
+    }
+
     /// `metadata.namespace` as text; empty when missing.
     pub fn namespace(&self) -> String {
         scalar_at(&self.node, &["metadata", "namespace"])

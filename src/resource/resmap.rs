@@ -101,8 +101,24 @@ impl ResMap {
     /// refusal) clashes: the index in `new` of the earlier holder (`None`: one already in
     /// the map), and its own index in `new`. None: [`ResMap::extend_checked`] may append.
     pub fn first_clash(&self, new: &[Resource]) -> Option<(Option<usize>, usize)> {
+        // Only resources of the map named like one of `new` can clash: their names are
+        // read first (one lookup each), and only those get a whole id. This runs for every
+        // entry appended to a growing map, where a key for every resource in it made
+        // accumulating quadratic in id reads.
+        // A name that is not a plain string (`name: 123`) has a text a string can equal:
+        // then every resource is looked at.
+        let names: Option<HashSet<&str, FastState>> = new.iter().map(Resource::name_text).collect();
+        let may_clash = |r: &Resource| match (&names, r.name_text()) {
+            (Some(names), Some(name)) => names.contains(name),
+            _ => true,
+        };
         let mut seen: HashMap<IdKey, Option<usize>, FastState> = HashMap::default();
-        seen.extend(self.resources.iter().map(|r| (r.id_key(), None)));
+        seen.extend(
+            self.resources
+                .iter()
+                .filter(|r| may_clash(r))
+                .map(|r| (r.id_key(), None)),
+        );
         for (i, r) in new.iter().enumerate() {
             if let Some(&earlier) = seen.get(&r.id_key()) {
                 return Some((earlier, i));
