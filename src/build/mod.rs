@@ -41,10 +41,11 @@ fn run_step(
     configured_in: &Path,
     record: bool,
 ) -> Result<()> {
+    let root = env.dir;
     let effect = provenance::recorded(
         record,
         rm,
-        || provenance::about_step(step, configured_in),
+        || provenance::about_step(step, configured_in, root),
         |rm| step.run(rm, env, &mut out.warnings),
     )?;
     if let Some(place) = step.entry {
@@ -628,7 +629,7 @@ impl Builder<'_> {
                 Some(plugin) => provenance::recorded(
                     self.ctx.provenance,
                     rm,
-                    || provenance::About::config(StepKind::Plugin, &source),
+                    || provenance::About::plugin(&plugin, &source),
                     |rm| {
                         run_plugin_transformer(
                             &plugin,

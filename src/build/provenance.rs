@@ -23,6 +23,7 @@ pub(super) struct About {
     pub(super) kind: StepKind,
     pub(super) entry: Option<Entry>,
     pub(super) wrote: Option<Written>,
+    pub(super) transformer: Option<String>,
 }
 
 impl About {
@@ -35,6 +36,7 @@ impl About {
                 place,
             }),
             wrote: None,
+            transformer: None,
         }
     }
 
@@ -48,6 +50,15 @@ impl About {
                 document: None,
                 identity: None,
             }),
+            transformer: None,
+        }
+    }
+
+    /// A transformer plugin configured by `file`.
+    pub(super) fn plugin(plugin: &crate::plugin::Plugin, file: &Path) -> About {
+        About {
+            transformer: Some(plugin.configured(file).kind.to_string()),
+            ..About::config(StepKind::Plugin, file)
         }
     }
 
@@ -57,6 +68,7 @@ impl About {
             kind,
             entry: None,
             wrote: None,
+            transformer: None,
         }
     }
 
@@ -65,6 +77,7 @@ impl About {
             kind: self.kind,
             entry: self.entry.clone(),
             wrote: self.wrote.clone(),
+            transformer: self.transformer.clone(),
             changes,
         }
     }
@@ -145,6 +158,7 @@ pub(super) fn read_from(on: bool, resources: &mut [Resource], file: &Path) {
                 document: None,
                 identity,
             }),
+            transformer: None,
             changes: diff::created(&r.node),
         });
         r.provenance = Some(Box::new(p));
@@ -152,8 +166,9 @@ pub(super) fn read_from(on: bool, resources: &mut [Resource], file: &Path) {
 }
 
 /// A built-in transformer step of a kustomization (or configured by `configured_in`, a
-/// transformer config file).
-pub(super) fn about_step(step: &BuiltinStep<'_>, configured_in: &Path) -> About {
+/// transformer config file), whose files are read from `root` (the kustomization's
+/// directory, also for a config file elsewhere, as kustomize loads them).
+pub(super) fn about_step(step: &BuiltinStep<'_>, configured_in: &Path, root: &Path) -> About {
     let kind = match &step.builtin {
         Builtin::PatchStrategicMerge(_) => StepKind::Merge,
         Builtin::PatchJson6902(_) => StepKind::JsonPatch,
@@ -170,9 +185,8 @@ pub(super) fn about_step(step: &BuiltinStep<'_>, configured_in: &Path) -> About 
         Builtin::Hash => StepKind::Hash,
         _ => StepKind::Transform,
     };
-    let dir = configured_in.parent().unwrap_or(Path::new(""));
     let file = |path: &str| Written {
-        file: dir.join(path),
+        file: root.join(path),
         document: None,
         identity: None,
     };
@@ -186,6 +200,18 @@ pub(super) fn about_step(step: &BuiltinStep<'_>, configured_in: &Path) -> About 
         },
         _ => None,
     };
+    // A `transformers:` config (no kustomization entry) is where the values it writes
+    // are written: the document of that kind and name in the config file.
+    let wrote = wrote.or_else(|| {
+        step.entry.is_none().then(|| Written {
+            file: configured_in.to_path_buf(),
+            document: None,
+            identity: step
+                .config_name
+                .clone()
+                .map(|name| (step.builtin.kind().to_string(), name)),
+        })
+    });
     About {
         kind,
         entry: step.entry.map(|place| Entry {
@@ -193,6 +219,7 @@ pub(super) fn about_step(step: &BuiltinStep<'_>, configured_in: &Path) -> About 
             place,
         }),
         wrote,
+        transformer: Some(step.builtin.kind().to_string()),
     }
 }
 

@@ -246,6 +246,7 @@ fn from_line(args: &ExplainArgs, from: &str) -> Result<String, kbuild::Error> {
     let mut found = Vec::new();
     for dir in &dirs {
         let resmap = build(args, dir)?;
+        let names = select::Names::of(&resmap);
         for r in resmap.iter() {
             let Some(p) = r.provenance.as_deref() else {
                 continue;
@@ -264,7 +265,7 @@ fn from_line(args: &ExplainArgs, from: &str) -> Result<String, kbuild::Error> {
                     })
                     .count();
                 if hits > 0 {
-                    found.push((dir.clone(), select::spelling(&resmap, r), path));
+                    found.push((dir.clone(), names.spelling(r), path));
                 }
             }
         }

@@ -15,21 +15,43 @@
 //! ```
 
 use super::report::{LocatedStep, Locator};
-use crate::provenance::{FieldPath, Provenance, diff};
+use crate::provenance::{FieldPath, Link, Provenance, diff};
 use crate::resource::Resource;
 use crate::resource::resmap::ResMap;
 use serde_json::{Map, Value, json};
+use std::collections::HashMap;
 
 /// The schema's name and version.
 pub const SCHEMA: &str = "kbuild.dev/provenance/v1";
 
-/// The whole build: every resource, every leaf field with its chain.
-pub fn build(resmap: &ResMap, loc: &mut Locator<'_>) -> Value {
-    let resources: Vec<Value> = resmap
-        .iter()
-        .map(|r| resource(resmap, r, None, loc))
-        .collect();
-    json!({ "schema": SCHEMA, "resources": resources })
+/// The whole build: every resource, every leaf field with its chain, as the pretty-printed
+/// document `build --provenance` writes. Written resource by resource (each one's value is
+/// made, printed indented as it stands in the document, and dropped): the document of a
+/// large build is many times the size of its YAML, and a tree of JSON values for all of it
+/// at once would be several times that again.
+pub fn document(resmap: &ResMap, loc: &mut Locator<'_>) -> String {
+    use std::fmt::Write as _;
+    let names = super::select::Names::of(resmap);
+    let mut out = format!(
+        "{{\n  \"schema\": {},\n  \"resources\": [",
+        Value::from(SCHEMA)
+    );
+    for (i, r) in resmap.iter().enumerate() {
+        let value = value_of(&names, r, None, loc);
+        out.push_str(if i == 0 { "\n" } else { ",\n" });
+        for (j, line) in format!("{value:#}").lines().enumerate() {
+            if j > 0 {
+                out.push('\n');
+            }
+            let _ = write!(out, "    {line}");
+        }
+    }
+    out.push_str(if resmap.is_empty() {
+        "]\n}\n"
+    } else {
+        "\n  ]\n}\n"
+    });
+    out
 }
 
 /// One resource: its leaf fields (only those at or below `only`, when given).
@@ -39,24 +61,42 @@ pub fn resource(
     only: Option<&FieldPath>,
     loc: &mut Locator<'_>,
 ) -> Value {
+    value_of(&super::select::Names::of(resmap), r, only, loc)
+}
+
+fn value_of(
+    names: &super::select::Names,
+    r: &Resource,
+    only: Option<&FieldPath>,
+    loc: &mut Locator<'_>,
+) -> Value {
     let id = r.id();
     let empty = Provenance::default();
     let p = r.provenance.as_deref().unwrap_or(&empty);
+    // Each field's links, found in one pass over the record (asking the record per field
+    // is quadratic in the size of the resource).
+    let mut links: HashMap<&FieldPath, Vec<Link<'_>>> = HashMap::new();
+    for step in &p.steps {
+        for change in &step.changes {
+            links
+                .entry(&change.path)
+                .or_default()
+                .push(Link { step, change });
+        }
+    }
     let fields: Vec<Value> = diff::leaves(&r.node)
         .into_iter()
         .filter(|(path, _)| only.is_none_or(|o| path.starts_with(o)))
         .map(|(path, value)| {
-            let chain: Vec<Value> = p
-                .chain(&path)
-                .into_iter()
-                .filter(|link| link.change.path == path)
-                .map(|link| step(&loc.locate(&link)))
-                .collect();
+            let chain: Vec<Value> = links
+                .get(&path)
+                .map(|l| l.iter().map(|link| step(&loc.locate(link))).collect())
+                .unwrap_or_default();
             json!({ "path": path.to_string(), "value": value, "chain": chain })
         })
         .collect();
     json!({
-        "resource": super::select::spelling(resmap, r),
+        "resource": names.spelling(r),
         "id": {
             "group": id.gvk.group.as_str(),
             "version": id.gvk.version.as_str(),
@@ -93,6 +133,9 @@ pub fn step(s: &LocatedStep) -> Value {
     m.insert("step".into(), s.kind.as_str().into());
     if let Some(actor) = &s.actor {
         m.insert("entry".into(), actor.clone().into());
+    }
+    if let Some(transformer) = &s.transformer {
+        m.insert("transformer".into(), transformer.clone().into());
     }
     if let Some(at) = &s.entry_at {
         m.insert("entryFile".into(), at.file.display().to_string().into());

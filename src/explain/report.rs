@@ -42,6 +42,9 @@ pub struct LocatedStep {
     pub kind: StepKind,
     /// The kustomization entry that configured it (`patches[0]`), if any.
     pub actor: Option<String>,
+    /// The transformer, as kustomize's transformer annotations name it
+    /// (`ImageTagTransformer`), for a transformer's step.
+    pub transformer: Option<String>,
     /// Where that entry is written.
     pub entry_at: Option<Position>,
     /// Where the value the step wrote is written (a resource file or a patch).
@@ -105,6 +108,7 @@ impl<'f> Locator<'f> {
         LocatedStep {
             kind: step.kind,
             actor: step.entry.as_ref().map(|e| e.place.to_string()),
+            transformer: step.transformer.clone(),
             entry_at,
             value_at,
             field: link.change.path.clone(),
@@ -352,6 +356,7 @@ spec:
                 document: None,
                 identity: Some(("Deployment".into(), "web".into())),
             }),
+            transformer: None,
             changes: diff::created(&read),
         });
         p.record(Step {
@@ -365,6 +370,7 @@ spec:
                 document: Some(0),
                 identity: None,
             }),
+            transformer: None,
             changes: diff::changes(&read, &out),
         });
         (out, p)

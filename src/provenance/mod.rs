@@ -98,8 +98,12 @@ pub struct Step {
     /// hashes, name references).
     pub entry: Option<Entry>,
     /// The file whose text the step wrote (a patch file, the resource file for
-    /// [`StepKind::Source`]), when there is one.
+    /// [`StepKind::Source`], a `transformers:` config), when there is one.
     pub wrote: Option<Written>,
+    /// For a transformer's step, the transformer as kustomize's `transformerAnnotations`
+    /// name it (`configuredBy.kind`: `PatchTransformer`, `ImageTagTransformer`, a
+    /// plugin's kind), so a record can be checked against kustomize's annotation.
+    pub transformer: Option<String>,
     /// The leaves it changed.
     pub changes: Vec<Change>,
 }
@@ -194,6 +198,7 @@ mod tests {
                 document: Some(0),
                 identity: None,
             }),
+            transformer: None,
             changes: diff::created(&read),
         });
         p.record(Step {
@@ -207,6 +212,7 @@ mod tests {
                 document: Some(0),
                 identity: None,
             }),
+            transformer: None,
             changes: diff::changes(&read, &patched),
         });
         // A step that changed nothing is not recorded.
@@ -214,6 +220,7 @@ mod tests {
             kind: StepKind::Transform,
             entry: None,
             wrote: None,
+            transformer: None,
             changes: diff::changes(&patched, &patched),
         });
         assert_eq!(p.steps.len(), 2);
