@@ -101,10 +101,31 @@ impl<'f> Locator<'f> {
             let pos = self.entry_position(&e.file, e.place);
             at(e.file.clone(), pos)
         });
-        let value_at = step
+        let mut value_at = step
             .wrote
             .as_ref()
             .map(|w| self.value_position(w, &link.change.path, step.kind));
+        if let Some(after) = link.change.after.as_deref()
+            && value_at.as_ref().is_none_or(|v| v.line == 0)
+            && step.kind != StepKind::Source
+        {
+            let before = link.change.before.as_deref();
+            let written = match (&step.entry, &step.wrote) {
+                // A JSON 6902 patch file: the operation's value.
+                (_, Some(w)) if step.kind == StepKind::JsonPatch => {
+                    self.written_in(&w.file, None, after, before).map(|p| (w.file.clone(), p))
+                }
+                // An item of a kustomization list (`images[0]`, `replicas[1]`,
+                // `configMapGenerator[0]`): the scalar of the item that holds the value.
+                (Some(e), _) if e.place.index.is_some() => self
+                    .written_in(&e.file, Some(e.place), after, before)
+                    .map(|p| (e.file.clone(), p)),
+                _ => None,
+            };
+            if let Some((file, pos)) = written {
+                value_at = Some(at(file, Some(pos)));
+            }
+        }
         LocatedStep {
             kind: step.kind,
             actor: step.entry.as_ref().map(|e| e.place.to_string()),
@@ -141,6 +162,43 @@ impl<'f> Locator<'f> {
         });
         self.entries.insert(key, pos);
         pos
+    }
+
+    /// Where `after` (a value a step set, `before` the one it replaced) is written in
+    /// `file`: below the entry `place` of a kustomization file, or anywhere in a patch
+    /// file. The scalar equal to it, else a generator literal `key=value` with that value,
+    /// else the longest scalar that is part of it and was not part of the old value (an
+    /// image's new tag in `nginx:1.27`).
+    fn written_in(
+        &mut self,
+        file: &Path,
+        place: Option<crate::kustomization::files::Place>,
+        after: &str,
+        before: Option<&str>,
+    ) -> Option<(usize, usize)> {
+        let steps = place.map(|p| p.steps()).unwrap_or_default();
+        let docs = self.documents(file);
+        let docs = if place.is_some() { docs.get(..1).unwrap_or_default() } else { docs };
+        let scalars: Vec<(&str, (usize, usize))> = docs
+            .iter()
+            .flatten()
+            .flat_map(|doc| doc.values_under(&steps))
+            .collect();
+        let exact = || scalars.iter().find(|(s, _)| *s == after);
+        let literal = || {
+            scalars
+                .iter()
+                .find(|(s, _)| s.split_once('=').is_some_and(|(_, v)| v == after))
+        };
+        let part = || {
+            scalars
+                .iter()
+                .filter(|(s, _)| {
+                    !s.is_empty() && after.contains(s) && before.is_none_or(|b| !b.contains(s))
+                })
+                .max_by_key(|(s, _)| s.len())
+        };
+        exact().or_else(literal).or_else(part).map(|(_, p)| *p)
     }
 
     /// Every document of `file` (by index; `None` for one that does not parse), parsed

@@ -65,6 +65,27 @@ impl Located {
         }
     }
 
+    /// Every scalar value (not key) at or below `path`, with where it starts, in document
+    /// order: where a value a kustomization entry or a JSON patch writes may be written.
+    /// Aliases are not followed (each node is visited once).
+    pub fn values_under(&self, path: &[PathStep]) -> Vec<(&str, (usize, usize))> {
+        let mut out = Vec::new();
+        let Some((_, Some(top))) = self.walk(path) else {
+            return out;
+        };
+        let mut stack = vec![top];
+        while let Some(n) = stack.pop() {
+            match &self.tree.nodes[n].kind {
+                Kind::Scalar { text, .. } => out.push((text.as_str(), self.tree.pos(n))),
+                Kind::Seq(items) => stack.extend(items.iter().rev()),
+                // Values only: the odd children.
+                Kind::Map(kv) => stack.extend(kv.iter().skip(1).step_by(2).rev()),
+                Kind::Alias(_) => {}
+            }
+        }
+        out
+    }
+
     /// The position [`Located::key`] gives, and the node at the end of `path` when every
     /// step is there.
     fn walk(&self, path: &[PathStep]) -> Option<((usize, usize), Option<usize>)> {
