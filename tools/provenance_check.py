@@ -35,6 +35,7 @@ import json
 import os
 import random
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -46,7 +47,7 @@ IDENTITY = {"apiVersion", "kind", "metadata.name", "metadata.namespace"}
 
 def build(kbuild, d, out):
     r = subprocess.run(
-        [kbuild, "build", d, "--provenance", out],
+        shlex.split(kbuild) + ["build", d, "--provenance", out],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -318,15 +319,19 @@ def check(kbuild, d, args, report):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--kbuild", default="kbuild")
+    p.add_argument("--kbuild", default="kbuild", help="the command (`kbuild --kustomize-version v5.5.0`)")
     p.add_argument("--mutate", action="store_true", help="run the mutation check")
     p.add_argument("--sample", type=int, default=0, help="check N positions (0: all)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--root", help="the tree to copy (default: found from the files)")
     p.add_argument("--show", type=int, default=10, help="failures printed per kustomization")
     p.add_argument("--min-coverage", type=float, default=0.0, help="fail below this percentage")
-    p.add_argument("dirs", nargs="+")
+    p.add_argument("--dirs-from", help="a file with one kustomization directory a line")
+    p.add_argument("dirs", nargs="*")
     args = p.parse_args()
+    if args.dirs_from:
+        with open(args.dirs_from) as f:
+            args.dirs += [line.strip() for line in f if line.strip()]
     report = {"coverage": [], "mutation": []}
     for d in args.dirs:
         check(args.kbuild, d, args, report)

@@ -19,7 +19,6 @@ use crate::provenance::{FieldPath, Link, Provenance, diff};
 use crate::resource::Resource;
 use crate::resource::resmap::ResMap;
 use serde_json::{Map, Value, json};
-use std::collections::HashMap;
 
 /// The schema's name and version.
 pub const SCHEMA: &str = "kbuild.dev/provenance/v1";
@@ -75,7 +74,7 @@ fn value_of(
     let p = r.provenance.as_deref().unwrap_or(&empty);
     // Each field's links, found in one pass over the record (asking the record per field
     // is quadratic in the size of the resource).
-    let mut links: HashMap<&FieldPath, Vec<Link<'_>>> = HashMap::new();
+    let mut links: foldhash::HashMap<&FieldPath, Vec<Link<'_>>> = foldhash::HashMap::default();
     for step in &p.steps {
         for change in &step.changes {
             links

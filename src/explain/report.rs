@@ -11,7 +11,7 @@ use crate::provenance::{FieldPath, Link, Part, Provenance, StepKind, Written};
 use crate::yaml::Node;
 use crate::yaml::locate::Located;
 use crate::yaml::parse::PathStep;
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::path::{Path, PathBuf};
 
 /// A file, line and column (1-based).
@@ -72,9 +72,9 @@ impl<'f> Locator<'f> {
     pub fn new(read: &'f dyn Fn(&Path) -> Option<String>) -> Locator<'f> {
         Locator {
             read,
-            texts: HashMap::new(),
-            docs: HashMap::new(),
-            entries: HashMap::new(),
+            texts: HashMap::default(),
+            docs: HashMap::default(),
+            entries: HashMap::default(),
         }
     }
 
@@ -112,9 +112,9 @@ impl<'f> Locator<'f> {
             let before = link.change.before.as_deref();
             let written = match (&step.entry, &step.wrote) {
                 // A JSON 6902 patch file: the operation's value.
-                (_, Some(w)) if step.kind == StepKind::JsonPatch => {
-                    self.written_in(&w.file, None, after, before).map(|p| (w.file.clone(), p))
-                }
+                (_, Some(w)) if step.kind == StepKind::JsonPatch => self
+                    .written_in(&w.file, None, after, before)
+                    .map(|p| (w.file.clone(), p)),
                 // An item of a kustomization list (`images[0]`, `replicas[1]`,
                 // `configMapGenerator[0]`): the scalar of the item that holds the value.
                 (Some(e), _) if e.place.index.is_some() => self
@@ -178,7 +178,11 @@ impl<'f> Locator<'f> {
     ) -> Option<(usize, usize)> {
         let steps = place.map(|p| p.steps()).unwrap_or_default();
         let docs = self.documents(file);
-        let docs = if place.is_some() { docs.get(..1).unwrap_or_default() } else { docs };
+        let docs = if place.is_some() {
+            docs.get(..1).unwrap_or_default()
+        } else {
+            docs
+        };
         let scalars: Vec<(&str, (usize, usize))> = docs
             .iter()
             .flatten()
@@ -206,10 +210,7 @@ impl<'f> Locator<'f> {
     fn documents(&mut self, file: &Path) -> &[Option<Located>] {
         if !self.docs.contains_key(file) {
             let docs = match self.text(file) {
-                // Bounded by the text: each document has at least a separator line.
-                Some(text) => (0..=text.matches("\n---").count())
-                    .map(|i| Located::parse(text, i))
-                    .collect(),
+                Some(text) => Located::parse_all(text),
                 None => Vec::new(),
             };
             self.docs.insert(file.to_path_buf(), docs);
