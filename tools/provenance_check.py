@@ -47,7 +47,8 @@ IDENTITY = {"apiVersion", "kind", "metadata.name", "metadata.namespace"}
 
 def build(kbuild, d, out):
     r = subprocess.run(
-        shlex.split(kbuild) + ["build", d, "--provenance", out],
+        # The command's own flags (`--kustomize-version v5.5.0`) follow `build`.
+        [shlex.split(kbuild)[0], "build", d, "--provenance", out] + shlex.split(kbuild)[1:],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,

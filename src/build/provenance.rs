@@ -2,10 +2,11 @@
 //! build runs through [`recorded`], which compares every resource before and after it and
 //! adds what changed to the resource's record (see src/provenance/).
 //!
-//! Resources are followed through a step by the address of their record (a `Box`, which
-//! moves with the resource and is not copied by a step), not by their index: a step may
-//! delete a resource (`$patch: delete`), add one (a generator, a plugin) or change its
-//! name, kind and namespace. A resource a step adds without a record gets one, starting
+//! Each record keeps the resource as it last saw it (`Provenance::seen`), and a step's
+//! changes are what differs from that after the step: resources are followed by their
+//! record, not by their index or id, as a step may delete a resource (`$patch: delete`),
+//! add one (a generator, a plugin) or change its name, kind and namespace; a copy of a
+//! resource copies its record. A resource a step adds without a record gets one, starting
 //! with everything it holds as set by that step.
 
 use crate::error::Result;
@@ -14,7 +15,6 @@ use crate::provenance::{Entry, Provenance, Step, StepKind, Written, diff};
 use crate::resource::Resource;
 use crate::resource::resmap::ResMap;
 use crate::transform::builtin::{Builtin, Step as BuiltinStep};
-use crate::yaml::Node;
 use std::path::Path;
 
 /// What a step is, for its record; the changes are found by comparing.
@@ -96,50 +96,42 @@ pub(super) fn recorded<T>(
     Ok(out)
 }
 
-/// The resources as they are before a step (`None` when provenance is off), for
-/// [`record`] after it: for steps that need more than the resource map.
-pub(super) fn snapshot(on: bool, rm: &ResMap) -> Option<Before> {
-    on.then(|| {
-        Before(
-            rm.iter()
-                .filter_map(|r| Some((key(r)?, r.node.clone())))
-                .collect(),
-        )
-    })
+/// Whether a step's changes are to be recorded (`None` when provenance is off), for
+/// [`record`] after it: for steps that need more than the resource map. Each record keeps
+/// the resource as it last saw it, so nothing is copied before a step.
+pub(super) fn snapshot(on: bool, _rm: &ResMap) -> Option<Before> {
+    on.then_some(Before)
 }
 
-/// The resources before a step, by the address of their records.
-pub(super) struct Before(foldhash::HashMap<usize, Node>);
+/// See [`snapshot`].
+pub(super) struct Before;
 
-/// Records in each resource of `rm` what changed since `before`.
+/// Records in each resource of `rm` what changed since its record last saw it; a
+/// resource without a record is new, made by this step.
 pub(super) fn record(before: Option<Before>, rm: &mut ResMap, about: impl FnOnce() -> About) {
-    let Some(Before(before)) = before else {
+    if before.is_none() {
         return;
-    };
+    }
     let about = about();
     for r in rm.iter_mut() {
-        match key(r).and_then(|k| before.get(&k)) {
-            Some(old) => {
-                let changes = diff::changes(old, &r.node);
-                if let Some(p) = r.provenance.as_deref_mut() {
+        match r.provenance.as_deref_mut() {
+            Some(p) => {
+                if p.seen != r.node {
+                    let changes = diff::changes(&p.seen, &r.node);
+                    p.seen = r.node.clone();
                     p.record(about.step(changes));
                 }
             }
             None => {
-                let p = r.provenance.get_or_insert_with(Box::default);
-                if p.steps.is_empty() {
-                    p.record(about.step(diff::created(&r.node)));
-                }
+                let mut p = Provenance {
+                    seen: r.node.clone(),
+                    ..Provenance::default()
+                };
+                p.record(about.step(diff::created(&r.node)));
+                r.provenance = Some(Box::new(p));
             }
         }
     }
-}
-
-/// A resource's identity through a step: the address of its record.
-fn key(r: &Resource) -> Option<usize> {
-    r.provenance
-        .as_deref()
-        .map(|p| std::ptr::from_ref::<Provenance>(p) as usize)
 }
 
 /// Starts the records of resources read from `file` (or fetched from its URL).
@@ -149,7 +141,10 @@ pub(super) fn read_from(on: bool, resources: &mut [Resource], file: &Path) {
     }
     for r in resources {
         let identity = Some((r.kind(), r.name()));
-        let mut p = Provenance::default();
+        let mut p = Provenance {
+            seen: r.node.clone(),
+            ..Provenance::default()
+        };
         p.record(Step {
             kind: StepKind::Source,
             entry: None,

@@ -157,8 +157,10 @@ fn long(step: &LocatedStep, asked: &FieldPath, color: bool) -> String {
     if let Some(at) = &step.entry_at {
         let _ = write!(text, " {}", display(at));
     }
+    // The value's own position when it is in another file than the entry (a patch file);
+    // within the entry (an image's newTag) the entry says enough here (the JSON has both).
     if let Some(at) = &step.value_at
-        && step.entry_at.as_ref() != Some(at)
+        && step.entry_at.as_ref().is_none_or(|e| e.file != at.file)
     {
         let _ = write!(
             text,

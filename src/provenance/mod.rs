@@ -15,6 +15,7 @@
 pub mod diff;
 pub mod path;
 
+use crate::yaml::Node;
 pub use diff::Change;
 pub use path::{FieldPath, Part};
 use std::path::PathBuf;
@@ -113,6 +114,11 @@ pub struct Step {
 pub struct Provenance {
     /// The steps, oldest first; the first is where the resource came from.
     pub steps: Vec<Step>,
+    /// The resource as the last recorded step left it, for the build to compare the next
+    /// step's result with: kept here, a step that leaves a resource alone costs one
+    /// comparison, where copying every resource before each step cost a copy, the
+    /// comparison and freeing the copy.
+    pub(crate) seen: Node,
 }
 
 /// One step in the chain of one field, as a report lists it.
@@ -179,7 +185,6 @@ impl Provenance {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::yaml::Node;
 
     fn doc(text: &str) -> Node {
         crate::yaml::parse::parse_document(text, "t").expect("yaml")
