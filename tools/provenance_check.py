@@ -253,6 +253,7 @@ def check(kbuild, d, args, report):
         skipped = collections.Counter()
         checked = passed = 0
         failures = []
+        selecting = []
         for pos in positions:
             keys = by_pos[pos]
             paths = {k[1] for k in keys}
@@ -286,6 +287,7 @@ def check(kbuild, d, args, report):
             after = leaves(after_doc)
             unchanged = [k for k in keys if k in after and after[k][0] == before[k][0]]
             extra = []
+            vanished = set(before) ^ set(after)
             for k in set(before) | set(after):
                 if k in keys:
                     continue
@@ -295,13 +297,20 @@ def check(kbuild, d, args, report):
                 kinds = {x[1]["step"] for x in (old, new_) if x and x[1]}
                 if kinds & DERIVED:
                     continue
-                extra.append(k[1])
+                extra.append(k)
+            # Leaves that appear or disappear: a patch or transformer whose target the
+            # value selects (a label in a patch's labelSelector) no longer applies.
+            selection = [k for k in extra if k in vanished]
+            if extra and len(selection) == len(extra) and not unchanged:
+                selecting.append((pos, keys[0][1], f"{len(extra)} leaves appear or vanish ({', '.join(sorted({k[1] for k in extra})[:2])})"))
+                checked -= len(keys)
+                continue
             if unchanged or extra:
                 what = []
                 if unchanged:
                     what.append(f"{len(unchanged)} of its {len(keys)} leaves did not change ({unchanged[0][1]})")
                 if extra:
-                    what.append(f"{len(extra)} other leaves changed ({', '.join(sorted(set(extra))[:3])})")
+                    what.append(f"{len(extra)} other leaves changed ({', '.join(sorted({k[1] for k in extra})[:3])})")
                 failures.append((pos, keys[0][1], "; ".join(what)))
                 passed += len(keys) - len(unchanged)
             else:
@@ -313,6 +322,12 @@ def check(kbuild, d, args, report):
         )
         for reason, n in skipped.most_common():
             print(f"  skipped: {n:6d} leaves  {reason}")
+        print(
+            f"  {len(selecting)} positions select a patch's or transformer's targets "
+            "(changing them adds or removes other leaves; neither passed nor failed)"
+        )
+        for (file, line, col), path, what in selecting[: args.show]:
+            print(f"  SELECTS {rel(file)}:{line}:{col} ({path}): {what}")
         for (file, line, col), path, what in failures[: args.show]:
             print(f"  FAIL {rel(file)}:{line}:{col} ({path}): {what}")
         report["mutation"].append((name, checked, passed, len(failures)))

@@ -113,12 +113,12 @@ impl<'f> Locator<'f> {
             let written = match (&step.entry, &step.wrote) {
                 // A JSON 6902 patch file: the operation's value.
                 (_, Some(w)) if step.kind == StepKind::JsonPatch => self
-                    .written_in(&w.file, None, after, before)
+                    .written_in(&w.file, None, &link.change.path, after, before)
                     .map(|p| (w.file.clone(), p)),
                 // An item of a kustomization list (`images[0]`, `replicas[1]`,
                 // `configMapGenerator[0]`): the scalar of the item that holds the value.
                 (Some(e), _) if e.place.index.is_some() => self
-                    .written_in(&e.file, Some(e.place), after, before)
+                    .written_in(&e.file, Some(e.place), &link.change.path, after, before)
                     .map(|p| (e.file.clone(), p)),
                 _ => None,
             };
@@ -168,14 +168,20 @@ impl<'f> Locator<'f> {
     /// `file`: below the entry `place` of a kustomization file, or anywhere in a patch
     /// file. The scalar equal to it, else a generator literal `key=value` with that value,
     /// else the longest scalar that is part of it and was not part of the old value (an
-    /// image's new tag in `nginx:1.27`).
+    /// image's new tag in `nginx:1.27`). A literal whose key is the field's (`data.MODE`
+    /// from `MODE=prod`) goes first: two literals may have the same value.
     fn written_in(
         &mut self,
         file: &Path,
         place: Option<crate::kustomization::files::Place>,
+        field: &FieldPath,
         after: &str,
         before: Option<&str>,
     ) -> Option<(usize, usize)> {
+        let own_key = match field.0.last() {
+            Some(Part::Key(k)) => Some(k.as_str()),
+            _ => None,
+        };
         let steps = place.map(|p| p.steps()).unwrap_or_default();
         let docs = self.documents(file);
         let docs = if place.is_some() {
@@ -188,6 +194,10 @@ impl<'f> Locator<'f> {
             .flatten()
             .flat_map(|doc| doc.values_under(&steps))
             .collect();
+        let keyed = scalars.iter().find(|(s, _)| {
+            s.split_once('=')
+                .is_some_and(|(k, v)| Some(k.trim()) == own_key && v == after)
+        });
         let exact = || scalars.iter().find(|(s, _)| *s == after);
         let literal = || {
             scalars
@@ -202,7 +212,11 @@ impl<'f> Locator<'f> {
                 })
                 .max_by_key(|(s, _)| s.len())
         };
-        exact().or_else(literal).or_else(part).map(|(_, p)| *p)
+        keyed
+            .or_else(exact)
+            .or_else(literal)
+            .or_else(part)
+            .map(|(_, p)| *p)
     }
 
     /// Every document of `file` (by index; `None` for one that does not parse), parsed
