@@ -86,8 +86,9 @@ struct Prepared {
     recorded: kbuild::BuildOutput,
 }
 
-/// Copies and builds `case` with provenance; `Err(Some(reason))` when the case cannot be
-/// checked (it does not build, or sets `buildMetadata` itself), `Err(None)`... never.
+/// Copies and builds `case` with provenance, and adds `buildMetadata: [metadata]` to its top
+/// kustomization file; `Ok(Err(reason))` when the case cannot be checked (it does not
+/// build, or sets `buildMetadata` itself), `Err` when the copy fails.
 fn prepare(case: &Path, version: &'static str, metadata: &str) -> Result<Result<Prepared, String>, String> {
     let text = std::fs::read_to_string(case.join("case.yaml")).map_err(|e| e.to_string())?;
     let dir = text
@@ -241,40 +242,13 @@ fn replay(id: &str, record: &kbuild::provenance::Provenance, node: &kbuild::yaml
 }
 
 fn origins_match_kustomize((case, version): (PathBuf, &'static str)) -> Result<Option<String>, String> {
-    let text = std::fs::read_to_string(case.join("case.yaml")).map_err(|e| e.to_string())?;
-    let dir = text
-        .lines()
-        .find_map(|l| l.strip_prefix("dir: "))
-        .map(|d| d.trim_matches('"').to_string())
-        .unwrap_or_default();
-    let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
-    copy_tree(&case.join("in"), tmp.path())?;
-    let top = tmp.path().join(&dir);
-    let top = std::fs::canonicalize(&top).map_err(|e| e.to_string())?;
-    let mut options = kbuild::BuildOptions {
-        kustomize_version: version
-            .parse::<kbuild::KustomizeVersion>()
-            .map_err(|e| e.to_string())?,
-        ..Default::default()
+    let p = match prepare(&case, version, "originAnnotations")? {
+        Ok(p) => p,
+        Err(reason) => return Ok(Some(reason)),
     };
-    options.provenance = true;
-    let Ok(recorded) = kbuild::build_with_warnings(&top, &options) else {
-        return Ok(Some("does not build with kbuild's library defaults".into()));
-    };
+    let (top, recorded) = (&p.top, &p.recorded);
     // The same build with kustomize's origin annotations.
-    let file = ["kustomization.yaml", "kustomization.yml", "Kustomization"]
-        .iter()
-        .map(|f| top.join(f))
-        .find(|f| f.is_file())
-        .ok_or("no kustomization file")?;
-    let k = std::fs::read_to_string(&file).map_err(|e| e.to_string())?;
-    if k.contains("buildMetadata") || k.contains("---") {
-        return Ok(Some("sets buildMetadata itself".into()));
-    }
-    std::fs::write(&file, format!("{k}\nbuildMetadata: [originAnnotations]\n"))
-        .map_err(|e| e.to_string())?;
-    options.provenance = false;
-    let annotated = kbuild::build_with_warnings(&top, &options).map_err(|e| e.to_string())?;
+    let annotated = kbuild::build_with_warnings(top, &p.options).map_err(|e| e.to_string())?;
     let (a, b) = (&recorded.resmap, &annotated.resmap);
     if a.len() != b.len() {
         return Err(format!("{} resources with provenance, {} with annotations", a.len(), b.len()));
