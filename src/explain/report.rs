@@ -199,10 +199,13 @@ impl<'f> Locator<'f> {
                 .is_some_and(|(k, v)| Some(k.trim()) == own_key && v == after)
         });
         let exact = || scalars.iter().find(|(s, _)| *s == after);
+        // A literal of another key does not hold the value, whatever its value (an env
+        // file's `ENVIRONMENT=prod` beside a literal `DEPLOY_ENV=prod`); when the field
+        // has no key of its own, any literal with the value.
         let literal = || {
-            scalars
-                .iter()
-                .find(|(s, _)| s.split_once('=').is_some_and(|(_, v)| v == after))
+            scalars.iter().find(|(s, _)| {
+                own_key.is_none() && s.split_once('=').is_some_and(|(_, v)| v == after)
+            })
         };
         let part = || {
             scalars
