@@ -31,6 +31,29 @@ tests! {
         |dir| corpus(dir, "v5.5.0"),
         origins_match_kustomize,
     ),
+    common::corpus_cases(
+        module_path!(),
+        common::shared_corpus("krusty-v5.8.1"),
+        |dir| renamed(corpus(dir, "v5.8.1"), "transformers"),
+        transformers_match_kustomize,
+    ),
+    common::corpus_cases(
+        module_path!(),
+        common::shared_corpus("krusty"),
+        |dir| renamed(corpus(dir, "v5.5.0"), "transformers"),
+        transformers_match_kustomize,
+    ),
+}
+
+/// The cases of [`corpus`] named `<what>-<version>-<case>`.
+fn renamed(
+    cases: Vec<(String, (PathBuf, &'static str))>,
+    what: &str,
+) -> Vec<(String, (PathBuf, &'static str))> {
+    cases
+        .into_iter()
+        .map(|(name, case)| (format!("{what}-{}", name.trim_start_matches("origin-")), case))
+        .collect()
 }
 
 /// The corpus's cases that build without flags, each named `origin-<version>-<case>`.
@@ -54,7 +77,19 @@ fn corpus(dir: &Path, version: &'static str) -> Vec<(String, (PathBuf, &'static 
     out
 }
 
-fn origins_match_kustomize((case, version): (PathBuf, &'static str)) -> Result<Option<String>, String> {
+/// A case copied into a temporary directory and built with provenance, ready to be built
+/// again with `buildMetadata` added to its top kustomization file.
+struct Prepared {
+    _tmp: tempfile::TempDir,
+    top: PathBuf,
+    options: kbuild::BuildOptions,
+    recorded: kbuild::BuildOutput,
+}
+
+/// Copies and builds `case` with provenance, and adds `buildMetadata: [metadata]` to its top
+/// kustomization file; `Ok(Err(reason))` when the case cannot be checked (it does not
+/// build, or sets `buildMetadata` itself), `Err` when the copy fails.
+fn prepare(case: &Path, version: &'static str, metadata: &str) -> Result<Result<Prepared, String>, String> {
     let text = std::fs::read_to_string(case.join("case.yaml")).map_err(|e| e.to_string())?;
     let dir = text
         .lines()
@@ -63,8 +98,7 @@ fn origins_match_kustomize((case, version): (PathBuf, &'static str)) -> Result<O
         .unwrap_or_default();
     let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
     copy_tree(&case.join("in"), tmp.path())?;
-    let top = tmp.path().join(&dir);
-    let top = std::fs::canonicalize(&top).map_err(|e| e.to_string())?;
+    let top = std::fs::canonicalize(tmp.path().join(&dir)).map_err(|e| e.to_string())?;
     let mut options = kbuild::BuildOptions {
         kustomize_version: version
             .parse::<kbuild::KustomizeVersion>()
@@ -73,9 +107,8 @@ fn origins_match_kustomize((case, version): (PathBuf, &'static str)) -> Result<O
     };
     options.provenance = true;
     let Ok(recorded) = kbuild::build_with_warnings(&top, &options) else {
-        return Ok(Some("does not build with kbuild's library defaults".into()));
+        return Ok(Err("does not build with kbuild's library defaults".into()));
     };
-    // The same build with kustomize's origin annotations.
     let file = ["kustomization.yaml", "kustomization.yml", "Kustomization"]
         .iter()
         .map(|f| top.join(f))
@@ -83,12 +116,139 @@ fn origins_match_kustomize((case, version): (PathBuf, &'static str)) -> Result<O
         .ok_or("no kustomization file")?;
     let k = std::fs::read_to_string(&file).map_err(|e| e.to_string())?;
     if k.contains("buildMetadata") || k.contains("---") {
-        return Ok(Some("sets buildMetadata itself".into()));
+        return Ok(Err("sets buildMetadata itself".into()));
     }
-    std::fs::write(&file, format!("{k}\nbuildMetadata: [originAnnotations]\n"))
-        .map_err(|e| e.to_string())?;
+    std::fs::write(&file, format!("{k}\nbuildMetadata: [{metadata}]\n")).map_err(|e| e.to_string())?;
     options.provenance = false;
-    let annotated = kbuild::build_with_warnings(&top, &options).map_err(|e| e.to_string())?;
+    Ok(Ok(Prepared { _tmp: tmp, top, options, recorded }))
+}
+
+/// Oracle 2 of issue 34: every step kbuild's provenance attributes to a transformer is in
+/// kustomize's `alpha.config.kubernetes.io/transformations` annotation of that resource
+/// (`buildMetadata: [transformerAnnotations]`, which kbuild writes byte for byte as
+/// kustomize does), as the same transformer (`configuredBy.kind`) configured in the same
+/// file, in the annotation's order. kustomize's annotation lists every transformer that ran
+/// over the resource, changed or not; that kbuild attributes none that did not change it is
+/// checked on the record itself: each step's changes are real (every change's `before` is
+/// the value the steps before it left, and it differs from its `after`), and replaying the
+/// whole record gives the output's leaves, so no change is missing or attributed to the
+/// wrong step.
+fn transformers_match_kustomize((case, version): (PathBuf, &'static str)) -> Result<Option<String>, String> {
+    let p = match prepare(&case, version, "transformerAnnotations")? {
+        Ok(p) => p,
+        Err(reason) => return Ok(Some(reason)),
+    };
+    let annotated = kbuild::build_with_warnings(&p.top, &p.options).map_err(|e| e.to_string())?;
+    let (a, b) = (&p.recorded.resmap, &annotated.resmap);
+    if a.len() != b.len() {
+        return Err(format!("{} resources with provenance, {} with annotations", a.len(), b.len()));
+    }
+    for (r, annotated) in a.iter().zip(b.iter()) {
+        let record = r.provenance.as_deref().ok_or_else(|| format!("{}: no provenance", r.id()))?;
+        replay(&r.id().to_string(), record, &r.node)?;
+        let listed: Vec<(Option<PathBuf>, String)> = match annotated.annotation("alpha.config.kubernetes.io/transformations") {
+            Some(text) => {
+                let doc = kbuild::yaml::parse::parse_document(&text, "transformations").map_err(|e| e.to_string())?;
+                let kbuild::yaml::Node::Seq(items) = doc else {
+                    return Err(format!("{}: transformations is not a list: {text}", r.id()));
+                };
+                items
+                    .iter()
+                    .map(|item| {
+                        // A transformer of a remote base is named by its repository's path.
+                        let file = item
+                            .get_str(&["configuredIn"])
+                            .filter(|_| item.get("repo").is_none())
+                            .map(|f| clean(&p.top.join(f)));
+                        let kind = item.get_str(&["configuredBy", "kind"]).unwrap_or_default().to_string();
+                        (file, kind)
+                    })
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        let mut from = 0;
+        for step in &record.steps {
+            let Some(transformer) = &step.transformer else {
+                continue;
+            };
+            let file = step
+                .entry
+                .as_ref()
+                .map(|e| clean(&e.file))
+                .or_else(|| step.wrote.as_ref().map(|w| clean(&w.file)));
+            let found = listed[from..].iter().position(|(f, k)| {
+                k == transformer && (f.is_none() || f.as_ref() == file.as_ref())
+            });
+            match found {
+                Some(i) => from += i,
+                None => {
+                    return Err(format!(
+                        "{}: kbuild attributes {} step(s) to {transformer} configured in {:?}, which kustomize's transformations annotation does not list (after entry {from}): {listed:?}",
+                        r.id(),
+                        step.changes.len(),
+                        file
+                    ));
+                }
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Replays a resource's record: each change's `before` must be what the steps before it
+/// left, and the end must be the resource's leaves.
+fn replay(id: &str, record: &kbuild::provenance::Provenance, node: &kbuild::yaml::Node) -> Result<(), String> {
+    let mut state: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    for (i, step) in record.steps.iter().enumerate() {
+        if step.changes.is_empty() && step.kind != StepKind::Generate {
+            return Err(format!("{id}: step {i} ({:?}) changed nothing", step.kind));
+        }
+        for c in &step.changes {
+            let path = c.path.to_string();
+            if c.before == c.after {
+                return Err(format!("{id}: step {i} ({:?}) 'changed' {path} to the same value", step.kind));
+            }
+            // A generator's replacing step starts the record again (see record_always).
+            let now = state.get(&path);
+            if i > 0 && step.kind != StepKind::Generate && now != c.before.as_ref() {
+                return Err(format!(
+                    "{id}: step {i} ({:?}) says {path} was {:?}, the steps before it left {:?}",
+                    step.kind, c.before, now
+                ));
+            }
+            match &c.after {
+                Some(v) => state.insert(path, v.clone()),
+                None => state.remove(&path),
+            };
+        }
+    }
+    let leaves: std::collections::HashMap<String, String> = kbuild::provenance::diff::leaves(node)
+        .into_iter()
+        .map(|(p, v)| (p.to_string(), v))
+        .collect();
+    if leaves != state {
+        let mut missing: Vec<String> = leaves
+            .iter()
+            .filter(|(k, v)| state.get(*k) != Some(v))
+            .map(|(k, v)| format!("{k}={v} (recorded {:?})", state.get(k)))
+            .collect();
+        missing.extend(state.keys().filter(|k| !leaves.contains_key(*k)).map(|k| format!("{k} recorded, not in the output")));
+        missing.sort();
+        missing.truncate(5);
+        return Err(format!("{id}: replaying the record does not give the output: {}", missing.join("; ")));
+    }
+    Ok(())
+}
+
+fn origins_match_kustomize((case, version): (PathBuf, &'static str)) -> Result<Option<String>, String> {
+    let p = match prepare(&case, version, "originAnnotations")? {
+        Ok(p) => p,
+        Err(reason) => return Ok(Some(reason)),
+    };
+    let (top, recorded) = (&p.top, &p.recorded);
+    // The same build with kustomize's origin annotations.
+    let annotated = kbuild::build_with_warnings(top, &p.options).map_err(|e| e.to_string())?;
     let (a, b) = (&recorded.resmap, &annotated.resmap);
     if a.len() != b.len() {
         return Err(format!("{} resources with provenance, {} with annotations", a.len(), b.len()));

@@ -41,11 +41,12 @@ fn run_step(
     configured_in: &Path,
     record: bool,
 ) -> Result<()> {
+    let root = env.dir;
     let mut warnings = Vec::new();
     let effect = provenance::recorded(
         record,
         rm,
-        || provenance::about_step(step, configured_in),
+        || provenance::about_step(step, configured_in, root),
         |rm| step.run(rm, env, &mut warnings),
     );
     out.warnings.extend(warnings);
@@ -653,7 +654,7 @@ impl Builder<'_> {
                 Some(plugin) => provenance::recorded(
                     self.ctx.provenance,
                     rm,
-                    || provenance::About::config(StepKind::Plugin, &source),
+                    || provenance::About::plugin(&plugin, &source),
                     |rm| {
                         run_plugin_transformer(
                             &plugin,

@@ -2,10 +2,11 @@
 //! build runs through [`recorded`], which compares every resource before and after it and
 //! adds what changed to the resource's record (see src/provenance/).
 //!
-//! Resources are followed through a step by the address of their record (a `Box`, which
-//! moves with the resource and is not copied by a step), not by their index: a step may
-//! delete a resource (`$patch: delete`), add one (a generator, a plugin) or change its
-//! name, kind and namespace. A resource a step adds without a record gets one, starting
+//! Each record keeps the resource as it last saw it (`Provenance::seen`), and a step's
+//! changes are what differs from that after the step: resources are followed by their
+//! record, not by their index or id, as a step may delete a resource (`$patch: delete`),
+//! add one (a generator, a plugin) or change its name, kind and namespace; a copy of a
+//! resource copies its record. A resource a step adds without a record gets one, starting
 //! with everything it holds as set by that step.
 
 use crate::error::Result;
@@ -14,7 +15,6 @@ use crate::provenance::{Entry, Provenance, Step, StepKind, Written, diff};
 use crate::resource::Resource;
 use crate::resource::resmap::ResMap;
 use crate::transform::builtin::{Builtin, Step as BuiltinStep};
-use crate::yaml::Node;
 use std::path::Path;
 
 /// What a step is, for its record; the changes are found by comparing.
@@ -23,6 +23,7 @@ pub(super) struct About {
     pub(super) kind: StepKind,
     pub(super) entry: Option<Entry>,
     pub(super) wrote: Option<Written>,
+    pub(super) transformer: Option<String>,
 }
 
 impl About {
@@ -35,6 +36,7 @@ impl About {
                 place,
             }),
             wrote: None,
+            transformer: None,
         }
     }
 
@@ -48,6 +50,15 @@ impl About {
                 document: None,
                 identity: None,
             }),
+            transformer: None,
+        }
+    }
+
+    /// A transformer plugin configured by `file`.
+    pub(super) fn plugin(plugin: &crate::plugin::Plugin, file: &Path) -> About {
+        About {
+            transformer: Some(plugin.configured(file).kind.to_string()),
+            ..About::config(StepKind::Plugin, file)
         }
     }
 
@@ -57,6 +68,7 @@ impl About {
             kind,
             entry: None,
             wrote: None,
+            transformer: None,
         }
     }
 
@@ -65,6 +77,7 @@ impl About {
             kind: self.kind,
             entry: self.entry.clone(),
             wrote: self.wrote.clone(),
+            transformer: self.transformer.clone(),
             changes,
         }
     }
@@ -83,50 +96,42 @@ pub(super) fn recorded<T>(
     Ok(out)
 }
 
-/// The resources as they are before a step (`None` when provenance is off), for
-/// [`record`] after it: for steps that need more than the resource map.
-pub(super) fn snapshot(on: bool, rm: &ResMap) -> Option<Before> {
-    on.then(|| {
-        Before(
-            rm.iter()
-                .filter_map(|r| Some((key(r)?, r.node.clone())))
-                .collect(),
-        )
-    })
+/// Whether a step's changes are to be recorded (`None` when provenance is off), for
+/// [`record`] after it: for steps that need more than the resource map. Each record keeps
+/// the resource as it last saw it, so nothing is copied before a step.
+pub(super) fn snapshot(on: bool, _rm: &ResMap) -> Option<Before> {
+    on.then_some(Before)
 }
 
-/// The resources before a step, by the address of their records.
-pub(super) struct Before(foldhash::HashMap<usize, Node>);
+/// See [`snapshot`].
+pub(super) struct Before;
 
-/// Records in each resource of `rm` what changed since `before`.
+/// Records in each resource of `rm` what changed since its record last saw it; a
+/// resource without a record is new, made by this step.
 pub(super) fn record(before: Option<Before>, rm: &mut ResMap, about: impl FnOnce() -> About) {
-    let Some(Before(before)) = before else {
+    if before.is_none() {
         return;
-    };
+    }
     let about = about();
     for r in rm.iter_mut() {
-        match key(r).and_then(|k| before.get(&k)) {
-            Some(old) => {
-                let changes = diff::changes(old, &r.node);
-                if let Some(p) = r.provenance.as_deref_mut() {
+        match r.provenance.as_deref_mut() {
+            Some(p) => {
+                if p.seen != r.node {
+                    let changes = diff::changes(&p.seen, &r.node);
+                    p.seen = r.node.clone();
                     p.record(about.step(changes));
                 }
             }
             None => {
-                let p = r.provenance.get_or_insert_with(Box::default);
-                if p.steps.is_empty() {
-                    p.record(about.step(diff::created(&r.node)));
-                }
+                let mut p = Provenance {
+                    seen: r.node.clone(),
+                    ..Provenance::default()
+                };
+                p.record(about.step(diff::created(&r.node)));
+                r.provenance = Some(Box::new(p));
             }
         }
     }
-}
-
-/// A resource's identity through a step: the address of its record.
-fn key(r: &Resource) -> Option<usize> {
-    r.provenance
-        .as_deref()
-        .map(|p| std::ptr::from_ref::<Provenance>(p) as usize)
 }
 
 /// Starts the records of resources read from `file` (or fetched from its URL).
@@ -136,7 +141,10 @@ pub(super) fn read_from(on: bool, resources: &mut [Resource], file: &Path) {
     }
     for r in resources {
         let identity = Some((r.kind(), r.name()));
-        let mut p = Provenance::default();
+        let mut p = Provenance {
+            seen: r.node.clone(),
+            ..Provenance::default()
+        };
         p.record(Step {
             kind: StepKind::Source,
             entry: None,
@@ -145,6 +153,7 @@ pub(super) fn read_from(on: bool, resources: &mut [Resource], file: &Path) {
                 document: None,
                 identity,
             }),
+            transformer: None,
             changes: diff::created(&r.node),
         });
         r.provenance = Some(Box::new(p));
@@ -152,8 +161,9 @@ pub(super) fn read_from(on: bool, resources: &mut [Resource], file: &Path) {
 }
 
 /// A built-in transformer step of a kustomization (or configured by `configured_in`, a
-/// transformer config file).
-pub(super) fn about_step(step: &BuiltinStep<'_>, configured_in: &Path) -> About {
+/// transformer config file), whose files are read from `root` (the kustomization's
+/// directory, also for a config file elsewhere, as kustomize loads them).
+pub(super) fn about_step(step: &BuiltinStep<'_>, configured_in: &Path, root: &Path) -> About {
     let kind = match &step.builtin {
         Builtin::PatchStrategicMerge(_) => StepKind::Merge,
         Builtin::PatchJson6902(_) => StepKind::JsonPatch,
@@ -170,9 +180,8 @@ pub(super) fn about_step(step: &BuiltinStep<'_>, configured_in: &Path) -> About 
         Builtin::Hash => StepKind::Hash,
         _ => StepKind::Transform,
     };
-    let dir = configured_in.parent().unwrap_or(Path::new(""));
     let file = |path: &str| Written {
-        file: dir.join(path),
+        file: root.join(path),
         document: None,
         identity: None,
     };
@@ -186,6 +195,18 @@ pub(super) fn about_step(step: &BuiltinStep<'_>, configured_in: &Path) -> About 
         },
         _ => None,
     };
+    // A `transformers:` config (no kustomization entry) is where the values it writes
+    // are written: the document of that kind and name in the config file.
+    let wrote = wrote.or_else(|| {
+        step.entry.is_none().then(|| Written {
+            file: configured_in.to_path_buf(),
+            document: None,
+            identity: step
+                .config_name
+                .clone()
+                .map(|name| (step.builtin.kind().to_string(), name)),
+        })
+    });
     About {
         kind,
         entry: step.entry.map(|place| Entry {
@@ -193,6 +214,7 @@ pub(super) fn about_step(step: &BuiltinStep<'_>, configured_in: &Path) -> About 
             place,
         }),
         wrote,
+        transformer: Some(step.builtin.kind().to_string()),
     }
 }
 

@@ -339,12 +339,8 @@ fn build(args: &BuildArgs) -> Result<(), kbuild::Error> {
     if let Some(file) = &args.provenance {
         let read = |p: &Path| std::fs::read_to_string(p).ok();
         let mut loc = kbuild::explain::report::Locator::new(&read);
-        let value = kbuild::explain::json::build(&resmap, &mut loc);
-        output::write_file_atomic(
-            file,
-            format!("{value:#}\n").as_bytes(),
-            super::signals::cleanup(),
-        )?;
+        let document = kbuild::explain::json::document(&resmap, &mut loc);
+        output::write_file_atomic_owned(file, document.into_bytes(), super::signals::cleanup())?;
     }
     let result = write_output(args.output.as_deref(), &resmap);
     // The process ends right after: freeing every node of a large build

@@ -157,8 +157,10 @@ fn long(step: &LocatedStep, asked: &FieldPath, color: bool) -> String {
     if let Some(at) = &step.entry_at {
         let _ = write!(text, " {}", display(at));
     }
+    // The value's own position when it is in another file than the entry (a patch file);
+    // within the entry (an image's newTag) the entry says enough here (the JSON has both).
     if let Some(at) = &step.value_at
-        && step.entry_at.as_ref() != Some(at)
+        && step.entry_at.as_ref().is_none_or(|e| e.file != at.file)
     {
         let _ = write!(
             text,
@@ -246,6 +248,7 @@ fn from_line(args: &ExplainArgs, from: &str) -> Result<String, kbuild::Error> {
     let mut found = Vec::new();
     for dir in &dirs {
         let resmap = build(args, dir)?;
+        let names = select::Names::of(&resmap);
         for r in resmap.iter() {
             let Some(p) = r.provenance.as_deref() else {
                 continue;
@@ -264,7 +267,7 @@ fn from_line(args: &ExplainArgs, from: &str) -> Result<String, kbuild::Error> {
                     })
                     .count();
                 if hits > 0 {
-                    found.push((dir.clone(), select::spelling(&resmap, r), path));
+                    found.push((dir.clone(), names.spelling(r), path));
                 }
             }
         }

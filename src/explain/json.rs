@@ -15,21 +15,70 @@
 //! ```
 
 use super::report::{LocatedStep, Locator};
-use crate::provenance::{FieldPath, Provenance, diff};
+use crate::provenance::{FieldPath, Link, Provenance, diff};
 use crate::resource::Resource;
 use crate::resource::resmap::ResMap;
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde::ser::SerializeSeq;
+use serde_json::{Map, Value};
+use std::cell::RefCell;
 
 /// The schema's name and version.
 pub const SCHEMA: &str = "kbuild.dev/provenance/v1";
 
-/// The whole build: every resource, every leaf field with its chain.
-pub fn build(resmap: &ResMap, loc: &mut Locator<'_>) -> Value {
-    let resources: Vec<Value> = resmap
-        .iter()
-        .map(|r| resource(resmap, r, None, loc))
-        .collect();
-    json!({ "schema": SCHEMA, "resources": resources })
+/// The whole build: every resource, every leaf field with its chain, as the pretty-printed
+/// document `build --provenance` writes. Serialized resource by resource from typed
+/// records (each made, written and dropped in turn): the document of a large build is
+/// many times the size of its YAML, and a tree of JSON values for all of it at once would
+/// be several times that again.
+pub fn document(resmap: &ResMap, loc: &mut Locator<'_>) -> String {
+    let names = super::select::Names::of(resmap);
+    let doc = Document {
+        schema: SCHEMA,
+        resources: Resources {
+            resmap,
+            names: &names,
+            loc: RefCell::new(loc),
+        },
+    };
+    match serde_json::to_string_pretty(&doc) {
+        Ok(mut text) => {
+            text.push('\n');
+            text
+        }
+        // Serializing strings and numbers cannot fail; were it to, say so in the document.
+        Err(e) => format!(
+            "{{\"schema\": \"{SCHEMA}\", \"error\": {:?}}}\n",
+            e.to_string()
+        ),
+    }
+}
+
+#[derive(Serialize)]
+struct Document<'a, 'l, 'f> {
+    schema: &'static str,
+    resources: Resources<'a, 'l, 'f>,
+}
+
+/// The resources, each made as it is written.
+struct Resources<'a, 'l, 'f> {
+    resmap: &'a ResMap,
+    names: &'a super::select::Names,
+    loc: RefCell<&'l mut Locator<'f>>,
+}
+
+impl Serialize for Resources<'_, '_, '_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.resmap.len()))?;
+        let mut loc = self
+            .loc
+            .try_borrow_mut()
+            .map_err(|e| serde::ser::Error::custom(e.to_string()))?;
+        for r in self.resmap.iter() {
+            seq.serialize_element(&record(self.names, r, None, &mut loc))?;
+        }
+        seq.end()
+    }
 }
 
 /// One resource: its leaf fields (only those at or below `only`, when given).
@@ -39,34 +88,128 @@ pub fn resource(
     only: Option<&FieldPath>,
     loc: &mut Locator<'_>,
 ) -> Value {
+    let names = super::select::Names::of(resmap);
+    serde_json::to_value(record(&names, r, only, loc)).unwrap_or(Value::Null)
+}
+
+#[derive(Serialize)]
+struct ResourceOut {
+    resource: String,
+    id: IdOut,
+    origin: Option<Value>,
+    fields: Vec<FieldOut>,
+}
+
+#[derive(Serialize)]
+struct IdOut {
+    group: String,
+    version: String,
+    kind: String,
+    namespace: String,
+    name: String,
+}
+
+#[derive(Serialize)]
+struct FieldOut {
+    path: String,
+    value: String,
+    chain: Vec<StepOut>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StepOut {
+    step: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    entry: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    transformer: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    entry_file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    entry_line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    entry_column: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    column: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    before: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    after: Option<String>,
+}
+
+fn record(
+    names: &super::select::Names,
+    r: &Resource,
+    only: Option<&FieldPath>,
+    loc: &mut Locator<'_>,
+) -> ResourceOut {
     let id = r.id();
     let empty = Provenance::default();
     let p = r.provenance.as_deref().unwrap_or(&empty);
-    let fields: Vec<Value> = diff::leaves(&r.node)
+    // Each field's links, found in one pass over the record (asking the record per field
+    // is quadratic in the size of the resource).
+    let mut links: foldhash::HashMap<&FieldPath, Vec<Link<'_>>> = foldhash::HashMap::default();
+    for step in &p.steps {
+        for change in &step.changes {
+            links
+                .entry(&change.path)
+                .or_default()
+                .push(Link { step, change });
+        }
+    }
+    let fields = diff::leaves(&r.node)
         .into_iter()
         .filter(|(path, _)| only.is_none_or(|o| path.starts_with(o)))
         .map(|(path, value)| {
-            let chain: Vec<Value> = p
-                .chain(&path)
-                .into_iter()
-                .filter(|link| link.change.path == path)
-                .map(|link| step(&loc.locate(&link)))
-                .collect();
-            json!({ "path": path.to_string(), "value": value, "chain": chain })
+            let chain = links
+                .get(&path)
+                .map(|l| l.iter().map(|link| step_out(&loc.locate(link))).collect())
+                .unwrap_or_default();
+            FieldOut {
+                path: path.to_string(),
+                value,
+                chain,
+            }
         })
         .collect();
-    json!({
-        "resource": super::select::spelling(resmap, r),
-        "id": {
-            "group": id.gvk.group.as_str(),
-            "version": id.gvk.version.as_str(),
-            "kind": id.gvk.kind.as_str(),
-            "namespace": id.namespace.as_str(),
-            "name": id.name.as_str(),
+    ResourceOut {
+        resource: names.spelling(r),
+        id: IdOut {
+            group: id.gvk.group.to_string(),
+            version: id.gvk.version.to_string(),
+            kind: id.gvk.kind.to_string(),
+            namespace: id.namespace.to_string(),
+            name: id.name.to_string(),
         },
-        "origin": p.origin().map(origin),
-        "fields": fields,
-    })
+        origin: p.origin().map(origin),
+        fields,
+    }
+}
+
+fn step_out(s: &LocatedStep) -> StepOut {
+    let known = |at: &Option<super::report::Position>| {
+        at.as_ref()
+            .filter(|a| a.line > 0)
+            .map(|a| (a.line, a.column))
+    };
+    StepOut {
+        step: s.kind.as_str(),
+        entry: s.actor.clone(),
+        transformer: s.transformer.clone(),
+        entry_file: s.entry_at.as_ref().map(|a| a.file.display().to_string()),
+        entry_line: known(&s.entry_at).map(|p| p.0),
+        entry_column: known(&s.entry_at).map(|p| p.1),
+        file: s.value_at.as_ref().map(|a| a.file.display().to_string()),
+        line: known(&s.value_at).map(|p| p.0),
+        column: known(&s.value_at).map(|p| p.1),
+        before: s.before.clone(),
+        after: s.after.clone(),
+    }
 }
 
 /// A resource's origin (see [`Provenance::origin`]): its kind and file.
@@ -89,30 +232,5 @@ fn origin(step: &crate::provenance::Step) -> Value {
 
 /// One step of a chain.
 pub fn step(s: &LocatedStep) -> Value {
-    let mut m = Map::new();
-    m.insert("step".into(), s.kind.as_str().into());
-    if let Some(actor) = &s.actor {
-        m.insert("entry".into(), actor.clone().into());
-    }
-    if let Some(at) = &s.entry_at {
-        m.insert("entryFile".into(), at.file.display().to_string().into());
-        if at.line > 0 {
-            m.insert("entryLine".into(), at.line.into());
-            m.insert("entryColumn".into(), at.column.into());
-        }
-    }
-    if let Some(at) = &s.value_at {
-        m.insert("file".into(), at.file.display().to_string().into());
-        if at.line > 0 {
-            m.insert("line".into(), at.line.into());
-            m.insert("column".into(), at.column.into());
-        }
-    }
-    if let Some(before) = &s.before {
-        m.insert("before".into(), before.clone().into());
-    }
-    if let Some(after) = &s.after {
-        m.insert("after".into(), after.clone().into());
-    }
-    Value::Object(m)
+    serde_json::to_value(step_out(s)).unwrap_or(Value::Null)
 }

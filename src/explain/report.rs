@@ -11,7 +11,7 @@ use crate::provenance::{FieldPath, Link, Part, Provenance, StepKind, Written};
 use crate::yaml::Node;
 use crate::yaml::locate::Located;
 use crate::yaml::parse::PathStep;
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::path::{Path, PathBuf};
 
 /// A file, line and column (1-based).
@@ -42,6 +42,9 @@ pub struct LocatedStep {
     pub kind: StepKind,
     /// The kustomization entry that configured it (`patches[0]`), if any.
     pub actor: Option<String>,
+    /// The transformer, as kustomize's transformer annotations name it
+    /// (`ImageTagTransformer`), for a transformer's step.
+    pub transformer: Option<String>,
     /// Where that entry is written.
     pub entry_at: Option<Position>,
     /// Where the value the step wrote is written (a resource file or a patch).
@@ -69,9 +72,9 @@ impl<'f> Locator<'f> {
     pub fn new(read: &'f dyn Fn(&Path) -> Option<String>) -> Locator<'f> {
         Locator {
             read,
-            texts: HashMap::new(),
-            docs: HashMap::new(),
-            entries: HashMap::new(),
+            texts: HashMap::default(),
+            docs: HashMap::default(),
+            entries: HashMap::default(),
         }
     }
 
@@ -98,13 +101,35 @@ impl<'f> Locator<'f> {
             let pos = self.entry_position(&e.file, e.place);
             at(e.file.clone(), pos)
         });
-        let value_at = step
+        let mut value_at = step
             .wrote
             .as_ref()
             .map(|w| self.value_position(w, &link.change.path, step.kind));
+        if let Some(after) = link.change.after.as_deref()
+            && value_at.as_ref().is_none_or(|v| v.line == 0)
+            && step.kind != StepKind::Source
+        {
+            let before = link.change.before.as_deref();
+            let written = match (&step.entry, &step.wrote) {
+                // A JSON 6902 patch file: the operation's value.
+                (_, Some(w)) if step.kind == StepKind::JsonPatch => self
+                    .written_in(&w.file, None, &link.change.path, after, before)
+                    .map(|p| (w.file.clone(), p)),
+                // An item of a kustomization list (`images[0]`, `replicas[1]`,
+                // `configMapGenerator[0]`): the scalar of the item that holds the value.
+                (Some(e), _) if e.place.index.is_some() => self
+                    .written_in(&e.file, Some(e.place), &link.change.path, after, before)
+                    .map(|p| (e.file.clone(), p)),
+                _ => None,
+            };
+            if let Some((file, pos)) = written {
+                value_at = Some(at(file, Some(pos)));
+            }
+        }
         LocatedStep {
             kind: step.kind,
             actor: step.entry.as_ref().map(|e| e.place.to_string()),
+            transformer: step.transformer.clone(),
             entry_at,
             value_at,
             field: link.change.path.clone(),
@@ -139,15 +164,70 @@ impl<'f> Locator<'f> {
         pos
     }
 
+    /// Where `after` (a value a step set, `before` the one it replaced) is written in
+    /// `file`: below the entry `place` of a kustomization file, or anywhere in a patch
+    /// file. The scalar equal to it, else a generator literal `key=value` with that value,
+    /// else the longest scalar that is part of it and was not part of the old value (an
+    /// image's new tag in `nginx:1.27`). A literal whose key is the field's (`data.MODE`
+    /// from `MODE=prod`) goes first: two literals may have the same value.
+    fn written_in(
+        &mut self,
+        file: &Path,
+        place: Option<crate::kustomization::files::Place>,
+        field: &FieldPath,
+        after: &str,
+        before: Option<&str>,
+    ) -> Option<(usize, usize)> {
+        let own_key = match field.0.last() {
+            Some(Part::Key(k)) => Some(k.as_str()),
+            _ => None,
+        };
+        let steps = place.map(|p| p.steps()).unwrap_or_default();
+        let docs = self.documents(file);
+        let docs = if place.is_some() {
+            docs.get(..1).unwrap_or_default()
+        } else {
+            docs
+        };
+        let scalars: Vec<(&str, (usize, usize))> = docs
+            .iter()
+            .flatten()
+            .flat_map(|doc| doc.values_under(&steps))
+            .collect();
+        let keyed = scalars.iter().find(|(s, _)| {
+            s.split_once('=')
+                .is_some_and(|(k, v)| Some(k.trim()) == own_key && v == after)
+        });
+        let exact = || scalars.iter().find(|(s, _)| *s == after);
+        // A literal of another key does not hold the value, whatever its value (an env
+        // file's `ENVIRONMENT=prod` beside a literal `DEPLOY_ENV=prod`); when the field
+        // has no key of its own, any literal with the value.
+        let literal = || {
+            scalars.iter().find(|(s, _)| {
+                own_key.is_none() && s.split_once('=').is_some_and(|(_, v)| v == after)
+            })
+        };
+        let part = || {
+            scalars
+                .iter()
+                .filter(|(s, _)| {
+                    !s.is_empty() && after.contains(s) && before.is_none_or(|b| !b.contains(s))
+                })
+                .max_by_key(|(s, _)| s.len())
+        };
+        keyed
+            .or_else(exact)
+            .or_else(literal)
+            .or_else(part)
+            .map(|(_, p)| *p)
+    }
+
     /// Every document of `file` (by index; `None` for one that does not parse), parsed
     /// on first use.
     fn documents(&mut self, file: &Path) -> &[Option<Located>] {
         if !self.docs.contains_key(file) {
             let docs = match self.text(file) {
-                // Bounded by the text: each document has at least a separator line.
-                Some(text) => (0..=text.matches("\n---").count())
-                    .map(|i| Located::parse(text, i))
-                    .collect(),
+                Some(text) => Located::parse_all(text),
                 None => Vec::new(),
             };
             self.docs.insert(file.to_path_buf(), docs);
@@ -352,6 +432,7 @@ spec:
                 document: None,
                 identity: Some(("Deployment".into(), "web".into())),
             }),
+            transformer: None,
             changes: diff::created(&read),
         });
         p.record(Step {
@@ -365,6 +446,7 @@ spec:
                 document: Some(0),
                 identity: None,
             }),
+            transformer: None,
             changes: diff::changes(&read, &out),
         });
         (out, p)

@@ -6,6 +6,7 @@
 use crate::error::{Error, Result};
 use crate::resource::Resource;
 use crate::resource::resmap::ResMap;
+use std::collections::HashMap;
 
 /// One reading of the words of a RESOURCE argument.
 struct Reading<'a> {
@@ -30,34 +31,68 @@ impl Reading<'_> {
 /// How a resource is named in messages and in `explain`'s heading: the shortest spelling
 /// that names it alone in `resmap`.
 pub fn spelling(resmap: &ResMap, r: &Resource) -> String {
-    let id = r.id();
-    let ns = id.namespace.as_str();
-    let kind_name = format!("{}/{}", id.gvk.kind, id.name);
-    let same = |g: bool, n: bool| {
-        resmap
-            .iter()
-            .filter(|o| {
-                let oid = o.id();
-                oid.gvk.kind == id.gvk.kind
-                    && oid.name == id.name
-                    && (!g || oid.gvk.group == id.gvk.group)
-                    && (!n || oid.namespace == id.namespace)
-            })
-            .count()
-    };
-    let group = if id.gvk.group.is_empty() {
-        "core"
-    } else {
-        id.gvk.group.as_str()
-    };
-    if same(false, false) == 1 {
-        kind_name
-    } else if !ns.is_empty() && same(false, true) == 1 {
-        format!("{}/{ns}/{}", id.gvk.kind, id.name)
-    } else if same(true, false) == 1 {
-        format!("{group}/{kind_name}")
-    } else {
-        format!("{group}/{}/{ns}/{}", id.gvk.kind, id.name)
+    Names::of(resmap).spelling(r)
+}
+
+/// How many resources of a resource map share each kind and name (with the same namespace,
+/// with the same group): counted once, for naming every resource of a build
+/// (`build --provenance`), which asking the whole map again for each resource made
+/// quadratic.
+pub struct Names {
+    kind_name: HashMap<(String, String), usize>,
+    with_namespace: HashMap<(String, String, String), usize>,
+    with_group: HashMap<(String, String, String), usize>,
+}
+
+impl Names {
+    /// The counts of `resmap`.
+    pub fn of(resmap: &ResMap) -> Names {
+        let mut names = Names {
+            kind_name: HashMap::new(),
+            with_namespace: HashMap::new(),
+            with_group: HashMap::new(),
+        };
+        for r in resmap.iter() {
+            let id = r.id();
+            let (kind, name) = (id.gvk.kind.to_string(), id.name.to_string());
+            *names
+                .with_namespace
+                .entry((kind.clone(), name.clone(), id.namespace.to_string()))
+                .or_default() += 1;
+            *names
+                .with_group
+                .entry((kind.clone(), name.clone(), id.gvk.group.to_string()))
+                .or_default() += 1;
+            *names.kind_name.entry((kind, name)).or_default() += 1;
+        }
+        names
+    }
+
+    /// The shortest spelling that names `r` alone in the counted map.
+    pub fn spelling(&self, r: &Resource) -> String {
+        let id = r.id();
+        let ns = id.namespace.as_str();
+        let (kind, name) = (id.gvk.kind.to_string(), id.name.to_string());
+        let kind_name = format!("{kind}/{name}");
+        let group = if id.gvk.group.is_empty() {
+            "core"
+        } else {
+            id.gvk.group.as_str()
+        };
+        let count = |m: &HashMap<(String, String, String), usize>, third: &str| {
+            m.get(&(kind.clone(), name.clone(), third.to_string()))
+                .copied()
+                .unwrap_or(0)
+        };
+        if self.kind_name.get(&(kind.clone(), name.clone())).copied() == Some(1) {
+            kind_name
+        } else if !ns.is_empty() && count(&self.with_namespace, ns) == 1 {
+            format!("{kind}/{ns}/{name}")
+        } else if count(&self.with_group, &id.gvk.group) == 1 {
+            format!("{group}/{kind_name}")
+        } else {
+            format!("{group}/{kind}/{ns}/{name}")
+        }
     }
 }
 
@@ -112,7 +147,7 @@ pub fn find<'r>(resmap: &'r ResMap, spec: &str) -> Result<&'r Resource> {
             "'{spec}' names {} resources: {}; say which",
             many.len(),
             many.iter()
-                .map(|r| spelling(resmap, r))
+                .map(|r| Names::of(resmap).spelling(r))
                 .collect::<Vec<_>>()
                 .join(", ")
         ))),
@@ -124,6 +159,7 @@ fn nearest(resmap: &ResMap, readings: &[Reading<'_>]) -> String {
     let Some(asked) = readings.first() else {
         return String::new();
     };
+    let names = Names::of(resmap);
     let mut scored: Vec<(usize, String)> = resmap
         .iter()
         .map(|r| {
@@ -135,7 +171,7 @@ fn nearest(resmap: &ResMap, readings: &[Reading<'_>]) -> String {
                     &asked.kind.to_ascii_lowercase(),
                 ) + 2;
             }
-            (d, spelling(resmap, r))
+            (d, names.spelling(r))
         })
         .collect();
     scored.sort();

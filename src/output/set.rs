@@ -161,6 +161,17 @@ pub fn write_file_atomic(path: &Path, bytes: &[u8], cleanup: &Cleanup) -> Result
     set.commit()
 }
 
+/// [`write_file_atomic`] of bytes the caller no longer needs: they are not copied (the
+/// provenance JSON of a large build is many megabytes).
+pub fn write_file_atomic_owned(path: &Path, bytes: Vec<u8>, cleanup: &Cleanup) -> Result<()> {
+    if let Target::Through(p) = target::plan(path)? {
+        return target::write_through(&p, &bytes);
+    }
+    let mut set = FileSet::new().with_cleanup(cleanup);
+    set.write(path.to_path_buf(), bytes);
+    set.commit()
+}
+
 fn parent(path: &Path) -> &Path {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,

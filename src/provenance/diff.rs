@@ -25,40 +25,55 @@ pub struct Change {
 /// Every leaf whose value differs between `before` and `after`, in document order.
 pub fn changes(before: &Node, after: &Node) -> Vec<Change> {
     let mut out = Vec::new();
-    compare(&FieldPath::default(), Some(before), Some(after), &mut out);
+    let mut at = FieldPath::default();
+    compare(&mut at, Some(before), Some(after), &mut out);
     out
 }
 
 /// Every leaf of `node` as set from nothing: what a source or a generator writes.
 pub fn created(node: &Node) -> Vec<Change> {
-    leaves(node)
-        .into_iter()
-        .map(|(path, text)| Change {
-            path,
+    let mut out = Vec::new();
+    collect(&mut FieldPath::default(), node, &mut |path, text| {
+        out.push(Change {
+            path: path.clone(),
             before: None,
             after: Some(text),
-        })
-        .collect()
+        });
+    });
+    out
 }
 
 /// Every leaf of `node`, with its path and text, in document order.
 pub fn leaves(node: &Node) -> Vec<(FieldPath, String)> {
     let mut out = Vec::new();
-    collect(&FieldPath::default(), node, &mut |path, text| {
-        out.push((path, text));
+    collect(&mut FieldPath::default(), node, &mut |path, text| {
+        out.push((path.clone(), text));
     });
     out
 }
 
-fn compare(at: &FieldPath, before: Option<&Node>, after: Option<&Node>, out: &mut Vec<Change>) {
+// The path is one stack, pushed and popped on the way down, and copied only for a leaf
+// that changed: a step changes few fields of a resource, and most of the comparison is
+// of equal subtrees, which `==` settles without building a path (recording a build
+// compares every resource after every step).
+fn compare(at: &mut FieldPath, before: Option<&Node>, after: Option<&Node>, out: &mut Vec<Change>) {
+    if let (Some(b), Some(a)) = (before, after)
+        && b == a
+    {
+        return;
+    }
     match (before, after) {
         (Some(Node::Map(b)), Some(Node::Map(a))) if !(b.is_empty() || a.is_empty()) => {
             for (k, bv) in b.iter() {
-                compare(&at.child(Part::Key(k.to_string())), Some(bv), a.get(k), out);
+                at.0.push(Part::Key(k.to_string()));
+                compare(at, Some(bv), a.get(k), out);
+                at.0.pop();
             }
             for (k, av) in a.iter() {
                 if b.get(k).is_none() {
-                    compare(&at.child(Part::Key(k.to_string())), None, Some(av), out);
+                    at.0.push(Part::Key(k.to_string()));
+                    compare(at, None, Some(av), out);
+                    at.0.pop();
                 }
             }
         }
@@ -66,22 +81,25 @@ fn compare(at: &FieldPath, before: Option<&Node>, after: Option<&Node>, out: &mu
             let (bp, ap) = (element_parts(b), element_parts(a));
             for (part, bv) in bp.iter().zip(b) {
                 let av = ap.iter().position(|p| p == part).map(|i| &a[i]);
-                compare(&at.child(part.clone()), Some(bv), av, out);
+                at.0.push(part.clone());
+                compare(at, Some(bv), av, out);
+                at.0.pop();
             }
             for (part, av) in ap.iter().zip(a) {
                 if !bp.contains(part) {
-                    compare(&at.child(part.clone()), None, Some(av), out);
+                    at.0.push(part.clone());
+                    compare(at, None, Some(av), out);
+                    at.0.pop();
                 }
             }
         }
         (Some(b), Some(a)) if is_leaf(b) && is_leaf(a) => {
-            if b != a {
-                out.push(Change {
-                    path: at.clone(),
-                    before: Some(text(b)),
-                    after: Some(text(a)),
-                });
-            }
+            // Unequal (see above).
+            out.push(Change {
+                path: at.clone(),
+                before: Some(text(b)),
+                after: Some(text(a)),
+            });
         }
         // A leaf became a collection or the other way round, or one side is missing:
         // every leaf of the old value is removed and every leaf of the new one set.
@@ -89,7 +107,7 @@ fn compare(at: &FieldPath, before: Option<&Node>, after: Option<&Node>, out: &mu
             if let Some(b) = b {
                 collect(at, b, &mut |path, text| {
                     out.push(Change {
-                        path,
+                        path: path.clone(),
                         before: Some(text),
                         after: None,
                     });
@@ -99,7 +117,7 @@ fn compare(at: &FieldPath, before: Option<&Node>, after: Option<&Node>, out: &mu
             if let Some(a) = a {
                 collect(at, a, &mut |path, text| {
                     out.push(Change {
-                        path,
+                        path: path.clone(),
                         before: None,
                         after: Some(text),
                     });
@@ -109,19 +127,23 @@ fn compare(at: &FieldPath, before: Option<&Node>, after: Option<&Node>, out: &mu
     }
 }
 
-fn collect(at: &FieldPath, node: &Node, f: &mut dyn FnMut(FieldPath, String)) {
+fn collect(at: &mut FieldPath, node: &Node, f: &mut dyn FnMut(&FieldPath, String)) {
     match node {
         Node::Map(m) if !m.is_empty() => {
             for (k, v) in m.iter() {
-                collect(&at.child(Part::Key(k.to_string())), v, f);
+                at.0.push(Part::Key(k.to_string()));
+                collect(at, v, f);
+                at.0.pop();
             }
         }
         Node::Seq(items) if !items.is_empty() => {
             for (part, v) in element_parts(items).into_iter().zip(items) {
-                collect(&at.child(part), v, f);
+                at.0.push(part);
+                collect(at, v, f);
+                at.0.pop();
             }
         }
-        leaf => f(at.clone(), text(leaf)),
+        leaf => f(at, text(leaf)),
     }
 }
 

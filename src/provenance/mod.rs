@@ -15,6 +15,7 @@
 pub mod diff;
 pub mod path;
 
+use crate::yaml::Node;
 pub use diff::Change;
 pub use path::{FieldPath, Part};
 use std::path::PathBuf;
@@ -98,8 +99,12 @@ pub struct Step {
     /// hashes, name references).
     pub entry: Option<Entry>,
     /// The file whose text the step wrote (a patch file, the resource file for
-    /// [`StepKind::Source`]), when there is one.
+    /// [`StepKind::Source`], a `transformers:` config), when there is one.
     pub wrote: Option<Written>,
+    /// For a transformer's step, the transformer as kustomize's `transformerAnnotations`
+    /// name it (`configuredBy.kind`: `PatchTransformer`, `ImageTagTransformer`, a
+    /// plugin's kind), so a record can be checked against kustomize's annotation.
+    pub transformer: Option<String>,
     /// The leaves it changed.
     pub changes: Vec<Change>,
 }
@@ -109,6 +114,11 @@ pub struct Step {
 pub struct Provenance {
     /// The steps, oldest first; the first is where the resource came from.
     pub steps: Vec<Step>,
+    /// The resource as the last recorded step left it, for the build to compare the next
+    /// step's result with: kept here, a step that leaves a resource alone costs one
+    /// comparison, where copying every resource before each step cost a copy, the
+    /// comparison and freeing the copy.
+    pub(crate) seen: Node,
 }
 
 /// One step in the chain of one field, as a report lists it.
@@ -175,7 +185,6 @@ impl Provenance {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::yaml::Node;
 
     fn doc(text: &str) -> Node {
         crate::yaml::parse::parse_document(text, "t").expect("yaml")
@@ -194,6 +203,7 @@ mod tests {
                 document: Some(0),
                 identity: None,
             }),
+            transformer: None,
             changes: diff::created(&read),
         });
         p.record(Step {
@@ -207,6 +217,7 @@ mod tests {
                 document: Some(0),
                 identity: None,
             }),
+            transformer: None,
             changes: diff::changes(&read, &patched),
         });
         // A step that changed nothing is not recorded.
@@ -214,6 +225,7 @@ mod tests {
             kind: StepKind::Transform,
             entry: None,
             wrote: None,
+            transformer: None,
             changes: diff::changes(&patched, &patched),
         });
         assert_eq!(p.steps.len(), 2);

@@ -42,6 +42,14 @@ impl Located {
         })
     }
 
+    /// Every document of `text`, parsed in one pass (`None` for one that does not parse).
+    pub fn parse_all(text: &str) -> Vec<Option<Located>> {
+        Tree::parse_all(text, usize::MAX)
+            .into_iter()
+            .map(|t| t.map(|tree| Located { tree }))
+            .collect()
+    }
+
     /// What [`locate`] answers, in this document.
     pub fn key(&self, path: &[PathStep]) -> Option<(usize, usize)> {
         self.walk(path).map(|(key, _)| key)
@@ -63,6 +71,27 @@ impl Located {
             Kind::Scalar { text, .. } => Some(text),
             _ => None,
         }
+    }
+
+    /// Every scalar value (not key) at or below `path`, with where it starts, in document
+    /// order: where a value a kustomization entry or a JSON patch writes may be written.
+    /// Aliases are not followed (each node is visited once).
+    pub fn values_under(&self, path: &[PathStep]) -> Vec<(&str, (usize, usize))> {
+        let mut out = Vec::new();
+        let Some((_, Some(top))) = self.walk(path) else {
+            return out;
+        };
+        let mut stack = vec![top];
+        while let Some(n) = stack.pop() {
+            match &self.tree.nodes[n].kind {
+                Kind::Scalar { text, .. } => out.push((text.as_str(), self.tree.pos(n))),
+                Kind::Seq(items) => stack.extend(items.iter().rev()),
+                // Values only: the odd children.
+                Kind::Map(kv) => stack.extend(kv.iter().skip(1).step_by(2).rev()),
+                Kind::Alias(_) => {}
+            }
+        }
+        out
     }
 
     /// The position [`Located::key`] gives, and the node at the end of `path` when every
@@ -126,28 +155,25 @@ enum Kind {
 impl Tree {
     /// The document at `index` of `text`; `None` when it does not parse, or has fewer.
     fn parse(text: &str, index: usize) -> Option<Tree> {
-        let mut tree = Tree {
-            nodes: Vec::new(),
-            anchors: HashMap::new(),
-            root: None,
-        };
+        Tree::parse_all(text, index)
+            .into_iter()
+            .nth(index)
+            .flatten()
+    }
+
+    /// The documents of `text` up to `last` (0-based), in one pass over the stream: `None`
+    /// for a document that does not parse (and every one after it, as the parser stops).
+    fn parse_all(text: &str, last: usize) -> Vec<Option<Tree>> {
+        let mut docs = Vec::new();
+        let mut tree = Tree::empty();
         // The collections open around the current event.
         let mut open: Vec<usize> = Vec::new();
         let mut parser = Parser::new_from_str(text);
-        // Documents before the one asked for are read past (their anchors do not reach
-        // later documents).
-        let mut seen = 0;
         while let Some(next) = parser.next_event() {
-            let (event, span) = next.ok()?;
-            match event {
-                Event::StreamEnd => break,
-                Event::DocumentEnd if seen < index => {
-                    seen += 1;
-                    continue;
-                }
-                _ if seen < index => continue,
-                _ => {}
-            }
+            let Ok((event, span)) = next else {
+                docs.push(None);
+                return docs;
+            };
             let (kind, anchor) = match event {
                 Event::Scalar(value, style, anchor, tag) => {
                     let merge = value == "<<"
@@ -162,10 +188,22 @@ impl Tree {
                 Event::MappingStart(anchor, _) => (Kind::Map(Vec::new()), anchor),
                 Event::Alias(id) => (Kind::Alias(id), 0),
                 Event::SequenceEnd | Event::MappingEnd => {
-                    open.pop()?;
+                    if open.pop().is_none() {
+                        docs.push(None);
+                        return docs;
+                    }
                     continue;
                 }
-                Event::DocumentEnd | Event::StreamEnd => break,
+                Event::DocumentEnd => {
+                    // Anchors do not reach later documents: each starts afresh.
+                    docs.push(Some(std::mem::replace(&mut tree, Tree::empty())));
+                    open.clear();
+                    if docs.len() > last {
+                        return docs;
+                    }
+                    continue;
+                }
+                Event::StreamEnd => break,
                 Event::StreamStart | Event::DocumentStart(_) | Event::Nothing => continue,
             };
             let index = tree.nodes.len();
@@ -178,19 +216,37 @@ impl Tree {
             if anchor != 0 {
                 tree.anchors.insert(anchor, index);
             }
-            match open.last() {
+            let placed = match open.last() {
                 Some(&parent) => match &mut tree.nodes[parent].kind {
-                    Kind::Seq(children) | Kind::Map(children) => children.push(index),
-                    _ => return None,
+                    Kind::Seq(children) | Kind::Map(children) => {
+                        children.push(index);
+                        true
+                    }
+                    _ => false,
                 },
-                None if tree.root.is_none() => tree.root = Some(index),
-                None => return None,
+                None if tree.root.is_none() => {
+                    tree.root = Some(index);
+                    true
+                }
+                None => false,
+            };
+            if !placed {
+                docs.push(None);
+                return docs;
             }
             if starts_collection {
                 open.push(index);
             }
         }
-        Some(tree)
+        docs
+    }
+
+    fn empty() -> Tree {
+        Tree {
+            nodes: Vec::new(),
+            anchors: HashMap::new(),
+            root: None,
+        }
     }
 
     fn pos(&self, node: usize) -> (usize, usize) {
