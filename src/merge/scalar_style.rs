@@ -50,6 +50,8 @@ pub fn restyled(node: Node, style: Style) -> Node {
 pub fn after_json_round_trip(node: &mut Node) {
     match node {
         Node::Map(m) => {
+            // New nodes from JSON values: a number's text is its JSON spelling now.
+            m.forget_number_texts();
             for i in 0..m.len() {
                 let style = match m.get_index(i) {
                     Some((_, Node::Str(s))) if needs_quotes(s) => Style::Quoted,
@@ -90,6 +92,22 @@ pub fn annotations_before_json_patch(node: &mut Node) {
             && let Ok(typed) = crate::yaml::parse::resolve_resource_scalar(text, None)
         {
             *value = typed;
+        }
+    }
+}
+
+/// Annotation values as kustomize leaves them after it rewrote the annotation mapping
+/// from its string map (`Resource.SetAnnotations`: each value a new `!!str` node), as it
+/// does after every transformer when any `buildMetadata` option is on (the origin or
+/// transformer annotation is written so): a later JSON 6902 patch sees the text `0b101`
+/// or `0.1e-2` as a string, no longer the number a plain annotation reads as.
+pub fn annotations_as_strings(node: &mut Node) {
+    let Some(Node::Map(ann)) = node.get_path_mut(&["metadata", "annotations"]) else {
+        return;
+    };
+    for i in 0..ann.len() {
+        if ann.style_at(i) == Style::PlainText {
+            ann.set_style_at(i, Style::Plain);
         }
     }
 }

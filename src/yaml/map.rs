@@ -53,8 +53,22 @@ pub enum Style {
 #[derive(Clone, Default)]
 pub struct Map {
     entries: Vec<Entry_>,
+    /// The hash index (large maps) and the texts of numbers; boxed and absent for nearly
+    /// every map, so a mapping costs no more than a vector and a pointer.
+    extra: Option<Box<Extra>>,
+}
+
+/// What few maps need.
+#[derive(Clone, Default)]
+struct Extra {
     /// Positions in `entries`, hashed by key; present only above [`INDEX_FROM`] entries.
-    index: Option<Box<HashTable<usize>>>,
+    index: Option<HashTable<usize>>,
+    /// The text a number value was written as, where kbuild would spell its value
+    /// otherwise (`1.50`, `0x1F`, `+12`, `1.0e+3`), by key. kustomize's node keeps the
+    /// text, and the operations that read a scalar as text (a `behavior: merge`
+    /// generator's string maps, a ConfigMap's name hash, a replacement's source value)
+    /// copy it; printing and JSON patches see only the number. See [`Map::number_text`].
+    texts: Vec<(Key, super::node::Str)>,
 }
 
 fn hash(key: &str) -> u64 {
@@ -73,7 +87,7 @@ impl Map {
     pub fn with_capacity(capacity: usize) -> Map {
         Map {
             entries: Vec::with_capacity(capacity),
-            index: None,
+            extra: None,
         }
     }
 
@@ -103,7 +117,7 @@ impl Map {
     /// Position of `key`.
     #[inline]
     pub fn get_index_of(&self, key: &str) -> Option<usize> {
-        match &self.index {
+        match self.extra.as_deref().and_then(|e| e.index.as_ref()) {
             Some(index) => self.find_indexed(index, key),
             None => find_small(&self.entries, key.as_bytes()),
         }
@@ -164,8 +178,9 @@ impl Map {
     pub fn insert_full(&mut self, key: impl Into<Key>, value: Node) -> (usize, Option<Node>) {
         let key = key.into();
         if let Some(i) = self.get_index_of(&key) {
-            // A new node replaces the old one, with its own (plain) style.
+            // A new node replaces the old one, with its own (plain) style and no text.
             self.entries[i].2 = Style::Plain;
+            self.forget_number_text(&key);
             return (i, Some(std::mem::replace(&mut self.entries[i].1, value)));
         }
         (self.push_new(key, value), None)
@@ -183,7 +198,7 @@ impl Map {
     /// Appends an entry whose key is known to be absent.
     fn push_new(&mut self, key: Key, value: Node) -> usize {
         let i = self.entries.len();
-        match &mut self.index {
+        match self.extra.as_deref_mut().and_then(|e| e.index.as_mut()) {
             Some(index) => {
                 let entries = &self.entries;
                 index.insert_unique(hash(&key), i, |&j| hash(&entries[j].0));
@@ -222,16 +237,75 @@ impl Map {
     /// Rebuilds (or drops) the hash index after entries moved.
     fn reindex(&mut self) {
         if self.entries.len() <= INDEX_FROM {
-            self.index = None;
+            if let Some(extra) = self.extra.as_deref_mut() {
+                extra.index = None;
+                if extra.texts.is_empty() {
+                    self.extra = None;
+                }
+            }
             return;
         }
-        let index = self
+        let extra = self.extra.get_or_insert_with(Box::default);
+        let index = extra
             .index
-            .get_or_insert_with(|| Box::new(HashTable::with_capacity(self.entries.len())));
+            .get_or_insert_with(|| HashTable::with_capacity(self.entries.len()));
         index.clear();
         let entries = &self.entries;
         for (i, (k, _, _)) in entries.iter().enumerate() {
             index.insert_unique(hash(k), i, |&j| hash(&entries[j].0));
+        }
+    }
+
+    /// The text the number at `key` was written as, where it is not the value's usual
+    /// spelling (kustomize copies that text where it reads the scalar as a string). `None`
+    /// when no text is kept, or the value is no longer the number the text reads as (a
+    /// later write replaced it).
+    pub fn number_text(&self, key: &str) -> Option<&str> {
+        let (_, text) = self
+            .extra
+            .as_deref()?
+            .texts
+            .iter()
+            .find(|(k, _)| k == key)?;
+        let value = self.get(key)?;
+        if !matches!(value, Node::Int(_) | Node::Uint(_) | Node::Float(_)) {
+            return None;
+        }
+        match crate::yaml::parse::resolve_resource_scalar(text, None) {
+            Ok(typed) if typed == *value => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The value at `key` as kustomize reads a scalar into a string: the number's text
+    /// where one is kept, else the value's usual spelling; `None` for collections.
+    pub fn scalar_text(&self, key: &str) -> Option<String> {
+        match self.number_text(key) {
+            Some(text) => Some(text.to_owned()),
+            None => self.get(key)?.scalar_string(),
+        }
+    }
+
+    /// Keeps `text` as the spelling of the number at `key` (see [`Map::number_text`]).
+    pub fn set_number_text(&mut self, key: &str, text: &str) {
+        let extra = self.extra.get_or_insert_with(Box::default);
+        match extra.texts.iter_mut().find(|(k, _)| k == key) {
+            Some((_, t)) => *t = text.into(),
+            None => extra.texts.push((key.into(), text.into())),
+        }
+    }
+
+    /// Forgets the text kept for the number at `key`.
+    pub fn forget_number_text(&mut self, key: &str) {
+        if let Some(extra) = self.extra.as_deref_mut() {
+            extra.texts.retain(|(k, _)| k != key);
+        }
+    }
+
+    /// Forgets every number's text in this map (not in nested ones).
+    pub fn forget_number_texts(&mut self) {
+        if let Some(extra) = self.extra.as_deref_mut() {
+            extra.texts.clear();
         }
     }
 
@@ -471,7 +545,10 @@ mod tests {
         for n in [0, 3, INDEX_FROM, INDEX_FROM + 1, 200] {
             let m = big(n);
             assert_eq!(m.len(), n);
-            assert_eq!(m.index.is_some(), n > INDEX_FROM);
+            assert_eq!(
+                m.extra.as_ref().is_some_and(|e| e.index.is_some()),
+                n > INDEX_FROM
+            );
             for i in 0..n {
                 assert_eq!(m.get(&format!("k{i}")), Some(&Node::Int(i as i64)));
                 assert_eq!(m.get_index_of(&format!("k{i}")), Some(i));
@@ -489,7 +566,7 @@ mod tests {
         assert_eq!(m.get("k5"), Some(&Node::Null));
         m.retain(|k, _| k.len() == 2);
         assert_eq!(m.len(), 9);
-        assert!(m.index.is_none());
+        assert!(m.extra.as_ref().is_none_or(|e| e.index.is_none()));
         m.sort_keys();
         assert_eq!(m.get_index(0).map(|(k, _)| k.as_str()), Some("k1"));
         assert_eq!(m.get("k9"), Some(&Node::Int(9)));

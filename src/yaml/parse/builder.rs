@@ -308,8 +308,25 @@ impl<'i, 's> Builder<'i, 's> {
             return self.attach(node, size, at, false);
         }
         let empty = text.is_empty();
+        // A plain number in a resource keeps the text it was written as when kbuild would
+        // spell the value otherwise (see `Map::number_text`); only texts that can start a
+        // number are kept aside, before they are resolved.
+        let number_text = (plain
+            && tag == TagRef::None
+            && self.schema == Schema::Resource
+            && text
+                .as_bytes()
+                .first()
+                .is_some_and(|b| b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.')))
+        .then(|| text.clone());
         let Resolved { mut node, kind } =
             resolve::resolve(text, plain, tag, self.schema).map_err(|m| self.ctx.error(at, m))?;
+        if let Some(text) = number_text
+            && matches!(node, Node::Int(_) | Node::Uint(_) | Node::Float(_))
+            && node.scalar_string().as_deref() != Some(&*text)
+        {
+            self.mark_number_text(&text);
+        }
         if empty && node.is_null() && self.schema == Schema::Resource {
             self.note_empty_null();
         }
@@ -363,6 +380,24 @@ impl<'i, 's> Builder<'i, 's> {
         }) = self.stack.last_mut()
         {
             map.set_style_at(*i, style);
+        }
+    }
+
+    /// Keeps the text of the number about to be attached as a mapping value.
+    fn mark_number_text(&mut self, text: &str) {
+        if let Some(Frame {
+            body:
+                Body::Map(MapFrame {
+                    map,
+                    next: Slot::Value(i),
+                    ..
+                }),
+            ..
+        }) = self.stack.last_mut()
+            && let Some((key, _)) = map.get_index(*i)
+        {
+            let key = key.clone();
+            map.set_number_text(&key, text);
         }
     }
 
