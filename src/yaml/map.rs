@@ -218,6 +218,7 @@ impl Map {
     pub fn shift_remove(&mut self, key: &str) -> Option<Node> {
         let i = self.get_index_of(key)?;
         let (_, v, _) = self.entries.remove(i);
+        self.forget_number_text(key);
         self.reindex();
         Some(v)
     }
@@ -225,6 +226,14 @@ impl Map {
     /// Keeps the entries for which `keep` says yes, in order.
     pub fn retain(&mut self, mut keep: impl FnMut(&Key, &mut Node) -> bool) {
         self.entries.retain_mut(|(k, v, _)| keep(k, v));
+        if let Some(extra) = self.extra.as_deref_mut()
+            && !extra.texts.is_empty()
+        {
+            let entries = &self.entries;
+            extra
+                .texts
+                .retain(|(k, _)| entries.iter().any(|(e, _, _)| e == k));
+        }
         self.reindex();
     }
 
@@ -555,6 +564,49 @@ mod tests {
             }
             assert_eq!(m.get("missing"), None);
         }
+    }
+
+    /// A number's text is told only while the value is still the number it reads as,
+    /// and a new value, a removal or a kept-out entry forgets it.
+    #[test]
+    fn number_texts_follow_their_values() {
+        let mut m = big(20);
+        m.insert("f", Node::Float(1.5));
+        m.set_number_text("f", "1.50");
+        assert_eq!(m.number_text("f"), Some("1.50"));
+        assert_eq!(m.scalar_text("f").as_deref(), Some("1.50"));
+        assert_eq!(m.scalar_text("k3").as_deref(), Some("3"));
+        // Moves keep it (keyed by name, not position), the index too.
+        m.shift_remove("k0");
+        m.sort_keys();
+        assert_eq!(m.number_text("f"), Some("1.50"));
+        // A value changed in place no longer reads as the text.
+        if let Some(v) = m.get_mut("f") {
+            *v = Node::Float(2.0);
+        }
+        assert_eq!(m.number_text("f"), None);
+        // A new value forgets the text, even one equal to the old.
+        m.set_number_text("f", "2.0");
+        assert_eq!(m.number_text("f"), Some("2.0"));
+        m.insert("f", Node::Float(2.0));
+        assert_eq!(m.number_text("f"), None);
+        m.set_number_text("f", "2.0");
+        m.shift_remove("f");
+        m.insert("f", Node::Float(2.0));
+        assert_eq!(m.number_text("f"), None);
+        // Strings have no number text.
+        m.insert("s", Node::text("0x1F"));
+        m.set_number_text("s", "0x1F");
+        assert_eq!(m.number_text("s"), None);
+        // Small maps keep texts without an index.
+        let mut small = Map::new();
+        small.insert("h", Node::Int(31));
+        small.set_number_text("h", "0x1F");
+        small.retain(|_, _| true);
+        assert_eq!(small.number_text("h"), Some("0x1F"));
+        small.retain(|_, _| false);
+        small.insert("h", Node::Int(31));
+        assert_eq!(small.number_text("h"), None);
     }
 
     #[test]
