@@ -116,7 +116,7 @@ fn merged(old: Option<&Node>, new: Option<&Node>) -> Map {
         if let Some(m) = side.as_map() {
             for (k, v) in m {
                 // A number reads as the text it was written as (`1.50`, `0x1F`).
-                let text = match m.number_text(k) {
+                let text = match m.typed_text(k) {
                     Some(t) => t.to_owned(),
                     None => as_text(v),
                 };

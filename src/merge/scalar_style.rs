@@ -51,7 +51,7 @@ pub fn after_json_round_trip(node: &mut Node) {
     match node {
         Node::Map(m) => {
             // New nodes from JSON values: a number's text is its JSON spelling now.
-            m.forget_number_texts();
+            m.forget_typed_texts();
             for i in 0..m.len() {
                 let style = match m.get_index(i) {
                     Some((_, Node::Str(s))) if needs_quotes(s) => Style::Quoted,

@@ -400,21 +400,24 @@ impl<'o, 's> Walker<'o, 's> {
             // node): a number keeps its spelling, and over a quoted value becomes it.
             let patch_text = patch
                 .get_index(i)
-                .and_then(|(k, _)| patch.number_text(k))
+                .and_then(|(k, _)| patch.typed_text(k))
                 .map(Key::from);
             match (replacement, at.and_then(|d| dest.get_index_mut(d))) {
                 (Some(node), Some((key, slot))) => {
                     let key = key.clone();
-                    let number = matches!(node, Node::Int(_) | Node::Uint(_) | Node::Float(_));
+                    let number = matches!(
+                        node,
+                        Node::Int(_) | Node::Uint(_) | Node::Float(_) | Node::Bool(_)
+                    );
                     *slot = match &patch_text {
                         Some(text) if number && dest_style == Style::Quoted => {
                             Node::text(text.as_str())
                         }
                         _ => restyled(node, dest_style),
                     };
-                    dest.forget_number_text(&key);
+                    dest.forget_typed_text(&key);
                     if let Some(text) = patch_text.filter(|_| number) {
-                        dest.set_number_text(&key, &text);
+                        dest.set_typed_text(&key, &text);
                     }
                     if dest_style == Style::Untagged {
                         // The patch's node keeps its tag: typed from here on.
@@ -429,7 +432,7 @@ impl<'o, 's> Walker<'o, 's> {
                         let (d, _) = dest.insert_full(key.clone(), node);
                         dest.set_style_at(d, style);
                         if let Some(text) = patch_text {
-                            dest.set_number_text(&key, &text);
+                            dest.set_typed_text(&key, &text);
                         }
                     }
                 }

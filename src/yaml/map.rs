@@ -63,11 +63,11 @@ pub struct Map {
 struct Extra {
     /// Positions in `entries`, hashed by key; present only above [`INDEX_FROM`] entries.
     index: Option<HashTable<usize>>,
-    /// The text a number value was written as, where kbuild would spell its value
-    /// otherwise (`1.50`, `0x1F`, `+12`, `1.0e+3`), by key. kustomize's node keeps the
+    /// The text a number or boolean value was written as, where kbuild would spell its
+    /// value otherwise (`1.50`, `0x1F`, `+12`, `1.0e+3`, `False`), by key. kustomize's node keeps the
     /// text, and the operations that read a scalar as text (a `behavior: merge`
     /// generator's string maps, a ConfigMap's name hash, a replacement's source value)
-    /// copy it; printing and JSON patches see only the number. See [`Map::number_text`].
+    /// copy it; printing and JSON patches see only the number. See [`Map::typed_text`].
     texts: Vec<(Key, super::node::Str)>,
 }
 
@@ -180,7 +180,7 @@ impl Map {
         if let Some(i) = self.get_index_of(&key) {
             // A new node replaces the old one, with its own (plain) style and no text.
             self.entries[i].2 = Style::Plain;
-            self.forget_number_text(&key);
+            self.forget_typed_text(&key);
             return (i, Some(std::mem::replace(&mut self.entries[i].1, value)));
         }
         (self.push_new(key, value), None)
@@ -218,7 +218,7 @@ impl Map {
     pub fn shift_remove(&mut self, key: &str) -> Option<Node> {
         let i = self.get_index_of(key)?;
         let (_, v, _) = self.entries.remove(i);
-        self.forget_number_text(key);
+        self.forget_typed_text(key);
         self.reindex();
         Some(v)
     }
@@ -265,11 +265,11 @@ impl Map {
         }
     }
 
-    /// The text the number at `key` was written as, where it is not the value's usual
+    /// The text the number or boolean at `key` was written as, where it is not the value's usual
     /// spelling (kustomize copies that text where it reads the scalar as a string). `None`
     /// when no text is kept, or the value is no longer the number the text reads as (a
     /// later write replaced it).
-    pub fn number_text(&self, key: &str) -> Option<&str> {
+    pub fn typed_text(&self, key: &str) -> Option<&str> {
         let (_, text) = self
             .extra
             .as_deref()?
@@ -277,7 +277,10 @@ impl Map {
             .iter()
             .find(|(k, _)| k == key)?;
         let value = self.get(key)?;
-        if !matches!(value, Node::Int(_) | Node::Uint(_) | Node::Float(_)) {
+        if !matches!(
+            value,
+            Node::Int(_) | Node::Uint(_) | Node::Float(_) | Node::Bool(_)
+        ) {
             return None;
         }
         match crate::yaml::parse::resolve_resource_scalar(text, None) {
@@ -286,17 +289,17 @@ impl Map {
         }
     }
 
-    /// The value at `key` as kustomize reads a scalar into a string: the number's text
+    /// The value at `key` as kustomize reads a scalar into a string: the text of a number or boolean
     /// where one is kept, else the value's usual spelling; `None` for collections.
     pub fn scalar_text(&self, key: &str) -> Option<String> {
-        match self.number_text(key) {
+        match self.typed_text(key) {
             Some(text) => Some(text.to_owned()),
             None => self.get(key)?.scalar_string(),
         }
     }
 
-    /// Keeps `text` as the spelling of the number at `key` (see [`Map::number_text`]).
-    pub fn set_number_text(&mut self, key: &str, text: &str) {
+    /// Keeps `text` as the spelling of the number at `key` (see [`Map::typed_text`]).
+    pub fn set_typed_text(&mut self, key: &str, text: &str) {
         let extra = self.extra.get_or_insert_with(Box::default);
         match extra.texts.iter_mut().find(|(k, _)| k == key) {
             Some((_, t)) => *t = text.into(),
@@ -305,14 +308,14 @@ impl Map {
     }
 
     /// Forgets the text kept for the number at `key`.
-    pub fn forget_number_text(&mut self, key: &str) {
+    pub fn forget_typed_text(&mut self, key: &str) {
         if let Some(extra) = self.extra.as_deref_mut() {
             extra.texts.retain(|(k, _)| k != key);
         }
     }
 
-    /// Forgets every number's text in this map (not in nested ones).
-    pub fn forget_number_texts(&mut self) {
+    /// Forgets every number's or boolean's text in this map (not in nested ones).
+    pub fn forget_typed_texts(&mut self) {
         if let Some(extra) = self.extra.as_deref_mut() {
             extra.texts.clear();
         }
@@ -569,44 +572,44 @@ mod tests {
     /// A number's text is told only while the value is still the number it reads as,
     /// and a new value, a removal or a kept-out entry forgets it.
     #[test]
-    fn number_texts_follow_their_values() {
+    fn typed_texts_follow_their_values() {
         let mut m = big(20);
         m.insert("f", Node::Float(1.5));
-        m.set_number_text("f", "1.50");
-        assert_eq!(m.number_text("f"), Some("1.50"));
+        m.set_typed_text("f", "1.50");
+        assert_eq!(m.typed_text("f"), Some("1.50"));
         assert_eq!(m.scalar_text("f").as_deref(), Some("1.50"));
         assert_eq!(m.scalar_text("k3").as_deref(), Some("3"));
         // Moves keep it (keyed by name, not position), the index too.
         m.shift_remove("k0");
         m.sort_keys();
-        assert_eq!(m.number_text("f"), Some("1.50"));
+        assert_eq!(m.typed_text("f"), Some("1.50"));
         // A value changed in place no longer reads as the text.
         if let Some(v) = m.get_mut("f") {
             *v = Node::Float(2.0);
         }
-        assert_eq!(m.number_text("f"), None);
+        assert_eq!(m.typed_text("f"), None);
         // A new value forgets the text, even one equal to the old.
-        m.set_number_text("f", "2.0");
-        assert_eq!(m.number_text("f"), Some("2.0"));
+        m.set_typed_text("f", "2.0");
+        assert_eq!(m.typed_text("f"), Some("2.0"));
         m.insert("f", Node::Float(2.0));
-        assert_eq!(m.number_text("f"), None);
-        m.set_number_text("f", "2.0");
+        assert_eq!(m.typed_text("f"), None);
+        m.set_typed_text("f", "2.0");
         m.shift_remove("f");
         m.insert("f", Node::Float(2.0));
-        assert_eq!(m.number_text("f"), None);
+        assert_eq!(m.typed_text("f"), None);
         // Strings have no number text.
         m.insert("s", Node::text("0x1F"));
-        m.set_number_text("s", "0x1F");
-        assert_eq!(m.number_text("s"), None);
+        m.set_typed_text("s", "0x1F");
+        assert_eq!(m.typed_text("s"), None);
         // Small maps keep texts without an index.
         let mut small = Map::new();
         small.insert("h", Node::Int(31));
-        small.set_number_text("h", "0x1F");
+        small.set_typed_text("h", "0x1F");
         small.retain(|_, _| true);
-        assert_eq!(small.number_text("h"), Some("0x1F"));
+        assert_eq!(small.typed_text("h"), Some("0x1F"));
         small.retain(|_, _| false);
         small.insert("h", Node::Int(31));
-        assert_eq!(small.number_text("h"), None);
+        assert_eq!(small.typed_text("h"), None);
     }
 
     #[test]

@@ -73,8 +73,8 @@ impl FieldPath {
     }
 
     /// The text the number at the path was written as, where kbuild keeps one (see
-    /// [`crate::yaml::Map::number_text`]); `None` for anything else.
-    pub(crate) fn lookup_number_text<'n>(&self, node: &'n Node) -> Option<&'n str> {
+    /// [`crate::yaml::Map::typed_text`]); `None` for anything else.
+    pub(crate) fn lookup_typed_text<'n>(&self, node: &'n Node) -> Option<&'n str> {
         let (_, steps) = lookup_parts(&self.parts, node).ok()??;
         let (PathStep::Key(key), parents) = steps.split_last()? else {
             return None;
@@ -83,7 +83,7 @@ impl FieldPath {
             PathStep::Key(k) => n.get(k),
             PathStep::Index(i) => n.as_seq()?.get(*i),
         })?;
-        parent.as_map()?.number_text(key)
+        parent.as_map()?.typed_text(key)
     }
 
     /// [`FieldPath::lookup`] of the first `n` [target parts](FieldPath::target_parts),

@@ -440,7 +440,7 @@ fn source_value(rm: &ResMap, source: &Source, schemas: &Schemas) -> Result<Value
     let mut value = Value::of(node);
     // kustomize copies the source node's text: a number keeps its spelling (`1.0e+3`).
     if let (Value::Scalar { text, .. }, Some(written)) =
-        (&mut value, path.lookup_number_text(&res.node))
+        (&mut value, path.lookup_typed_text(&res.node))
     {
         *text = written.to_owned();
     }

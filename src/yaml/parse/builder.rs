@@ -308,24 +308,27 @@ impl<'i, 's> Builder<'i, 's> {
             return self.attach(node, size, at, false);
         }
         let empty = text.is_empty();
-        // A plain number in a resource keeps the text it was written as when kbuild would
-        // spell the value otherwise (see `Map::number_text`); only texts that can start a
-        // number are kept aside, before they are resolved.
-        let number_text = (plain
+        // A plain number or boolean in a resource keeps the text it was written as when
+        // kbuild would spell the value otherwise (`1.50`, `0x1F`, `False`; see
+        // `Map::typed_text`); only texts that can start one are kept aside, before they
+        // are resolved.
+        let typed_text = (plain
             && tag == TagRef::None
             && self.schema == Schema::Resource
-            && text
-                .as_bytes()
-                .first()
-                .is_some_and(|b| b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.')))
+            && text.as_bytes().first().is_some_and(|b| {
+                b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.' | b'T' | b'F')
+            }))
         .then(|| text.clone());
         let Resolved { mut node, kind } =
             resolve::resolve(text, plain, tag, self.schema).map_err(|m| self.ctx.error(at, m))?;
-        if let Some(text) = number_text
-            && matches!(node, Node::Int(_) | Node::Uint(_) | Node::Float(_))
+        if let Some(text) = typed_text
+            && matches!(
+                node,
+                Node::Int(_) | Node::Uint(_) | Node::Float(_) | Node::Bool(_)
+            )
             && node.scalar_string().as_deref() != Some(&*text)
         {
-            self.mark_number_text(&text);
+            self.mark_typed_text(&text);
         }
         if empty && node.is_null() && self.schema == Schema::Resource {
             self.note_empty_null();
@@ -384,7 +387,7 @@ impl<'i, 's> Builder<'i, 's> {
     }
 
     /// Keeps the text of the number about to be attached as a mapping value.
-    fn mark_number_text(&mut self, text: &str) {
+    fn mark_typed_text(&mut self, text: &str) {
         if let Some(Frame {
             body:
                 Body::Map(MapFrame {
@@ -397,7 +400,7 @@ impl<'i, 's> Builder<'i, 's> {
             && let Some((key, _)) = map.get_index(*i)
         {
             let key = key.clone();
-            map.set_number_text(&key, text);
+            map.set_typed_text(&key, text);
         }
     }
 
