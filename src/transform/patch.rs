@@ -185,7 +185,9 @@ pub(crate) fn apply_smp(
         Some(_) if schema.is_none() => list_replace::find(&res.node, &patch, opts.schemas),
         _ => Vec::new(),
     };
+    let bookkeeping = BuildMetaMarks::place(res);
     smp::apply_owned(&mut res.node, patch, schema, opts)?;
+    bookkeeping.take(res);
     if let Some((source, doc)) = source {
         list_replace::note(res, replaced, source, doc);
     }
@@ -320,7 +322,8 @@ pub(crate) fn apply_json(
 /// kustomize keeps a resource's origin and its list of transformations as annotations
 /// while it builds (`config.kubernetes.io/origin`,
 /// `alpha.config.kubernetes.io/transformations`); kbuild keeps them beside the resource
-/// and writes them at the end. A JSON patch that replaces or removes the annotations
+/// and writes them at the end. A patch (JSON 6902, or strategic merge with
+/// `annotations: null` or `$patch: replace`) that replaces or removes the annotations
 /// drops them in kustomize, which then takes the next transformer for the resource's
 /// origin. These marks stand in for them while the patch runs, so that what the patch
 /// removes is known.
