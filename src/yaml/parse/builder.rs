@@ -326,7 +326,7 @@ impl<'i, 's> Builder<'i, 's> {
                 node,
                 Node::Int(_) | Node::Uint(_) | Node::Float(_) | Node::Bool(_)
             )
-            && node.scalar_string().as_deref() != Some(&*text)
+            && !spelled_as_printed(&node, &text)
         {
             self.mark_typed_text(&text);
         }
@@ -576,4 +576,21 @@ impl<'i> fast::Sink<'i> for FastSink<'i, '_> {
     fn close(&mut self, _: bool, _: Span) -> Result<(), ()> {
         self.builder.close().map_err(drop)
     }
+}
+
+/// Whether kbuild prints the typed scalar `node` as `text`, the way it was written; decimal
+/// integers (nearly every number in a manifest: ports, replicas) are told without
+/// formatting the value.
+fn spelled_as_printed(node: &Node, text: &str) -> bool {
+    if let Node::Int(_) | Node::Uint(_) = node {
+        let digits = text.strip_prefix('-').unwrap_or(text);
+        if !digits.is_empty()
+            && digits.bytes().all(|b| b.is_ascii_digit())
+            && (digits == "0" || !digits.starts_with('0'))
+            && text != "-0"
+        {
+            return true;
+        }
+    }
+    node.scalar_string().as_deref() == Some(text)
 }
