@@ -416,7 +416,7 @@ impl<'o, 's> Walker<'o, 's> {
                         _ => restyled(node, dest_style),
                     };
                     dest.forget_typed_text(&key);
-                    if let Some(text) = patch_text.filter(|_| number) {
+                    if let Some(text) = patch_text {
                         dest.set_typed_text(&key, &text);
                     }
                     if dest_style == Style::Untagged {

@@ -277,9 +277,11 @@ impl Map {
             .iter()
             .find(|(k, _)| k == key)?;
         let value = self.get(key)?;
+        // (A string has a text kept only as a timestamp's: `2024-01-01`, held as
+        // `2024-01-01T00:00:00Z`.)
         if !matches!(
             value,
-            Node::Int(_) | Node::Uint(_) | Node::Float(_) | Node::Bool(_)
+            Node::Int(_) | Node::Uint(_) | Node::Float(_) | Node::Bool(_) | Node::Str(_)
         ) {
             return None;
         }

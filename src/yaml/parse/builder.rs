@@ -322,11 +322,14 @@ impl<'i, 's> Builder<'i, 's> {
         let Resolved { mut node, kind } =
             resolve::resolve(text, plain, tag, self.schema).map_err(|m| self.ctx.error(at, m))?;
         if let Some(text) = typed_text
-            && matches!(
-                node,
-                Node::Int(_) | Node::Uint(_) | Node::Float(_) | Node::Bool(_)
-            )
-            && !spelled_as_printed(&node, &text)
+            && match &node {
+                Node::Int(_) | Node::Uint(_) | Node::Float(_) | Node::Bool(_) => {
+                    !spelled_as_printed(&node, &text)
+                }
+                // A timestamp is held as the RFC 3339 text JSON gives it.
+                Node::Str(s) => kind == Kind::Timestamp && *s != *text,
+                _ => false,
+            }
         {
             self.mark_typed_text(&text);
         }

@@ -613,10 +613,11 @@ fn empty_nulls_are_recorded_through_block_collections() {
 /// otherwise; quoted, tagged and usually spelled ones, and kustomization files, keep none.
 #[test]
 fn resource_numbers_keep_their_text() {
-    let body = "  i: 007\n  j: -5\n  k: -0\n  t: False\n  u: true\n  a: 1.50\n  b: 0x1F\n  c: +12\n  d: 1.0e+3\n  e: 12\n  f: \"1.50\"\n  g: !!float 1.50\n  h: 1.5\n  l: [1.50]\n";
+    let body = "  day: 2024-01-01\n  i: 007\n  j: -5\n  k: -0\n  t: False\n  u: true\n  a: 1.50\n  b: 0x1F\n  c: +12\n  d: 1.0e+3\n  e: 12\n  f: \"1.50\"\n  g: !!float 1.50\n  h: 1.5\n  l: [1.50]\n";
     let s = spec(body);
     let m = s.as_map().expect("a mapping");
     for (k, want) in [
+        ("day", Some("2024-01-01")),
         ("i", Some("007")),
         ("j", None),
         ("k", Some("-0")),
