@@ -268,6 +268,30 @@ pub fn quote_untagged_yaml11_non_strings(node: &mut Node) {
     m.values_mut().for_each(quote_untagged_yaml11_non_strings);
 }
 
+/// What kyaml's strategic merge leaves of the plain strings of the resource it walked:
+/// its `FieldSetter` double-quotes every string value (`!!str`, or untagged) written
+/// plain whose text a YAML 1.1 reader takes for something else (`y`, `yes`, `on`,
+/// `off`), the fields the patch set and those it only walked past alike. The quoted
+/// style shows when a later patch writes a number or boolean there
+/// ([`restyled`]: `a: y`, then `a: true`, prints `"true"`).
+pub fn quote_plain_yaml11_non_strings(node: &mut Node) {
+    let Node::Map(m) = node else {
+        if let Node::Seq(items) = node {
+            items.iter_mut().for_each(quote_plain_yaml11_non_strings);
+        }
+        return;
+    };
+    for i in 0..m.len() {
+        if m.style_at(i) == Style::Plain
+            && let Some((_, Node::Str(text))) = m.get_index(i)
+            && crate::yaml::parse::is_yaml11_non_string(text)
+        {
+            m.set_style_at(i, Style::Quoted);
+        }
+    }
+    m.values_mut().for_each(quote_plain_yaml11_non_strings);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

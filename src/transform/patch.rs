@@ -188,6 +188,7 @@ pub(crate) fn apply_smp(
     let bookkeeping = BuildMetaMarks::place(res);
     smp::apply_owned(&mut res.node, patch, schema, opts)?;
     bookkeeping.take(res);
+    crate::merge::scalar_style::quote_plain_yaml11_non_strings(&mut res.node);
     if let Some((source, doc)) = source {
         list_replace::note(res, replaced, source, doc);
     }
