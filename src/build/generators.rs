@@ -69,7 +69,7 @@ impl Builder<'_> {
                     .charge(crate::resource::budget::node_bytes(&g.node), kind.field())?;
                 let mut res = Resource::new(g.node)?;
                 res.needs_hash = g.hash_suffix;
-                if self.inh.meta.unwrap_or_default().origin {
+                if self.inh.meta.unwrap_or_default().any() {
                     res.origin = Some(Box::new(Origin::Generated(Configured {
                         configured_in: file.to_path_buf(),
                         api_version: "builtin".into(),
@@ -280,7 +280,7 @@ impl Builder<'_> {
         source: &Path,
         acc: &mut Accumulator,
     ) -> Result<()> {
-        let origin = self.inh.meta.unwrap_or_default().origin;
+        let origin = self.inh.meta.unwrap_or_default().any();
         let generated = plugin.generate(self.ctx.external, self.ctx.budget)?;
         // Many resources from one plugin: look ids up in an index, as for builtin generators.
         let mut index = (generated.len() >= crate::generate::behavior::INDEX_FROM)
@@ -342,7 +342,7 @@ impl Builder<'_> {
                     "IAMPolicyGenerator",
                 ),
             };
-        if self.inh.meta.unwrap_or_default().origin {
+        if self.inh.meta.unwrap_or_default().any() {
             res.origin = Some(Box::new(Origin::Generated(Configured {
                 configured_in: source.to_path_buf(),
                 api_version: "builtin".into(),

@@ -58,18 +58,13 @@ impl Builder<'_> {
         let flags = self.ctx.helm.options();
         let args = args::configure(&chart, &globals, None, ldr, flags)?;
         let meta = crate::kustomization::plugin_config::identity(config)?.1;
-        let origin = self
-            .inh
-            .meta
-            .unwrap_or_default()
-            .origin
-            .then(|| Configured {
-                configured_in: source.to_path_buf(),
-                api_version: "builtin".into(),
-                kind: KIND.into(),
-                name: Some(meta.name).filter(|n| !n.is_empty()),
-                namespace: Some(meta.namespace).filter(|n| !n.is_empty()),
-            });
+        let origin = self.inh.meta.unwrap_or_default().any().then(|| Configured {
+            configured_in: source.to_path_buf(),
+            api_version: "builtin".into(),
+            kind: KIND.into(),
+            name: Some(meta.name).filter(|n| !n.is_empty()),
+            namespace: Some(meta.namespace).filter(|n| !n.is_empty()),
+        });
         self.absorb_charts(&[args], origin, acc)
     }
 
@@ -84,18 +79,13 @@ impl Builder<'_> {
         if charts.is_empty() {
             return Ok(());
         }
-        let origin = self
-            .inh
-            .meta
-            .unwrap_or_default()
-            .origin
-            .then(|| Configured {
-                configured_in: file.to_path_buf(),
-                api_version: "builtin".into(),
-                kind: "HelmChartInflationGenerator".into(),
-                name: None,
-                namespace: None,
-            });
+        let origin = self.inh.meta.unwrap_or_default().any().then(|| Configured {
+            configured_in: file.to_path_buf(),
+            api_version: "builtin".into(),
+            kind: "HelmChartInflationGenerator".into(),
+            name: None,
+            namespace: None,
+        });
         self.absorb_charts(charts, origin, acc)
     }
 

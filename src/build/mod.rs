@@ -62,18 +62,27 @@ fn run_step(
         let annotations = shared::keys(&["metadata", "annotations"]);
         for r in rm.iter_mut() {
             r.shared.forget_under(&annotations);
+            crate::merge::scalar_style::annotations_as_strings(&mut r.node);
         }
     }
-    if meta.transformers && step.record {
+    if meta.any() && step.record {
         let kind = step.builtin.kind();
+        let by = || Configured {
+            configured_in: configured_in.to_path_buf(),
+            api_version: "builtin".into(),
+            kind: kind.into(),
+            name: step.config_name.clone(),
+            namespace: step.config_namespace.clone(),
+        };
         for r in rm.iter_mut() {
-            r.transformations.push(Configured {
-                configured_in: configured_in.to_path_buf(),
-                api_version: "builtin".into(),
-                kind: kind.into(),
-                name: step.config_name.clone(),
-                namespace: step.config_namespace.clone(),
-            });
+            // kustomize's AddTransformerAnnotation: a resource without an origin (one a
+            // JSON patch took away with its annotations) gets the transformer as its
+            // origin, and no transformation entry for it.
+            if r.origin.is_none() {
+                r.origin = Some(Box::new(crate::resource::Origin::Generated(by())));
+            } else if meta.transformers {
+                r.transformations.push(by());
+            }
         }
     }
     Ok(())

@@ -49,7 +49,7 @@ impl Builder<'_> {
             self.ctx.budget.charge(bytes.len() as u64, "resources")?;
             crate::resource::parse::parse_resources(bytes, &real)
         })?;
-        if self.inh.meta.unwrap_or_default().origin {
+        if self.inh.meta.unwrap_or_default().any() {
             for r in &mut resources {
                 r.origin = Some(Box::new(Origin::File(real.clone())));
             }
@@ -89,7 +89,7 @@ impl Builder<'_> {
                     .and_then(|()| crate::resource::parse::parse_resources(body.to_vec(), url))
                 {
                     Ok(mut resources) => {
-                        if self.inh.meta.unwrap_or_default().origin {
+                        if self.inh.meta.unwrap_or_default().any() {
                             for r in &mut resources {
                                 r.origin = Some(Box::new(Origin::Url {
                                     dir: ldr.root().to_path_buf(),

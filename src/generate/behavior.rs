@@ -53,6 +53,36 @@ pub(crate) fn absorb(
                 Ok(())
             }
         },
+        [i] if matches!(behavior, B::Merge | B::Replace)
+            && resmap.resources[*i].id().gvk != id.gvk =>
+        {
+            // kustomize finds the resource by any id, then puts the merged one (the
+            // generator's kind, the old name and namespace) in the place of the resource
+            // whose *current* id that is: after a patch changed the old one's kind
+            // (`allowKindChange`) there is none, or another one.
+            let old = resmap.resources[*i].id();
+            let want = crate::resource::id::ResId {
+                gvk: id.gvk.clone(),
+                namespace: old.namespace.clone(),
+                name: old.name.clone(),
+            };
+            let at = resmap.resources.iter().position(|r| {
+                let cur = r.id();
+                cur.gvk == want.gvk
+                    && cur.name == want.name
+                    && ns_equal(&cur.namespace, &want.namespace)
+            });
+            Err(Error::no_match(
+                0,
+                match at {
+                    None => format!(
+                        "cannot find resource with id {} to replace",
+                        crate::resource::resmap::id_text(&want)
+                    ),
+                    Some(_) => "unexpected target index in replacement".to_string(),
+                },
+            ))
+        }
         [i] => {
             let old = &mut resmap.resources[*i];
             merge::merge_into(&mut old.node, &res.node, behavior)?;
@@ -77,4 +107,10 @@ pub(crate) fn absorb(
             ),
         )),
     }
+}
+
+/// kustomize's `IsNsEquals`: no namespace and `default` are the same.
+fn ns_equal(a: &str, b: &str) -> bool {
+    let norm = |s: &str| if s.is_empty() { "default" } else { s }.to_owned();
+    norm(a) == norm(b)
 }

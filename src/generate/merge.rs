@@ -115,7 +115,12 @@ fn merged(old: Option<&Node>, new: Option<&Node>) -> Map {
     for side in [old, new].into_iter().flatten() {
         if let Some(m) = side.as_map() {
             for (k, v) in m {
-                out.insert(k.clone(), Node::text(as_text(v)));
+                // A number reads as the text it was written as (`1.50`, `0x1F`).
+                let text = match m.typed_text(k) {
+                    Some(t) => t.to_owned(),
+                    None => as_text(v),
+                };
+                out.insert(k.clone(), Node::text(text));
             }
         }
     }

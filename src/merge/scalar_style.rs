@@ -50,6 +50,8 @@ pub fn restyled(node: Node, style: Style) -> Node {
 pub fn after_json_round_trip(node: &mut Node) {
     match node {
         Node::Map(m) => {
+            // New nodes from JSON values: a number's text is its JSON spelling now.
+            m.forget_typed_texts();
             for i in 0..m.len() {
                 let style = match m.get_index(i) {
                     Some((_, Node::Str(s))) if needs_quotes(s) => Style::Quoted,
@@ -90,6 +92,22 @@ pub fn annotations_before_json_patch(node: &mut Node) {
             && let Ok(typed) = crate::yaml::parse::resolve_resource_scalar(text, None)
         {
             *value = typed;
+        }
+    }
+}
+
+/// Annotation values as kustomize leaves them after it rewrote the annotation mapping
+/// from its string map (`Resource.SetAnnotations`: each value a new `!!str` node), as it
+/// does after every transformer when any `buildMetadata` option is on (the origin or
+/// transformer annotation is written so): a later JSON 6902 patch sees the text `0b101`
+/// or `0.1e-2` as a string, no longer the number a plain annotation reads as.
+pub fn annotations_as_strings(node: &mut Node) {
+    let Some(Node::Map(ann)) = node.get_path_mut(&["metadata", "annotations"]) else {
+        return;
+    };
+    for i in 0..ann.len() {
+        if ann.style_at(i) == Style::PlainText {
+            ann.set_style_at(i, Style::Plain);
         }
     }
 }
@@ -248,6 +266,30 @@ pub fn quote_untagged_yaml11_non_strings(node: &mut Node) {
         }
     }
     m.values_mut().for_each(quote_untagged_yaml11_non_strings);
+}
+
+/// What kyaml's strategic merge leaves of the plain strings of the resource it walked:
+/// its `FieldSetter` double-quotes every string value (`!!str`, or untagged) written
+/// plain whose text a YAML 1.1 reader takes for something else (`y`, `yes`, `on`,
+/// `off`), the fields the patch set and those it only walked past alike. The quoted
+/// style shows when a later patch writes a number or boolean there
+/// ([`restyled`]: `a: y`, then `a: true`, prints `"true"`).
+pub fn quote_plain_yaml11_non_strings(node: &mut Node) {
+    let Node::Map(m) = node else {
+        if let Node::Seq(items) = node {
+            items.iter_mut().for_each(quote_plain_yaml11_non_strings);
+        }
+        return;
+    };
+    for i in 0..m.len() {
+        if m.style_at(i) == Style::Plain
+            && let Some((_, Node::Str(text))) = m.get_index(i)
+            && crate::yaml::parse::is_yaml11_non_string(text)
+        {
+            m.set_style_at(i, Style::Quoted);
+        }
+    }
+    m.values_mut().for_each(quote_plain_yaml11_non_strings);
 }
 
 #[cfg(test)]

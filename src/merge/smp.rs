@@ -396,9 +396,29 @@ impl<'o, 's> Walker<'o, 's> {
                 Outcome::Set(node) => Some(node),
             };
             let dest_style = at.map_or(Style::Plain, |d| dest.style_at(d));
+            // The patch's node comes with the text it was written as (kyaml moves the
+            // node): a number keeps its spelling, and over a quoted value becomes it.
+            let patch_text = patch
+                .get_index(i)
+                .and_then(|(k, _)| patch.typed_text(k))
+                .map(Key::from);
             match (replacement, at.and_then(|d| dest.get_index_mut(d))) {
-                (Some(node), Some((_, slot))) => {
-                    *slot = restyled(node, dest_style);
+                (Some(node), Some((key, slot))) => {
+                    let key = key.clone();
+                    let number = matches!(
+                        node,
+                        Node::Int(_) | Node::Uint(_) | Node::Float(_) | Node::Bool(_)
+                    );
+                    *slot = match &patch_text {
+                        Some(text) if number && dest_style == Style::Quoted => {
+                            Node::text(text.as_str())
+                        }
+                        _ => restyled(node, dest_style),
+                    };
+                    dest.forget_typed_text(&key);
+                    if let Some(text) = patch_text {
+                        dest.set_typed_text(&key, &text);
+                    }
                     if dest_style == Style::Untagged {
                         // The patch's node keeps its tag: typed from here on.
                         dest.set_style_at(at.unwrap_or_default(), Style::Plain);
@@ -408,8 +428,12 @@ impl<'o, 's> Walker<'o, 's> {
                     if let Some((key, _)) = patch.get_index(i) {
                         // A new field is the patch's node, with the patch's style.
                         let style = patch.style_at(i);
+                        let key = key.clone();
                         let (d, _) = dest.insert_full(key.clone(), node);
                         dest.set_style_at(d, style);
+                        if let Some(text) = patch_text {
+                            dest.set_typed_text(&key, &text);
+                        }
                     }
                 }
                 (None, Some(_)) => {

@@ -185,7 +185,10 @@ pub(crate) fn apply_smp(
         Some(_) if schema.is_none() => list_replace::find(&res.node, &patch, opts.schemas),
         _ => Vec::new(),
     };
+    let bookkeeping = BuildMetaMarks::place(res);
     smp::apply_owned(&mut res.node, patch, schema, opts)?;
+    bookkeeping.take(res);
+    crate::merge::scalar_style::quote_plain_yaml11_non_strings(&mut res.node);
     if let Some((source, doc)) = source {
         list_replace::note(res, replaced, source, doc);
     }
@@ -287,8 +290,10 @@ pub(crate) fn apply_json(
             res.untagged = false;
         }
         crate::merge::scalar_style::annotations_before_json_patch(&mut res.node);
+        let bookkeeping = BuildMetaMarks::place(res);
         json6902::apply_within(&mut res.node, ops, budget)
             .map_err(|e| e.context(format!("applying JSON patch to {}", res.id())))?;
+        bookkeeping.take(res);
         // kustomize reads the patched resource back from JSON: new nodes everywhere,
         // nothing shared any more.
         res.shared.clear();
@@ -313,6 +318,81 @@ pub(crate) fn apply_json(
         }
     }
     Ok(())
+}
+
+/// kustomize keeps a resource's origin and its list of transformations as annotations
+/// while it builds (`config.kubernetes.io/origin`,
+/// `alpha.config.kubernetes.io/transformations`); kbuild keeps them beside the resource
+/// and writes them at the end. A patch (JSON 6902, or strategic merge with
+/// `annotations: null` or `$patch: replace`) that replaces or removes the annotations
+/// drops them in kustomize, which then takes the next transformer for the resource's
+/// origin. These marks stand in for them while the patch runs, so that what the patch
+/// removes is known.
+struct BuildMetaMarks {
+    origin: bool,
+    transformations: bool,
+    /// Whether the resource had an annotation mapping before the marks were placed.
+    had_annotations: bool,
+}
+
+impl BuildMetaMarks {
+    const MARK: &'static str = "kbuild: build metadata";
+
+    fn place(res: &mut Resource) -> BuildMetaMarks {
+        use crate::transform::build_metadata::{ORIGIN_ANNOTATION, TRANSFORMATIONS_ANNOTATION};
+        let origin = res.origin.is_some();
+        let transformations = !res.transformations.is_empty();
+        let had_annotations = res.node.get_path(&["metadata", "annotations"]).is_some();
+        if (origin || transformations)
+            && let Some(ann) = res.node.ensure_map(&["metadata", "annotations"])
+        {
+            for (key, on) in [
+                (ORIGIN_ANNOTATION, origin),
+                (TRANSFORMATIONS_ANNOTATION, transformations),
+            ] {
+                if on && !ann.contains_key(key) {
+                    ann.insert(key, Node::text(Self::MARK));
+                }
+            }
+        }
+        BuildMetaMarks {
+            origin,
+            transformations,
+            had_annotations,
+        }
+    }
+
+    /// Removes the marks; what the patch removed is forgotten.
+    fn take(self, res: &mut Resource) {
+        use crate::transform::build_metadata::{ORIGIN_ANNOTATION, TRANSFORMATIONS_ANNOTATION};
+        if !self.origin && !self.transformations {
+            return;
+        }
+        let mut kept = [false; 2];
+        if let Some(Node::Map(ann)) = res.node.get_path_mut(&["metadata", "annotations"]) {
+            for (i, key) in [ORIGIN_ANNOTATION, TRANSFORMATIONS_ANNOTATION]
+                .into_iter()
+                .enumerate()
+            {
+                if ann.get(key).and_then(Node::as_str) == Some(Self::MARK) {
+                    ann.shift_remove(key);
+                    kept[i] = true;
+                }
+            }
+            if ann.is_empty()
+                && !self.had_annotations
+                && let Some(Node::Map(meta)) = res.node.get_mut("metadata")
+            {
+                meta.shift_remove("annotations");
+            }
+        }
+        if self.origin && !kept[0] {
+            res.origin = None;
+        }
+        if self.transformations && !kept[1] {
+            res.transformations.clear();
+        }
+    }
 }
 
 /// The one resource a target-less strategic-merge patch applies to: any

@@ -329,6 +329,10 @@ fn value_of(rm: &ResMap, v: &DeclaredVar) -> Result<VarValue> {
         ));
     };
     match lookup(&r.node, &v.field_path) {
+        // kyaml's GetFieldValue gives a timestamp's text as written (`2024-01-01`).
+        Some(Node::Str(_)) if let Some(text) = timestamp_text(&r.node, &v.field_path) => {
+            Ok(VarValue::Str(text.to_owned()))
+        }
         Some(n) => Ok(VarValue::from_node(n)),
         None => Err(Error::invalid_config(format!(
             "var '{}' declared in {}: field '{}' not found in {}",
@@ -596,23 +600,35 @@ fn go_atoi(s: &str) -> Option<i64> {
 }
 
 /// The node a var's field path reaches, if any.
+/// The text a timestamp at `path` was written as, where kbuild keeps one (see
+/// [`crate::yaml::Map::typed_text`]).
+fn timestamp_text<'a>(node: &'a Node, path: &str) -> Option<&'a str> {
+    let steps = parse_field_path(path);
+    let (Step::Field(key), parents) = steps.split_last()? else {
+        return None;
+    };
+    lookup_steps(node, parents)?.as_map()?.typed_text(key)
+}
+
 fn lookup<'a>(node: &'a Node, path: &str) -> Option<&'a Node> {
-    parse_field_path(path)
-        .iter()
-        .try_fold(node, |n, s| match (s, n) {
-            (Step::Field(k), Node::Map(m)) => m.get(k),
-            (Step::Index(i), Node::Seq(items)) => items.get(*i),
-            (Step::Last, Node::Seq(items)) => items.last(),
-            (Step::Match(k, v), Node::Seq(items)) => items.iter().find(|item| {
-                let value = if k.is_empty() {
-                    Some(*item)
-                } else {
-                    item.get(k)
-                };
-                value.and_then(Node::scalar_string).is_some_and(|s| &s == v)
-            }),
-            _ => None,
-        })
+    lookup_steps(node, &parse_field_path(path))
+}
+
+fn lookup_steps<'a>(node: &'a Node, steps: &[Step]) -> Option<&'a Node> {
+    steps.iter().try_fold(node, |n, s| match (s, n) {
+        (Step::Field(k), Node::Map(m)) => m.get(k),
+        (Step::Index(i), Node::Seq(items)) => items.get(*i),
+        (Step::Last, Node::Seq(items)) => items.last(),
+        (Step::Match(k, v), Node::Seq(items)) => items.iter().find(|item| {
+            let value = if k.is_empty() {
+                Some(*item)
+            } else {
+                item.get(k)
+            };
+            value.and_then(Node::scalar_string).is_some_and(|s| &s == v)
+        }),
+        _ => None,
+    })
 }
 
 #[cfg(test)]

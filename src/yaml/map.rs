@@ -53,8 +53,22 @@ pub enum Style {
 #[derive(Clone, Default)]
 pub struct Map {
     entries: Vec<Entry_>,
+    /// The hash index (large maps) and the texts of numbers; boxed and absent for nearly
+    /// every map, so a mapping costs no more than a vector and a pointer.
+    extra: Option<Box<Extra>>,
+}
+
+/// What few maps need.
+#[derive(Clone, Default)]
+struct Extra {
     /// Positions in `entries`, hashed by key; present only above [`INDEX_FROM`] entries.
-    index: Option<Box<HashTable<usize>>>,
+    index: Option<HashTable<usize>>,
+    /// The text a number or boolean value was written as, where kbuild would spell its
+    /// value otherwise (`1.50`, `0x1F`, `+12`, `1.0e+3`, `False`), by key. kustomize's node keeps the
+    /// text, and the operations that read a scalar as text (a `behavior: merge`
+    /// generator's string maps, a ConfigMap's name hash, a replacement's source value)
+    /// copy it; printing and JSON patches see only the number. See [`Map::typed_text`].
+    texts: Vec<(Key, super::node::Str)>,
 }
 
 fn hash(key: &str) -> u64 {
@@ -73,7 +87,7 @@ impl Map {
     pub fn with_capacity(capacity: usize) -> Map {
         Map {
             entries: Vec::with_capacity(capacity),
-            index: None,
+            extra: None,
         }
     }
 
@@ -103,7 +117,7 @@ impl Map {
     /// Position of `key`.
     #[inline]
     pub fn get_index_of(&self, key: &str) -> Option<usize> {
-        match &self.index {
+        match self.extra.as_deref().and_then(|e| e.index.as_ref()) {
             Some(index) => self.find_indexed(index, key),
             None => find_small(&self.entries, key.as_bytes()),
         }
@@ -164,8 +178,9 @@ impl Map {
     pub fn insert_full(&mut self, key: impl Into<Key>, value: Node) -> (usize, Option<Node>) {
         let key = key.into();
         if let Some(i) = self.get_index_of(&key) {
-            // A new node replaces the old one, with its own (plain) style.
+            // A new node replaces the old one, with its own (plain) style and no text.
             self.entries[i].2 = Style::Plain;
+            self.forget_typed_text(&key);
             return (i, Some(std::mem::replace(&mut self.entries[i].1, value)));
         }
         (self.push_new(key, value), None)
@@ -183,7 +198,7 @@ impl Map {
     /// Appends an entry whose key is known to be absent.
     fn push_new(&mut self, key: Key, value: Node) -> usize {
         let i = self.entries.len();
-        match &mut self.index {
+        match self.extra.as_deref_mut().and_then(|e| e.index.as_mut()) {
             Some(index) => {
                 let entries = &self.entries;
                 index.insert_unique(hash(&key), i, |&j| hash(&entries[j].0));
@@ -203,6 +218,7 @@ impl Map {
     pub fn shift_remove(&mut self, key: &str) -> Option<Node> {
         let i = self.get_index_of(key)?;
         let (_, v, _) = self.entries.remove(i);
+        self.forget_typed_text(key);
         self.reindex();
         Some(v)
     }
@@ -210,6 +226,14 @@ impl Map {
     /// Keeps the entries for which `keep` says yes, in order.
     pub fn retain(&mut self, mut keep: impl FnMut(&Key, &mut Node) -> bool) {
         self.entries.retain_mut(|(k, v, _)| keep(k, v));
+        if let Some(extra) = self.extra.as_deref_mut()
+            && !extra.texts.is_empty()
+        {
+            let entries = &self.entries;
+            extra
+                .texts
+                .retain(|(k, _)| entries.iter().any(|(e, _, _)| e == k));
+        }
         self.reindex();
     }
 
@@ -222,16 +246,80 @@ impl Map {
     /// Rebuilds (or drops) the hash index after entries moved.
     fn reindex(&mut self) {
         if self.entries.len() <= INDEX_FROM {
-            self.index = None;
+            if let Some(extra) = self.extra.as_deref_mut() {
+                extra.index = None;
+                if extra.texts.is_empty() {
+                    self.extra = None;
+                }
+            }
             return;
         }
-        let index = self
+        let extra = self.extra.get_or_insert_with(Box::default);
+        let index = extra
             .index
-            .get_or_insert_with(|| Box::new(HashTable::with_capacity(self.entries.len())));
+            .get_or_insert_with(|| HashTable::with_capacity(self.entries.len()));
         index.clear();
         let entries = &self.entries;
         for (i, (k, _, _)) in entries.iter().enumerate() {
             index.insert_unique(hash(k), i, |&j| hash(&entries[j].0));
+        }
+    }
+
+    /// The text the number or boolean at `key` was written as, where it is not the value's usual
+    /// spelling (kustomize copies that text where it reads the scalar as a string). `None`
+    /// when no text is kept, or the value is no longer the number the text reads as (a
+    /// later write replaced it).
+    pub fn typed_text(&self, key: &str) -> Option<&str> {
+        let (_, text) = self
+            .extra
+            .as_deref()?
+            .texts
+            .iter()
+            .find(|(k, _)| k == key)?;
+        let value = self.get(key)?;
+        // (A string has a text kept only as a timestamp's: `2024-01-01`, held as
+        // `2024-01-01T00:00:00Z`.)
+        if !matches!(
+            value,
+            Node::Int(_) | Node::Uint(_) | Node::Float(_) | Node::Bool(_) | Node::Str(_)
+        ) {
+            return None;
+        }
+        match crate::yaml::parse::resolve_resource_scalar(text, None) {
+            Ok(typed) if typed == *value => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The value at `key` as kustomize reads a scalar into a string: the text of a number or boolean
+    /// where one is kept, else the value's usual spelling; `None` for collections.
+    pub fn scalar_text(&self, key: &str) -> Option<String> {
+        match self.typed_text(key) {
+            Some(text) => Some(text.to_owned()),
+            None => self.get(key)?.scalar_string(),
+        }
+    }
+
+    /// Keeps `text` as the spelling of the number at `key` (see [`Map::typed_text`]).
+    pub fn set_typed_text(&mut self, key: &str, text: &str) {
+        let extra = self.extra.get_or_insert_with(Box::default);
+        match extra.texts.iter_mut().find(|(k, _)| k == key) {
+            Some((_, t)) => *t = text.into(),
+            None => extra.texts.push((key.into(), text.into())),
+        }
+    }
+
+    /// Forgets the text kept for the number at `key`.
+    pub fn forget_typed_text(&mut self, key: &str) {
+        if let Some(extra) = self.extra.as_deref_mut() {
+            extra.texts.retain(|(k, _)| k != key);
+        }
+    }
+
+    /// Forgets every number's or boolean's text in this map (not in nested ones).
+    pub fn forget_typed_texts(&mut self) {
+        if let Some(extra) = self.extra.as_deref_mut() {
+            extra.texts.clear();
         }
     }
 
@@ -484,13 +572,59 @@ mod tests {
         for n in [0, 3, INDEX_FROM, INDEX_FROM + 1, 200] {
             let m = big(n);
             assert_eq!(m.len(), n);
-            assert_eq!(m.index.is_some(), n > INDEX_FROM);
+            assert_eq!(
+                m.extra.as_ref().is_some_and(|e| e.index.is_some()),
+                n > INDEX_FROM
+            );
             for i in 0..n {
                 assert_eq!(m.get(&format!("k{i}")), Some(&Node::Int(i as i64)));
                 assert_eq!(m.get_index_of(&format!("k{i}")), Some(i));
             }
             assert_eq!(m.get("missing"), None);
         }
+    }
+
+    /// A number's text is told only while the value is still the number it reads as,
+    /// and a new value, a removal or a kept-out entry forgets it.
+    #[test]
+    fn typed_texts_follow_their_values() {
+        let mut m = big(20);
+        m.insert("f", Node::Float(1.5));
+        m.set_typed_text("f", "1.50");
+        assert_eq!(m.typed_text("f"), Some("1.50"));
+        assert_eq!(m.scalar_text("f").as_deref(), Some("1.50"));
+        assert_eq!(m.scalar_text("k3").as_deref(), Some("3"));
+        // Moves keep it (keyed by name, not position), the index too.
+        m.shift_remove("k0");
+        m.sort_keys();
+        assert_eq!(m.typed_text("f"), Some("1.50"));
+        // A value changed in place no longer reads as the text.
+        if let Some(v) = m.get_mut("f") {
+            *v = Node::Float(2.0);
+        }
+        assert_eq!(m.typed_text("f"), None);
+        // A new value forgets the text, even one equal to the old.
+        m.set_typed_text("f", "2.0");
+        assert_eq!(m.typed_text("f"), Some("2.0"));
+        m.insert("f", Node::Float(2.0));
+        assert_eq!(m.typed_text("f"), None);
+        m.set_typed_text("f", "2.0");
+        m.shift_remove("f");
+        m.insert("f", Node::Float(2.0));
+        assert_eq!(m.typed_text("f"), None);
+        // Strings have no number text.
+        m.insert("s", Node::text("0x1F"));
+        m.set_typed_text("s", "0x1F");
+        assert_eq!(m.typed_text("s"), None);
+        // Small maps keep texts without an index.
+        let mut small = Map::new();
+        small.insert("h", Node::Int(31));
+        small.set_typed_text("h", "0x1F");
+        small.retain(|_, _| true);
+        assert_eq!(small.typed_text("h"), Some("0x1F"));
+        small.retain(|_, _| false);
+        small.insert("h", Node::Int(31));
+        assert_eq!(small.typed_text("h"), None);
     }
 
     #[test]
@@ -502,7 +636,7 @@ mod tests {
         assert_eq!(m.get("k5"), Some(&Node::Null));
         m.retain(|k, _| k.len() == 2);
         assert_eq!(m.len(), 9);
-        assert!(m.index.is_none());
+        assert!(m.extra.as_ref().is_none_or(|e| e.index.is_none()));
         m.sort_keys();
         assert_eq!(m.get_index(0).map(|(k, _)| k.as_str()), Some("k1"));
         assert_eq!(m.get("k9"), Some(&Node::Int(9)));

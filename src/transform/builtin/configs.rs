@@ -184,6 +184,12 @@ fn builtin(node: &Node, kind: &str) -> Result<Builtin<'static>> {
                     "PatchJson6902Transformer needs a target",
                 ));
             }
+            // Refused when configured, by kustomize v5.5.0 and v5.8.1 alike.
+            if c.target.as_ref().is_some_and(|t| t.name.is_empty()) {
+                return Err(Error::invalid_config(
+                    "invalid PatchJson6902Transformer config: must specify the target name",
+                ));
+            }
             // kustomize reads the file when `path` is set, else `jsonOp`.
             let (path, patch) = if c.path.is_empty() {
                 (String::new(), c.json_op)

@@ -168,11 +168,19 @@ pub(crate) fn apply_json6902_entry(
     env: &mut Env,
     changes: &mut Changes,
 ) -> Result<()> {
-    let (text, source) = patch::entry_text(p, &mut env.reader("patch file"))?;
-    let ops = env.parsed.json_ops(&text, &source)?;
     let target = p
         .target
         .as_ref()
         .ok_or_else(|| Error::invalid_patch(format!("{what} needs a 'target'")))?;
+    // kustomize's PatchJson6902Transformer refuses a target without a name when it is
+    // configured, before it reads the patch (v5.5.0 and v5.8.1 alike; `patches:` entries
+    // run through PatchTransformer, which selects by any field).
+    if target.name.is_empty() {
+        return Err(Error::invalid_patch(format!(
+            "{what}: must specify the target name"
+        )));
+    }
+    let (text, source) = patch::entry_text(p, &mut env.reader("patch file"))?;
+    let ops = env.parsed.json_ops(&text, &source)?;
     patch::apply_json(rm, &ops, target, env.budget, changes)
 }

@@ -72,6 +72,20 @@ impl FieldPath {
         Ok(lookup_parts(&self.parts, node)?.map(|(n, _)| n))
     }
 
+    /// The text the number at the path was written as, where kbuild keeps one (see
+    /// [`crate::yaml::Map::typed_text`]); `None` for anything else.
+    pub(crate) fn lookup_typed_text<'n>(&self, node: &'n Node) -> Option<&'n str> {
+        let (_, steps) = lookup_parts(&self.parts, node).ok()??;
+        let (PathStep::Key(key), parents) = steps.split_last()? else {
+            return None;
+        };
+        let parent = parents.iter().try_fold(node, |n, step| match step {
+            PathStep::Key(k) => n.get(k),
+            PathStep::Index(i) => n.as_seq()?.get(*i),
+        })?;
+        parent.as_map()?.typed_text(key)
+    }
+
     /// [`FieldPath::lookup`] of the first `n` [target parts](FieldPath::target_parts),
     /// with the keys and indexes it went through.
     pub(crate) fn lookup_prefix<'n>(

@@ -438,7 +438,13 @@ fn source_value(rm: &ResMap, source: &Source, schemas: &Schemas) -> Result<Value
             )));
         }
     };
-    let value = Value::of(node);
+    let mut value = Value::of(node);
+    // kustomize copies the source node's text: a number keeps its spelling (`1.0e+3`).
+    if let (Value::Scalar { text, .. }, Some(written)) =
+        (&mut value, path.lookup_typed_text(&res.node))
+    {
+        *text = written.to_owned();
+    }
     match source.options.as_ref().filter(|o| !o.delimiter.is_empty()) {
         None => Ok(value),
         Some(o) => part_of_source(value, o)

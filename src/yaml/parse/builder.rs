@@ -308,8 +308,31 @@ impl<'i, 's> Builder<'i, 's> {
             return self.attach(node, size, at, false);
         }
         let empty = text.is_empty();
+        // A plain number or boolean in a resource keeps the text it was written as when
+        // kbuild would spell the value otherwise (`1.50`, `0x1F`, `False`; see
+        // `Map::typed_text`); only texts that can start one are kept aside, before they
+        // are resolved.
+        let typed_text = (plain
+            && tag == TagRef::None
+            && self.schema == Schema::Resource
+            && text.as_bytes().first().is_some_and(|b| {
+                b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.' | b'T' | b'F')
+            }))
+        .then(|| text.clone());
         let Resolved { mut node, kind } =
             resolve::resolve(text, plain, tag, self.schema).map_err(|m| self.ctx.error(at, m))?;
+        if let Some(text) = typed_text
+            && match &node {
+                Node::Int(_) | Node::Uint(_) | Node::Float(_) | Node::Bool(_) => {
+                    !spelled_as_printed(&node, &text)
+                }
+                // A timestamp is held as the RFC 3339 text JSON gives it.
+                Node::Str(s) => kind == Kind::Timestamp && *s != *text,
+                _ => false,
+            }
+        {
+            self.mark_typed_text(&text);
+        }
         if empty && node.is_null() && self.schema == Schema::Resource {
             self.note_empty_null();
         }
@@ -363,6 +386,24 @@ impl<'i, 's> Builder<'i, 's> {
         }) = self.stack.last_mut()
         {
             map.set_style_at(*i, style);
+        }
+    }
+
+    /// Keeps the text of the number about to be attached as a mapping value.
+    fn mark_typed_text(&mut self, text: &str) {
+        if let Some(Frame {
+            body:
+                Body::Map(MapFrame {
+                    map,
+                    next: Slot::Value(i),
+                    ..
+                }),
+            ..
+        }) = self.stack.last_mut()
+            && let Some((key, _)) = map.get_index(*i)
+        {
+            let key = key.clone();
+            map.set_typed_text(&key, text);
         }
     }
 
@@ -538,4 +579,21 @@ impl<'i> fast::Sink<'i> for FastSink<'i, '_> {
     fn close(&mut self, _: bool, _: Span) -> Result<(), ()> {
         self.builder.close().map_err(drop)
     }
+}
+
+/// Whether kbuild prints the typed scalar `node` as `text`, the way it was written; decimal
+/// integers (nearly every number in a manifest: ports, replicas) are told without
+/// formatting the value.
+fn spelled_as_printed(node: &Node, text: &str) -> bool {
+    if let Node::Int(_) | Node::Uint(_) = node {
+        let digits = text.strip_prefix('-').unwrap_or(text);
+        if !digits.is_empty()
+            && digits.bytes().all(|b| b.is_ascii_digit())
+            && (digits == "0" || !digits.starts_with('0'))
+            && text != "-0"
+        {
+            return true;
+        }
+    }
+    node.scalar_string().as_deref() == Some(text)
 }

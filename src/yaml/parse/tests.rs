@@ -608,3 +608,34 @@ fn empty_nulls_are_recorded_through_block_collections() {
         ]
     );
 }
+
+/// A resource's plain numbers keep their text where kbuild would spell the value
+/// otherwise; quoted, tagged and usually spelled ones, and kustomization files, keep none.
+#[test]
+fn resource_numbers_keep_their_text() {
+    let body = "  day: 2024-01-01\n  i: 007\n  j: -5\n  k: -0\n  t: False\n  u: true\n  a: 1.50\n  b: 0x1F\n  c: +12\n  d: 1.0e+3\n  e: 12\n  f: \"1.50\"\n  g: !!float 1.50\n  h: 1.5\n  l: [1.50]\n";
+    let s = spec(body);
+    let m = s.as_map().expect("a mapping");
+    for (k, want) in [
+        ("day", Some("2024-01-01")),
+        ("i", Some("007")),
+        ("j", None),
+        ("k", Some("-0")),
+        ("t", Some("False")),
+        ("u", None),
+        ("a", Some("1.50")),
+        ("b", Some("0x1F")),
+        ("c", Some("+12")),
+        ("d", Some("1.0e+3")),
+        ("e", None),
+        ("f", None),
+        ("g", None),
+        ("h", None),
+    ] {
+        assert_eq!(m.typed_text(k), want, "{k}");
+    }
+    assert_eq!(m.get("a"), Some(&Node::Float(1.5)));
+    let k = kustomization("replicas:\n- name: x\n  count: 0x1F\n");
+    let item = &k.get("replicas").and_then(Node::as_seq).expect("a list")[0];
+    assert_eq!(item.as_map().and_then(|m| m.typed_text("count")), None);
+}
