@@ -339,7 +339,8 @@ fn finish(
     // Untagged values (fields replacements created) take the type their text reads as
     // when kustomize prints the resource.
     for res in acc.resmap.iter_mut().filter(|r| r.untagged) {
-        crate::merge::scalar_style::resolve_untagged(&mut res.node);
+        crate::merge::scalar_style::resolve_untagged(&mut res.node)
+            .map_err(|e| e.context(res.id().to_string()))?;
         res.untagged = false;
     }
     transform::annotation_strings::normalize_annotations(&mut acc.resmap);

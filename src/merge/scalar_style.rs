@@ -23,6 +23,7 @@
 //! The table of operations, checked against kustomize v5.5.0 and v5.8.1, is in
 //! `docs/src/internals/scalars.md`.
 
+use crate::error::Error;
 use crate::resource::shared::Step;
 use crate::yaml::Node;
 use crate::yaml::map::{Map, Style};
@@ -225,25 +226,45 @@ pub fn untagged_text_matters(text: &str) -> bool {
 /// go-yaml v3 reads its text as, written plain: what kustomize's untagged node becomes
 /// when the resource is printed or turned into JSON. Annotations keep their text
 /// (kustomize reads them as a string map).
-pub fn resolve_untagged(node: &mut Node) {
+///
+/// A text that reads as infinity or NaN (`.inf`, written by a replacement into a field an
+/// earlier one created) is an error: kustomize fails there, as Go's JSON encoder refuses
+/// the value (`json: unsupported value: +Inf`).
+pub fn resolve_untagged(node: &mut Node) -> Result<(), Error> {
     let Node::Map(m) = node else {
         if let Node::Seq(items) = node {
-            items.iter_mut().for_each(resolve_untagged);
+            return items.iter_mut().try_for_each(resolve_untagged);
         }
-        return;
+        return Ok(());
     };
     for i in 0..m.len() {
         if m.style_at(i) == Style::Untagged {
             m.set_style_at(i, Style::Plain);
-            if let Some((_, value)) = m.get_index_mut(i)
+            if let Some((key, value)) = m.get_index_mut(i)
                 && let Node::Str(text) = value
                 && let Ok(typed) = crate::yaml::parse::resolve_resource_scalar(text, None)
             {
+                if let Node::Float(f) = typed
+                    && !f.is_finite()
+                {
+                    let go = if f.is_nan() {
+                        "NaN"
+                    } else if f > 0.0 {
+                        "+Inf"
+                    } else {
+                        "-Inf"
+                    };
+                    return Err(Error::invalid_config(format!(
+                        "'{key}' holds {text:?}, which reads as a number kustomize cannot write \
+                         as JSON (json: unsupported value: {go}); quote the replacement's \
+                         source to keep it a string"
+                    )));
+                }
                 *value = typed;
             }
         }
     }
-    m.values_mut().for_each(resolve_untagged);
+    m.values_mut().try_for_each(resolve_untagged)
 }
 
 /// What kyaml's strategic merge does to the untagged values of the resource it walks:
@@ -494,14 +515,14 @@ mod tests {
         }
         let mut merged = Node::Map(m.clone());
         quote_untagged_yaml11_non_strings(&mut merged);
-        resolve_untagged(&mut merged);
+        resolve_untagged(&mut merged).unwrap();
         // YAML 1.1 reads `True` and `7` as non-strings: quoted by the merge; a date is a
         // string there (go-yaml v2), so it stays untagged and prints as v3's timestamp.
         assert_eq!(merged.get("t"), Some(&Node::text("True")));
         assert_eq!(merged.get("n"), Some(&Node::text("7")));
         assert_eq!(merged.get("d"), Some(&Node::text("2024-01-01T00:00:00Z")));
         let mut printed = Node::Map(m);
-        resolve_untagged(&mut printed);
+        resolve_untagged(&mut printed).unwrap();
         assert_eq!(printed.get("t"), Some(&Node::Bool(true)));
         assert_eq!(printed.get("n"), Some(&Node::Int(7)));
         assert_eq!(printed.get("s"), Some(&Node::text("x")));

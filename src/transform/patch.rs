@@ -286,7 +286,8 @@ pub(crate) fn apply_json(
         res.store_prev_id();
         if res.untagged {
             // kustomize's JSON of an untagged node is the type its text reads as.
-            crate::merge::scalar_style::resolve_untagged(&mut res.node);
+            crate::merge::scalar_style::resolve_untagged(&mut res.node)
+                .map_err(|e| e.context(format!("applying JSON patch to {}", res.id())))?;
             res.untagged = false;
         }
         crate::merge::scalar_style::annotations_before_json_patch(&mut res.node);
