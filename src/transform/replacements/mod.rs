@@ -49,7 +49,7 @@ use crate::yaml::parse::PathStep;
 use select::{IdSelector, TargetMatcher, resource_ids};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use value::{Value, created_text, delimiter_on_collection, set_field};
+use value::{Value, created_text, delimiter_on_collection, set_field_in};
 
 /// The field path used when a source or target gives none.
 pub(crate) const DEFAULT_FIELD_PATH: &str = "metadata.name";
@@ -530,6 +530,8 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
             if into_text && structured::set(res, path, value, create).map_err(at)? {
                 continue;
             }
+            // kustomize reads annotations as a string map (see value::set_field_in).
+            let annotation = path.to_string().starts_with("metadata.annotations.");
             let mut writes = SharedWrites::new(res);
             let trail = writes.on || options.create;
             // Scalars `create` made, with their text: kustomize's are untagged.
@@ -540,7 +542,7 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
             let mut retyped = false;
             let mut set = |field: &mut Node, created: bool, at: &[PathStep]| {
                 writes.note(field, created, at);
-                set_field(field, created, value, &options)?;
+                set_field_in(field, created, value, &options, annotation)?;
                 if created && !matches!(field, Node::Map(_) | Node::Seq(_)) {
                     made.push((at.to_vec(), created_text(value, &options)));
                 } else if let Node::Str(t) = field {

@@ -129,7 +129,7 @@ pub(super) fn delimiter_on_collection(found: &str) -> Error {
     ))
 }
 
-/// The text `set_field` puts into a field `create` made.
+/// The text `set_field_in` puts into a field `create` made.
 pub(super) fn created_text(value: &Value, o: &FieldOptions) -> String {
     match o.delimiter.is_empty() {
         true => value.text().to_string(),
@@ -138,11 +138,16 @@ pub(super) fn created_text(value: &Value, o: &FieldOptions) -> String {
 }
 
 /// Puts `value` into one target field (kustomize's `setFieldValue`).
-pub(super) fn set_field(
+///
+/// In a field of a string map (an annotation, `string_map`), which kustomize reads as
+/// text, the text written stays that text (`012`, a number past 2^64, a `.inf` that fails
+/// in any other field).
+pub(super) fn set_field_in(
     field: &mut Node,
     created: bool,
     value: &Value,
     o: &FieldOptions,
+    string_map: bool,
 ) -> Result<()> {
     let is_scalar = !matches!(field, Node::Map(_) | Node::Seq(_));
     let mut text = value.text().to_string();
@@ -171,7 +176,10 @@ pub(super) fn set_field(
             tag.map_or("a new", type_word)
         ))
     })?;
-    if let Node::Float(f) = field
+    if string_map && !matches!(field, Node::Str(_)) {
+        // The text as written (`012` stays `012`, a 30-digit number keeps its digits).
+        *field = Node::text(&text);
+    } else if let Node::Float(f) = field
         && !f.is_finite()
     {
         // kustomize holds the value and fails when it prints the resource
@@ -209,7 +217,7 @@ mod tests {
 
     fn set(field: Node, created: bool, value: Node, o: FieldOptions) -> Result<Node> {
         let mut f = field;
-        set_field(&mut f, created, &Value::of(&value), &o)?;
+        set_field_in(&mut f, created, &Value::of(&value), &o, false)?;
         Ok(f)
     }
 
@@ -260,7 +268,7 @@ mod tests {
         let o = FieldOptions::default();
         let put = |field: Node, created: bool, text: &str| {
             let mut f = field;
-            set_field(&mut f, created, &Value::untagged(text), &o).map(|()| f)
+            set_field_in(&mut f, created, &Value::untagged(text), &o, false).map(|()| f)
         };
         // A scalar target keeps its type; a created field or a replaced
         // mapping reads the text as YAML would.
