@@ -16,13 +16,20 @@ pub struct Gvk {
     pub kind: CompactString,
 }
 
+/// `apps/v1` as (`apps`, `v1`), `v1` as (``, `v1`): the last `/` splits. A byte search
+/// (memrchr): ids are read for every duplicate check, patch and selector.
+pub(crate) fn split_api_version(api_version: &str) -> (&str, &str) {
+    match memchr::memrchr(b'/', api_version.as_bytes()) {
+        // `/` is ASCII: both sides are on character boundaries.
+        Some(i) => (&api_version[..i], &api_version[i + 1..]),
+        None => ("", api_version),
+    }
+}
+
 impl Gvk {
     /// Splits an `apiVersion` ("apps/v1", "v1") into group and version.
     pub fn from_api_version(api_version: &str, kind: &str) -> Gvk {
-        let (group, version) = match api_version.rsplit_once('/') {
-            Some((g, v)) => (g, v),
-            None => ("", api_version),
-        };
+        let (group, version) = split_api_version(api_version);
         Gvk {
             group: group.into(),
             version: version.into(),

@@ -163,11 +163,11 @@ impl Resource {
         let f = IdFields::of(&self.node);
         let (group, version) = match text_of(f.api_version) {
             Cow::Borrowed(api) => {
-                let (g, v) = api.rsplit_once('/').unwrap_or(("", api));
+                let (g, v) = id::split_api_version(api);
                 (Cow::Borrowed(g), Cow::Borrowed(v))
             }
             Cow::Owned(api) => {
-                let (g, v) = api.rsplit_once('/').unwrap_or(("", &api));
+                let (g, v) = id::split_api_version(&api);
                 (Cow::Owned(g.to_string()), Cow::Owned(v.to_string()))
             }
         };

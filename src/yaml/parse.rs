@@ -156,13 +156,18 @@ pub(crate) fn resolve_resource_scalar(text: &str, tag: Option<&str>) -> Result<N
 /// as there. Texts that read as a mapping, a list or nothing at all are approximated by
 /// their first characters.
 pub(crate) fn is_yaml11_non_string(text: &str) -> bool {
-    if text.is_empty() || text.contains('\n') {
+    let bytes = text.as_bytes();
+    // This runs for every plain string a strategic merge walks: byte searches (memchr)
+    // rather than substring searchers.
+    if bytes.is_empty() || memchr::memchr(b'\n', bytes).is_some() {
         return false;
     }
     if text.starts_with('#') || text.starts_with("- ") || text == "-" {
         return true;
     }
-    if text.contains(": ") || text.ends_with(':') {
+    let colon_space =
+        memchr::memchr_iter(b':', bytes).any(|i| matches!(bytes.get(i + 1), None | Some(b' ')));
+    if colon_space {
         return true;
     }
     // Only these first bytes lead go-yaml v2's resolver anywhere but a string.
