@@ -83,7 +83,7 @@ pub fn annotations_before_json_patch(node: &mut Node) {
         return;
     };
     for i in 0..ann.len() {
-        if ann.style_at(i) != Style::PlainText {
+        if !matches!(ann.style_at(i), Style::PlainText | Style::UntaggedText) {
             continue;
         }
         let Some((_, value)) = ann.get_index_mut(i) else {
@@ -107,7 +107,7 @@ pub fn annotations_as_strings(node: &mut Node) {
         return;
     };
     for i in 0..ann.len() {
-        if ann.style_at(i) == Style::PlainText {
+        if matches!(ann.style_at(i), Style::PlainText | Style::UntaggedText) {
             ann.set_style_at(i, Style::Plain);
         }
     }
@@ -303,7 +303,7 @@ pub fn quote_plain_yaml11_non_strings(node: &mut Node) {
         return;
     };
     for i in 0..m.len() {
-        if m.style_at(i) == Style::Plain
+        if matches!(m.style_at(i), Style::Plain | Style::UntaggedText)
             && let Some((_, Node::Str(text))) = m.get_index(i)
             && crate::yaml::parse::is_yaml11_non_string(text)
         {

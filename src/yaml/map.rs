@@ -47,6 +47,12 @@ pub enum Style {
     /// resource is printed or JSON-patched; until then later writes only swap its text
     /// (see `merge::scalar_style::resolve_untagged`).
     Untagged,
+    /// An annotation value a replacement's `create: true` made: untagged in kustomize as
+    /// [`Style::Untagged`] is, but read as its text like [`Style::PlainText`] (annotations
+    /// are a string map), except where kustomize's strategic merge walks it: its
+    /// `FieldSetter` double-quotes an untagged YAML 1.1 non-string (`012`, `on`), which a
+    /// later JSON 6902 patch then sees as a string.
+    UntaggedText,
 }
 
 /// An insertion-ordered map from string keys to nodes.

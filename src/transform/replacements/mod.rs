@@ -609,7 +609,7 @@ fn mark_untagged(res: &mut Resource, at: &[PathStep], text: String) {
         *v = Node::text(text);
     }
     if annotation {
-        m.set_style_at(i, Style::PlainText);
+        m.set_style_at(i, Style::UntaggedText);
     } else {
         m.set_style_at(i, Style::Untagged);
         res.untagged = true;
