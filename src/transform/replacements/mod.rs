@@ -530,8 +530,6 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
             if into_text && structured::set(res, path, value, create).map_err(at)? {
                 continue;
             }
-            // kustomize reads annotations as a string map (see value::set_field_in).
-            let annotation = path.to_string().starts_with("metadata.annotations.");
             let mut writes = SharedWrites::new(res);
             let trail = writes.on || options.create;
             // Scalars `create` made, with their text: kustomize's are untagged.
@@ -542,7 +540,8 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
             let mut retyped = false;
             let mut set = |field: &mut Node, created: bool, at: &[PathStep]| {
                 writes.note(field, created, at);
-                set_field_in(field, created, value, &options, annotation)?;
+                // kustomize reads annotations as a string map (see value::set_field_in).
+                set_field_in(field, created, value, &options, is_annotation(at))?;
                 if created && !matches!(field, Node::Map(_) | Node::Seq(_)) {
                     made.push((at.to_vec(), created_text(value, &options)));
                 } else if let Node::Str(t) = field {
@@ -595,12 +594,17 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
     Ok(selected)
 }
 
+/// Whether the field at `at` is an annotation's value (`metadata.annotations.KEY`).
+fn is_annotation(at: &[PathStep]) -> bool {
+    matches!(at, [PathStep::Key(m), PathStep::Key(a), _] if m == "metadata" && a == "annotations")
+}
+
 /// Makes the field `create` made at `at` what kustomize's is: a node without a tag
-/// holding `text` ([`Style::Untagged`]), or, as an annotation, that text (kustomize reads
+/// holding `text` ([`Style::Untagged`]), or, as an annotation, that text ([`Style::UntaggedText`]: kustomize reads
 /// annotations as strings). A field in a list keeps the type its text reads as (kbuild
 /// keeps no style for list items).
 fn mark_untagged(res: &mut Resource, at: &[PathStep], text: String) {
-    let annotation = matches!(at, [PathStep::Key(m), PathStep::Key(a), _] if m == "metadata" && a == "annotations");
+    let annotation = is_annotation(at);
     let Some((m, i)) = crate::merge::scalar_style::entry_at(&mut res.node, &trail_of_path(at))
     else {
         return;

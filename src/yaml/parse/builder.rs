@@ -372,35 +372,34 @@ impl<'i, 's> Builder<'i, 's> {
         self.attach(node, size, at, false)
     }
 
+    /// The mapping whose value is about to be attached, and that value's position.
+    fn pending_value(&mut self) -> Option<(&mut crate::yaml::map::Map, usize)> {
+        match self.stack.last_mut() {
+            Some(Frame {
+                body:
+                    Body::Map(MapFrame {
+                        map,
+                        next: Slot::Value(i),
+                        ..
+                    }),
+                ..
+            }) => Some((map, *i)),
+            _ => None,
+        }
+    }
+
     /// Notes how the mapping value about to be attached was written (see
     /// [`crate::yaml::map::Style`]).
     fn mark_style(&mut self, style: crate::yaml::map::Style) {
-        if let Some(Frame {
-            body:
-                Body::Map(MapFrame {
-                    map,
-                    next: Slot::Value(i),
-                    ..
-                }),
-            ..
-        }) = self.stack.last_mut()
-        {
-            map.set_style_at(*i, style);
+        if let Some((map, i)) = self.pending_value() {
+            map.set_style_at(i, style);
         }
     }
 
     /// Keeps the text of the number about to be attached as a mapping value.
     fn mark_typed_text(&mut self, text: &str) {
-        if let Some(Frame {
-            body:
-                Body::Map(MapFrame {
-                    map,
-                    next: Slot::Value(i),
-                    ..
-                }),
-            ..
-        }) = self.stack.last_mut()
-            && let Some((key, _)) = map.get_index(*i)
+        if let Some((map, i)) = self.pending_value()
+            && let Some((key, _)) = map.get_index(i)
         {
             let key = key.clone();
             map.set_typed_text(&key, text);
