@@ -328,20 +328,86 @@ fn value_of(rm: &ResMap, v: &DeclaredVar) -> Result<VarValue> {
             ),
         ));
     };
-    match lookup(&r.node, &v.field_path) {
-        // kyaml's GetFieldValue gives a timestamp's text as written (`2024-01-01`).
-        Some(Node::Str(_)) if let Some(text) = timestamp_text(&r.node, &v.field_path) => {
-            Ok(VarValue::Str(text.to_owned()))
-        }
-        Some(n) => Ok(VarValue::from_node(n)),
-        None => Err(Error::invalid_config(format!(
+    let Some(n) = lookup(&r.node, &v.field_path) else {
+        return Err(Error::invalid_config(format!(
             "var '{}' declared in {}: field '{}' not found in {}",
             v.name,
             v.declared_in.display(),
             v.field_path,
             r.id()
-        ))),
+        )));
+    };
+    let text = field_text(&r.node, &v.field_path);
+    match n {
+        // kyaml's GetFieldValue gives a timestamp's text as written (`2024-01-01`).
+        Node::Str(_) if let Some(text) = text => Ok(VarValue::Str(text.to_owned())),
+        // kyaml's GetFieldValue converts the *text* of an `!!int` or `!!float` scalar
+        // again, with Go's `strconv.Atoi` and `strconv.ParseFloat`, not the value the
+        // YAML reader resolved: `017` gives 17 (not octal 15), and a spelling those
+        // refuse (`0x1F`, `1_000`, `.inf`, above 2^63) fails the build, which kustomize
+        // reports as the field not being found.
+        Node::Int(_) | Node::Uint(_) | Node::Float(_) => {
+            let spelled = text.map_or_else(
+                || match n {
+                    Node::Float(f) if !f.is_finite() => ".inf".to_owned(),
+                    Node::Float(f) => f.to_string(),
+                    Node::Uint(u) => u.to_string(),
+                    Node::Int(i) => i.to_string(),
+                    _ => String::new(),
+                },
+                str::to_owned,
+            );
+            let converted = match n {
+                Node::Float(_) => go_parse_float(&spelled).map(VarValue::Float),
+                _ => go_atoi(&spelled).map(VarValue::Int),
+            };
+            converted.ok_or_else(|| {
+                Error::invalid_config(format!(
+                    "var '{}' declared in {}: field '{}' of {} is `{spelled}`, which kustomize reads as a number and cannot convert ({}), so it fails with \"field specified in var not found in corresponding resource\"; quote the value to read it as a string",
+                    v.name,
+                    v.declared_in.display(),
+                    v.field_path,
+                    r.id(),
+                    if matches!(n, Node::Float(_)) {
+                        "Go's strconv.ParseFloat"
+                    } else {
+                        "Go's strconv.Atoi takes decimal digits only, up to 2^63-1"
+                    },
+                ))
+            })
+        }
+        n => Ok(VarValue::from_node(n)),
     }
+}
+
+/// Go's `strconv.ParseFloat(s, 64)` for the texts a YAML reader resolves as floats:
+/// decimal digits with `_` between digits, an optional exponent; `None` for what Go
+/// refuses (`.inf`, `.nan`, a misplaced `_`, out of range).
+fn go_parse_float(s: &str) -> Option<f64> {
+    let body = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if s.contains('_') {
+        // Go's underscoreOK: every `_` sits between two digits.
+        let b = body.as_bytes();
+        let ok = b.iter().enumerate().all(|(i, &c)| {
+            c != b'_'
+                || (i > 0
+                    && b[i - 1].is_ascii_digit()
+                    && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+        });
+        if !ok {
+            return None;
+        }
+    }
+    let plain: String = s.chars().filter(|&c| c != '_').collect();
+    // Rust also reads `inf` and `nan` words; Go does too, but YAML spells them with a
+    // dot (`.inf`), which Go refuses; hex floats are not resolved as floats by YAML.
+    if !plain
+        .bytes()
+        .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-'))
+    {
+        return None;
+    }
+    plain.parse::<f64>().ok().filter(|f| f.is_finite())
 }
 
 /// Expands vars in a field reached by a `varReference` spec: a string, the
@@ -599,10 +665,9 @@ fn go_atoi(s: &str) -> Option<i64> {
     s.parse().ok()
 }
 
-/// The node a var's field path reaches, if any.
-/// The text a timestamp at `path` was written as, where kbuild keeps one (see
-/// [`crate::yaml::Map::typed_text`]).
-fn timestamp_text<'a>(node: &'a Node, path: &str) -> Option<&'a str> {
+/// The text the number, boolean or timestamp at `path` was written as, where kbuild
+/// keeps one (see [`crate::yaml::Map::typed_text`]).
+fn field_text<'a>(node: &'a Node, path: &str) -> Option<&'a str> {
     let steps = parse_field_path(path);
     let (Step::Field(key), parents) = steps.split_last()? else {
         return None;
@@ -610,6 +675,7 @@ fn timestamp_text<'a>(node: &'a Node, path: &str) -> Option<&'a str> {
     lookup_steps(node, parents)?.as_map()?.typed_text(key)
 }
 
+/// The node a var's field path reaches, if any.
 fn lookup<'a>(node: &'a Node, path: &str) -> Option<&'a Node> {
     lookup_steps(node, &parse_field_path(path))
 }
