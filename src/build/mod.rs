@@ -345,6 +345,12 @@ fn finish(
     }
     transform::annotation_strings::normalize_annotations(&mut acc.resmap);
     transform::local_config::drop_local_config(&mut acc.resmap);
+    // kustomize makes a new resource list of what is left (IgnoreLocal), and crashes
+    // there on two resources with one id, in v5.5.0 and v5.8.1 alike: a JSON 6902
+    // rename in the top kustomization is the way to get there.
+    acc.resmap.refuse_clash(
+        "at the end of the build (kustomize crashes there: it makes a new resource list of what is not local config)",
+    )?;
     let sort_options = top.sort_options.as_ref();
     transform::sort::apply(&mut acc.resmap, sort_options, options.reorder, warnings)?;
     // The option labels resources as `buildMetadata` does, but, unlike it, does not make

@@ -138,11 +138,34 @@ impl ResMap {
         let mut seen =
             HashMap::with_capacity_and_hasher(self.resources.len(), FastState::default());
         for (i, r) in self.resources.iter().enumerate() {
-            if let Some(j) = seen.insert(id_key(&r.id()), i) {
+            if let Some(j) = seen.insert(r.id_key(), i) {
                 return Some((j, i));
             }
         }
         None
+    }
+
+    /// Refuses two resources with the same current id, as kustomize does wherever it
+    /// rebuilds its resource list (`Append`: "may not add resource with an already
+    /// registered id"); `when` says where that is, and what led there.
+    pub fn refuse_clash(&self, when: &str) -> crate::error::Result<()> {
+        let Some((a, b)) = self.find_conflict() else {
+            return Ok(());
+        };
+        let (a, b) = (&self.resources[a], &self.resources[b]);
+        let id = id_text(&a.id());
+        let (oa, ob) = (a.orig_id(), b.orig_id());
+        let holders = if oa == ob {
+            format!("two resources, both originally {oa}, have it")
+        } else {
+            format!("{oa} and {ob} both have it")
+        };
+        Err(crate::error::Error::duplicate_id(
+            id.clone(),
+            format!(
+                "may not add resource with an already registered id: {id}: {holders} {when}; give one of them another name, namespace or kind"
+            ),
+        ))
     }
 
     /// An index of [`Self::find_by_any_id`]'s answers, for many lookups in a row (each

@@ -620,24 +620,13 @@ pub(crate) fn apply_strategic(
                 }
             }
             drop_deleted(resmap, changes);
-            // kustomize rebuilds the resource map after a targeted patch, so a
-            // rename (allowNameChange/allowKindChange) onto another resource's id
-            // fails there; generated names have no hash suffix yet to tell them apart.
-            if (allow_name || allow_kind)
-                && let Some((a, b)) = resmap.find_conflict()
-            {
-                let (a, b) = (&resmap.resources[a], &resmap.resources[b]);
-                let id = id_text(&a.id());
-                return Err(Error::duplicate_id(
-                    id.clone(),
-                    format!(
-                        "after the patch, {} and {} are both {id}; two resources may not share \
-                         an id (give the patch a target that selects only one of them)",
-                        a.orig_id(),
-                        b.orig_id()
-                    ),
-                ));
-            }
+            // kustomize rebuilds its resource list after a targeted strategic merge patch
+            // (whatever it selected), so two resources with one id fail there: a rename
+            // onto another's id (allowNameChange/allowKindChange), or a clash an earlier
+            // step (a JSON 6902 rename) left, which nothing checked since.
+            resmap.refuse_clash(
+                "after this strategic merge patch (kustomize rebuilds its resource list after every targeted one)",
+            )?;
         }
         None => {
             let mut deleted = false;

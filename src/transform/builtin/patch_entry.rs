@@ -95,7 +95,12 @@ pub(crate) fn apply_strategic_merge_entry(
     let as_text = patch::metadata_as_text(docs, &text, false);
     let docs = as_text.as_deref().unwrap_or(docs);
     patch::apply_strategic(rm, docs, None, env.merge, options, env.budget, changes)
-        .map_err(|e| e.context(format!("applying patchesStrategicMerge entry {source}")))
+        .map_err(|e| e.context(format!("applying patchesStrategicMerge entry {source}")))?;
+    // kustomize rebuilds its resource list after each patchesStrategicMerge document;
+    // a clash an earlier step left (a JSON 6902 rename) fails there.
+    rm.refuse_clash(
+        "after this patchesStrategicMerge entry (kustomize rebuilds its resource list after each)",
+    )
 }
 
 /// One `patches` entry: strategic merge or JSON 6902, told apart by content.
