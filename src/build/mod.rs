@@ -334,7 +334,7 @@ fn finish(
         transform::name_reference::apply(rm, &acc.config.name_reference)
     })?;
     provenance::recorded(on, rm, about(StepKind::Substitute), |rm| {
-        transform::vars::resolve(rm, &acc.vars, &acc.config.var_reference, budget)
+        transform::vars::resolve(rm, &acc.vars, &acc.config.var_reference, budget, warnings)
     })?;
     // Untagged values (fields replacements created) take the type their text reads as
     // when kustomize prints the resource.

@@ -21,7 +21,7 @@ use crate::resource::resmap::ResMap;
 use crate::resource::shared::{Step as TrailStep, trail_of};
 use crate::yaml::Node;
 use crate::yaml::map::Style;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The field a var reads when its `fieldref` is missing or empty.
@@ -247,6 +247,7 @@ pub(crate) fn resolve(
     set: &VarSet,
     specs: &[FieldSpec],
     budget: &Budget,
+    warnings: &mut Vec<String>,
 ) -> Result<()> {
     if set.is_empty() {
         return Ok(());
@@ -259,6 +260,9 @@ pub(crate) fn resolve(
     let specs = crate::config::fieldspec::without_create(specs);
     let specs = SplitSpecs::new(&specs);
     let mut trail = Vec::new();
+    // The vars a reference took a value from (kustomize counts a hit only for a string,
+    // number or boolean value).
+    let mut used = BTreeSet::new();
     for r in rm.iter_mut() {
         let gvk = r.gvk();
         if r.untagged {
@@ -272,7 +276,7 @@ pub(crate) fn resolve(
                     &mut trail,
                     &mut |n, at| {
                         reached.push(trail_of(at, None));
-                        substitute(n, &values, budget)
+                        substitute(n, &values, &mut used, budget)
                     },
                 )
                 .map_err(|e| e.context(format!("substituting vars in {}", r.id())))?;
@@ -283,9 +287,22 @@ pub(crate) fn resolve(
         }
         specs
             .apply(&mut r.node, &gvk, CreateKind::Scalar, &mut |n| {
-                substitute(n, &values, budget)
+                substitute(n, &values, &mut used, budget)
             })
             .map_err(|e| e.context(format!("substituting vars in {}", r.id())))?;
+    }
+    // kustomize logs this line (through Go's log package, so with a timestamp; and its
+    // names in Go's random map order, where kbuild sorts them).
+    let unused: Vec<&str> = values
+        .keys()
+        .filter(|k| !used.contains(k.as_str()))
+        .map(String::as_str)
+        .collect();
+    if !unused.is_empty() {
+        warnings.push(format!(
+            "well-defined vars that were never replaced: {}",
+            unused.join(",")
+        ));
     }
     Ok(())
 }
@@ -412,13 +429,18 @@ fn go_parse_float(s: &str) -> Option<f64> {
 
 /// Expands vars in a field reached by a `varReference` spec: a string, the
 /// string values of a mapping, or a list of strings.
-fn substitute(n: &mut Node, values: &BTreeMap<String, VarValue>, budget: &Budget) -> Result<()> {
+fn substitute(
+    n: &mut Node,
+    values: &BTreeMap<String, VarValue>,
+    used: &mut BTreeSet<String>,
+    budget: &Budget,
+) -> Result<()> {
     match n {
-        Node::Str(s) => *n = expand(s, values, budget)?,
+        Node::Str(s) => *n = expand(s, values, used, budget)?,
         Node::Map(m) => {
             for v in m.values_mut() {
                 if let Node::Str(s) = v {
-                    *v = expand(s, values, budget)?;
+                    *v = expand(s, values, used, budget)?;
                 }
             }
         }
@@ -431,7 +453,7 @@ fn substitute(n: &mut Node, values: &BTreeMap<String, VarValue>, budget: &Budget
                         item.type_name()
                     )));
                 };
-                *item = expand(s, values, budget)?;
+                *item = expand(s, values, used, budget)?;
             }
         }
         Node::Null | Node::Int(_) | Node::Uint(_) | Node::Float(_) | Node::Bool(_) => {}
@@ -447,7 +469,12 @@ fn substitute(n: &mut Node, values: &BTreeMap<String, VarValue>, budget: &Budget
 /// Each expanded reference is charged to `budget` before it is copied: a field
 /// that repeats a large var's reference thousands of times fails instead of
 /// filling memory.
-fn expand(input: &str, values: &BTreeMap<String, VarValue>, budget: &Budget) -> Result<Node> {
+fn expand(
+    input: &str,
+    values: &BTreeMap<String, VarValue>,
+    used: &mut BTreeSet<String>,
+    budget: &Budget,
+) -> Result<Node> {
     let b = input.as_bytes();
     let mut out: Vec<u8> = Vec::with_capacity(b.len());
     let mut checkpoint = 0;
@@ -465,6 +492,11 @@ fn expand(input: &str, values: &BTreeMap<String, VarValue>, budget: &Budget) -> 
                     Some(close) => {
                         let name = String::from_utf8_lossy(&rest[1..close]);
                         let value = values.get(name.as_ref());
+                        if value.is_some_and(|v| *v != VarValue::Composite)
+                            && !used.contains(name.as_ref())
+                        {
+                            used.insert(name.to_string());
+                        }
                         if cursor == 0 && close + 2 == b.len() {
                             let node = whole_value(&name, value);
                             budget.charge(crate::resource::budget::node_bytes(&node), "vars")?;
@@ -712,7 +744,7 @@ mod tests {
     }
 
     fn ex(s: &str) -> Node {
-        expand(s, &vals(), &Budget::default()).expect("within the budget")
+        expand(s, &vals(), &mut BTreeSet::new(), &Budget::default()).expect("within the budget")
     }
 
     #[test]
@@ -853,7 +885,7 @@ mod tests {
         declare(&mut rm, &mut set, &vars, Path::new("k.yaml")).expect("declare");
         let specs =
             crate::config::fieldspec::from_table(crate::config::var_reference_specs::VAR_REFERENCE);
-        resolve(&mut rm, &set, &specs, &Budget::default()).expect("resolve");
+        resolve(&mut rm, &set, &specs, &Budget::default(), &mut Vec::new()).expect("resolve");
         let args = rm.resources[1]
             .node
             .get_path(&["spec", "containers"])
@@ -885,7 +917,7 @@ mod tests {
             Path::new("k.yaml"),
         )
         .expect("declare");
-        let err = resolve(&mut rm, &set, &[], &Budget::default()).expect_err("unbound var");
+        let err = resolve(&mut rm, &set, &[], &Budget::default(), &mut Vec::new()).expect_err("unbound var");
         assert!(
             err.to_string()
                 .contains("no resource matches its objref Service v1 b/db"),
