@@ -917,7 +917,8 @@ mod tests {
             Path::new("k.yaml"),
         )
         .expect("declare");
-        let err = resolve(&mut rm, &set, &[], &Budget::default(), &mut Vec::new()).expect_err("unbound var");
+        let err = resolve(&mut rm, &set, &[], &Budget::default(), &mut Vec::new())
+            .expect_err("unbound var");
         assert!(
             err.to_string()
                 .contains("no resource matches its objref Service v1 b/db"),
