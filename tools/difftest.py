@@ -1102,7 +1102,8 @@ def json6902_ops(rng, r):
         # not from the annotations: kustomize keeps its bookkeeping there
         # (internal.config.kubernetes.io/*), a copy would print it
         sources = [(p, x) for p, x in ps if p != "/metadata/annotations"]
-        if kind >= 0.85 and not sources:
+        # the copy/move branch, also reached from the list branch without lists
+        if not sources and (kind >= 0.85 or (kind >= 0.7 and not lists)):
             kind = 0
         if kind < 0.3 or not ps:
             if isinstance(meta.get("labels"), dict):
