@@ -205,8 +205,9 @@ fn insert_secret_data(root: &mut Map, pairs: Vec<sources::Pair>, secret_type: &s
 /// Standard base64 as kustomize writes it: an encoding of 70 characters or
 /// more is cut into lines of 70, each ending in `\n` (the last one too), so
 /// it prints as a `|` block; shorter ones stay on one line without `\n`.
-/// The newlines are part of the value, and of its hash.
-fn encode_base64(bytes: &[u8]) -> String {
+/// The newlines are part of the value, and of its hash. (go-yaml v3 writes a string
+/// that is not UTF-8 the same way, as `!!binary`.)
+pub(crate) fn encode_base64(bytes: &[u8]) -> String {
     const LINE: usize = 70;
     let encoded = STANDARD.encode(bytes);
     if encoded.len() < LINE {

@@ -516,8 +516,7 @@ fn expand(
                     // kustomize copies the byte after a lone `$` as if it
                     // were a character of its own (Latin-1), which garbles a
                     // multi-byte character there; the bytes left over are
-                    // invalid UTF-8 and become U+FFFD on output, as they do
-                    // in kustomize's JSON round trip.
+                    // invalid UTF-8 (see the end).
                     out.push(b'$');
                     let mut tmp = [0u8; 4];
                     out.extend_from_slice(char::from(other).encode_utf8(&mut tmp).as_bytes());
@@ -530,7 +529,12 @@ fn expand(
         cursor += 1;
     }
     out.extend_from_slice(&b[checkpoint.min(b.len())..]);
-    Ok(Node::text(String::from_utf8_lossy(&out).into_owned()))
+    // Bytes that are not UTF-8 (the garbled character above) make go-yaml write the
+    // string as `!!binary`, whose base64 text is what kustomize prints.
+    Ok(Node::text(match String::from_utf8(out) {
+        Ok(text) => text,
+        Err(e) => crate::generate::encode_base64(e.as_bytes()),
+    }))
 }
 
 /// The node for a string that is exactly `$(name)`.

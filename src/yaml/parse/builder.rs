@@ -312,8 +312,9 @@ impl<'i, 's> Builder<'i, 's> {
         // kbuild would spell the value otherwise (`1.50`, `0x1F`, `False`; see
         // `Map::typed_text`); only texts that can start one are kept aside, before they
         // are resolved.
+        // (`!!int 0x10` too: kyaml keeps the tag and the text, and a var converts the text.)
         let typed_text = (plain
-            && tag == TagRef::None
+            && matches!(tag, TagRef::None | TagRef::Core("int" | "float"))
             && self.schema == Schema::Resource
             && text.as_bytes().first().is_some_and(|b| {
                 b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.' | b'T' | b'F')
