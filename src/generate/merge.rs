@@ -90,7 +90,8 @@ pub(crate) fn merge_into(
         && let Some(root) = result.as_map_mut()
     {
         for field in ["data", "binaryData"] {
-            let map = merged(existing.get(field), generated.get(field));
+            let mut map = merged(existing.get(field), generated.get(field));
+            crate::merge::scalar_style::style_generated_strings(&mut map);
             set_or_remove(root, field, map);
         }
         root.sort_keys();

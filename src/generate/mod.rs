@@ -180,6 +180,7 @@ fn insert_config_map_data(root: &mut Map, pairs: Vec<sources::Pair>) {
     for (field, mut map) in [("binaryData", binary), ("data", data)] {
         if !map.is_empty() {
             map.sort_keys();
+            crate::merge::scalar_style::style_generated_strings(&mut map);
             root.insert(field, Node::Map(map));
         }
     }
@@ -193,6 +194,7 @@ fn insert_secret_data(root: &mut Map, pairs: Vec<sources::Pair>, secret_type: &s
         .map(|(key, value)| (key, Node::text(encode_base64(&value))))
         .collect();
     data.sort_keys();
+    crate::merge::scalar_style::style_generated_strings(&mut data);
     root.insert("data", Node::Map(data));
     let t = if secret_type.is_empty() {
         "Opaque"

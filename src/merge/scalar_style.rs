@@ -289,6 +289,21 @@ pub fn quote_untagged_yaml11_non_strings(node: &mut Node) {
     m.values_mut().for_each(quote_untagged_yaml11_non_strings);
 }
 
+/// The styles kyaml gives the string values a generator writes (or a `behavior: merge`
+/// generator writes again): `makeConfigMapValueRNode` makes `!!str` nodes, literal with a
+/// line break, and `FieldSetter` double-quotes one a YAML 1.1 reader takes for something
+/// else (`5`, `on`, `1e3`). The quotes show when a strategic merge patch writes a number
+/// there ([`restyled`]: a generated `a=5` patched with `a: 6` prints `"6"`).
+pub fn style_generated_strings(m: &mut Map) {
+    for i in 0..m.len() {
+        if let Some((_, Node::Str(text))) = m.get_index(i)
+            && (text.contains('\n') || crate::yaml::parse::is_yaml11_non_string(text))
+        {
+            m.set_style_at(i, Style::Quoted);
+        }
+    }
+}
+
 /// What kyaml's strategic merge leaves of the plain strings of the resource it walked:
 /// its `FieldSetter` double-quotes every string value (`!!str`, or untagged) written
 /// plain whose text a YAML 1.1 reader takes for something else (`y`, `yes`, `on`,

@@ -395,25 +395,7 @@ impl<'o, 's> Walker<'o, 's> {
                     .cloned(),
                 Outcome::Set(node) => Some(node),
             };
-            let dest_style = at.map_or(Style::Plain, |d| match dest.style_at(d) {
-                // kyaml's walker sets the destination's fields again (`FieldSetter`)
-                // before the patch's scalar takes the destination's style, double-quoting
-                // a plain string a YAML 1.1 reader takes for something else: a generated
-                // ConfigMap's `a=5` (`!!str`, plain), patched with `a: 6`, prints "6".
-                // (`quote_plain_yaml11_non_strings` does the same to the rest, after.)
-                // A string with a line break that kbuild holds as plain is one a
-                // generator made or merged (kyaml gives it the literal style).
-                style @ (Style::Plain | Style::UntaggedText) => match dest.get_index(d) {
-                    Some((_, Node::Str(text)))
-                        if text.contains('\n')
-                            || crate::yaml::parse::is_yaml11_non_string(text) =>
-                    {
-                        Style::Quoted
-                    }
-                    _ => style,
-                },
-                style => style,
-            });
+            let dest_style = at.map_or(Style::Plain, |d| dest.style_at(d));
             // The patch's node comes with the text it was written as (kyaml moves the
             // node): a number keeps its spelling, and over a quoted value becomes it.
             let patch_text = patch
