@@ -208,8 +208,10 @@ mod tests {
     /// Other kinds are refused (see [`name_hash`]).
     #[test]
     fn other_kinds_are_refused() {
-        let err = name_hash(&Node::from(&json!({"kind": "Other", "metadata": {"name": "a"}})))
-            .expect_err("refused");
+        let err = name_hash(&Node::from(
+            &json!({"kind": "Other", "metadata": {"name": "a"}}),
+        ))
+        .expect_err("refused");
         assert!(err.to_string().contains("disableNameSuffixHash"), "{err}");
     }
 

@@ -24,14 +24,10 @@ pub(super) const NEEDS_HASH: &str = "kustomize.config.k8s.io/needs-hash";
 /// Generator output: `create`, `merge` or `replace` an existing resource.
 pub(super) const BEHAVIOR: &str = "kustomize.config.k8s.io/behavior";
 
-const INTERNAL: &str = "internal.config.kubernetes.io/";
-const PREFIXES: &str = "internal.config.kubernetes.io/prefixes";
-const SUFFIXES: &str = "internal.config.kubernetes.io/suffixes";
-const PREVIOUS_KINDS: &str = "internal.config.kubernetes.io/previousKinds";
-const PREVIOUS_NAMES: &str = "internal.config.kubernetes.io/previousNames";
-const PREVIOUS_NAMESPACES: &str = "internal.config.kubernetes.io/previousNamespaces";
-const NEEDS_HASH_SUFFIX: &str = "internal.config.kubernetes.io/needsHashSuffix";
-const HELM_GENERATED: &str = "internal.config.kubernetes.io/helm-generated";
+use crate::resource::build_annotations::{
+    HELM_GENERATED, INTERNAL, NEEDS_HASH_SUFFIX, PREFIXES, PREVIOUS_KINDS, PREVIOUS_NAMES,
+    PREVIOUS_NAMESPACES, SUFFIXES,
+};
 /// kyaml's reader annotations outside the internal prefix (the legacy spellings).
 const READER: [&str; 3] = [
     "config.kubernetes.io/index",
@@ -43,29 +39,7 @@ const READER: [&str; 3] = [
 /// annotations.
 pub(super) fn for_plugin(r: &Resource) -> Node {
     let mut node = r.node.clone();
-    let mut add: Vec<(&str, String)> = Vec::new();
-    let csv = |parts: &[String]| parts.join(",");
-    if !r.name_prefixes.is_empty() {
-        add.push((PREFIXES, csv(&r.name_prefixes)));
-    }
-    if !r.name_suffixes.is_empty() {
-        add.push((SUFFIXES, csv(&r.name_suffixes)));
-    }
-    if !r.prev_ids.is_empty() {
-        let of = |f: fn(&ResId) -> String| r.prev_ids.iter().map(f).collect::<Vec<_>>();
-        add.push((PREVIOUS_KINDS, csv(&of(|id| id.gvk.kind.to_string()))));
-        add.push((PREVIOUS_NAMES, csv(&of(|id| id.name.to_string()))));
-        add.push((
-            PREVIOUS_NAMESPACES,
-            csv(&of(|id| id.effective_namespace().to_string())),
-        ));
-    }
-    if r.needs_hash {
-        add.push((NEEDS_HASH_SUFFIX, "enabled".to_string()));
-    }
-    if r.helm_generated {
-        add.push((HELM_GENERATED, "true".to_string()));
-    }
+    let mut add = crate::resource::build_annotations::of(r);
     add.push((ID, id_yaml(&r.id())));
     if let Some(annotations) = node.ensure_map(&["metadata", "annotations"]) {
         for (k, v) in add {

@@ -1,6 +1,7 @@
 //! A resource: one Kubernetes object plus what kustomize remembers about it.
 
 pub mod budget;
+pub(crate) mod build_annotations;
 pub mod go_regex;
 pub mod id;
 pub mod parse;

@@ -291,10 +291,12 @@ pub(crate) fn apply_json(
             res.untagged = false;
         }
         crate::merge::scalar_style::annotations_before_json_patch(&mut res.node);
+        let internal = InternalAnnotations::place(res);
         let bookkeeping = BuildMetaMarks::place(res);
         json6902::apply_within(&mut res.node, ops, budget)
             .map_err(|e| e.context(format!("applying JSON patch to {}", res.id())))?;
         bookkeeping.take(res);
+        internal.take(res);
         // kustomize reads the patched resource back from JSON: new nodes everywhere,
         // nothing shared any more.
         res.shared.clear();
@@ -319,6 +321,55 @@ pub(crate) fn apply_json(
         }
     }
     Ok(())
+}
+
+/// kustomize keeps its bookkeeping of a resource in `internal.config.kubernetes.io/`
+/// annotations while it builds, and its JSON 6902 patch stores the resource's current id
+/// there first (`StorePreviousId`): so every resource a JSON patch sees has an annotation
+/// mapping, holding at least `previousKinds`, `previousNames` and `previousNamespaces`.
+/// `add /metadata/annotations/k` works on a resource written without annotations,
+/// `remove /metadata/annotations` too, and a `copy` or `test` of the whole mapping sees
+/// those entries. kbuild keeps the same facts beside the resource; these stand in for
+/// them while the patch runs. Afterwards kustomize puts back the internal entries it had
+/// (whatever the patch did to them) and drops them all when it prints.
+struct InternalAnnotations {
+    /// Whether the resource had an annotation mapping before.
+    had_annotations: bool,
+}
+
+impl InternalAnnotations {
+    fn place(res: &mut Resource) -> InternalAnnotations {
+        let had_annotations = matches!(
+            res.node.get_path(&["metadata", "annotations"]),
+            Some(Node::Map(_))
+        );
+        let entries = crate::resource::build_annotations::of(res);
+        if !had_annotations && let Some(Node::Map(meta)) = res.node.get_mut("metadata") {
+            // A null or scalar `annotations` is replaced as kustomize's SetAnnotations does.
+            meta.insert("annotations", Node::map());
+        }
+        if let Some(Node::Map(ann)) = res.node.get_path_mut(&["metadata", "annotations"]) {
+            for (key, value) in entries {
+                ann.insert(key, Node::text(value));
+            }
+        }
+        InternalAnnotations { had_annotations }
+    }
+
+    /// Takes the stand-ins out of the annotations (copies the patch made elsewhere stay,
+    /// as in kustomize's output).
+    fn take(self, res: &mut Resource) {
+        let Some(Node::Map(ann)) = res.node.get_path_mut(&["metadata", "annotations"]) else {
+            return;
+        };
+        ann.retain(|k, _| !k.starts_with(crate::resource::build_annotations::INTERNAL));
+        if ann.is_empty()
+            && !self.had_annotations
+            && let Some(Node::Map(meta)) = res.node.get_mut("metadata")
+        {
+            meta.shift_remove("annotations");
+        }
+    }
 }
 
 /// kustomize keeps a resource's origin and its list of transformations as annotations

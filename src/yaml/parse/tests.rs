@@ -610,7 +610,8 @@ fn empty_nulls_are_recorded_through_block_collections() {
 }
 
 /// A resource's plain numbers keep their text where kbuild would spell the value
-/// otherwise; quoted, tagged and usually spelled ones, and kustomization files, keep none.
+/// otherwise (explicitly tagged `!!int`/`!!float` ones too); quoted and usually spelled
+/// ones, and kustomization files, keep none.
 #[test]
 fn resource_numbers_keep_their_text() {
     let body = "  day: 2024-01-01\n  i: 007\n  j: -5\n  k: -0\n  t: False\n  u: true\n  a: 1.50\n  b: 0x1F\n  c: +12\n  d: 1.0e+3\n  e: 12\n  f: \"1.50\"\n  g: !!float 1.50\n  h: 1.5\n  l: [1.50]\n";
@@ -629,7 +630,7 @@ fn resource_numbers_keep_their_text() {
         ("d", Some("1.0e+3")),
         ("e", None),
         ("f", None),
-        ("g", None),
+        ("g", Some("1.50")),
         ("h", None),
     ] {
         assert_eq!(m.typed_text(k), want, "{k}");
