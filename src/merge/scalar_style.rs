@@ -157,7 +157,18 @@ fn needs_quotes(s: &str) -> bool {
     if plain_for_sure(s) {
         return false;
     }
-    !crate::yaml::styled::emit::str_is_plain_block_value(s)
+    encoder_quotes_beyond_node_writer(s) || !crate::yaml::styled::emit::str_is_plain_block_value(s)
+}
+
+/// go-yaml v3's encoder (`stringv`, which `Node.Encode` runs) quotes YAML 1.1's booleans
+/// (`isOldBool`: these spellings only) and base-60 floats (`1:20`) too, which its node
+/// writer would leave plain.
+fn encoder_quotes_beyond_node_writer(s: &str) -> bool {
+    const OLD_BOOLS: [&str; 16] = [
+        "y", "Y", "yes", "Yes", "YES", "on", "On", "ON", "n", "N", "no", "No", "NO", "off", "Off",
+        "OFF",
+    ];
+    OLD_BOOLS.contains(&s) || crate::yaml::emit::is_base60_float(s)
 }
 
 /// Settles most strings without the encoder: a word starting with a letter, made only of
@@ -447,6 +458,9 @@ mod tests {
             "\u{feff}a",
             "a\rb",
             "50%",
+            "1:20",
+            "Yes",
+            "yEs",
             "*",
             "a b c d e f g h i j k l m n o p q r s t u v w x y z 0 1 2 3 4",
         ] {
@@ -458,7 +472,8 @@ mod tests {
                 ));
             }
             let text = crate::yaml::styled::emit::to_string(&doc);
-            let oracle = !text.starts_with(&format!("k: {s}\n"));
+            let oracle =
+                !text.starts_with(&format!("k: {s}\n")) || encoder_quotes_beyond_node_writer(s);
             assert_eq!(needs_quotes(s), oracle, "{s:?} written {text:?}");
         }
     }

@@ -419,8 +419,12 @@ impl<'o, 's> Walker<'o, 's> {
                     if let Some(text) = patch_text {
                         dest.set_typed_text(&key, &text);
                     }
-                    if dest_style == Style::Untagged {
-                        // The patch's node keeps its tag: typed from here on.
+                    // The patch's node keeps its tag: an untagged destination is typed
+                    // from here on, and an annotation kept as its plain text (which a JSON
+                    // patch would read as a number) holds the patch's string.
+                    if dest_style == Style::Untagged
+                        || (dest_style == Style::PlainText && patch.style_at(i) != Style::PlainText)
+                    {
                         dest.set_style_at(at.unwrap_or_default(), Style::Plain);
                     }
                 }

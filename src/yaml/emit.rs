@@ -26,6 +26,7 @@ mod style;
 use super::Node;
 
 pub use number::{format_float, format_float_g};
+pub(crate) use resolve::is_base60_float;
 pub use style::json_round_trip;
 
 use emitter::{Context, Emitter};

@@ -265,7 +265,7 @@ fn go_underscores_ok(s: &[u8]) -> bool {
 }
 
 /// go-yaml v2's `isBase60Float`: `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`.
-fn is_base60_float(s: &str) -> bool {
+pub(crate) fn is_base60_float(s: &str) -> bool {
     let b = s.as_bytes();
     let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
     if !b.get(i).is_some_and(u8::is_ascii_digit) || !b.contains(&b':') {
