@@ -402,6 +402,10 @@ impl<'o, 's> Walker<'o, 's> {
                 .get_index(i)
                 .and_then(|(k, _)| patch.typed_text(k))
                 .map(Key::from);
+            let patch_quoted_typed = patch
+                .get_index(i)
+                .and_then(|(k, _)| patch.quoted_typed_text(k))
+                .map(Key::from);
             match (replacement, at.and_then(|d| dest.get_index_mut(d))) {
                 (Some(node), Some((key, slot))) => {
                     let key = key.clone();
@@ -418,6 +422,17 @@ impl<'o, 's> Walker<'o, 's> {
                     dest.forget_typed_text(&key);
                     if let Some(text) = patch_text {
                         dest.set_typed_text(&key, &text);
+                    }
+                    // kyaml keeps the patch's tag: a var reads the number or boolean
+                    // (turned into its text here, or by `spell_typed_over_quoted`).
+                    if dest_style == Style::Quoted {
+                        let text = match dest.get(&key) {
+                            Some(Node::Str(text)) if number => Some(text.to_string()),
+                            _ => patch_quoted_typed.map(|t| t.to_string()),
+                        };
+                        if let Some(text) = text {
+                            dest.set_typed_text(&key, &text);
+                        }
                     }
                     // The patch's node keeps its tag: an untagged destination is typed
                     // from here on, and an annotation kept as its plain text (which a JSON

@@ -558,6 +558,9 @@ fn spell_typed_over_quoted(dest: &Node, patch: &mut Node, written: Option<&Style
         return false;
     };
     let mut found = false;
+    // Numbers and booleans turned into their text: the text is kept beside the string
+    // (`Map::quoted_typed_text`), as kyaml keeps the tag, for vars.
+    let mut tagged = Vec::new();
     for (key, value) in p.iter_mut() {
         let Some(at) = d.get_index_of(key) else {
             continue;
@@ -598,7 +601,13 @@ fn spell_typed_over_quoted(dest: &Node, patch: &mut Node, written: Option<&Style
             && matches!(tag.as_str(), "!!int" | "!!float" | "!!bool" | "!!timestamp")
         {
             *value = Node::text(t.clone());
+            if tag != "!!timestamp" {
+                tagged.push((key.clone(), t.clone()));
+            }
         }
+    }
+    for (key, text) in tagged {
+        p.set_typed_text(&key, &text);
     }
     found
 }

@@ -355,6 +355,21 @@ fn value_of(rm: &ResMap, v: &DeclaredVar) -> Result<VarValue> {
         )));
     };
     let text = field_text(&r.node, &v.field_path);
+    // A number or boolean a strategic merge wrote over a quoted value: kbuild holds the
+    // string (it prints so), kyaml the tag, which GetFieldValue converts.
+    if let Node::Str(_) = n
+        && let Some(text) = quoted_typed_text(&r.node, &v.field_path)
+        && let Ok(typed) = crate::yaml::parse::resolve_resource_scalar(text, None)
+        && matches!(
+            typed,
+            Node::Int(_) | Node::Uint(_) | Node::Float(_) | Node::Bool(_)
+        )
+    {
+        return match typed {
+            Node::Bool(b) => Ok(VarValue::Bool(b)),
+            typed => value_of_number(&typed, Some(text), v, r),
+        };
+    }
     match n {
         // kyaml's GetFieldValue gives a timestamp's text as written (`2024-01-01`).
         Node::Str(_) if let Some(text) = text => Ok(VarValue::Str(text.to_owned())),
@@ -363,22 +378,34 @@ fn value_of(rm: &ResMap, v: &DeclaredVar) -> Result<VarValue> {
         // YAML reader resolved: `017` gives 17 (not octal 15), and a spelling those
         // refuse (`0x1F`, `1_000`, `.inf`, above 2^63) fails the build, which kustomize
         // reports as the field not being found.
-        Node::Int(_) | Node::Uint(_) | Node::Float(_) => {
-            let spelled = text.map_or_else(
-                || match n {
-                    Node::Float(f) if !f.is_finite() => ".inf".to_owned(),
-                    Node::Float(f) => f.to_string(),
-                    Node::Uint(u) => u.to_string(),
-                    Node::Int(i) => i.to_string(),
-                    _ => String::new(),
-                },
-                str::to_owned,
-            );
-            let converted = match n {
-                Node::Float(_) => go_parse_float(&spelled).map(VarValue::Float),
-                _ => go_atoi(&spelled).map(VarValue::Int),
-            };
-            converted.ok_or_else(|| {
+        Node::Int(_) | Node::Uint(_) | Node::Float(_) => value_of_number(n, text, v, r),
+        n => Ok(VarValue::from_node(n)),
+    }
+}
+
+/// A var's number as kyaml's `GetFieldValue` reads it: Go's `strconv.Atoi` or
+/// `strconv.ParseFloat` of the scalar's text (`text`, or the value's usual spelling).
+fn value_of_number(
+    n: &Node,
+    text: Option<&str>,
+    v: &DeclaredVar,
+    r: &Resource,
+) -> Result<VarValue> {
+    let spelled = text.map_or_else(
+        || match n {
+            Node::Float(f) if !f.is_finite() => ".inf".to_owned(),
+            Node::Float(f) => f.to_string(),
+            Node::Uint(u) => u.to_string(),
+            Node::Int(i) => i.to_string(),
+            _ => String::new(),
+        },
+        str::to_owned,
+    );
+    let converted = match n {
+        Node::Float(_) => go_parse_float(&spelled).map(VarValue::Float),
+        _ => go_atoi(&spelled).map(VarValue::Int),
+    };
+    converted.ok_or_else(|| {
                 Error::invalid_config(format!(
                     "var '{}' declared in {}: field '{}' of {} is `{spelled}`, which kustomize reads as a number and cannot convert ({}), so it fails with \"field specified in var not found in corresponding resource\"; quote the value to read it as a string",
                     v.name,
@@ -392,9 +419,6 @@ fn value_of(rm: &ResMap, v: &DeclaredVar) -> Result<VarValue> {
                     },
                 ))
             })
-        }
-        n => Ok(VarValue::from_node(n)),
-    }
 }
 
 /// Go's `strconv.ParseFloat(s, 64)` for the texts a YAML reader resolves as floats:
@@ -709,6 +733,18 @@ fn field_text<'a>(node: &'a Node, path: &str) -> Option<&'a str> {
         return None;
     };
     lookup_steps(node, parents)?.as_map()?.typed_text(key)
+}
+
+/// The text kept beside a number or boolean held as a string (see
+/// [`crate::yaml::Map::quoted_typed_text`]).
+fn quoted_typed_text<'a>(node: &'a Node, path: &str) -> Option<&'a str> {
+    let steps = parse_field_path(path);
+    let (Step::Field(key), parents) = steps.split_last()? else {
+        return None;
+    };
+    lookup_steps(node, parents)?
+        .as_map()?
+        .quoted_typed_text(key)
 }
 
 /// The node a var's field path reaches, if any.

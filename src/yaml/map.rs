@@ -306,6 +306,22 @@ impl Map {
         }
     }
 
+    /// The text of a number or boolean kyaml holds with its tag but in a quoted style (a
+    /// strategic merge wrote it over a quoted value): kbuild holds the string, as it
+    /// prints, and keeps the text beside it, for what reads the tag (`vars`).
+    pub fn quoted_typed_text(&self, key: &str) -> Option<&str> {
+        let (_, text) = self
+            .extra
+            .as_deref()?
+            .texts
+            .iter()
+            .find(|(k, _)| k == key)?;
+        match self.get(key)? {
+            Node::Str(s) if **s == **text => Some(text),
+            _ => None,
+        }
+    }
+
     /// Keeps `text` as the spelling of the number at `key` (see [`Map::typed_text`]).
     pub fn set_typed_text(&mut self, key: &str, text: &str) {
         let extra = self.extra.get_or_insert_with(Box::default);
