@@ -276,12 +276,7 @@ impl Map {
     /// when no text is kept, or the value is no longer the number the text reads as (a
     /// later write replaced it).
     pub fn typed_text(&self, key: &str) -> Option<&str> {
-        let (_, text) = self
-            .extra
-            .as_deref()?
-            .texts
-            .iter()
-            .find(|(k, _)| k == key)?;
+        let text = self.kept_text(key)?;
         let value = self.get(key)?;
         // (A string has a text kept only as a timestamp's: `2024-01-01`, held as
         // `2024-01-01T00:00:00Z`.)
@@ -310,16 +305,22 @@ impl Map {
     /// strategic merge wrote it over a quoted value): kbuild holds the string, as it
     /// prints, and keeps the text beside it, for what reads the tag (`vars`).
     pub fn quoted_typed_text(&self, key: &str) -> Option<&str> {
+        let text = self.kept_text(key)?;
+        match self.get(key)? {
+            Node::Str(s) if **s == *text => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The text kept for `key`, whatever the value is now.
+    fn kept_text(&self, key: &str) -> Option<&str> {
         let (_, text) = self
             .extra
             .as_deref()?
             .texts
             .iter()
             .find(|(k, _)| k == key)?;
-        match self.get(key)? {
-            Node::Str(s) if **s == **text => Some(text),
-            _ => None,
-        }
+        Some(text)
     }
 
     /// Keeps `text` as the spelling of the number at `key` (see [`Map::typed_text`]).
