@@ -66,12 +66,7 @@ pub(crate) fn absorb(
                 namespace: old.namespace.clone(),
                 name: old.name.clone(),
             };
-            let at = resmap.resources.iter().position(|r| {
-                let cur = r.id();
-                cur.gvk == want.gvk
-                    && cur.name == want.name
-                    && ns_equal(&cur.namespace, &want.namespace)
-            });
+            let at = resmap.resources.iter().position(|r| r.id().equals(&want));
             Err(Error::no_match(
                 0,
                 match at {
@@ -107,10 +102,4 @@ pub(crate) fn absorb(
             ),
         )),
     }
-}
-
-/// kustomize's `IsNsEquals`: no namespace and `default` are the same.
-fn ns_equal(a: &str, b: &str) -> bool {
-    let norm = |s: &str| if s.is_empty() { "default" } else { s }.to_owned();
-    norm(a) == norm(b)
 }

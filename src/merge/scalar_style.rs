@@ -283,21 +283,30 @@ pub fn resolve_untagged(node: &mut Node) -> Result<(), Error> {
 /// for something other than a string (`True`, `1e3`, `0x1F`, `on`), so that value stays
 /// a string from then on; the others stay untagged.
 pub fn quote_untagged_yaml11_non_strings(node: &mut Node) {
+    quote_yaml11_non_strings(node, |style| style == Style::Untagged);
+}
+
+/// Double-quotes, in `node` and below, the string mapping values whose style `from`
+/// accepts and whose text a YAML 1.1 reader takes for something other than a string.
+fn quote_yaml11_non_strings(node: &mut Node, from: fn(Style) -> bool) {
     let Node::Map(m) = node else {
         if let Node::Seq(items) = node {
-            items.iter_mut().for_each(quote_untagged_yaml11_non_strings);
+            items
+                .iter_mut()
+                .for_each(|item| quote_yaml11_non_strings(item, from));
         }
         return;
     };
     for i in 0..m.len() {
-        if m.style_at(i) == Style::Untagged
+        if from(m.style_at(i))
             && let Some((_, Node::Str(text))) = m.get_index(i)
             && crate::yaml::parse::is_yaml11_non_string(text)
         {
             m.set_style_at(i, Style::Quoted);
         }
     }
-    m.values_mut().for_each(quote_untagged_yaml11_non_strings);
+    m.values_mut()
+        .for_each(|value| quote_yaml11_non_strings(value, from));
 }
 
 /// The styles kyaml gives the string values a generator writes (or a `behavior: merge`
@@ -322,21 +331,9 @@ pub fn style_generated_strings(m: &mut Map) {
 /// style shows when a later patch writes a number or boolean there
 /// ([`restyled`]: `a: y`, then `a: true`, prints `"true"`).
 pub fn quote_plain_yaml11_non_strings(node: &mut Node) {
-    let Node::Map(m) = node else {
-        if let Node::Seq(items) = node {
-            items.iter_mut().for_each(quote_plain_yaml11_non_strings);
-        }
-        return;
-    };
-    for i in 0..m.len() {
-        if matches!(m.style_at(i), Style::Plain | Style::UntaggedText)
-            && let Some((_, Node::Str(text))) = m.get_index(i)
-            && crate::yaml::parse::is_yaml11_non_string(text)
-        {
-            m.set_style_at(i, Style::Quoted);
-        }
-    }
-    m.values_mut().for_each(quote_plain_yaml11_non_strings);
+    quote_yaml11_non_strings(node, |style| {
+        matches!(style, Style::Plain | Style::UntaggedText)
+    });
 }
 
 #[cfg(test)]

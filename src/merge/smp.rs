@@ -413,26 +413,22 @@ impl<'o, 's> Walker<'o, 's> {
                         node,
                         Node::Int(_) | Node::Uint(_) | Node::Float(_) | Node::Bool(_)
                     );
+                    let quoted = dest_style == Style::Quoted;
                     *slot = match &patch_text {
-                        Some(text) if number && dest_style == Style::Quoted => {
-                            Node::text(text.as_str())
-                        }
+                        Some(text) if number && quoted => Node::text(text.as_str()),
                         _ => restyled(node, dest_style),
                     };
+                    // The text kept beside the value: kyaml keeps the patch's tag over a
+                    // quoted value, so a var reads the number or boolean turned into its
+                    // text (here, or by `spell_typed_over_quoted`); else the patch's text.
+                    let kept = match &*slot {
+                        Node::Str(text) if number && quoted => Some(Key::from(&**text)),
+                        _ if quoted => patch_quoted_typed.or(patch_text),
+                        _ => patch_text,
+                    };
                     dest.forget_typed_text(&key);
-                    if let Some(text) = patch_text {
+                    if let Some(text) = kept {
                         dest.set_typed_text(&key, &text);
-                    }
-                    // kyaml keeps the patch's tag: a var reads the number or boolean
-                    // (turned into its text here, or by `spell_typed_over_quoted`).
-                    if dest_style == Style::Quoted {
-                        let text = match dest.get(&key) {
-                            Some(Node::Str(text)) if number => Some(text.to_string()),
-                            _ => patch_quoted_typed.map(|t| t.to_string()),
-                        };
-                        if let Some(text) = text {
-                            dest.set_typed_text(&key, &text);
-                        }
                     }
                     // The patch's node keeps its tag: an untagged destination is typed
                     // from here on, and an annotation kept as its plain text (which a JSON

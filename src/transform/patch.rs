@@ -363,12 +363,22 @@ impl InternalAnnotations {
             return;
         };
         ann.retain(|k, _| !k.starts_with(crate::resource::build_annotations::INTERNAL));
-        if ann.is_empty()
-            && !self.had_annotations
-            && let Some(Node::Map(meta)) = res.node.get_mut("metadata")
-        {
-            meta.shift_remove("annotations");
-        }
+        drop_made_annotations(res, self.had_annotations);
+    }
+}
+
+/// Takes out the annotation mapping a stand-in made (`had`: the resource had one before)
+/// when nothing is left in it.
+fn drop_made_annotations(res: &mut Resource, had: bool) {
+    if !had
+        && res
+            .node
+            .get_path(&["metadata", "annotations"])
+            .and_then(Node::as_map)
+            .is_some_and(|ann| ann.is_empty())
+        && let Some(Node::Map(meta)) = res.node.get_mut("metadata")
+    {
+        meta.shift_remove("annotations");
     }
 }
 
@@ -431,13 +441,8 @@ impl BuildMetaMarks {
                     kept[i] = true;
                 }
             }
-            if ann.is_empty()
-                && !self.had_annotations
-                && let Some(Node::Map(meta)) = res.node.get_mut("metadata")
-            {
-                meta.shift_remove("annotations");
-            }
         }
+        drop_made_annotations(res, self.had_annotations);
         if self.origin && !kept[0] {
             res.origin = None;
         }

@@ -345,7 +345,8 @@ fn value_of(rm: &ResMap, v: &DeclaredVar) -> Result<VarValue> {
             ),
         ));
     };
-    let Some(n) = lookup(&r.node, &v.field_path) else {
+    let steps = parse_field_path(&v.field_path);
+    let Some(n) = lookup_steps(&r.node, &steps) else {
         return Err(Error::invalid_config(format!(
             "var '{}' declared in {}: field '{}' not found in {}",
             v.name,
@@ -354,11 +355,19 @@ fn value_of(rm: &ResMap, v: &DeclaredVar) -> Result<VarValue> {
             r.id()
         )));
     };
-    let text = field_text(&r.node, &v.field_path);
+    // The mapping holding the field, and its key: where kbuild keeps a scalar's text.
+    let holder = match steps.split_last() {
+        Some((Step::Field(key), parents)) => lookup_steps(&r.node, parents)
+            .and_then(Node::as_map)
+            .map(|m| (m, key.as_str())),
+        _ => None,
+    };
+    // The text the number, boolean or timestamp was written as (`Map::typed_text`).
+    let text = holder.and_then(|(m, key)| m.typed_text(key));
     // A number or boolean a strategic merge wrote over a quoted value: kbuild holds the
     // string (it prints so), kyaml the tag, which GetFieldValue converts.
     if let Node::Str(_) = n
-        && let Some(text) = quoted_typed_text(&r.node, &v.field_path)
+        && let Some(text) = holder.and_then(|(m, key)| m.quoted_typed_text(key))
         && let Ok(typed) = crate::yaml::parse::resolve_resource_scalar(text, None)
         && matches!(
             typed,
@@ -405,20 +414,20 @@ fn value_of_number(
         Node::Float(_) => go_parse_float(&spelled).map(VarValue::Float),
         _ => go_atoi(&spelled).map(VarValue::Int),
     };
+    let how = if matches!(n, Node::Float(_)) {
+        "Go's strconv.ParseFloat"
+    } else {
+        "Go's strconv.Atoi takes decimal digits only, up to 2^63-1"
+    };
     converted.ok_or_else(|| {
-                Error::invalid_config(format!(
-                    "var '{}' declared in {}: field '{}' of {} is `{spelled}`, which kustomize reads as a number and cannot convert ({}), so it fails with \"field specified in var not found in corresponding resource\"; quote the value to read it as a string",
-                    v.name,
-                    v.declared_in.display(),
-                    v.field_path,
-                    r.id(),
-                    if matches!(n, Node::Float(_)) {
-                        "Go's strconv.ParseFloat"
-                    } else {
-                        "Go's strconv.Atoi takes decimal digits only, up to 2^63-1"
-                    },
-                ))
-            })
+        Error::invalid_config(format!(
+            "var '{}' declared in {}: field '{}' of {} is `{spelled}`, which kustomize reads as a number and cannot convert ({how}), so it fails with \"field specified in var not found in corresponding resource\"; quote the value to read it as a string",
+            v.name,
+            v.declared_in.display(),
+            v.field_path,
+            r.id(),
+        ))
+    })
 }
 
 /// Go's `strconv.ParseFloat(s, 64)` for the texts a YAML reader resolves as floats:
@@ -725,33 +734,7 @@ fn go_atoi(s: &str) -> Option<i64> {
     s.parse().ok()
 }
 
-/// The text the number, boolean or timestamp at `path` was written as, where kbuild
-/// keeps one (see [`crate::yaml::Map::typed_text`]).
-fn field_text<'a>(node: &'a Node, path: &str) -> Option<&'a str> {
-    let steps = parse_field_path(path);
-    let (Step::Field(key), parents) = steps.split_last()? else {
-        return None;
-    };
-    lookup_steps(node, parents)?.as_map()?.typed_text(key)
-}
-
-/// The text kept beside a number or boolean held as a string (see
-/// [`crate::yaml::Map::quoted_typed_text`]).
-fn quoted_typed_text<'a>(node: &'a Node, path: &str) -> Option<&'a str> {
-    let steps = parse_field_path(path);
-    let (Step::Field(key), parents) = steps.split_last()? else {
-        return None;
-    };
-    lookup_steps(node, parents)?
-        .as_map()?
-        .quoted_typed_text(key)
-}
-
-/// The node a var's field path reaches, if any.
-fn lookup<'a>(node: &'a Node, path: &str) -> Option<&'a Node> {
-    lookup_steps(node, &parse_field_path(path))
-}
-
+/// The node a var's field path (parsed) reaches, if any.
 fn lookup_steps<'a>(node: &'a Node, steps: &[Step]) -> Option<&'a Node> {
     steps.iter().try_fold(node, |n, s| match (s, n) {
         (Step::Field(k), Node::Map(m)) => m.get(k),
@@ -861,6 +844,10 @@ mod tests {
         );
         assert_eq!(parse_field_path("a.[-1]"), vec![Field("a".into()), Invalid]);
         assert_eq!(parse_field_path("a.+1"), vec![Field("a".into()), Index(1)]);
+    }
+
+    fn lookup<'a>(node: &'a Node, path: &str) -> Option<&'a Node> {
+        lookup_steps(node, &parse_field_path(path))
     }
 
     #[test]
