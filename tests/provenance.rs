@@ -220,6 +220,21 @@ fn replay(id: &str, record: &kbuild::provenance::Provenance, node: &kbuild::yaml
         if step.changes.is_empty() && step.kind != StepKind::Generate {
             return Err(format!("{id}: step {i} ({:?}) changed nothing", step.kind));
         }
+        // A list element the step renamed: the fields the steps before it left are under
+        // its new name.
+        for rename in &step.renames {
+            let (from, to) = (rename.from.to_string(), rename.to.to_string());
+            let moved: Vec<String> = state
+                .keys()
+                .filter(|k| *k == &from || k.starts_with(&format!("{from}.")))
+                .cloned()
+                .collect();
+            for k in moved {
+                if let Some(v) = state.remove(&k) {
+                    state.insert(format!("{to}{}", &k[from.len()..]), v);
+                }
+            }
+        }
         for c in &step.changes {
             let path = c.path.to_string();
             if c.before == c.after {

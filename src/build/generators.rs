@@ -12,6 +12,18 @@ use crate::resource::{Configured, Origin, Resource};
 use crate::yaml::{self, Node};
 use std::path::{Path, PathBuf};
 
+/// A `generators:`, `transformers:` or `validators:` config, loaded and checked.
+pub(super) struct PluginConfig {
+    /// The config.
+    pub(super) config: Node,
+    /// The file it was read from (the kustomization file for inline YAML).
+    pub(super) source: PathBuf,
+    /// The external plugin it configures (`None`: a built-in).
+    pub(super) plugin: Option<crate::plugin::Plugin>,
+    /// The entry that holds it, when it is inline YAML: where its values are written.
+    pub(super) inline: Option<Place>,
+}
+
 impl Builder<'_> {
     /// `configMapGenerator` and `secretGenerator`: new resources, or merged
     /// into / replacing existing ones according to `behavior`.
@@ -147,8 +159,10 @@ impl Builder<'_> {
         file: &Path,
         key: &'static str,
         entries: &[String],
-    ) -> Result<Vec<(Node, PathBuf, Option<crate::plugin::Plugin>)>> {
+    ) -> Result<Vec<PluginConfig>> {
         let mut out = Vec::new();
+        // For each config in `out`, the index of the inline entry it was written in.
+        let mut inline_at: Vec<Option<usize>> = Vec::new();
         // kustomize takes the entries it can read as inline YAML first, then the files
         // and directories, each group in list order: an inline config runs (or
         // generates) before a file's, wherever it is listed.
@@ -170,19 +184,21 @@ impl Builder<'_> {
             })
             .partition(|(_, _, remote, kind)| !remote && kind.is_none());
         for (entry, inline, remote, kind) in texts.into_iter().chain(paths) {
+            let index = entries.iter().position(|x| std::ptr::eq(x, entry));
             self.load_plugin_config(ldr, file, (entry, inline, remote, kind), &mut out)
                 .map_err(|e| {
                     // The entry that names the config (inline YAML is its own place).
-                    match entries.iter().position(|x| std::ptr::eq(x, entry)) {
+                    match index {
                         Some(i) if !inline => {
                             super::entry_error(self.ctx.files, file, Place::item(key, i), entry, e)
                         }
                         _ => e,
                     }
                 })?;
+            inline_at.resize(out.len(), index.filter(|_| inline));
         }
         let mut loaded = Vec::with_capacity(out.len());
-        for (config, source) in out {
+        for ((config, source), inline) in out.into_iter().zip(inline_at) {
             // An inline config's source is the kustomization, which the context names.
             let ctx = |e: Error| {
                 if source == file {
@@ -214,7 +230,12 @@ impl Builder<'_> {
                     format!("{w} (plugin config {})", source.display())
                 });
             }
-            loaded.push((config, source, external));
+            loaded.push(PluginConfig {
+                config,
+                source,
+                plugin: external,
+                inline: inline.map(|i| Place::item(key, i)),
+            });
         }
         Ok(loaded)
     }

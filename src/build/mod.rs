@@ -265,7 +265,17 @@ fn build_with_cache(
     let noops = builder.out.noops;
     // The origin annotations come first, before names change (kustomize's order); they
     // need the remote session to name the repositories of remote bases.
-    crate::transform::build_metadata::annotate(&mut acc.resmap, meta, ldr.root(), files.remote());
+    // Recorded as the top kustomization's `buildMetadata` field, whose options they are.
+    let about = || match graph.kustomization_file(ldr.root()) {
+        Some(file) => {
+            provenance::About::entry(StepKind::Transform, file, Place::field("buildMetadata"))
+        }
+        None => provenance::About::by_kustomize(StepKind::Transform),
+    };
+    provenance::recorded(options.provenance, &mut acc.resmap, about, |rm| {
+        crate::transform::build_metadata::annotate(rm, meta, ldr.root(), files.remote());
+        Ok(())
+    })?;
     finish(&mut acc, &kust, meta, options, budget, &mut warnings)?;
     let extra = crate::openapi::crd::read_crd_files(&options.merge_keys.crd_files)?;
     let extra: Vec<yaml::Node> = extra.into_iter().map(|(crd, _)| crd).collect();
@@ -303,14 +313,12 @@ pub(crate) fn entry_error(
     })
 }
 
-/// The `replacements` field is one step; an error in it names its entry in a context
-/// (`replacements[2]`, see `transform::replacements::load`), which gives the item's place.
-fn replacement_item(e: &Error) -> Option<Place> {
-    e.contexts().iter().find_map(|c| {
-        let Context::Text(text) = c else { return None };
-        let rest = text.strip_prefix("replacements[")?;
-        let digits = &rest[..rest.find(']')?];
-        digits.parse().ok().map(|i| Place::item("replacements", i))
+/// A field that is one step (`replacements`) names the item an error is about in an
+/// item context (see `transform::replacements::load`), which gives the item's place.
+fn item_place(e: &Error) -> Option<Place> {
+    e.contexts().iter().find_map(|c| match c {
+        Context::Item { key, index, .. } => Some(Place::item(key, *index)),
+        _ => None,
     })
 }
 
@@ -565,7 +573,13 @@ impl Builder<'_> {
         provenance::record(before, &mut acc.resmap, || {
             provenance::About::entry(StepKind::Generate, file, helm_charts)
         });
-        for (config, source, external) in generator_configs {
+        for generators::PluginConfig {
+            config,
+            source,
+            plugin: external,
+            inline,
+        } in generator_configs
+        {
             let before = provenance::snapshot(on, &acc.resmap);
             match &external {
                 Some(plugin) => self.run_plugin_generator(plugin, &source, acc),
@@ -579,7 +593,11 @@ impl Builder<'_> {
                 } else {
                     StepKind::Generate
                 };
-                provenance::About::config(kind, &source)
+                // Inline YAML is written in its entry of the kustomization file.
+                match inline {
+                    Some(place) => provenance::About::entry(kind, file, place),
+                    None => provenance::About::config(kind, &source),
+                }
             });
         }
         for (i, entry) in k.components.iter().enumerate() {
@@ -654,15 +672,19 @@ impl Builder<'_> {
                 // replacement source that selects nothing) starts at the entry's line,
                 // unless it already names an entry (the patch file it could not read).
                 Some(place) if !e.contexts().iter().any(|c| matches!(c, Context::Entry(_))) => {
-                    let place = replacement_item(&e).unwrap_or(place);
+                    let place = item_place(&e).unwrap_or(place);
                     entry_error(files, file, place, "", e)
                 }
                 _ => e,
             })?;
         }
         let external = self.ctx.external;
-        for (config, source, plugin) in
-            self.load_plugin_configs(ldr, file, "transformers", &k.transformers)?
+        for generators::PluginConfig {
+            config,
+            source,
+            plugin,
+            ..
+        } in self.load_plugin_configs(ldr, file, "transformers", &k.transformers)?
         {
             let ctx =
                 |e: Error| e.context(format!("running transformer from {}", source.display()));
@@ -710,8 +732,12 @@ impl Builder<'_> {
         acc: &mut Accumulator,
     ) -> Result<()> {
         let external = self.ctx.external;
-        for (config, source, plugin) in
-            self.load_plugin_configs(ldr, file, "validators", &k.validators)?
+        for generators::PluginConfig {
+            config,
+            source,
+            plugin,
+            ..
+        } in self.load_plugin_configs(ldr, file, "validators", &k.validators)?
         {
             let Some(plugin) = plugin else {
                 // kustomize would run a builtin transformer as a validator and fail if it

@@ -79,6 +79,7 @@ impl About {
             wrote: self.wrote.clone(),
             transformer: self.transformer.clone(),
             changes,
+            renames: Vec::new(),
         }
     }
 }
@@ -117,9 +118,12 @@ pub(super) fn record(before: Option<Before>, rm: &mut ResMap, about: impl FnOnce
         match r.provenance.as_deref_mut() {
             Some(p) => {
                 if p.seen != r.node {
-                    let changes = diff::changes(&p.seen, &r.node);
+                    let (changes, renames) = diff::changes_renaming(&p.seen, &r.node);
                     p.seen = r.node.clone();
-                    p.record(about.step(changes));
+                    p.record(Step {
+                        renames,
+                        ..about.step(changes)
+                    });
                 }
             }
             None => {
@@ -155,6 +159,7 @@ pub(super) fn read_from(on: bool, resources: &mut [Resource], file: &Path) {
             }),
             transformer: None,
             changes: diff::created(&r.node),
+            renames: Vec::new(),
         });
         r.provenance = Some(Box::new(p));
     }

@@ -165,6 +165,18 @@ pub enum Context {
     In(PathBuf),
     /// An entry of a kustomization file.
     Entry(Box<EntryContext>),
+    /// An item of a list a step works through (`replacements[2]`), as its label reads
+    /// (`replacements[2] (file 'r.yaml'), entry 1`): the build turns it into the
+    /// item's [`Context::Entry`], with its line and column, when the list is a
+    /// kustomization field.
+    Item {
+        /// The list's key (`replacements`).
+        key: &'static str,
+        /// The item's index in it.
+        index: usize,
+        /// What the context line says.
+        label: String,
+    },
 }
 
 /// See [`Context::Entry`].
@@ -210,7 +222,7 @@ impl EntryContext {
 impl fmt::Display for Context {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Context::Text(text) => f.write_str(text),
+            Context::Text(text) | Context::Item { label: text, .. } => f.write_str(text),
             Context::In(file) => write!(f, "in {}", file.display()),
             // A step's entry (`replicas[0]`) has no text of its own to show.
             Context::Entry(e) if e.entry.is_empty() => write!(f, "{}: {}", e.at(), e.field),
@@ -416,6 +428,16 @@ impl Error {
         }
     }
 
+    /// Wraps the error as one about the item `index` of the list `key`, labelled `label`
+    /// (see [`Context::Item`]).
+    pub fn in_item(self, key: &'static str, index: usize, label: impl Into<String>) -> Error {
+        self.within(Context::Item {
+            key,
+            index,
+            label: label.into(),
+        })
+    }
+
     /// Wraps the error as one in the kustomization file `file`.
     pub fn in_file(self, file: impl Into<PathBuf>) -> Error {
         self.within(Context::In(file.into()))
@@ -565,7 +587,10 @@ impl fmt::Display for Report<'_> {
                 _ => None,
             })
             .collect();
-        all.retain(|c| !matches!(c, Context::Text(text) if labels.contains(text)));
+        all.retain(|c| {
+            !matches!(c, Context::Text(text) | Context::Item { label: text, .. }
+                if labels.contains(text))
+        });
         let mut shown = all.len();
         // An error about an entry starts where the entry is written, unless it has a
         // position of its own (in the file the entry names), or is about the whole

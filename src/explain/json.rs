@@ -153,14 +153,10 @@ fn record(
     let p = r.provenance.as_deref().unwrap_or(&empty);
     // Each field's links, found in one pass over the record (asking the record per field
     // is quadratic in the size of the resource).
-    let mut links: foldhash::HashMap<&FieldPath, Vec<Link<'_>>> = foldhash::HashMap::default();
-    for step in &p.steps {
-        for change in &step.changes {
-            links
-                .entry(&change.path)
-                .or_default()
-                .push(Link { step, change });
-        }
+    let mut links: foldhash::HashMap<std::borrow::Cow<'_, FieldPath>, Vec<Link<'_>>> =
+        foldhash::HashMap::default();
+    for (path, link) in p.links() {
+        links.entry(path).or_default().push(link);
     }
     let fields = diff::leaves(&r.node)
         .into_iter()

@@ -261,8 +261,16 @@ impl<'f> Locator<'f> {
                 None => true,
             })
             .find_map(|doc| {
-                let steps = steps_in(doc, field)?;
+                let steps = steps_in(doc, Vec::new(), field)?;
                 doc.value(&steps)
+            })
+            .or_else(|| {
+                // A resource read from an item of a List (`kind: List`, `items:`).
+                let (kind, name) = w.identity.as_ref()?;
+                chosen.iter().flatten().find_map(|doc| {
+                    let item = list_item(doc, kind, name)?;
+                    doc.value(&steps_in(doc, item, field)?)
+                })
             });
         at(file, pos)
     }
@@ -277,10 +285,31 @@ fn keys(k: &[&str]) -> Vec<PathStep> {
     k.iter().map(|k| PathStep::Key((*k).to_string())).collect()
 }
 
-/// `field` as key and index steps in `doc`, a selector `[name=web]` resolved to the
-/// element of that name; `None` when the document does not have it.
-fn steps_in(doc: &Located, field: &FieldPath) -> Option<Vec<PathStep>> {
-    let mut steps: Vec<PathStep> = Vec::with_capacity(field.0.len());
+/// The path of the element of `doc`'s `items` list with this kind and name.
+fn list_item(doc: &Located, kind: &str, name: &str) -> Option<Vec<PathStep>> {
+    // The items are looked at in turn until one is missing (the document is finite).
+    (0..)
+        .map_while(|i| {
+            let item = vec![PathStep::Key("items".into()), PathStep::Index(i)];
+            doc.value(&item)?;
+            Some(item)
+        })
+        .find(|item| {
+            let scalar = |k: &[&str]| {
+                let mut path = item.clone();
+                path.extend(keys(k));
+                doc.scalar(&path).map(str::to_string)
+            };
+            scalar(&["kind"]).as_deref() == Some(kind)
+                && scalar(&["metadata", "name"]).as_deref() == Some(name)
+        })
+}
+
+/// `field` as key and index steps in `doc` below `prefix`, a selector `[name=web]`
+/// resolved to the element of that name; `None` when the document does not have it.
+fn steps_in(doc: &Located, prefix: Vec<PathStep>, field: &FieldPath) -> Option<Vec<PathStep>> {
+    let mut steps: Vec<PathStep> = prefix;
+    steps.reserve(field.0.len());
     for part in &field.0 {
         let step = match part {
             Part::Key(k) => PathStep::Key(k.clone()),
@@ -368,7 +397,7 @@ pub fn annotated(
         let Some(link) = p.last(&path) else {
             continue;
         };
-        let Some((line, _)) = steps_in(&doc, &path).and_then(|s| doc.value(&s)) else {
+        let Some((line, _)) = steps_in(&doc, Vec::new(), &path).and_then(|s| doc.value(&s)) else {
             continue;
         };
         if let Some(slot) = lines.get_mut(line.saturating_sub(1)) {
@@ -434,6 +463,7 @@ spec:
             }),
             transformer: None,
             changes: diff::created(&read),
+            renames: Vec::new(),
         });
         p.record(Step {
             kind: StepKind::Merge,
@@ -448,6 +478,7 @@ spec:
             }),
             transformer: None,
             changes: diff::changes(&read, &out),
+            renames: Vec::new(),
         });
         (out, p)
     }

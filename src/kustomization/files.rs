@@ -49,6 +49,15 @@ pub struct Place {
 }
 
 impl Place {
+    /// The whole field `key` (`namePrefix`, `buildMetadata`).
+    pub const fn field(key: &'static str) -> Place {
+        Place {
+            key,
+            index: None,
+            sub: None,
+        }
+    }
+
     /// `key[index]`.
     pub const fn item(key: &'static str, index: usize) -> Place {
         Place {

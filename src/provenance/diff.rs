@@ -22,12 +22,53 @@ pub struct Change {
     pub after: Option<String>,
 }
 
+/// A list element whose name a step changed in place (a name reference, a prefix): its
+/// fields are followed from the old name to the new one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rename {
+    /// The element's path before the step (`subjects.[name=sa]`).
+    pub from: FieldPath,
+    /// Its path after it (`subjects.[name=prod-sa]`).
+    pub to: FieldPath,
+}
+
 /// Every leaf whose value differs between `before` and `after`, in document order.
 pub fn changes(before: &Node, after: &Node) -> Vec<Change> {
-    let mut out = Vec::new();
+    changes_renaming(before, after).0
+}
+
+/// [`changes`], with the list elements the step renamed (see [`Rename`]); the changes of
+/// a renamed element are under its new name.
+pub fn changes_renaming(before: &Node, after: &Node) -> (Vec<Change>, Vec<Rename>) {
+    let mut out = Out::default();
     let mut at = FieldPath::default();
     compare(&mut at, Some(before), Some(after), &mut out);
-    out
+    (out.changes, out.renames)
+}
+
+#[derive(Default)]
+struct Out {
+    changes: Vec<Change>,
+    renames: Vec<Rename>,
+}
+
+impl Out {
+    fn push(&mut self, change: Change) {
+        self.changes.push(change);
+    }
+}
+
+/// Whether `after` is `before` renamed in place: the element at the same position, under
+/// another `name`, with every other field of `before` kept as it was (fields may be
+/// added: a name reference to a ServiceAccount adds its namespace). An element replaced
+/// by a different one is not a rename: its fields are not the old element's.
+fn renamed(before: &Node, after: &Node) -> bool {
+    let (Some(b), Some(a)) = (before.as_map(), after.as_map()) else {
+        return false;
+    };
+    b.iter()
+        .filter(|(k, _)| k.as_str() != "name")
+        .all(|(k, v)| a.get(k) == Some(v))
 }
 
 /// Every leaf of `node` as set from nothing: what a source or a generator writes.
@@ -56,7 +97,7 @@ pub fn leaves(node: &Node) -> Vec<(FieldPath, String)> {
 // that changed: a step changes few fields of a resource, and most of the comparison is
 // of equal subtrees, which `==` settles without building a path (recording a build
 // compares every resource after every step).
-fn compare(at: &mut FieldPath, before: Option<&Node>, after: Option<&Node>, out: &mut Vec<Change>) {
+fn compare(at: &mut FieldPath, before: Option<&Node>, after: Option<&Node>, out: &mut Out) {
     if let (Some(b), Some(a)) = (before, after)
         && b == a
     {
@@ -79,14 +120,41 @@ fn compare(at: &mut FieldPath, before: Option<&Node>, after: Option<&Node>, out:
         }
         (Some(Node::Seq(b)), Some(Node::Seq(a))) if !(b.is_empty() || a.is_empty()) => {
             let (bp, ap) = (element_parts(b), element_parts(a));
-            for (part, bv) in bp.iter().zip(b) {
-                let av = ap.iter().position(|p| p == part).map(|i| &a[i]);
-                at.0.push(part.clone());
-                compare(at, Some(bv), av, out);
-                at.0.pop();
+            // Elements of `a` paired with a renamed element of `b`.
+            let mut paired = vec![false; a.len()];
+            for (i, (part, bv)) in bp.iter().zip(b).enumerate() {
+                if let Some(j) = ap.iter().position(|p| p == part) {
+                    at.0.push(part.clone());
+                    compare(at, Some(bv), Some(&a[j]), out);
+                    at.0.pop();
+                    continue;
+                }
+                // Gone under its old name: renamed in place, or removed.
+                let new_part = ap.get(i).filter(|p| {
+                    matches!((part, p), (Part::Entry(..), Part::Entry(..))) && !bp.contains(p)
+                });
+                match new_part {
+                    Some(new_part) if renamed(bv, &a[i]) => {
+                        paired[i] = true;
+                        let mut from = at.clone();
+                        from.0.push(part.clone());
+                        at.0.push(new_part.clone());
+                        out.renames.push(Rename {
+                            from,
+                            to: at.clone(),
+                        });
+                        compare(at, Some(bv), Some(&a[i]), out);
+                        at.0.pop();
+                    }
+                    _ => {
+                        at.0.push(part.clone());
+                        compare(at, Some(bv), None, out);
+                        at.0.pop();
+                    }
+                }
             }
-            for (part, av) in ap.iter().zip(a) {
-                if !bp.contains(part) {
+            for ((part, av), paired) in ap.iter().zip(a).zip(paired) {
+                if !paired && !bp.contains(part) {
                     at.0.push(part.clone());
                     compare(at, None, Some(av), out);
                     at.0.pop();
@@ -214,6 +282,28 @@ mod tests {
                 "c.[name=side].image - -> s"
             ]
         );
+    }
+
+    #[test]
+    fn follows_an_element_renamed_in_place() {
+        let before = doc("s:\n- kind: ServiceAccount\n  name: sa\n");
+        let after = doc("s:\n- kind: ServiceAccount\n  name: prod-sa\n  namespace: ns\n");
+        let (changes, renames) = changes_renaming(&before, &after);
+        assert_eq!(
+            show(&changes),
+            [
+                "s.[name=prod-sa].name sa -> prod-sa",
+                "s.[name=prod-sa].namespace - -> ns"
+            ]
+        );
+        assert_eq!(renames.len(), 1);
+        assert_eq!(renames[0].from.to_string(), "s.[name=sa]");
+        assert_eq!(renames[0].to.to_string(), "s.[name=prod-sa]");
+        // Another element in its place is a removal and an addition.
+        let other = doc("s:\n- kind: User\n  name: alice\n");
+        let (changes, renames) = changes_renaming(&before, &other);
+        assert!(renames.is_empty());
+        assert_eq!(changes.len(), 4);
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod path;
 use crate::yaml::Node;
 pub use diff::Change;
 pub use path::{FieldPath, Part};
+use std::borrow::Cow;
 use std::path::PathBuf;
 
 /// The file a step wrote its values from: a resource file, a patch.
@@ -105,8 +106,11 @@ pub struct Step {
     /// name it (`configuredBy.kind`: `PatchTransformer`, `ImageTagTransformer`, a
     /// plugin's kind), so a record can be checked against kustomize's annotation.
     pub transformer: Option<String>,
-    /// The leaves it changed.
+    /// The leaves it changed, each named as it was named right after the step.
     pub changes: Vec<Change>,
+    /// The list elements it renamed in place (a name reference, a prefix): earlier steps
+    /// name their fields by the old name.
+    pub renames: Vec<diff::Rename>,
 }
 
 /// The record of one resource.
@@ -147,15 +151,30 @@ impl Provenance {
     /// The steps that changed `field` or a field below it, oldest first, each with its
     /// change.
     pub fn chain(&self, field: &FieldPath) -> Vec<Link<'_>> {
-        self.steps
-            .iter()
-            .flat_map(|step| {
-                step.changes
-                    .iter()
-                    .filter(|c| c.path.starts_with(field))
-                    .map(move |change| Link { step, change })
-            })
+        self.links()
+            .into_iter()
+            .filter(|(path, _)| path.starts_with(field))
+            .map(|(_, link)| link)
             .collect()
+    }
+
+    /// Every change of every step, oldest first, with the path of its field as the
+    /// resource names it now (an element a later step renamed is under its new name;
+    /// the change keeps the name it had then, by which its file writes it).
+    pub fn links(&self) -> Vec<(Cow<'_, FieldPath>, Link<'_>)> {
+        let mut by_step = Vec::with_capacity(self.steps.len());
+        // The renames made after the step at hand, in the order they were made.
+        let mut later: Vec<&diff::Rename> = Vec::new();
+        for step in self.steps.iter().rev() {
+            let links: Vec<_> = step
+                .changes
+                .iter()
+                .map(|change| (renamed(&change.path, &later), Link { step, change }))
+                .collect();
+            by_step.push(links);
+            later.splice(0..0, step.renames.iter());
+        }
+        by_step.into_iter().rev().flatten().collect()
     }
 
     /// Where the resource itself comes from, as kustomize's `config.kubernetes.io/origin`
@@ -172,14 +191,25 @@ impl Provenance {
 
     /// The last step that set `field` (exactly that leaf), if any did.
     pub fn last(&self, field: &FieldPath) -> Option<Link<'_>> {
-        self.steps.iter().rev().find_map(|step| {
-            step.changes
-                .iter()
-                .rev()
-                .find(|c| &c.path == field)
-                .map(|change| Link { step, change })
-        })
+        self.links()
+            .into_iter()
+            .rev()
+            .find(|(path, _)| path.as_ref() == field)
+            .map(|(_, link)| link)
     }
+}
+
+/// `path` after the renames `later` (in the order they were made).
+fn renamed<'p>(path: &'p FieldPath, later: &[&diff::Rename]) -> Cow<'p, FieldPath> {
+    let mut path = Cow::Borrowed(path);
+    for rename in later {
+        if path.starts_with(&rename.from) {
+            path.to_mut()
+                .0
+                .splice(..rename.from.0.len(), rename.to.0.iter().cloned());
+        }
+    }
+    path
 }
 
 #[cfg(test)]
@@ -205,6 +235,7 @@ mod tests {
             }),
             transformer: None,
             changes: diff::created(&read),
+            renames: Vec::new(),
         });
         p.record(Step {
             kind: StepKind::Merge,
@@ -219,6 +250,7 @@ mod tests {
             }),
             transformer: None,
             changes: diff::changes(&read, &patched),
+            renames: Vec::new(),
         });
         // A step that changed nothing is not recorded.
         p.record(Step {
@@ -227,6 +259,7 @@ mod tests {
             wrote: None,
             transformer: None,
             changes: diff::changes(&patched, &patched),
+            renames: Vec::new(),
         });
         assert_eq!(p.steps.len(), 2);
         let field = FieldPath(vec![Part::Key("spec".into()), Part::Key("replicas".into())]);

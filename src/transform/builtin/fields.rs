@@ -40,11 +40,7 @@ fn entry_step(builtin: Builtin<'_>, place: Place) -> Step<'_> {
 
 /// A whole top-level field (`commonLabels`) as a place.
 const fn field(key: &'static str) -> Place {
-    Place {
-        key,
-        index: None,
-        sub: None,
-    }
+    Place::field(key)
 }
 
 /// The built-in transformers the fields of `k` (the file `file`) ask for, with

@@ -159,6 +159,9 @@ pub(crate) struct Ctx<'a> {
     pub budget: &'a crate::resource::budget::Budget,
 }
 
+/// The list an error's item context names (see [`crate::error::Context::Item`]).
+const KEY: &str = "replacements";
+
 /// Reads the entries of a `replacements` list: inline ones are decoded,
 /// `path:` ones read (relative to the kustomization, through `read`) as a
 /// file holding one replacement or a list of them.
@@ -174,7 +177,7 @@ pub(crate) fn load(
         if e.path.is_empty() {
             let mut loaded = decode_inline(e, inline)
                 .and_then(|r| Loaded::new(label.clone(), r, inline, version))
-                .map_err(|err| err.context(label.clone()))?;
+                .map_err(|err| err.in_item(KEY, i, label.clone()))?;
             loaded.at = (i, None);
             out.push(loaded);
             continue;
@@ -187,10 +190,10 @@ pub(crate) fn load(
             return Err(Error::invalid_config(
                 "has both 'path' and an inline replacement ('source'/'targets'); use one",
             )
-            .context(label));
+            .in_item(KEY, i, label));
         }
         let label = format!("{label} (file '{}')", e.path);
-        let list = load_file(&e.path, read).map_err(|err| err.context(label.clone()))?;
+        let list = load_file(&e.path, read).map_err(|err| err.in_item(KEY, i, label.clone()))?;
         let many = list.len() > 1;
         for (j, r) in list.into_iter().enumerate() {
             let label = if many {
@@ -199,7 +202,7 @@ pub(crate) fn load(
                 label.clone()
             };
             let mut loaded = Loaded::new(label.clone(), r, Decode::Lenient, version)
-                .map_err(|err| err.context(label))?;
+                .map_err(|err| err.in_item(KEY, i, label))?;
             loaded.at = (i, Some(j));
             out.push(loaded);
         }
@@ -305,7 +308,8 @@ fn load_file(path: &str, read: &mut dyn FnMut(&str) -> Result<String>) -> Result
 pub(crate) fn apply(rm: &mut ResMap, replacements: &[Loaded], ctx: Ctx) -> Result<Vec<TargetUse>> {
     let mut uses = Vec::new();
     for l in replacements {
-        let selected = apply_one(rm, l, ctx).map_err(|e| e.context(l.label.clone()))?;
+        let selected =
+            apply_one(rm, l, ctx).map_err(|e| e.in_item(KEY, l.at.0, l.label.clone()))?;
         uses.extend(
             selected
                 .into_iter()
