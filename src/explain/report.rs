@@ -114,7 +114,15 @@ impl<'f> Locator<'f> {
                 // A JSON 6902 patch file: the operation's value.
                 (_, Some(w)) if step.kind == StepKind::JsonPatch => self
                     .written_in(&w.file, None, &link.change.path, after, before)
+                    .or_else(|| self.json_op_text(&w.file))
                     .map(|p| (w.file.clone(), p)),
+                // A generator's config file: the scalar that holds the value.
+                (None, Some(w))
+                    if matches!(step.kind, StepKind::Generate | StepKind::GenerateMerge) =>
+                {
+                    self.written_in(&w.file, None, &link.change.path, after, before)
+                        .map(|p| (w.file.clone(), p))
+                }
                 // An item of a kustomization list (`images[0]`, `replicas[1]`,
                 // `configMapGenerator[0]`): the scalar of the item that holds the value.
                 (Some(e), _) if e.place.index.is_some() => self
@@ -222,6 +230,16 @@ impl<'f> Locator<'f> {
             .map(|(_, p)| *p)
     }
 
+    /// Where a PatchJson6902Transformer config writes its operations as one JSON text
+    /// (`jsonOp: '[{"op": "add", ...}]'`): a value set from it is written in that text.
+    fn json_op_text(&mut self, file: &Path) -> Option<(usize, usize)> {
+        let key = keys(&["jsonOp"]);
+        self.documents(file)
+            .iter()
+            .flatten()
+            .find_map(|doc| doc.scalar(&key).and_then(|_| doc.value(&key)))
+    }
+
     /// Every document of `file` (by index; `None` for one that does not parse), parsed
     /// on first use.
     fn documents(&mut self, file: &Path) -> &[Option<Located>] {
@@ -243,6 +261,13 @@ impl<'f> Locator<'f> {
         // A JSON 6902 patch writes its values under `value` of an operation, not at the
         // field's path; the entry's position says which patch it was.
         if kind == StepKind::JsonPatch {
+            return at(file, None);
+        }
+        // A generator's config (a `generators:` file) writes what it generates in fields of
+        // its own (`literals`, `files`), not at the resource's paths: the value is looked
+        // for by what it is (see `locate`), never by its path (the config's own `kind:
+        // ConfigMapGenerator` is not where a ConfigMap's kind came from).
+        if matches!(kind, StepKind::Generate | StepKind::GenerateMerge) {
             return at(file, None);
         }
         let docs = self.documents(&file);
