@@ -265,9 +265,17 @@ impl Builder<'_> {
             let mut sub = Accumulator::default();
             self.accumulate(&ldr.child(real.clone()), &mut sub, Expect::Kustomization)?;
             for r in sub.resmap.resources {
+                // The config's file: from its origin (tracked with buildMetadata) or its
+                // provenance record (with recording on), else the directory.
+                let recorded = || {
+                    let first = r.provenance.as_deref()?.steps.first()?;
+                    (first.kind == crate::provenance::StepKind::Source)
+                        .then(|| first.wrote.as_ref().map(|w| w.file.clone()))
+                        .flatten()
+                };
                 let src = match r.origin.as_deref() {
                     Some(Origin::File(p)) => p.clone(),
-                    _ => real.clone(),
+                    _ => recorded().unwrap_or_else(|| real.clone()),
                 };
                 out.push((r.node, src));
             }

@@ -121,8 +121,25 @@ impl<'f> Locator<'f> {
                     if matches!(step.kind, StepKind::Generate | StepKind::GenerateMerge) =>
                 {
                     self.written_in(&w.file, None, &link.change.path, after, before)
+                        // What the config does not write itself (the kind and
+                        // apiVersion of what it generates): the config, by its kind.
+                        .or_else(|| self.config_kind(&w.file))
                         .map(|p| (w.file.clone(), p))
                 }
+                // A strategic merge patch written inline, as a literal block: the field
+                // in it (`patches[0].patch: |`, a PatchTransformer config's `patch: |`).
+                (Some(e), w)
+                    if step.kind == StepKind::Merge
+                        && w.as_ref().is_none_or(|w| w.file == e.file) =>
+                {
+                    let mut inside = e.place.steps();
+                    inside.push(PathStep::Key("patch".into()));
+                    self.embedded(&e.file, &[inside, e.place.steps()], &link.change.path)
+                        .map(|p| (e.file.clone(), p))
+                }
+                (None, Some(w)) if step.kind == StepKind::Merge => self
+                    .embedded(&w.file, &[keys(&["patch"])], &link.change.path)
+                    .map(|p| (w.file.clone(), p)),
                 // An item of a kustomization list (`images[0]`, `replicas[1]`,
                 // `configMapGenerator[0]`): the scalar of the item that holds the value.
                 (Some(e), _) if e.place.index.is_some() => self
@@ -228,6 +245,59 @@ impl<'f> Locator<'f> {
             .or_else(literal)
             .or_else(part)
             .map(|(_, p)| *p)
+    }
+
+    /// Where `field` is written in a YAML document held by a literal block scalar of
+    /// `file` (`patch: |`), the first of `blocks` that is one: the block's lines are the
+    /// document's, indented.
+    fn embedded(
+        &mut self,
+        file: &Path,
+        blocks: &[Vec<PathStep>],
+        field: &FieldPath,
+    ) -> Option<(usize, usize)> {
+        let text = self.text(file)?.to_owned();
+        let lines: Vec<&str> = text.lines().collect();
+        let (content, line) = self.documents(file).iter().flatten().find_map(|doc| {
+            blocks.iter().find_map(|block| {
+                let content = doc.scalar(block)?;
+                let (line, column) = doc.value(block)?;
+                // A literal block only: its text keeps the file's lines. The parser
+                // places it at its indicator (`|`) or at its first line.
+                let at = lines
+                    .get(line.checked_sub(1)?)?
+                    .get(column.checked_sub(1)?..)?;
+                let header = if at.starts_with('|') {
+                    line
+                } else {
+                    let above = lines.get(line.checked_sub(2)?)?.trim_end();
+                    let indicator = above.rsplit(' ').next()?;
+                    (indicator.starts_with('|') && indicator.len() <= 3).then_some(line - 1)?
+                };
+                Some((content.to_string(), header))
+            })
+        })?;
+        // The block's indentation: that of its first line that is not blank.
+        let indent = lines
+            .iter()
+            .skip(line)
+            .find(|l| !l.trim().is_empty())
+            .map(|l| l.len() - l.trim_start_matches(' ').len())?;
+        let (l, c) = Located::parse_all(&content)
+            .iter()
+            .flatten()
+            .find_map(|doc| doc.value(&steps_in(doc, Vec::new(), field)?))?;
+        Some((line + l, indent + c))
+    }
+
+    /// Where the first config of `file` (a `generators:` config) says its kind
+    /// (`kind: ConfigMapGenerator`).
+    fn config_kind(&mut self, file: &Path) -> Option<(usize, usize)> {
+        let key = keys(&["kind"]);
+        self.documents(file)
+            .iter()
+            .flatten()
+            .find_map(|doc| doc.value(&key))
     }
 
     /// Where a PatchJson6902Transformer config writes its operations as one JSON text
