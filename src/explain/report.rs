@@ -63,6 +63,10 @@ pub struct Locator<'f> {
     texts: HashMap<PathBuf, Option<String>>,
     /// Each file's documents, parsed once: a report asks for a position per field.
     docs: HashMap<PathBuf, Vec<Option<Located>>>,
+    /// Each kustomization file as the build's parser reads it (`None`: it does not
+    /// parse), read once: where an entry is written depends on the lists as written
+    /// (see [`crate::kustomization::files::Place::position_in`]).
+    kustomizations: HashMap<PathBuf, Option<Node>>,
     /// Where each kustomization entry is written, found once.
     entries: HashMap<(PathBuf, crate::kustomization::files::Place), Option<(usize, usize)>>,
 }
@@ -74,6 +78,7 @@ impl<'f> Locator<'f> {
             read,
             texts: HashMap::default(),
             docs: HashMap::default(),
+            kustomizations: HashMap::default(),
             entries: HashMap::default(),
         }
     }
@@ -150,18 +155,39 @@ impl<'f> Locator<'f> {
         if let Some(pos) = self.entries.get(&key) {
             return *pos;
         }
-        let pos = self.text(file).and_then(|t| {
-            let scalar = (place.index.is_none() && place.sub.is_none())
-                .then(|| Located::parse(t, 0))
-                .flatten()
-                .and_then(|doc| {
-                    let key = [PathStep::Key(place.key.to_string())];
-                    doc.scalar(&key).and_then(|_| doc.value(&key))
-                });
-            scalar.or_else(|| place.position(t))
-        });
+        let pos = self.entry_position_in(file, place);
         self.entries.insert(key, pos);
         pos
+    }
+
+    /// [`Locator::entry_position`], not cached: from the file's first document (parsed
+    /// once for every entry of the file) and the file as the build reads it.
+    fn entry_position_in(
+        &mut self,
+        file: &Path,
+        place: crate::kustomization::files::Place,
+    ) -> Option<(usize, usize)> {
+        self.text(file)?;
+        let doc = self.documents(file).first().and_then(Option::as_ref);
+        let scalar = (place.index.is_none() && place.sub.is_none())
+            .then_some(doc)
+            .flatten()
+            .and_then(|doc| {
+                let key = [PathStep::Key(place.key.to_string())];
+                doc.scalar(&key).and_then(|_| doc.value(&key))
+            });
+        if scalar.is_some() {
+            return scalar;
+        }
+        if !self.kustomizations.contains_key(file) {
+            let node = self
+                .text(file)
+                .and_then(|t| crate::yaml::parse::parse_document(t, "").ok());
+            self.kustomizations.insert(file.to_path_buf(), node);
+        }
+        let node = self.kustomizations.get(file).and_then(Option::as_ref);
+        let doc = self.docs.get(file).and_then(|d| d.first()).and_then(Option::as_ref);
+        place.position_in(node, doc)
     }
 
     /// Where `after` (a value a step set, `before` the one it replaced) is written in
