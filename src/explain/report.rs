@@ -186,7 +186,11 @@ impl<'f> Locator<'f> {
             self.kustomizations.insert(file.to_path_buf(), node);
         }
         let node = self.kustomizations.get(file).and_then(Option::as_ref);
-        let doc = self.docs.get(file).and_then(|d| d.first()).and_then(Option::as_ref);
+        let doc = self
+            .docs
+            .get(file)
+            .and_then(|d| d.first())
+            .and_then(Option::as_ref);
         place.position_in(node, doc)
     }
 
