@@ -14,7 +14,7 @@
 //!                 "column": 13, "before": "1", "after": "3"}]}]}]}
 //! ```
 
-use super::report::{LocatedStep, Locator};
+use super::report::{LocatedStep, Locator, Prepared};
 use crate::provenance::{FieldPath, Link, Provenance, diff};
 use crate::resource::Resource;
 use crate::resource::resmap::ResMap;
@@ -149,22 +149,33 @@ fn record(
     let p = r.provenance.as_deref().unwrap_or(&empty);
     // Each field's links, found in one pass over the record (asking the record per field
     // is quadratic in the size of the resource).
-    let mut links: foldhash::HashMap<&FieldPath, Vec<Link<'_>>> = foldhash::HashMap::default();
-    for step in &p.steps {
+    let mut links: foldhash::HashMap<&FieldPath, Vec<(usize, Link<'_>)>> =
+        foldhash::HashMap::default();
+    for (i, step) in p.steps.iter().enumerate() {
         for change in &step.changes {
             links
                 .entry(&change.path)
                 .or_default()
-                .push(Link { step, change });
+                .push((i, Link { step, change }));
         }
     }
+    // What locating needs of each step, found once for all the fields it changed.
+    let mut prepared: Vec<Option<Prepared>> = p.steps.iter().map(|_| None).collect();
     let fields = diff::leaves(&r.node)
         .into_iter()
         .filter(|(path, _)| only.is_none_or(|o| path.starts_with(o)))
         .map(|(path, value)| {
             let chain = links
                 .get(&path)
-                .map(|l| l.iter().map(|link| step_out(&loc.locate(link))).collect())
+                .map(|l| {
+                    l.iter()
+                        .map(|(i, link)| {
+                            let slot = &mut prepared[*i];
+                            let step = slot.get_or_insert_with(|| loc.prepare(link.step));
+                            step_out(&loc.locate_prepared(step, link))
+                        })
+                        .collect()
+                })
                 .unwrap_or_default();
             FieldOut {
                 path: path.to_string(),

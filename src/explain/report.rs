@@ -7,9 +7,9 @@
 //! value itself in the file that wrote it (the resource file, a strategic-merge patch),
 //! where the field can be found there.
 
-use crate::provenance::{FieldPath, Link, Part, Provenance, StepKind, Written};
+use crate::provenance::{FieldPath, Link, Part, Provenance, Step, StepKind, Written};
 use crate::yaml::Node;
-use crate::yaml::locate::Located;
+use crate::yaml::locate::{Located, Seek};
 use crate::yaml::parse::PathStep;
 use foldhash::HashMap;
 use std::path::{Path, PathBuf};
@@ -61,8 +61,11 @@ pub struct LocatedStep {
 pub struct Locator<'f> {
     read: &'f dyn Fn(&Path) -> Option<String>,
     texts: HashMap<PathBuf, Option<String>>,
-    /// Each file's documents, parsed once: a report asks for a position per field.
-    docs: HashMap<PathBuf, Vec<Option<Located>>>,
+    /// Each file's documents, parsed once (a report asks for a position per field), by
+    /// the file's index in `files`.
+    docs: Vec<Vec<Option<Located>>>,
+    /// The index in `docs` of each file parsed.
+    files: HashMap<PathBuf, usize>,
     /// Each kustomization file as the build's parser reads it (`None`: it does not
     /// parse), read once: where an entry is written depends on the lists as written
     /// (see [`crate::kustomization::files::Place::position_in`]).
@@ -77,7 +80,8 @@ impl<'f> Locator<'f> {
         Locator {
             read,
             texts: HashMap::default(),
-            docs: HashMap::default(),
+            docs: Vec::new(),
+            files: HashMap::default(),
             kustomizations: HashMap::default(),
             entries: HashMap::default(),
         }
@@ -101,15 +105,36 @@ impl<'f> Locator<'f> {
 
     /// One link with its positions.
     pub fn locate(&mut self, link: &Link<'_>) -> LocatedStep {
-        let step = link.step;
+        let prepared = self.prepare(link.step);
+        self.locate_prepared(&prepared, link)
+    }
+
+    /// What locating the fields a step changed needs of the step itself, found once for
+    /// all of them (a source step changed every field of its resource): where its entry
+    /// is written, and the documents of the file it wrote to look for a field in.
+    pub fn prepare(&mut self, step: &Step) -> Prepared {
         let entry_at = step.entry.as_ref().map(|e| {
             let pos = self.entry_position(&e.file, e.place);
             at(e.file.clone(), pos)
         });
+        // A JSON 6902 patch writes its values under `value` of an operation, not at the
+        // field's path; the entry's position says which patch it was.
+        let wrote = step
+            .wrote
+            .as_ref()
+            .filter(|_| step.kind != StepKind::JsonPatch)
+            .map(|w| self.documents_of(w));
+        Prepared { entry_at, wrote }
+    }
+
+    /// [`Locator::locate`] of a link of the step `prepared` was made from.
+    pub fn locate_prepared(&mut self, prepared: &Prepared, link: &Link<'_>) -> LocatedStep {
+        let step = link.step;
+        let entry_at = prepared.entry_at.clone();
         let mut value_at = step
             .wrote
             .as_ref()
-            .map(|w| self.value_position(w, &link.change.path, step.kind));
+            .map(|w| self.value_position(w, prepared, &link.change.path));
         if let Some(after) = link.change.after.as_deref()
             && value_at.as_ref().is_none_or(|v| v.line == 0)
             && step.kind != StepKind::Source
@@ -187,8 +212,9 @@ impl<'f> Locator<'f> {
         }
         let node = self.kustomizations.get(file).and_then(Option::as_ref);
         let doc = self
-            .docs
+            .files
             .get(file)
+            .and_then(|&i| self.docs.get(i))
             .and_then(|d| d.first())
             .and_then(Option::as_ref);
         place.position_in(node, doc)
@@ -255,47 +281,74 @@ impl<'f> Locator<'f> {
     /// Every document of `file` (by index; `None` for one that does not parse), parsed
     /// on first use.
     fn documents(&mut self, file: &Path) -> &[Option<Located>] {
-        if !self.docs.contains_key(file) {
-            let docs = match self.text(file) {
-                Some(text) => Located::parse_all(text),
-                None => Vec::new(),
-            };
-            self.docs.insert(file.to_path_buf(), docs);
-        }
-        self.docs.get(file).map_or(&[], Vec::as_slice)
+        let index = self.file_index(file);
+        self.docs.get(index).map_or(&[], Vec::as_slice)
     }
 
-    /// Where `field` is written in `w`: in the document `w` names (or, when it names
-    /// none, the first whose kind and name are the resource's as read), when the field is
-    /// there; else only the file.
-    fn value_position(&mut self, w: &Written, field: &FieldPath, kind: StepKind) -> Position {
-        let file = w.file.clone();
-        // A JSON 6902 patch writes its values under `value` of an operation, not at the
-        // field's path; the entry's position says which patch it was.
-        if kind == StepKind::JsonPatch {
-            return at(file, None);
+    /// The index in `docs` of `file`'s documents, parsed on first use.
+    fn file_index(&mut self, file: &Path) -> usize {
+        if let Some(&index) = self.files.get(file) {
+            return index;
         }
-        let docs = self.documents(&file);
-        let chosen: &[Option<Located>] = match w.document {
-            Some(i) => docs.get(i..=i).unwrap_or_default(),
-            None => docs,
+        let docs = match self.text(file) {
+            Some(text) => Located::parse_all(text),
+            None => Vec::new(),
         };
-        let pos = chosen
-            .iter()
-            .flatten()
-            .filter(|doc| match &w.identity {
-                Some((kind, name)) => {
-                    doc.scalar(&keys(&["kind"])) == Some(kind.as_str())
-                        && doc.scalar(&keys(&["metadata", "name"])) == Some(name.as_str())
-                }
-                None => true,
-            })
-            .find_map(|doc| {
-                let steps = steps_in(doc, field)?;
-                doc.value(&steps)
-            });
-        at(file, pos)
+        self.docs.push(docs);
+        let index = self.docs.len() - 1;
+        self.files.insert(file.to_path_buf(), index);
+        index
     }
+
+    /// The documents of `w`'s file a field it wrote may be in: the document `w` names
+    /// (or, when it names none, each whose kind and name are the resource's as read).
+    fn documents_of(&mut self, w: &Written) -> (usize, Vec<usize>) {
+        let index = self.file_index(&w.file);
+        let docs = self.docs.get(index).map_or(&[][..], Vec::as_slice);
+        let range = match w.document {
+            Some(i) if i < docs.len() => i..i + 1,
+            Some(_) => 0..0,
+            None => 0..docs.len(),
+        };
+        let chosen = range
+            .filter(|&i| {
+                docs[i].as_ref().is_some_and(|doc| match &w.identity {
+                    Some((kind, name)) => {
+                        doc.scalar(&keys(&["kind"])) == Some(kind.as_str())
+                            && doc.scalar(&keys(&["metadata", "name"])) == Some(name.as_str())
+                    }
+                    None => true,
+                })
+            })
+            .collect();
+        (index, chosen)
+    }
+
+    /// Where `field` is written in `w` (in the first of the documents `prepared` chose
+    /// that has it); else only the file.
+    fn value_position(&self, w: &Written, prepared: &Prepared, field: &FieldPath) -> Position {
+        let pos = prepared.wrote.as_ref().and_then(|(index, chosen)| {
+            let docs = self.docs.get(*index)?;
+            chosen.iter().find_map(|&i| {
+                let doc = docs.get(i)?.as_ref()?;
+                doc.seek_value(field.0.iter().map(|part| match part {
+                    Part::Key(k) => Seek::Key(k),
+                    Part::Index(i) => Seek::Index(*i),
+                    Part::Entry(k, v) => Seek::Named(k, v),
+                }))
+            })
+        });
+        at(w.file.clone(), pos)
+    }
+}
+
+/// What [`Locator::prepare`] finds of one step.
+pub struct Prepared {
+    /// Where the step's entry is written.
+    entry_at: Option<Position>,
+    /// The file the step wrote (its index in the locator's `docs`), and the documents of
+    /// it a field may be in; `None` for a JSON 6902 patch, whose file is only named.
+    wrote: Option<(usize, Vec<usize>)>,
 }
 
 fn at(file: PathBuf, pos: Option<(usize, usize)>) -> Position {
