@@ -118,7 +118,7 @@ pub(super) fn record(before: Option<Before>, rm: &mut ResMap, about: impl FnOnce
             Some(p) => {
                 if p.seen != r.node {
                     let changes = diff::changes(&p.seen, &r.node);
-                    p.seen = r.node.clone();
+                    diff::sync(&mut p.seen, &r.node);
                     p.record(about.step(changes));
                 }
             }
@@ -130,6 +130,17 @@ pub(super) fn record(before: Option<Before>, rm: &mut ResMap, about: impl FnOnce
                 p.record(about.step(diff::created(&r.node)));
                 r.provenance = Some(Box::new(p));
             }
+        }
+    }
+}
+
+/// The build is over: no step follows, so the copy of each resource its record kept to
+/// compare the next step with is freed (a copy of the whole output; the provenance
+/// report made next is then written in that memory, not in more).
+pub(super) fn finished(rm: &mut ResMap) {
+    for r in rm.iter_mut() {
+        if let Some(p) = r.provenance.as_deref_mut() {
+            p.seen = crate::yaml::Node::Null;
         }
     }
 }

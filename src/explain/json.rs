@@ -161,29 +161,29 @@ fn record(
     }
     // What locating needs of each step, found once for all the fields it changed.
     let mut prepared: Vec<Option<Prepared>> = p.steps.iter().map(|_| None).collect();
-    let fields = diff::leaves(&r.node)
-        .into_iter()
-        .filter(|(path, _)| only.is_none_or(|o| path.starts_with(o)))
-        .map(|(path, value)| {
-            let chain = links
-                .get(&path)
-                .map(|l| {
-                    l.iter()
-                        .map(|(i, link)| {
-                            let slot = &mut prepared[*i];
-                            let step = slot.get_or_insert_with(|| loc.prepare(link.step));
-                            step_out(&loc.locate_prepared(step, link))
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            FieldOut {
-                path: path.to_string(),
-                value,
-                chain,
-            }
-        })
-        .collect();
+    let mut fields = Vec::new();
+    diff::each_leaf(&r.node, &mut |path, value| {
+        if only.is_some_and(|o| !path.starts_with(o)) {
+            return;
+        }
+        let chain = links
+            .get(path)
+            .map(|l| {
+                l.iter()
+                    .map(|(i, link)| {
+                        let slot = &mut prepared[*i];
+                        let step = slot.get_or_insert_with(|| loc.prepare(link.step));
+                        step_out(&loc.locate_prepared(step, link))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        fields.push(FieldOut {
+            path: path.to_string(),
+            value,
+            chain,
+        });
+    });
     ResourceOut {
         resource: names.spelling(r),
         id: IdOut {
@@ -208,15 +208,22 @@ fn step_out(s: &LocatedStep) -> StepOut {
         step: s.kind.as_str(),
         entry: s.actor.clone(),
         transformer: s.transformer.clone(),
-        entry_file: s.entry_at.as_ref().map(|a| a.file.display().to_string()),
+        entry_file: s.entry_at.as_ref().map(|a| shown(&a.file)),
         entry_line: known(&s.entry_at).map(|p| p.0),
         entry_column: known(&s.entry_at).map(|p| p.1),
-        file: s.value_at.as_ref().map(|a| a.file.display().to_string()),
+        file: s.value_at.as_ref().map(|a| shown(&a.file)),
         line: known(&s.value_at).map(|p| p.0),
         column: known(&s.value_at).map(|p| p.1),
         before: s.before.clone(),
         after: s.after.clone(),
     }
+}
+
+/// A path as the document writes it (as `Path::display`, without its lossy conversion
+/// for the usual UTF-8 path: this runs for every step of every field).
+fn shown(path: &std::path::Path) -> String {
+    path.to_str()
+        .map_or_else(|| path.display().to_string(), str::to_owned)
 }
 
 /// A resource's origin (see [`Provenance::origin`]): its kind and file.

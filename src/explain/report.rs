@@ -366,7 +366,7 @@ fn steps_in(doc: &Located, field: &FieldPath) -> Option<Vec<PathStep>> {
     let mut steps: Vec<PathStep> = Vec::with_capacity(field.0.len());
     for part in &field.0 {
         let step = match part {
-            Part::Key(k) => PathStep::Key(k.clone()),
+            Part::Key(k) => PathStep::Key(k.to_string()),
             Part::Index(i) => PathStep::Index(*i),
             Part::Entry(k, v) => {
                 // The elements are looked at in turn until one is missing (the document
@@ -376,7 +376,7 @@ fn steps_in(doc: &Located, field: &FieldPath) -> Option<Vec<PathStep>> {
                     let mut probe = steps.clone();
                     probe.push(PathStep::Index(i));
                     doc.value(&probe)?;
-                    probe.push(PathStep::Key(k.clone()));
+                    probe.push(PathStep::Key(k.to_string()));
                     if doc.scalar(&probe) == Some(v.as_str()) {
                         index = Some(i);
                         break;

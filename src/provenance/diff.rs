@@ -46,10 +46,54 @@ pub fn created(node: &Node) -> Vec<Change> {
 /// Every leaf of `node`, with its path and text, in document order.
 pub fn leaves(node: &Node) -> Vec<(FieldPath, String)> {
     let mut out = Vec::new();
-    collect(&mut FieldPath::default(), node, &mut |path, text| {
-        out.push((path.clone(), text));
-    });
+    each_leaf(node, &mut |path, text| out.push((path.clone(), text)));
     out
+}
+
+/// Calls `f` with every leaf of `node`, its path and text, in document order ([`leaves`]
+/// without a copy of each path).
+pub fn each_leaf(node: &Node, f: &mut dyn FnMut(&FieldPath, String)) {
+    collect(&mut FieldPath::default(), node, f);
+}
+
+/// Makes `seen` (a resource as a record last saw it) the same as `now`, keys in `now`'s
+/// order included, copying only what differs: after a step changed a few fields of a
+/// resource, those, not the whole resource. A mapping whose keys differ (or are in
+/// another order) or a list of another length is copied whole.
+pub(crate) fn sync(seen: &mut Node, now: &Node) {
+    if identical(seen, now) {
+        return;
+    }
+    match (&mut *seen, now) {
+        (Node::Map(s), Node::Map(n)) if s.len() == n.len() && s.keys().eq(n.keys()) => {
+            for (sv, (_, nv)) in s.values_mut().zip(n.iter()) {
+                sync(sv, nv);
+            }
+        }
+        (Node::Seq(s), Node::Seq(n)) if s.len() == n.len() => {
+            for (sv, nv) in s.iter_mut().zip(n) {
+                sync(sv, nv);
+            }
+        }
+        (seen, now) => *seen = now.clone(),
+    }
+}
+
+/// Equal, with mapping keys in the same order (`==` on mappings ignores their order).
+fn identical(a: &Node, b: &Node) -> bool {
+    match (a, b) {
+        (Node::Map(a), Node::Map(b)) => {
+            a.len() == b.len()
+                && a
+                    .iter()
+                    .zip(b.iter())
+                    .all(|((k, v), (l, w))| k == l && identical(v, w))
+        }
+        (Node::Seq(a), Node::Seq(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(v, w)| identical(v, w))
+        }
+        (a, b) => a == b,
+    }
 }
 
 // The path is one stack, pushed and popped on the way down, and copied only for a leaf
@@ -65,13 +109,13 @@ fn compare(at: &mut FieldPath, before: Option<&Node>, after: Option<&Node>, out:
     match (before, after) {
         (Some(Node::Map(b)), Some(Node::Map(a))) if !(b.is_empty() || a.is_empty()) => {
             for (k, bv) in b.iter() {
-                at.0.push(Part::Key(k.to_string()));
+                at.0.push(Part::Key(k.clone()));
                 compare(at, Some(bv), a.get(k), out);
                 at.0.pop();
             }
             for (k, av) in a.iter() {
                 if b.get(k).is_none() {
-                    at.0.push(Part::Key(k.to_string()));
+                    at.0.push(Part::Key(k.clone()));
                     compare(at, None, Some(av), out);
                     at.0.pop();
                 }
@@ -131,7 +175,7 @@ fn collect(at: &mut FieldPath, node: &Node, f: &mut dyn FnMut(&FieldPath, String
     match node {
         Node::Map(m) if !m.is_empty() => {
             for (k, v) in m.iter() {
-                at.0.push(Part::Key(k.to_string()));
+                at.0.push(Part::Key(k.clone()));
                 collect(at, v, f);
                 at.0.pop();
             }
@@ -164,7 +208,8 @@ pub fn text(node: &Node) -> String {
         Node::Int(i) => i.to_string(),
         Node::Uint(u) => u.to_string(),
         Node::Float(f) => crate::yaml::emit::format_float_g(*f),
-        Node::Str(s) => s.to_string(),
+        // `String::from`: a `CompactString`'s `to_string()` runs through `Display`.
+        Node::Str(s) => String::from(s.as_str()),
         Node::Seq(_) => "[]".into(),
         Node::Map(_) => "{}".into(),
     }
@@ -214,6 +259,19 @@ mod tests {
                 "c.[name=side].image - -> s"
             ]
         );
+    }
+
+    #[test]
+    fn sync_makes_the_seen_copy_identical() {
+        let mut seen = doc("a: 1\nb: {c: x, d: w}\nl: [1, 2]\nm: {p: 1, q: 2}\n");
+        let now = doc("a: 2\nb: {c: x, d: v}\nl: [1, 2, 3]\nm: {q: 2, p: 1}\n");
+        sync(&mut seen, &now);
+        assert!(identical(&seen, &now));
+        let keys: Vec<String> = match seen.get("m") {
+            Some(Node::Map(m)) => m.keys().map(ToString::to_string).collect(),
+            _ => Vec::new(),
+        };
+        assert_eq!(keys, ["q", "p"]);
     }
 
     #[test]

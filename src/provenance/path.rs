@@ -9,17 +9,19 @@
 //! otherwise.
 
 use crate::yaml::Node;
+use crate::yaml::node::Str;
 use std::fmt;
 
 /// One step of a path.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Part {
-    /// A mapping key.
-    Key(String),
+    /// A mapping key (short keys, as most are, are stored inline: a record holds a path
+    /// for every leaf of a resource).
+    Key(Str),
     /// A list element by position.
     Index(usize),
     /// A list element by the value of one of its fields (`[name=web]`).
-    Entry(String, String),
+    Entry(Str, Str),
 }
 
 /// A path from a resource's top to one of its fields.
@@ -94,7 +96,7 @@ pub(super) fn element_parts(items: &[Node]) -> Vec<Part> {
         if sorted.len() == names.len() {
             return names
                 .into_iter()
-                .map(|n| Part::Entry("name".into(), n.to_string()))
+                .map(|n| Part::Entry("name".into(), n.into()))
                 .collect();
         }
     }
