@@ -29,7 +29,7 @@ pub fn field(text: &str) -> FieldPath {
 fn part(text: &str) -> Part {
     if let Some(inner) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
         if let Some((k, v)) = inner.split_once('=') {
-            return Part::Entry(k.into(), v.into());
+            return Part::entry(k, v);
         }
         return Part::Key(inner.into());
     }

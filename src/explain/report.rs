@@ -334,7 +334,7 @@ impl<'f> Locator<'f> {
                 doc.seek_value(field.0.iter().map(|part| match part {
                     Part::Key(k) => Seek::Key(k),
                     Part::Index(i) => Seek::Index(*i),
-                    Part::Entry(k, v) => Seek::Named(k, v),
+                    Part::Entry(e) => Seek::Named(&e.0, &e.1),
                 }))
             })
         });
@@ -368,7 +368,8 @@ fn steps_in(doc: &Located, field: &FieldPath) -> Option<Vec<PathStep>> {
         let step = match part {
             Part::Key(k) => PathStep::Key(k.to_string()),
             Part::Index(i) => PathStep::Index(*i),
-            Part::Entry(k, v) => {
+            Part::Entry(e) => {
+                let (k, v) = &**e;
                 // The elements are looked at in turn until one is missing (the document
                 // is finite).
                 let mut index = None;

@@ -84,8 +84,7 @@ fn identical(a: &Node, b: &Node) -> bool {
     match (a, b) {
         (Node::Map(a), Node::Map(b)) => {
             a.len() == b.len()
-                && a
-                    .iter()
+                && a.iter()
                     .zip(b.iter())
                     .all(|((k, v), (l, w))| k == l && identical(v, w))
         }
