@@ -163,8 +163,8 @@ impl<'f> Locator<'f> {
             entry_at,
             value_at,
             field: link.change.path.clone(),
-            before: link.change.before.clone(),
-            after: link.change.after.clone(),
+            before: link.change.before.as_deref().map(String::from),
+            after: link.change.after.as_deref().map(String::from),
         }
     }
 

@@ -10,16 +10,18 @@
 
 use super::path::{FieldPath, Part, element_parts};
 use crate::yaml::Node;
+use crate::yaml::node::Str;
 
 /// One leaf that a step changed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Change {
     /// The field.
     pub path: FieldPath,
-    /// Its value before the step, as text (`None`: it did not exist).
-    pub before: Option<String>,
+    /// Its value before the step, as text (`None`: it did not exist). Short texts, as
+    /// most values are, are stored inline: a record holds one per changed leaf.
+    pub before: Option<Str>,
     /// Its value after the step (`None`: the step removed it).
-    pub after: Option<String>,
+    pub after: Option<Str>,
 }
 
 /// Every leaf whose value differs between `before` and `after`, in document order.
@@ -33,11 +35,11 @@ pub fn changes(before: &Node, after: &Node) -> Vec<Change> {
 /// Every leaf of `node` as set from nothing: what a source or a generator writes.
 pub fn created(node: &Node) -> Vec<Change> {
     let mut out = Vec::new();
-    collect(&mut FieldPath::default(), node, &mut |path, text| {
+    collect(&mut FieldPath::default(), node, &mut |path, leaf| {
         out.push(Change {
             path: path.clone(),
             before: None,
-            after: Some(text),
+            after: Some(short_text(leaf)),
         });
     });
     out
@@ -53,7 +55,9 @@ pub fn leaves(node: &Node) -> Vec<(FieldPath, String)> {
 /// Calls `f` with every leaf of `node`, its path and text, in document order ([`leaves`]
 /// without a copy of each path).
 pub fn each_leaf(node: &Node, f: &mut dyn FnMut(&FieldPath, String)) {
-    collect(&mut FieldPath::default(), node, f);
+    collect(&mut FieldPath::default(), node, &mut |path, leaf| {
+        f(path, text(leaf))
+    });
 }
 
 /// Makes `seen` (a resource as a record last saw it) the same as `now`, keys in `now`'s
@@ -140,29 +144,29 @@ fn compare(at: &mut FieldPath, before: Option<&Node>, after: Option<&Node>, out:
             // Unequal (see above).
             out.push(Change {
                 path: at.clone(),
-                before: Some(text(b)),
-                after: Some(text(a)),
+                before: Some(short_text(b)),
+                after: Some(short_text(a)),
             });
         }
         // A leaf became a collection or the other way round, or one side is missing:
         // every leaf of the old value is removed and every leaf of the new one set.
         (b, a) => {
             if let Some(b) = b {
-                collect(at, b, &mut |path, text| {
+                collect(at, b, &mut |path, leaf| {
                     out.push(Change {
                         path: path.clone(),
-                        before: Some(text),
+                        before: Some(short_text(leaf)),
                         after: None,
                     });
                 });
             }
             // (The two sides' leaves never share a path: both leaves is the arm above.)
             if let Some(a) = a {
-                collect(at, a, &mut |path, text| {
+                collect(at, a, &mut |path, leaf| {
                     out.push(Change {
                         path: path.clone(),
                         before: None,
-                        after: Some(text),
+                        after: Some(short_text(leaf)),
                     });
                 });
             }
@@ -170,7 +174,8 @@ fn compare(at: &mut FieldPath, before: Option<&Node>, after: Option<&Node>, out:
     }
 }
 
-fn collect(at: &mut FieldPath, node: &Node, f: &mut dyn FnMut(&FieldPath, String)) {
+/// Calls `f` with every leaf of `node` and its path.
+fn collect(at: &mut FieldPath, node: &Node, f: &mut dyn FnMut(&FieldPath, &Node)) {
     match node {
         Node::Map(m) if !m.is_empty() => {
             for (k, v) in m.iter() {
@@ -186,7 +191,7 @@ fn collect(at: &mut FieldPath, node: &Node, f: &mut dyn FnMut(&FieldPath, String
                 at.0.pop();
             }
         }
-        leaf => f(at, text(leaf)),
+        leaf => f(at, leaf),
     }
 }
 
@@ -195,6 +200,14 @@ fn is_leaf(node: &Node) -> bool {
         Node::Map(m) => m.is_empty(),
         Node::Seq(items) => items.is_empty(),
         _ => true,
+    }
+}
+
+/// [`text`] as a record keeps it (a string's own, not copied when short).
+fn short_text(node: &Node) -> Str {
+    match node {
+        Node::Str(s) => s.clone(),
+        other => Str::from(text(other)),
     }
 }
 
