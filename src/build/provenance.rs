@@ -116,8 +116,10 @@ pub(super) fn record(before: Option<Before>, rm: &mut ResMap, about: impl FnOnce
     for r in rm.iter_mut() {
         match r.provenance.as_deref_mut() {
             Some(p) => {
-                if p.seen != r.node {
-                    let changes = diff::changes(&p.seen, &r.node);
+                // The comparison starts with `==` on the whole resource: an untouched
+                // resource costs that alone, a changed one is not compared twice.
+                let changes = diff::changes(&p.seen, &r.node);
+                if !changes.is_empty() {
                     diff::sync(&mut p.seen, &r.node);
                     p.record(about.step(changes));
                 }
