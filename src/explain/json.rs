@@ -22,6 +22,7 @@ use serde::Serialize;
 use serde::ser::SerializeSeq;
 use serde_json::{Map, Value};
 use std::cell::RefCell;
+use std::io::Write;
 
 /// The schema's name and version.
 pub const SCHEMA: &str = "kbuild.dev/provenance/v1";
@@ -46,8 +47,12 @@ pub fn write_document(
             loc: RefCell::new(loc),
         },
     };
-    serde_json::to_writer_pretty(&mut *out, &doc).map_err(std::io::Error::from)?;
-    out.write_all(b"\n")
+    // serde_json writes a pretty document in many small pieces (each key, quote and
+    // indent): a buffer of a known type takes them without a dynamic call each.
+    let mut buffered = std::io::BufWriter::with_capacity(1 << 16, out);
+    serde_json::to_writer_pretty(&mut buffered, &doc).map_err(std::io::Error::from)?;
+    buffered.write_all(b"\n")?;
+    buffered.flush()
 }
 
 #[derive(Serialize)]
