@@ -103,6 +103,36 @@ fn whole_build(bencher: divan::Bencher, n: usize) {
     bencher.bench(|| build(&dir, &opts).expect("builds"));
 }
 
+/// [`whole_build`] recording provenance (`build --provenance`, `explain`): issue 34 bounds
+/// the whole `--provenance` run at 1.5x a plain build's time.
+#[divan::bench(args = [100, 1_000], sample_count = 10)]
+fn provenance_build(bencher: divan::Bencher, n: usize) {
+    let dir = tree(n);
+    let opts = BuildOptions {
+        provenance: true,
+        ..BuildOptions::default()
+    };
+    bencher.bench(|| build(&dir, &opts).expect("builds"));
+}
+
+/// The provenance JSON of a recorded build, made and written to nowhere: the positions
+/// found in the files, and the document serialized.
+#[divan::bench(args = [100, 1_000], sample_count = 10)]
+fn provenance_document(bencher: divan::Bencher, n: usize) {
+    let dir = tree(n);
+    let opts = BuildOptions {
+        provenance: true,
+        ..BuildOptions::default()
+    };
+    let resmap = build(&dir, &opts).expect("builds");
+    let read = |p: &Path| std::fs::read_to_string(p).ok();
+    bencher.bench(|| {
+        let mut loc = kbuild::explain::report::Locator::new(&read);
+        kbuild::explain::json::write_document(&resmap, &mut loc, &mut std::io::sink())
+            .expect("writes")
+    });
+}
+
 /// [`tree`] with every app's base taken from a git repository (`file://`, `?ref=v1`, a
 /// tag) instead of a local path, the clone cache warm: what a remote base costs once
 /// cached. `None` (and a message) without git.

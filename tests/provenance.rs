@@ -242,14 +242,14 @@ fn replay(id: &str, record: &kbuild::provenance::Provenance, node: &kbuild::yaml
             }
             // A generator's replacing step starts the record again (see record_always).
             let now = state.get(&path);
-            if i > 0 && step.kind != StepKind::Generate && now != c.before.as_ref() {
+            if i > 0 && step.kind != StepKind::Generate && now.map(String::as_str) != c.before.as_deref() {
                 return Err(format!(
                     "{id}: step {i} ({:?}) says {path} was {:?}, the steps before it left {:?}",
                     step.kind, c.before, now
                 ));
             }
             match &c.after {
-                Some(v) => state.insert(path, v.clone()),
+                Some(v) => state.insert(path, v.to_string()),
                 None => state.remove(&path),
             };
         }

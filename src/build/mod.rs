@@ -281,6 +281,9 @@ fn build_with_cache(
     let extra: Vec<yaml::Node> = extra.into_iter().map(|(crd, _)| crd).collect();
     transform::list_replace::warn(&acc.resmap, &extra, &mut warnings);
     warnings.extend(noops.warnings(files));
+    if options.provenance {
+        provenance::finished(&mut acc.resmap);
+    }
     let out = BuildOutput {
         resmap: acc.resmap,
         warnings,

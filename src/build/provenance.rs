@@ -117,9 +117,11 @@ pub(super) fn record(before: Option<Before>, rm: &mut ResMap, about: impl FnOnce
     for r in rm.iter_mut() {
         match r.provenance.as_deref_mut() {
             Some(p) => {
-                if p.seen != r.node {
-                    let (changes, renames) = diff::changes_renaming(&p.seen, &r.node);
-                    p.seen = r.node.clone();
+                // The comparison starts with `==` on the whole resource: an untouched
+                // resource costs that alone, a changed one is not compared twice.
+                let (changes, renames) = diff::changes_renaming(&p.seen, &r.node);
+                if !changes.is_empty() {
+                    diff::sync(&mut p.seen, &r.node);
                     p.record(Step {
                         renames,
                         ..about.step(changes)
@@ -134,6 +136,17 @@ pub(super) fn record(before: Option<Before>, rm: &mut ResMap, about: impl FnOnce
                 p.record(about.step(diff::created(&r.node)));
                 r.provenance = Some(Box::new(p));
             }
+        }
+    }
+}
+
+/// The build is over: no step follows, so the copy of each resource its record kept to
+/// compare the next step with is freed (a copy of the whole output; the provenance
+/// report made next is then written in that memory, not in more).
+pub(super) fn finished(rm: &mut ResMap) {
+    for r in rm.iter_mut() {
+        if let Some(p) = r.provenance.as_deref_mut() {
+            p.seen = crate::yaml::Node::Null;
         }
     }
 }

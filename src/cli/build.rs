@@ -339,8 +339,9 @@ fn build(args: &BuildArgs) -> Result<(), kbuild::Error> {
     if let Some(file) = &args.provenance {
         let read = |p: &Path| std::fs::read_to_string(p).ok();
         let mut loc = kbuild::explain::report::Locator::new(&read);
-        let document = kbuild::explain::json::document(&resmap, &mut loc);
-        output::write_file_atomic_owned(file, document.into_bytes(), super::signals::cleanup())?;
+        output::write_file_atomic_with(file, super::signals::cleanup(), |out| {
+            kbuild::explain::json::write_document(&resmap, &mut loc, out)
+        })?;
     }
     let result = write_output(args.output.as_deref(), &resmap);
     // The process ends right after: freeing every node of a large build

@@ -14,7 +14,7 @@
 //!                 "column": 13, "before": "1", "after": "3"}]}]}]}
 //! ```
 
-use super::report::{LocatedStep, Locator};
+use super::report::{LocatedStep, Locator, Prepared};
 use crate::provenance::{FieldPath, Link, Provenance, diff};
 use crate::resource::Resource;
 use crate::resource::resmap::ResMap;
@@ -22,16 +22,22 @@ use serde::Serialize;
 use serde::ser::SerializeSeq;
 use serde_json::{Map, Value};
 use std::cell::RefCell;
+use std::io::Write;
 
 /// The schema's name and version.
 pub const SCHEMA: &str = "kbuild.dev/provenance/v1";
 
 /// The whole build: every resource, every leaf field with its chain, as the pretty-printed
-/// document `build --provenance` writes. Serialized resource by resource from typed
-/// records (each made, written and dropped in turn): the document of a large build is
-/// many times the size of its YAML, and a tree of JSON values for all of it at once would
-/// be several times that again.
-pub fn document(resmap: &ResMap, loc: &mut Locator<'_>) -> String {
+/// document `build --provenance` writes, written to `out` as it is made. Serialized
+/// resource by resource from typed records (each made, written and dropped in turn): the
+/// document of a large build is many times the size of its YAML, and neither a tree of
+/// JSON values for all of it nor its whole text is ever held (the text of the medium
+/// bench tree's is 24 MB).
+pub fn write_document(
+    resmap: &ResMap,
+    loc: &mut Locator<'_>,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     let names = super::select::Names::of(resmap);
     let doc = Document {
         schema: SCHEMA,
@@ -41,17 +47,12 @@ pub fn document(resmap: &ResMap, loc: &mut Locator<'_>) -> String {
             loc: RefCell::new(loc),
         },
     };
-    match serde_json::to_string_pretty(&doc) {
-        Ok(mut text) => {
-            text.push('\n');
-            text
-        }
-        // Serializing strings and numbers cannot fail; were it to, say so in the document.
-        Err(e) => format!(
-            "{{\"schema\": \"{SCHEMA}\", \"error\": {:?}}}\n",
-            e.to_string()
-        ),
-    }
+    // serde_json writes a pretty document in many small pieces (each key, quote and
+    // indent): a buffer of a known type takes them without a dynamic call each.
+    let mut buffered = std::io::BufWriter::with_capacity(1 << 16, out);
+    serde_json::to_writer_pretty(&mut buffered, &doc).map_err(std::io::Error::from)?;
+    buffered.write_all(b"\n")?;
+    buffered.flush()
 }
 
 #[derive(Serialize)]
@@ -153,26 +154,36 @@ fn record(
     let p = r.provenance.as_deref().unwrap_or(&empty);
     // Each field's links, found in one pass over the record (asking the record per field
     // is quadratic in the size of the resource).
-    let mut links: foldhash::HashMap<std::borrow::Cow<'_, FieldPath>, Vec<Link<'_>>> =
+    let mut links: foldhash::HashMap<std::borrow::Cow<'_, FieldPath>, Vec<(usize, Link<'_>)>> =
         foldhash::HashMap::default();
-    for (path, link) in p.links() {
-        links.entry(path).or_default().push(link);
+    for (path, i, link) in p.links() {
+        links.entry(path).or_default().push((i, link));
     }
-    let fields = diff::leaves(&r.node)
-        .into_iter()
-        .filter(|(path, _)| only.is_none_or(|o| path.starts_with(o)))
-        .map(|(path, value)| {
-            let chain = links
-                .get(&path)
-                .map(|l| l.iter().map(|link| step_out(&loc.locate(link))).collect())
-                .unwrap_or_default();
-            FieldOut {
-                path: path.to_string(),
-                value,
-                chain,
-            }
-        })
-        .collect();
+    // What locating needs of each step, found once for all the fields it changed.
+    let mut prepared: Vec<Option<Prepared>> = p.steps.iter().map(|_| None).collect();
+    let mut fields = Vec::new();
+    diff::each_leaf(&r.node, &mut |path, value| {
+        if only.is_some_and(|o| !path.starts_with(o)) {
+            return;
+        }
+        let chain = links
+            .get(path)
+            .map(|l| {
+                l.iter()
+                    .map(|(i, link)| {
+                        let slot = &mut prepared[*i];
+                        let step = slot.get_or_insert_with(|| loc.prepare(link.step));
+                        step_out(&loc.locate_prepared(step, link))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        fields.push(FieldOut {
+            path: path.to_string(),
+            value,
+            chain,
+        });
+    });
     ResourceOut {
         resource: names.spelling(r),
         id: IdOut {
@@ -197,15 +208,22 @@ fn step_out(s: &LocatedStep) -> StepOut {
         step: s.kind.as_str(),
         entry: s.actor.clone(),
         transformer: s.transformer.clone(),
-        entry_file: s.entry_at.as_ref().map(|a| a.file.display().to_string()),
+        entry_file: s.entry_at.as_ref().map(|a| shown(&a.file)),
         entry_line: known(&s.entry_at).map(|p| p.0),
         entry_column: known(&s.entry_at).map(|p| p.1),
-        file: s.value_at.as_ref().map(|a| a.file.display().to_string()),
+        file: s.value_at.as_ref().map(|a| shown(&a.file)),
         line: known(&s.value_at).map(|p| p.0),
         column: known(&s.value_at).map(|p| p.1),
         before: s.before.clone(),
         after: s.after.clone(),
     }
+}
+
+/// A path as the document writes it (as `Path::display`, without its lossy conversion
+/// for the usual UTF-8 path: this runs for every step of every field).
+fn shown(path: &std::path::Path) -> String {
+    path.to_str()
+        .map_or_else(|| path.display().to_string(), str::to_owned)
 }
 
 /// A resource's origin (see [`Provenance::origin`]): its kind and file.

@@ -18,7 +18,7 @@ pub fn field(text: &str) -> FieldPath {
         let mut rest = raw.as_str();
         // `containers[name=web]`: a key and a selector in one part.
         if let Some(open) = rest.find('[').filter(|&i| i > 0 && rest.ends_with(']')) {
-            parts.push(Part::Key(rest[..open].to_string()));
+            parts.push(Part::Key(rest[..open].into()));
             rest = &rest[open..];
         }
         parts.push(part(rest));
@@ -29,13 +29,13 @@ pub fn field(text: &str) -> FieldPath {
 fn part(text: &str) -> Part {
     if let Some(inner) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
         if let Some((k, v)) = inner.split_once('=') {
-            return Part::Entry(k.to_string(), v.to_string());
+            return Part::entry(k, v);
         }
-        return Part::Key(inner.to_string());
+        return Part::Key(inner.into());
     }
     match text.parse::<usize>() {
         Ok(i) if !text.starts_with('+') => Part::Index(i),
-        _ => Part::Key(text.to_string()),
+        _ => Part::Key(text.into()),
     }
 }
 

@@ -7,9 +7,9 @@
 //! value itself in the file that wrote it (the resource file, a strategic-merge patch),
 //! where the field can be found there.
 
-use crate::provenance::{FieldPath, Link, Part, Provenance, StepKind, Written};
+use crate::provenance::{FieldPath, Link, Part, Provenance, Step, StepKind, Written};
 use crate::yaml::Node;
-use crate::yaml::locate::Located;
+use crate::yaml::locate::{Located, Seek};
 use crate::yaml::parse::PathStep;
 use foldhash::HashMap;
 use std::path::{Path, PathBuf};
@@ -61,8 +61,15 @@ pub struct LocatedStep {
 pub struct Locator<'f> {
     read: &'f dyn Fn(&Path) -> Option<String>,
     texts: HashMap<PathBuf, Option<String>>,
-    /// Each file's documents, parsed once: a report asks for a position per field.
-    docs: HashMap<PathBuf, Vec<Option<Located>>>,
+    /// Each file's documents, parsed once (a report asks for a position per field), by
+    /// the file's index in `files`.
+    docs: Vec<Vec<Option<Located>>>,
+    /// The index in `docs` of each file parsed.
+    files: HashMap<PathBuf, usize>,
+    /// Each kustomization file as the build's parser reads it (`None`: it does not
+    /// parse), read once: where an entry is written depends on the lists as written
+    /// (see [`crate::kustomization::files::Place::position_in`]).
+    kustomizations: HashMap<PathBuf, Option<Node>>,
     /// Where each kustomization entry is written, found once.
     entries: HashMap<(PathBuf, crate::kustomization::files::Place), Option<(usize, usize)>>,
 }
@@ -73,7 +80,9 @@ impl<'f> Locator<'f> {
         Locator {
             read,
             texts: HashMap::default(),
-            docs: HashMap::default(),
+            docs: Vec::new(),
+            files: HashMap::default(),
+            kustomizations: HashMap::default(),
             entries: HashMap::default(),
         }
     }
@@ -96,15 +105,46 @@ impl<'f> Locator<'f> {
 
     /// One link with its positions.
     pub fn locate(&mut self, link: &Link<'_>) -> LocatedStep {
-        let step = link.step;
+        let prepared = self.prepare(link.step);
+        self.locate_prepared(&prepared, link)
+    }
+
+    /// What locating the fields a step changed needs of the step itself, found once for
+    /// all of them (a source step changed every field of its resource): where its entry
+    /// is written, and the documents of the file it wrote to look for a field in.
+    pub fn prepare(&mut self, step: &Step) -> Prepared {
         let entry_at = step.entry.as_ref().map(|e| {
             let pos = self.entry_position(&e.file, e.place);
             at(e.file.clone(), pos)
         });
+        // A JSON 6902 patch writes its values under `value` of an operation, not at the
+        // field's path; the entry's position says which patch it was.
+        let wrote = step
+            .wrote
+            .as_ref()
+            // A generator's config (a `generators:` file) writes what it generates in
+            // fields of its own (`literals`, `files`), not at the resource's paths: the
+            // value is looked for by what it is (see `locate_prepared`), never by its path
+            // (the config's own `kind: ConfigMapGenerator` is not where a ConfigMap's kind
+            // came from).
+            .filter(|_| {
+                !matches!(
+                    step.kind,
+                    StepKind::JsonPatch | StepKind::Generate | StepKind::GenerateMerge
+                )
+            })
+            .map(|w| self.documents_of(w));
+        Prepared { entry_at, wrote }
+    }
+
+    /// [`Locator::locate`] of a link of the step `prepared` was made from.
+    pub fn locate_prepared(&mut self, prepared: &Prepared, link: &Link<'_>) -> LocatedStep {
+        let step = link.step;
+        let entry_at = prepared.entry_at.clone();
         let mut value_at = step
             .wrote
             .as_ref()
-            .map(|w| self.value_position(w, &link.change.path, step.kind));
+            .map(|w| self.value_position(w, prepared, &link.change.path));
         if let Some(after) = link.change.after.as_deref()
             && value_at.as_ref().is_none_or(|v| v.line == 0)
             && step.kind != StepKind::Source
@@ -158,8 +198,8 @@ impl<'f> Locator<'f> {
             entry_at,
             value_at,
             field: link.change.path.clone(),
-            before: link.change.before.clone(),
-            after: link.change.after.clone(),
+            before: link.change.before.as_deref().map(String::from),
+            after: link.change.after.as_deref().map(String::from),
         }
     }
 
@@ -175,18 +215,44 @@ impl<'f> Locator<'f> {
         if let Some(pos) = self.entries.get(&key) {
             return *pos;
         }
-        let pos = self.text(file).and_then(|t| {
-            let scalar = (place.index.is_none() && place.sub.is_none())
-                .then(|| Located::parse(t, 0))
-                .flatten()
-                .and_then(|doc| {
-                    let key = [PathStep::Key(place.key.to_string())];
-                    doc.scalar(&key).and_then(|_| doc.value(&key))
-                });
-            scalar.or_else(|| place.position(t))
-        });
+        let pos = self.entry_position_in(file, place);
         self.entries.insert(key, pos);
         pos
+    }
+
+    /// [`Locator::entry_position`], not cached: from the file's first document (parsed
+    /// once for every entry of the file) and the file as the build reads it.
+    fn entry_position_in(
+        &mut self,
+        file: &Path,
+        place: crate::kustomization::files::Place,
+    ) -> Option<(usize, usize)> {
+        self.text(file)?;
+        let doc = self.documents(file).first().and_then(Option::as_ref);
+        let scalar = (place.index.is_none() && place.sub.is_none())
+            .then_some(doc)
+            .flatten()
+            .and_then(|doc| {
+                let key = [PathStep::Key(place.key.to_string())];
+                doc.scalar(&key).and_then(|_| doc.value(&key))
+            });
+        if scalar.is_some() {
+            return scalar;
+        }
+        if !self.kustomizations.contains_key(file) {
+            let node = self
+                .text(file)
+                .and_then(|t| crate::yaml::parse::parse_document(t, "").ok());
+            self.kustomizations.insert(file.to_path_buf(), node);
+        }
+        let node = self.kustomizations.get(file).and_then(Option::as_ref);
+        let doc = self
+            .files
+            .get(file)
+            .and_then(|&i| self.docs.get(i))
+            .and_then(|d| d.first())
+            .and_then(Option::as_ref);
+        place.position_in(node, doc)
     }
 
     /// Where `after` (a value a step set, `before` the one it replaced) is written in
@@ -313,62 +379,84 @@ impl<'f> Locator<'f> {
     /// Every document of `file` (by index; `None` for one that does not parse), parsed
     /// on first use.
     fn documents(&mut self, file: &Path) -> &[Option<Located>] {
-        if !self.docs.contains_key(file) {
-            let docs = match self.text(file) {
-                Some(text) => Located::parse_all(text),
-                None => Vec::new(),
-            };
-            self.docs.insert(file.to_path_buf(), docs);
-        }
-        self.docs.get(file).map_or(&[], Vec::as_slice)
+        let index = self.file_index(file);
+        self.docs.get(index).map_or(&[], Vec::as_slice)
     }
 
-    /// Where `field` is written in `w`: in the document `w` names (or, when it names
-    /// none, the first whose kind and name are the resource's as read), when the field is
-    /// there; else only the file.
-    fn value_position(&mut self, w: &Written, field: &FieldPath, kind: StepKind) -> Position {
-        let file = w.file.clone();
-        // A JSON 6902 patch writes its values under `value` of an operation, not at the
-        // field's path; the entry's position says which patch it was.
-        if kind == StepKind::JsonPatch {
-            return at(file, None);
+    /// The index in `docs` of `file`'s documents, parsed on first use.
+    fn file_index(&mut self, file: &Path) -> usize {
+        if let Some(&index) = self.files.get(file) {
+            return index;
         }
-        // A generator's config (a `generators:` file) writes what it generates in fields of
-        // its own (`literals`, `files`), not at the resource's paths: the value is looked
-        // for by what it is (see `locate`), never by its path (the config's own `kind:
-        // ConfigMapGenerator` is not where a ConfigMap's kind came from).
-        if matches!(kind, StepKind::Generate | StepKind::GenerateMerge) {
-            return at(file, None);
-        }
-        let docs = self.documents(&file);
-        let chosen: &[Option<Located>] = match w.document {
-            Some(i) => docs.get(i..=i).unwrap_or_default(),
-            None => docs,
+        let docs = match self.text(file) {
+            Some(text) => Located::parse_all(text),
+            None => Vec::new(),
         };
-        let pos = chosen
-            .iter()
-            .flatten()
-            .filter(|doc| match &w.identity {
-                Some((kind, name)) => {
-                    doc.scalar(&keys(&["kind"])) == Some(kind.as_str())
-                        && doc.scalar(&keys(&["metadata", "name"])) == Some(name.as_str())
-                }
-                None => true,
-            })
-            .find_map(|doc| {
-                let steps = steps_in(doc, Vec::new(), field)?;
-                doc.value(&steps)
-            })
-            .or_else(|| {
-                // A resource read from an item of a List (`kind: List`, `items:`).
-                let (kind, name) = w.identity.as_ref()?;
-                chosen.iter().flatten().find_map(|doc| {
-                    let item = list_item(doc, kind, name)?;
-                    doc.value(&steps_in(doc, item, field)?)
-                })
-            });
-        at(file, pos)
+        self.docs.push(docs);
+        let index = self.docs.len() - 1;
+        self.files.insert(file.to_path_buf(), index);
+        index
     }
+
+    /// The documents of `w`'s file a field it wrote may be in: the document `w` names
+    /// (or, when it names none, each whose kind and name are the resource's as read).
+    fn documents_of(&mut self, w: &Written) -> (usize, Vec<usize>) {
+        let index = self.file_index(&w.file);
+        let docs = self.docs.get(index).map_or(&[][..], Vec::as_slice);
+        let range = match w.document {
+            Some(i) if i < docs.len() => i..i + 1,
+            Some(_) => 0..0,
+            None => 0..docs.len(),
+        };
+        let chosen = range
+            .filter(|&i| {
+                docs[i].as_ref().is_some_and(|doc| match &w.identity {
+                    Some((kind, name)) => {
+                        doc.scalar(&keys(&["kind"])) == Some(kind.as_str())
+                            && doc.scalar(&keys(&["metadata", "name"])) == Some(name.as_str())
+                    }
+                    None => true,
+                })
+            })
+            .collect();
+        (index, chosen)
+    }
+
+    /// Where `field` is written in `w` (in the first of the documents `prepared` chose
+    /// that has it); else only the file.
+    fn value_position(&self, w: &Written, prepared: &Prepared, field: &FieldPath) -> Position {
+        let pos = prepared.wrote.as_ref().and_then(|(index, chosen)| {
+            let docs = self.docs.get(*index)?;
+            chosen
+                .iter()
+                .find_map(|&i| {
+                    let doc = docs.get(i)?.as_ref()?;
+                    doc.seek_value(field.0.iter().map(|part| match part {
+                        Part::Key(k) => Seek::Key(k),
+                        Part::Index(i) => Seek::Index(*i),
+                        Part::Entry(e) => Seek::Named(&e.0, &e.1),
+                    }))
+                })
+                .or_else(|| {
+                    // A resource read from an item of a List (`kind: List`, `items:`).
+                    let (kind, name) = w.identity.as_ref()?;
+                    docs.iter().flatten().find_map(|doc| {
+                        let item = list_item(doc, kind, name)?;
+                        doc.value(&steps_in(doc, item, field)?)
+                    })
+                })
+        });
+        at(w.file.clone(), pos)
+    }
+}
+
+/// What [`Locator::prepare`] finds of one step.
+pub struct Prepared {
+    /// Where the step's entry is written.
+    entry_at: Option<Position>,
+    /// The file the step wrote (its index in the locator's `docs`), and the documents of
+    /// it a field may be in; `None` for a JSON 6902 patch, whose file is only named.
+    wrote: Option<(usize, Vec<usize>)>,
 }
 
 fn at(file: PathBuf, pos: Option<(usize, usize)>) -> Position {
@@ -407,9 +495,10 @@ fn steps_in(doc: &Located, prefix: Vec<PathStep>, field: &FieldPath) -> Option<V
     steps.reserve(field.0.len());
     for part in &field.0 {
         let step = match part {
-            Part::Key(k) => PathStep::Key(k.clone()),
+            Part::Key(k) => PathStep::Key(k.to_string()),
             Part::Index(i) => PathStep::Index(*i),
-            Part::Entry(k, v) => {
+            Part::Entry(e) => {
+                let (k, v) = &**e;
                 // The elements are looked at in turn until one is missing (the document
                 // is finite).
                 let mut index = None;
@@ -417,7 +506,7 @@ fn steps_in(doc: &Located, prefix: Vec<PathStep>, field: &FieldPath) -> Option<V
                     let mut probe = steps.clone();
                     probe.push(PathStep::Index(i));
                     doc.value(&probe)?;
-                    probe.push(PathStep::Key(k.clone()));
+                    probe.push(PathStep::Key(k.to_string()));
                     if doc.scalar(&probe) == Some(v.as_str()) {
                         index = Some(i);
                         break;

@@ -95,11 +95,24 @@ impl Place {
     /// The 1-based line and column of the place in `text` (the kustomization file's
     /// text). The model folds deprecated lists into their replacements (`bases` into
     /// `resources`, `env` into `envs`): an index past the list as written is looked for
-    /// in the deprecated one. Only for error messages: it parses `text` again.
+    /// in the deprecated one. Only for error messages: it parses `text` again (a report
+    /// locating many entries parses once and asks [`Place::position_in`]).
     pub fn position(&self, text: &str) -> Option<(usize, usize)> {
         let node = crate::yaml::parse::parse_document(text, "").ok();
+        let doc = crate::yaml::locate::Located::parse(text, 0);
+        self.position_in(node.as_ref(), doc.as_ref())
+    }
+
+    /// [`Place::position`] from the file already parsed: `node` as
+    /// [`crate::yaml::parse::parse_document`] reads the text (`None`: it does not parse),
+    /// `doc` its first document as [`crate::yaml::locate::Located::parse`] reads it.
+    pub fn position_in(
+        &self,
+        node: Option<&crate::yaml::Node>,
+        doc: Option<&crate::yaml::locate::Located>,
+    ) -> Option<(usize, usize)> {
         let written = |path: &[&str], index: Option<usize>, key: &str| {
-            let mut n = node.as_ref()?.get_path(path)?;
+            let mut n = node?.get_path(path)?;
             if let Some(i) = index {
                 n = n.as_seq()?.get(i)?;
             }
@@ -117,7 +130,7 @@ impl Place {
         {
             place.sub = Some(("env", None));
         }
-        crate::yaml::locate::locate(text, &place.steps())
+        doc?.key(&place.steps())
     }
 }
 

@@ -14,7 +14,7 @@ use crate::openapi;
 use crate::resource::resmap::ResMap;
 use crate::yaml::emit;
 pub use cleanup::Cleanup;
-pub use set::{FileSet, write_file_atomic, write_file_atomic_owned};
+pub use set::{FileSet, write_file_atomic, write_file_atomic_with};
 use std::collections::BTreeMap;
 use std::path::Path;
 pub(crate) use target::confined;

@@ -161,15 +161,36 @@ pub fn write_file_atomic(path: &Path, bytes: &[u8], cleanup: &Cleanup) -> Result
     set.commit()
 }
 
-/// [`write_file_atomic`] of bytes the caller no longer needs: they are not copied (the
-/// provenance JSON of a large build is many megabytes).
-pub fn write_file_atomic_owned(path: &Path, bytes: Vec<u8>, cleanup: &Cleanup) -> Result<()> {
-    if let Target::Through(p) = target::plan(path)? {
-        return target::write_through(&p, &bytes);
-    }
-    let mut set = FileSet::new().with_cleanup(cleanup);
-    set.write(path.to_path_buf(), bytes);
-    set.commit()
+/// [`write_file_atomic`] of content written by `fill` as it is made (the provenance JSON
+/// of a large build is tens of megabytes, not worth holding whole): `fill` writes into
+/// the temporary file (buffered), which is renamed into place only when `fill` and the
+/// flush to disk succeeded; on any failure it is removed and the target is untouched. A
+/// device or pipe is written through, as [`write_file_atomic`] does.
+pub fn write_file_atomic_with(
+    path: &Path,
+    cleanup: &Cleanup,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
+    let (real, existing) = match target::plan(path)? {
+        Target::Replace { path, existing } => (path, existing),
+        Target::Through(p) => return target::write_through_with(&p, fill),
+    };
+    let temp = write_temp_with(parent(&real), existing.as_ref(), cleanup, |file| {
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
+        fill(&mut out)?;
+        out.flush()
+    })
+    .map_err(|e| Error::Io {
+        path: real.clone(),
+        source: e,
+    })?;
+    let staged = Staged {
+        temp,
+        target: real,
+        backup: None,
+        created: existing.is_none(),
+    };
+    cleanup.critical(|register| rename_all(vec![staged], Vec::new(), register))
 }
 
 fn parent(path: &Path) -> &Path {
@@ -210,6 +231,17 @@ fn write_temp(
     existing: Option<&Metadata>,
     cleanup: &Cleanup,
 ) -> std::io::Result<PathBuf> {
+    write_temp_with(dir, existing, cleanup, |mut file| file.write_all(bytes))
+}
+
+/// [`write_temp`] of the content `fill` writes into the file; on any failure the file is
+/// removed.
+fn write_temp_with(
+    dir: &Path,
+    existing: Option<&Metadata>,
+    cleanup: &Cleanup,
+    fill: impl FnOnce(&File) -> std::io::Result<()>,
+) -> std::io::Result<PathBuf> {
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
     let prefix = temp::own_prefix();
     let temp = tempfile::Builder::new()
@@ -229,9 +261,9 @@ fn write_temp(
         .map_err(super::without_temp_path)?;
     // From here the file is kbuild's to remove: keep it past tempfile's guard, which
     // would remove it without unregistering it.
-    let (mut file, path) = temp.keep().map_err(|e| e.error)?;
+    let (file, path) = temp.keep().map_err(|e| e.error)?;
     let filled = (|| {
-        file.write_all(bytes)?;
+        fill(&file)?;
         if let Some(meta) = existing {
             file.set_permissions(std::fs::Permissions::from_mode(meta.mode() & 0o7777))?;
             keep_owner(&file, meta)?;
@@ -430,6 +462,25 @@ mod tests {
         assert_eq!(names(d), ["a.yaml", "b.yaml", "gone.yaml"]);
         assert_eq!(std::fs::read_to_string(d.join("a.yaml")).unwrap(), "old a");
         assert_eq!(std::fs::read_to_string(d.join("b.yaml")).unwrap(), "old b");
+    }
+
+    /// A streamed file is in place only when its writer finished: a failing writer
+    /// leaves the old content and no temporary file.
+    #[test]
+    fn a_streamed_file_is_all_or_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        let target = d.join("p.json");
+        write_file_atomic_with(&target, &Cleanup::new(), |out| out.write_all(b"new")).unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        let err = write_file_atomic_with(&target, &Cleanup::new(), |out| {
+            out.write_all(b"partial")?;
+            Err(std::io::Error::other("disk full"))
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("disk full"), "{err}");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        assert_eq!(names(d), ["p.json"]);
     }
 
     fn critical_for_test(written: Vec<Staged>, removed: Vec<Staged>) -> Result<()> {

@@ -84,20 +84,29 @@ pub(crate) fn plan(path: &Path) -> Result<Target> {
 /// Writes `bytes` into an existing device, pipe or link target, as `os.WriteFile` would:
 /// not atomic (there is nothing to rename over), and a new file gets 0666 less the umask.
 pub(crate) fn write_through(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_through_with(path, |out| out.write_all(bytes))
+}
+
+/// [`write_through`] of the content `fill` writes (buffered).
+pub(crate) fn write_through_with(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<()> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
     let io = |e: std::io::Error| Error::Io {
         path: path.to_path_buf(),
         source: e,
     };
-    let mut file = std::fs::OpenOptions::new()
+    let file = std::fs::OpenOptions::new()
         .write(true)
         .create(true)
         .truncate(true)
         .mode(0o666)
         .open(path)
         .map_err(io)?;
-    file.write_all(bytes).map_err(io)
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
+    fill(&mut out).and_then(|()| out.flush()).map_err(io)
 }
 
 /// Refuses `path` when a component below `root` (the file itself included) is a symlink,

@@ -10,16 +10,18 @@
 
 use super::path::{FieldPath, Part, element_parts};
 use crate::yaml::Node;
+use crate::yaml::node::Str;
 
 /// One leaf that a step changed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Change {
     /// The field.
     pub path: FieldPath,
-    /// Its value before the step, as text (`None`: it did not exist).
-    pub before: Option<String>,
+    /// Its value before the step, as text (`None`: it did not exist). Short texts, as
+    /// most values are, are stored inline: a record holds one per changed leaf.
+    pub before: Option<Str>,
     /// Its value after the step (`None`: the step removed it).
-    pub after: Option<String>,
+    pub after: Option<Str>,
 }
 
 /// A list element whose name a step changed in place (a name reference, a prefix): its
@@ -74,11 +76,11 @@ fn renamed(before: &Node, after: &Node) -> bool {
 /// Every leaf of `node` as set from nothing: what a source or a generator writes.
 pub fn created(node: &Node) -> Vec<Change> {
     let mut out = Vec::new();
-    collect(&mut FieldPath::default(), node, &mut |path, text| {
+    collect(&mut FieldPath::default(), node, &mut |path, leaf| {
         out.push(Change {
             path: path.clone(),
             before: None,
-            after: Some(text),
+            after: Some(short_text(leaf)),
         });
     });
     out
@@ -87,10 +89,55 @@ pub fn created(node: &Node) -> Vec<Change> {
 /// Every leaf of `node`, with its path and text, in document order.
 pub fn leaves(node: &Node) -> Vec<(FieldPath, String)> {
     let mut out = Vec::new();
-    collect(&mut FieldPath::default(), node, &mut |path, text| {
-        out.push((path.clone(), text));
-    });
+    each_leaf(node, &mut |path, text| out.push((path.clone(), text)));
     out
+}
+
+/// Calls `f` with every leaf of `node`, its path and text, in document order ([`leaves`]
+/// without a copy of each path).
+pub fn each_leaf(node: &Node, f: &mut dyn FnMut(&FieldPath, String)) {
+    collect(&mut FieldPath::default(), node, &mut |path, leaf| {
+        f(path, text(leaf))
+    });
+}
+
+/// Makes `seen` (a resource as a record last saw it) the same as `now`, keys in `now`'s
+/// order included, copying only what differs: after a step changed a few fields of a
+/// resource, those, not the whole resource. A mapping whose keys differ (or are in
+/// another order) or a list of another length is copied whole.
+pub(crate) fn sync(seen: &mut Node, now: &Node) {
+    if identical(seen, now) {
+        return;
+    }
+    match (&mut *seen, now) {
+        (Node::Map(s), Node::Map(n)) if s.len() == n.len() && s.keys().eq(n.keys()) => {
+            for (sv, (_, nv)) in s.values_mut().zip(n.iter()) {
+                sync(sv, nv);
+            }
+        }
+        (Node::Seq(s), Node::Seq(n)) if s.len() == n.len() => {
+            for (sv, nv) in s.iter_mut().zip(n) {
+                sync(sv, nv);
+            }
+        }
+        (seen, now) => *seen = now.clone(),
+    }
+}
+
+/// Equal, with mapping keys in the same order (`==` on mappings ignores their order).
+fn identical(a: &Node, b: &Node) -> bool {
+    match (a, b) {
+        (Node::Map(a), Node::Map(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b.iter())
+                    .all(|((k, v), (l, w))| k == l && identical(v, w))
+        }
+        (Node::Seq(a), Node::Seq(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(v, w)| identical(v, w))
+        }
+        (a, b) => a == b,
+    }
 }
 
 // The path is one stack, pushed and popped on the way down, and copied only for a leaf
@@ -106,13 +153,13 @@ fn compare(at: &mut FieldPath, before: Option<&Node>, after: Option<&Node>, out:
     match (before, after) {
         (Some(Node::Map(b)), Some(Node::Map(a))) if !(b.is_empty() || a.is_empty()) => {
             for (k, bv) in b.iter() {
-                at.0.push(Part::Key(k.to_string()));
+                at.0.push(Part::Key(k.clone()));
                 compare(at, Some(bv), a.get(k), out);
                 at.0.pop();
             }
             for (k, av) in a.iter() {
                 if b.get(k).is_none() {
-                    at.0.push(Part::Key(k.to_string()));
+                    at.0.push(Part::Key(k.clone()));
                     compare(at, None, Some(av), out);
                     at.0.pop();
                 }
@@ -165,29 +212,29 @@ fn compare(at: &mut FieldPath, before: Option<&Node>, after: Option<&Node>, out:
             // Unequal (see above).
             out.push(Change {
                 path: at.clone(),
-                before: Some(text(b)),
-                after: Some(text(a)),
+                before: Some(short_text(b)),
+                after: Some(short_text(a)),
             });
         }
         // A leaf became a collection or the other way round, or one side is missing:
         // every leaf of the old value is removed and every leaf of the new one set.
         (b, a) => {
             if let Some(b) = b {
-                collect(at, b, &mut |path, text| {
+                collect(at, b, &mut |path, leaf| {
                     out.push(Change {
                         path: path.clone(),
-                        before: Some(text),
+                        before: Some(short_text(leaf)),
                         after: None,
                     });
                 });
             }
             // (The two sides' leaves never share a path: both leaves is the arm above.)
             if let Some(a) = a {
-                collect(at, a, &mut |path, text| {
+                collect(at, a, &mut |path, leaf| {
                     out.push(Change {
                         path: path.clone(),
                         before: None,
-                        after: Some(text),
+                        after: Some(short_text(leaf)),
                     });
                 });
             }
@@ -195,11 +242,12 @@ fn compare(at: &mut FieldPath, before: Option<&Node>, after: Option<&Node>, out:
     }
 }
 
-fn collect(at: &mut FieldPath, node: &Node, f: &mut dyn FnMut(&FieldPath, String)) {
+/// Calls `f` with every leaf of `node` and its path.
+fn collect(at: &mut FieldPath, node: &Node, f: &mut dyn FnMut(&FieldPath, &Node)) {
     match node {
         Node::Map(m) if !m.is_empty() => {
             for (k, v) in m.iter() {
-                at.0.push(Part::Key(k.to_string()));
+                at.0.push(Part::Key(k.clone()));
                 collect(at, v, f);
                 at.0.pop();
             }
@@ -211,7 +259,7 @@ fn collect(at: &mut FieldPath, node: &Node, f: &mut dyn FnMut(&FieldPath, String
                 at.0.pop();
             }
         }
-        leaf => f(at, text(leaf)),
+        leaf => f(at, leaf),
     }
 }
 
@@ -220,6 +268,14 @@ fn is_leaf(node: &Node) -> bool {
         Node::Map(m) => m.is_empty(),
         Node::Seq(items) => items.is_empty(),
         _ => true,
+    }
+}
+
+/// [`text`] as a record keeps it (a string's own, not copied when short).
+fn short_text(node: &Node) -> Str {
+    match node {
+        Node::Str(s) => s.clone(),
+        other => Str::from(text(other)),
     }
 }
 
@@ -232,7 +288,8 @@ pub fn text(node: &Node) -> String {
         Node::Int(i) => i.to_string(),
         Node::Uint(u) => u.to_string(),
         Node::Float(f) => crate::yaml::emit::format_float_g(*f),
-        Node::Str(s) => s.to_string(),
+        // `String::from`: a `CompactString`'s `to_string()` runs through `Display`.
+        Node::Str(s) => String::from(s.as_str()),
         Node::Seq(_) => "[]".into(),
         Node::Map(_) => "{}".into(),
     }
@@ -304,6 +361,19 @@ mod tests {
         let (changes, renames) = changes_renaming(&before, &other);
         assert!(renames.is_empty());
         assert_eq!(changes.len(), 4);
+    }
+
+    #[test]
+    fn sync_makes_the_seen_copy_identical() {
+        let mut seen = doc("a: 1\nb: {c: x, d: w}\nl: [1, 2]\nm: {p: 1, q: 2}\n");
+        let now = doc("a: 2\nb: {c: x, d: v}\nl: [1, 2, 3]\nm: {q: 2, p: 1}\n");
+        sync(&mut seen, &now);
+        assert!(identical(&seen, &now));
+        let keys: Vec<String> = match seen.get("m") {
+            Some(Node::Map(m)) => m.keys().map(ToString::to_string).collect(),
+            _ => Vec::new(),
+        };
+        assert_eq!(keys, ["q", "p"]);
     }
 
     #[test]

@@ -153,23 +153,24 @@ impl Provenance {
     pub fn chain(&self, field: &FieldPath) -> Vec<Link<'_>> {
         self.links()
             .into_iter()
-            .filter(|(path, _)| path.starts_with(field))
-            .map(|(_, link)| link)
+            .filter(|(path, _, _)| path.starts_with(field))
+            .map(|(_, _, link)| link)
             .collect()
     }
 
     /// Every change of every step, oldest first, with the path of its field as the
     /// resource names it now (an element a later step renamed is under its new name;
     /// the change keeps the name it had then, by which its file writes it).
-    pub fn links(&self) -> Vec<(Cow<'_, FieldPath>, Link<'_>)> {
+    /// Each comes with the index of its step.
+    pub fn links(&self) -> Vec<(Cow<'_, FieldPath>, usize, Link<'_>)> {
         let mut by_step = Vec::with_capacity(self.steps.len());
         // The renames made after the step at hand, in the order they were made.
         let mut later: Vec<&diff::Rename> = Vec::new();
-        for step in self.steps.iter().rev() {
+        for (i, step) in self.steps.iter().enumerate().rev() {
             let links: Vec<_> = step
                 .changes
                 .iter()
-                .map(|change| (renamed(&change.path, &later), Link { step, change }))
+                .map(|change| (renamed(&change.path, &later), i, Link { step, change }))
                 .collect();
             by_step.push(links);
             later.splice(0..0, step.renames.iter());
@@ -194,8 +195,8 @@ impl Provenance {
         self.links()
             .into_iter()
             .rev()
-            .find(|(path, _)| path.as_ref() == field)
-            .map(|(_, link)| link)
+            .find(|(path, _, _)| path.as_ref() == field)
+            .map(|(_, _, link)| link)
     }
 }
 

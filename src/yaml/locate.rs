@@ -94,6 +94,51 @@ impl Located {
         out
     }
 
+    /// Where the value at `path` starts, as [`Located::value`] answers, for a path that
+    /// may name a list element by the scalar value of one of its keys
+    /// ([`Seek::Named`]: the first element whose key holds that text). Walked once from
+    /// the top, with no path built: a report asks this for every field of a resource.
+    /// `None` when a step is missing (or an element before the named one is an alias to
+    /// nothing).
+    pub fn seek_value<'a>(
+        &self,
+        path: impl IntoIterator<Item = Seek<'a>>,
+    ) -> Option<(usize, usize)> {
+        let tree = &self.tree;
+        let mut at = tree.root?;
+        for step in path {
+            let node = tree.resolve(at)?;
+            at = match step {
+                Seek::Key(key) => tree.entry(node, key)?.1,
+                Seek::Index(index) => match &tree.nodes[node].kind {
+                    Kind::Seq(items) => *items.get(index)?,
+                    _ => return None,
+                },
+                Seek::Named(key, value) => {
+                    let Kind::Seq(items) = &tree.nodes[node].kind else {
+                        return None;
+                    };
+                    let mut found = None;
+                    for &item in items {
+                        let item_node = tree.resolve(item)?;
+                        let named = tree
+                            .entry(item_node, key)
+                            .and_then(|(_, v)| tree.resolve(v))
+                            .is_some_and(|v| {
+                                matches!(&tree.nodes[v].kind, Kind::Scalar { text, .. } if text == value)
+                            });
+                        if named {
+                            found = Some(item);
+                            break;
+                        }
+                    }
+                    found?
+                }
+            };
+        }
+        Some(tree.pos(tree.resolve(at)?))
+    }
+
     /// The position [`Located::key`] gives, and the node at the end of `path` when every
     /// step is there.
     fn walk(&self, path: &[PathStep]) -> Option<((usize, usize), Option<usize>)> {
@@ -122,6 +167,17 @@ impl Located {
         }
         Some((pos, Some(at)))
     }
+}
+
+/// One step of a path for [`Located::seek_value`].
+#[derive(Clone, Copy, Debug)]
+pub enum Seek<'a> {
+    /// A mapping key (matched as [`Located::key`] matches keys).
+    Key(&'a str),
+    /// A list item by position.
+    Index(usize),
+    /// The first list item whose key (first) holds the scalar text (second).
+    Named(&'a str, &'a str),
 }
 
 /// The nodes of one document, each with where it starts.
