@@ -61,15 +61,16 @@ impl Out {
 }
 
 /// Whether `after` is `before` renamed in place: the element at the same position, under
-/// another `name`, with every other field of `before` kept as it was (fields may be
-/// added: a name reference to a ServiceAccount adds its namespace). An element replaced
+/// another `name`, with every other field of `before` kept as it was, but its
+/// `namespace` (a name reference to a ServiceAccount that a prefix and a namespace moved
+/// renames the subject and sets its namespace). Fields may be added. An element replaced
 /// by a different one is not a rename: its fields are not the old element's.
 fn renamed(before: &Node, after: &Node) -> bool {
     let (Some(b), Some(a)) = (before.as_map(), after.as_map()) else {
         return false;
     };
     b.iter()
-        .filter(|(k, _)| k.as_str() != "name")
+        .filter(|(k, _)| !matches!(k.as_str(), "name" | "namespace"))
         .all(|(k, v)| a.get(k) == Some(v))
 }
 
@@ -356,6 +357,10 @@ mod tests {
         assert_eq!(renames.len(), 1);
         assert_eq!(renames[0].from.to_string(), "s.[name=sa]");
         assert_eq!(renames[0].to.to_string(), "s.[name=prod-sa]");
+        // Moved to another namespace as well: still the same element.
+        let moved = doc("s:\n- kind: ServiceAccount\n  name: p-sa\n  namespace: other\n");
+        let (_, renames) = changes_renaming(&after, &moved);
+        assert_eq!(renames.len(), 1);
         // Another element in its place is a removal and an addition.
         let other = doc("s:\n- kind: User\n  name: alice\n");
         let (changes, renames) = changes_renaming(&before, &other);
