@@ -70,6 +70,10 @@ pub struct Locator<'f> {
     /// parse), read once: where an entry is written depends on the lists as written
     /// (see [`crate::kustomization::files::Place::position_in`]).
     kustomizations: HashMap<PathBuf, Option<Node>>,
+    /// The documents of each literal block [`Locator::embedded`] looked into, parsed once,
+    /// with the block's first line and indentation, by the file's index and the block's
+    /// line.
+    blocks: HashMap<(usize, usize), Option<Block>>,
     /// Where each kustomization entry is written, found once.
     entries: HashMap<(PathBuf, crate::kustomization::files::Place), Option<(usize, usize)>>,
 }
@@ -83,6 +87,7 @@ impl<'f> Locator<'f> {
             docs: Vec::new(),
             files: HashMap::default(),
             kustomizations: HashMap::default(),
+            blocks: HashMap::default(),
             entries: HashMap::default(),
         }
     }
@@ -322,38 +327,29 @@ impl<'f> Locator<'f> {
         blocks: &[Vec<PathStep>],
         field: &FieldPath,
     ) -> Option<(usize, usize)> {
-        let text = self.text(file)?.to_owned();
-        let lines: Vec<&str> = text.lines().collect();
-        let (content, line) = self.documents(file).iter().flatten().find_map(|doc| {
-            blocks.iter().find_map(|block| {
-                let content = doc.scalar(block)?;
-                let (line, column) = doc.value(block)?;
-                // A literal block only: its text keeps the file's lines. The parser
-                // places it at its indicator (`|`) or at its first line.
-                let at = lines
-                    .get(line.checked_sub(1)?)?
-                    .get(column.checked_sub(1)?..)?;
-                let header = if at.starts_with('|') {
-                    line
-                } else {
-                    let above = lines.get(line.checked_sub(2)?)?.trim_end();
-                    let indicator = above.rsplit(' ').next()?;
-                    (indicator.starts_with('|') && indicator.len() <= 3).then_some(line - 1)?
-                };
-                Some((content.to_string(), header))
-            })
+        let index = self.file_index(file);
+        let docs = self.docs.get(index)?;
+        let (content, (line, column)) = docs.iter().flatten().find_map(|doc| {
+            blocks
+                .iter()
+                .find_map(|block| Some((doc.scalar(block)?, doc.value(block)?)))
         })?;
-        // The block's indentation: that of its first line that is not blank.
-        let indent = lines
-            .iter()
-            .skip(line)
-            .find(|l| !l.trim().is_empty())
-            .map(|l| l.len() - l.trim_start_matches(' ').len())?;
-        let (l, c) = Located::parse_all(&content)
+        if !self.blocks.contains_key(&(index, line)) {
+            let content = content.to_string();
+            let block = self
+                .texts
+                .get(file)
+                .and_then(Option::as_deref)
+                .and_then(|text| Block::parse(text, line, column, &content));
+            self.blocks.insert((index, line), block);
+        }
+        let block = self.blocks.get(&(index, line))?.as_ref()?;
+        let (l, c) = block
+            .docs
             .iter()
             .flatten()
             .find_map(|doc| doc.value(&steps_in(doc, Vec::new(), field)?))?;
-        Some((line + l, indent + c))
+        Some((block.header + l, block.indent + c))
     }
 
     /// Where the first config of `file` (a `generators:` config) says its kind
@@ -447,6 +443,45 @@ impl<'f> Locator<'f> {
                 })
         });
         at(w.file.clone(), pos)
+    }
+}
+
+/// A literal block scalar holding YAML (`patch: |`), parsed: its text keeps the file's
+/// lines, indented.
+struct Block {
+    /// The line of its indicator (`|`): the block's first line is the next.
+    header: usize,
+    /// The indentation of its lines.
+    indent: usize,
+    docs: Vec<Option<Located>>,
+}
+
+impl Block {
+    /// The block whose value (`content`) the parser placed at `line`:`column` of `text`:
+    /// at its indicator or at its first line. `None` for a scalar of another style.
+    fn parse(text: &str, line: usize, column: usize, content: &str) -> Option<Block> {
+        let lines: Vec<&str> = text.lines().collect();
+        let at = lines
+            .get(line.checked_sub(1)?)?
+            .get(column.checked_sub(1)?..)?;
+        let header = if at.starts_with('|') {
+            line
+        } else {
+            let above = lines.get(line.checked_sub(2)?)?.trim_end();
+            let indicator = above.rsplit(' ').next()?;
+            (indicator.starts_with('|') && indicator.len() <= 3).then_some(line - 1)?
+        };
+        // The block's indentation: that of its first line that is not blank.
+        let indent = lines
+            .iter()
+            .skip(header)
+            .find(|l| !l.trim().is_empty())
+            .map(|l| l.len() - l.trim_start_matches(' ').len())?;
+        Some(Block {
+            header,
+            indent,
+            docs: Located::parse_all(content),
+        })
     }
 }
 
