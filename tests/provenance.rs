@@ -18,6 +18,7 @@ tests! {
     explain_from_a_line_finds_the_fields_it_sets,
     explain_json_and_errors,
     build_provenance_leaves_the_output_unchanged,
+    values_are_found_where_they_are_written,
     ;
     common::corpus_cases(
         module_path!(),
@@ -492,4 +493,86 @@ fn build_provenance_leaves_the_output_unchanged() {
             None => common::skipped(&format!("the comparison with kustomize {version}"), "no kubectl"),
         }
     }
+}
+
+/// The position of `field` of `resource` in `build --provenance`'s JSON: the last step's
+/// file, line and column, relative to `dir`.
+fn last_position(dir: &Path, build: &str, resource: &str, field: &str) -> String {
+    let file = dir.join("prov.json");
+    let run = kbuild(dir, &["build", build, "--provenance", &file.to_string_lossy()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).expect("written")).expect("json");
+    let r = v["resources"]
+        .as_array()
+        .and_then(|rs| rs.iter().find(|r| r["resource"] == resource))
+        .unwrap_or_else(|| panic!("no {resource}"));
+    let f = r["fields"]
+        .as_array()
+        .and_then(|fs| fs.iter().find(|f| f["path"] == field))
+        .unwrap_or_else(|| panic!("no {field} in {resource}"));
+    let last = f["chain"].as_array().and_then(|c| c.last()).expect("a chain");
+    let file = last["file"].as_str().or(last["entryFile"].as_str()).unwrap_or("-");
+    let file = Path::new(file).strip_prefix(dir).map_or(file.into(), |p| p.display().to_string());
+    let line = last["line"].as_u64().or(last["entryLine"].as_u64()).unwrap_or(0);
+    let column = last["column"].as_u64().or(last["entryColumn"].as_u64()).unwrap_or(0);
+    format!("{} {file}:{line}:{column}", last["step"].as_str().unwrap_or("-"))
+}
+
+/// Values a generator's options, an inline JSON patch, a `jsonOp` text, one of two
+/// documents of one kind and name, a document of a patch file and a port a patch moved
+/// are attributed to where they are written.
+fn values_are_found_where_they_are_written() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let d = t.path();
+    write(
+        d,
+        "base/secrets.yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: a\ntype: Opaque\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: b\ntype: kubernetes.io/tls\n",
+    );
+    write(
+        d,
+        "base/app.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  template:\n    spec:\n      containers:\n      - name: api\n        image: api\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  ports:\n  - port: 80\n    protocol: TCP\n",
+    );
+    write(
+        d,
+        "base/kustomization.yaml",
+        "resources:\n- secrets.yaml\n- app.yaml\ngeneratorOptions:\n  labels:\n    tier: web\nconfigMapGenerator:\n- name: cm\n  literals:\n  - tier=web\n  options:\n    annotations:\n      note: web\n",
+    );
+    write(
+        d,
+        "prod/kustomization.yaml",
+        "resources:\n- ../base\npatches:\n- path: both.yaml\n- path: port.yaml\n- target:\n    kind: Deployment\n    name: web\n  patch: |-\n    - op: add\n      path: /spec/replicas\n      value: 4\ntransformers:\n- op.yaml\n",
+    );
+    write(
+        d,
+        "prod/both.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx:1\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  template:\n    spec:\n      containers:\n      - name: api\n        image: api:2\n",
+    );
+    write(
+        d,
+        "prod/port.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  ports:\n  - port: 443\n",
+    );
+    write(
+        d,
+        "prod/op.yaml",
+        "apiVersion: builtin\nkind: PatchJson6902Transformer\nmetadata:\n  name: op\ntarget:\n  kind: Deployment\n  name: api\njsonOp: '[{\"op\": \"add\", \"path\": \"/spec/paused\", \"value\": true}]'\n",
+    );
+    let at = |resource: &str, field: &str| last_position(d, "prod", resource, field);
+    // A label from the kustomization's generatorOptions, not the literal `tier=web`; an
+    // annotation from the entry's own options.
+    assert_eq!(at("ConfigMap/cm-5fk5dtt4tm", "metadata.labels.tier"), "generate base/kustomization.yaml:6:11");
+    assert_eq!(at("ConfigMap/cm-5fk5dtt4tm", "metadata.annotations.note"), "generate base/kustomization.yaml:13:13");
+    assert_eq!(at("ConfigMap/cm-5fk5dtt4tm", "data.tier"), "generate base/kustomization.yaml:10:5");
+    // The second of two Secrets named alike is read from the second document.
+    assert_eq!(at("Secret/b/s", "type"), "source base/secrets.yaml:13:7");
+    // Each Deployment's patch is the document that names it.
+    assert_eq!(at("Deployment/api", "spec.template.spec.containers.[name=api].image"), "merge prod/both.yaml:21:16");
+    // A value inside an inline JSON patch, and inside a `jsonOp` text.
+    assert_eq!(at("Deployment/web", "spec.replicas"), "json-patch prod/kustomization.yaml:12:14");
+    assert_eq!(at("Deployment/api", "spec.paused"), "json-patch prod/op.yaml:8:58");
+    // The Service's port 80 moved after the patch's 443, and is still the source's.
+    assert_eq!(at("Service/web", "spec.ports.1.protocol"), "source base/app.yaml:30:15");
 }

@@ -23,8 +23,12 @@ leaves may change only when the last step that set them derives its value from e
 (a name hash, a name reference, a var, a replacement). Positions that cannot be checked
 this way are skipped with a reason: fields that identify a resource (apiVersion, kind,
 metadata.name and metadata.namespace: patches, selectors and references find resources by
-them), the `name` of a list element (it names the element's other fields), block scalars,
-and positions where no scalar is written (an entry that is a mapping).
+them), the `name` of a list element (it names the element's other fields) or another key
+strategic merge pairs list elements by (`port`, `containerPort`, `mountPath`), block scalars,
+and positions where no scalar is written (an entry that is a mapping). A position whose
+change only makes other leaves appear, vanish or be set last by another step selects a
+patch's or transformer's targets (a label in a `labelSelector`): it is counted apart,
+neither passed nor failed.
 
 Exit status 1 when a mutation check fails. Standard library only.
 """
@@ -112,6 +116,13 @@ def leaves(doc):
     return out
 
 
+def actor(step):
+    """What a step is, across builds: its kind, entry and files (not its values)."""
+    if step is None:
+        return None
+    return tuple(step.get(k) for k in ("step", "entry", "entryFile", "file", "transformer"))
+
+
 def why_not(last):
     if last is None:
         return "no recorded step"
@@ -192,6 +203,8 @@ def mutate_text(text, line, column):
             if ch in ",]}":
                 end = j
                 break
+    # A plain scalar ends before the spaces that follow it (`8080 }` in flow text).
+    end = len(rest[:end].rstrip())
     scalar = rest[:end]
     key = re.match(r"^([^:\s]+|\"[^\"]*\"):(\s|$)", scalar)
     if key:
@@ -263,6 +276,9 @@ def check(kbuild, d, args, report):
             if any(re.search(r"\.\[name=[^\]]*\]\.name$", p) for p in paths):
                 skipped["the name of a list element"] += len(keys)
                 continue
+            if any(re.search(r"\.[0-9]+\.(port|containerPort|mountPath|devicePath|ip)$", p) for p in paths):
+                skipped["the merge key of a list element"] += len(keys)
+                continue
             file, line, col = pos
             if not file.startswith(scratch):
                 skipped["file outside the tree"] += len(keys)
@@ -298,11 +314,12 @@ def check(kbuild, d, args, report):
                 if kinds & DERIVED:
                     continue
                 extra.append(k)
-            # Leaves that appear or disappear: a patch or transformer whose target the
-            # value selects (a label in a patch's labelSelector) no longer applies.
-            selection = [k for k in extra if k in vanished]
+            # Leaves that appear or disappear, or that another step sets last now: a
+            # patch or transformer whose target the value selects (a label in a patch's
+            # labelSelector, the kind of a reference) no longer applies.
+            selection = [k for k in extra if k in vanished or actor(before[k][1]) != actor(after[k][1])]
             if extra and len(selection) == len(extra) and not unchanged:
-                selecting.append((pos, keys[0][1], f"{len(extra)} leaves appear or vanish ({', '.join(sorted({k[1] for k in extra})[:2])})"))
+                selecting.append((pos, keys[0][1], f"{len(extra)} leaves appear, vanish or are set by another step ({', '.join(sorted({k[1] for k in extra})[:2])})"))
                 checked -= len(keys)
                 continue
             if unchanged or extra:

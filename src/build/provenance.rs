@@ -49,6 +49,7 @@ impl About {
                 file: file.to_path_buf(),
                 document: None,
                 identity: None,
+                nth: 0,
             }),
             transformer: None,
         }
@@ -122,10 +123,20 @@ pub(super) fn record(before: Option<Before>, rm: &mut ResMap, about: impl FnOnce
                 let (changes, renames) = diff::changes_renaming(&p.seen, &r.node);
                 if !changes.is_empty() {
                     diff::sync(&mut p.seen, &r.node);
-                    p.record(Step {
-                        renames,
-                        ..about.step(changes)
-                    });
+                    let mut step = about.step(changes);
+                    // A patch file may hold patches for several resources: this one's is
+                    // the document with its kind and name, when there is one.
+                    if step.kind == StepKind::Merge
+                        && let Some(w) = step.wrote.as_mut()
+                        && w.identity.is_none()
+                    {
+                        let text = |path: &[&str]| r.node.get_str(path).unwrap_or_default();
+                        w.identity = Some((
+                            text(&["kind"]).to_string(),
+                            text(&["metadata", "name"]).to_string(),
+                        ));
+                    }
+                    p.record(Step { renames, ..step });
                 }
             }
             None => {
@@ -156,8 +167,15 @@ pub(super) fn read_from(on: bool, resources: &mut [Resource], file: &Path) {
     if !on {
         return;
     }
+    // How many resources of each kind and name came before, to tell apart two documents
+    // of one kind and name (in different namespaces).
+    let mut seen: foldhash::HashMap<(String, String), usize> = foldhash::HashMap::default();
     for r in resources {
-        let identity = Some((r.kind(), r.name()));
+        let id = (r.kind(), r.name());
+        let slot = seen.entry(id.clone()).or_default();
+        let nth = *slot;
+        *slot += 1;
+        let identity = Some(id);
         let mut p = Provenance {
             seen: r.node.clone(),
             ..Provenance::default()
@@ -169,6 +187,7 @@ pub(super) fn read_from(on: bool, resources: &mut [Resource], file: &Path) {
                 file: file.to_path_buf(),
                 document: None,
                 identity,
+                nth,
             }),
             transformer: None,
             changes: diff::created(&r.node),
@@ -202,6 +221,7 @@ pub(super) fn about_step(step: &BuiltinStep<'_>, configured_in: &Path, root: &Pa
         file: root.join(path),
         document: None,
         identity: None,
+        nth: 0,
     };
     let wrote = match &step.builtin {
         Builtin::Patch(p) if !p.path.is_empty() => Some(file(&p.path)),
@@ -223,6 +243,7 @@ pub(super) fn about_step(step: &BuiltinStep<'_>, configured_in: &Path, root: &Pa
                 .config_name
                 .clone()
                 .map(|name| (step.builtin.kind().to_string(), name)),
+            nth: 0,
         })
     });
     About {

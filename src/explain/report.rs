@@ -138,7 +138,7 @@ impl<'f> Locator<'f> {
                     StepKind::JsonPatch | StepKind::Generate | StepKind::GenerateMerge
                 )
             })
-            .map(|w| self.documents_of(w));
+            .map(|w| self.documents_of(w, step.kind));
         Prepared { entry_at, wrote }
     }
 
@@ -155,16 +155,42 @@ impl<'f> Locator<'f> {
             && step.kind != StepKind::Source
         {
             let before = link.change.before.as_deref();
+            let generated = matches!(step.kind, StepKind::Generate | StepKind::GenerateMerge);
             let written = match (&step.entry, &step.wrote) {
-                // A JSON 6902 patch file: the operation's value.
+                // A label or annotation a generator puts on what it makes: its options
+                // (the entry's or config's `options`, the kustomization's
+                // `generatorOptions`), never a literal that happens to hold the value.
+                (e, w) if generated && option_field(&link.change.path).is_some() => {
+                    let written_by = e
+                        .as_ref()
+                        .map(|e| (e.file.clone(), e.place.steps()))
+                        .or_else(|| w.as_ref().map(|w| (w.file.clone(), Vec::new())));
+                    written_by.and_then(|(file, base)| {
+                        self.generator_option(&file, base, &link.change.path)
+                            .map(|p| (file, p))
+                    })
+                }
+                // A JSON 6902 patch written inline, as a literal block (`patches[0].patch:
+                // |`): the operation's value, inside the block.
+                (Some(e), w)
+                    if step.kind == StepKind::JsonPatch
+                        && w.as_ref().is_none_or(|w| w.file == e.file) =>
+                {
+                    let mut inside = e.place.steps();
+                    inside.push(PathStep::Key("patch".into()));
+                    self.embedded_value(&e.file, &[inside, e.place.steps()], after, before)
+                        .map(|p| (e.file.clone(), p))
+                }
+                // A JSON 6902 patch file, or a transformer config's operations: the
+                // operation's value (inside a `patch: |` block or a `jsonOp` text).
                 (_, Some(w)) if step.kind == StepKind::JsonPatch => self
-                    .written_in(&w.file, None, &link.change.path, after, before)
+                    .embedded_value(&w.file, &[keys(&["patch"])], after, before)
+                    .or_else(|| self.json_op_value(&w.file, after, before))
+                    .or_else(|| self.written_in(&w.file, None, &link.change.path, after, before))
                     .or_else(|| self.json_op_text(&w.file))
                     .map(|p| (w.file.clone(), p)),
                 // A generator's config file: the scalar that holds the value.
-                (None, Some(w))
-                    if matches!(step.kind, StepKind::Generate | StepKind::GenerateMerge) =>
-                {
+                (None, Some(w)) if generated => {
                     self.written_in(&w.file, None, &link.change.path, after, before)
                         // What the config does not write itself (the kind and
                         // apiVersion of what it generates): the config, by its kind.
@@ -262,10 +288,8 @@ impl<'f> Locator<'f> {
 
     /// Where `after` (a value a step set, `before` the one it replaced) is written in
     /// `file`: below the entry `place` of a kustomization file, or anywhere in a patch
-    /// file. The scalar equal to it, else a generator literal `key=value` with that value,
-    /// else the longest scalar that is part of it and was not part of the old value (an
-    /// image's new tag in `nginx:1.27`). A literal whose key is the field's (`data.MODE`
-    /// from `MODE=prod`) goes first: two literals may have the same value.
+    /// file (see [`holding`] for which scalar). A literal whose key is the field's
+    /// (`data.MODE` from `MODE=prod`) goes first: two literals may have the same value.
     fn written_in(
         &mut self,
         file: &Path,
@@ -290,32 +314,7 @@ impl<'f> Locator<'f> {
             .flatten()
             .flat_map(|doc| doc.values_under(&steps))
             .collect();
-        let keyed = scalars.iter().find(|(s, _)| {
-            s.split_once('=')
-                .is_some_and(|(k, v)| Some(k.trim()) == own_key && v == after)
-        });
-        let exact = || scalars.iter().find(|(s, _)| *s == after);
-        // A literal of another key does not hold the value, whatever its value (an env
-        // file's `ENVIRONMENT=prod` beside a literal `DEPLOY_ENV=prod`); when the field
-        // has no key of its own, any literal with the value.
-        let literal = || {
-            scalars.iter().find(|(s, _)| {
-                own_key.is_none() && s.split_once('=').is_some_and(|(_, v)| v == after)
-            })
-        };
-        let part = || {
-            scalars
-                .iter()
-                .filter(|(s, _)| {
-                    !s.is_empty() && after.contains(s) && before.is_none_or(|b| !b.contains(s))
-                })
-                .max_by_key(|(s, _)| s.len())
-        };
-        keyed
-            .or_else(exact)
-            .or_else(literal)
-            .or_else(part)
-            .map(|(_, p)| *p)
+        holding(&scalars, own_key, after, before)
     }
 
     /// Where `field` is written in a YAML document held by a literal block scalar of
@@ -327,6 +326,17 @@ impl<'f> Locator<'f> {
         blocks: &[Vec<PathStep>],
         field: &FieldPath,
     ) -> Option<(usize, usize)> {
+        let block = self.block(file, blocks)?;
+        let (l, c) = block
+            .docs
+            .iter()
+            .flatten()
+            .find_map(|doc| doc.value(&steps_in(doc, Vec::new(), field)?))?;
+        Some((block.header + l, block.indent + c))
+    }
+
+    /// The first of `blocks` in `file` that is a literal block scalar, parsed (once).
+    fn block(&mut self, file: &Path, blocks: &[Vec<PathStep>]) -> Option<&Block> {
         let index = self.file_index(file);
         let docs = self.docs.get(index)?;
         let (content, (line, column)) = docs.iter().flatten().find_map(|doc| {
@@ -343,13 +353,88 @@ impl<'f> Locator<'f> {
                 .and_then(|text| Block::parse(text, line, column, &content));
             self.blocks.insert((index, line), block);
         }
-        let block = self.blocks.get(&(index, line))?.as_ref()?;
-        let (l, c) = block
+        self.blocks.get(&(index, line))?.as_ref()
+    }
+
+    /// Where a generator's option writes the label or annotation `field`
+    /// (`metadata.labels.app`): below `base` (a kustomization's generator entry, or
+    /// nothing for a config file) in `options`, else in the kustomization's
+    /// `generatorOptions`.
+    fn generator_option(
+        &mut self,
+        file: &Path,
+        base: Vec<PathStep>,
+        field: &FieldPath,
+    ) -> Option<(usize, usize)> {
+        let (which, key) = option_field(field)?;
+        let mut own = base;
+        own.extend(keys(&["options", which, key]));
+        let shared = keys(&["generatorOptions", which, key]);
+        self.documents(file)
+            .iter()
+            .flatten()
+            .find_map(|doc| doc.value(&own).or_else(|| doc.value(&shared)))
+    }
+
+    /// Where a value a JSON 6902 patch wrote is written in a block of `file` holding the
+    /// operations as YAML (`patch: |`), the first of `blocks` that is one (see
+    /// [`Locator::written_in`] for which scalar holds it).
+    fn embedded_value(
+        &mut self,
+        file: &Path,
+        blocks: &[Vec<PathStep>],
+        after: &str,
+        before: Option<&str>,
+    ) -> Option<(usize, usize)> {
+        let block = self.block(file, blocks)?;
+        let scalars: Vec<(&str, (usize, usize))> = block
             .docs
             .iter()
             .flatten()
-            .find_map(|doc| doc.value(&steps_in(doc, Vec::new(), field)?))?;
+            .flat_map(|doc| doc.values_under(&[]))
+            .collect();
+        let (l, c) = holding(&scalars, None, after, before)?;
         Some((block.header + l, block.indent + c))
+    }
+
+    /// Where a value is written inside a PatchJson6902Transformer's `jsonOp` text, when
+    /// the text is a quoted scalar on one line without escapes (`jsonOp: '[{"op": ...}]'`):
+    /// its characters are then the JSON's, at a fixed offset.
+    fn json_op_value(
+        &mut self,
+        file: &Path,
+        after: &str,
+        before: Option<&str>,
+    ) -> Option<(usize, usize)> {
+        let key = keys(&["jsonOp"]);
+        let (content, (line, column)) = self
+            .documents(file)
+            .iter()
+            .flatten()
+            .find_map(|doc| Some((doc.scalar(&key)?.to_string(), doc.value(&key)?)))?;
+        let text = self.text(file)?;
+        let raw = text
+            .lines()
+            .nth(line.checked_sub(1)?)?
+            .get(column.checked_sub(1)?..)?;
+        let quote = raw.chars().next().filter(|q| matches!(q, '\'' | '"'))?;
+        // The quoted text must be the content itself: no escape changed its length.
+        if raw.get(1..1 + content.len())? != content
+            || raw
+                .get(1 + content.len()..)
+                .is_none_or(|rest| !rest.starts_with(quote))
+            || content.contains('\n')
+        {
+            return None;
+        }
+        let docs = Located::parse_all(&content);
+        let scalars: Vec<(&str, (usize, usize))> = docs
+            .iter()
+            .flatten()
+            .flat_map(|doc| doc.values_under(&[]))
+            .collect();
+        let (_, c) = holding(&scalars, None, after, before)?;
+        Some((line, column + c))
     }
 
     /// Where the first config of `file` (a `generators:` config) says its kind
@@ -396,7 +481,7 @@ impl<'f> Locator<'f> {
 
     /// The documents of `w`'s file a field it wrote may be in: the document `w` names
     /// (or, when it names none, each whose kind and name are the resource's as read).
-    fn documents_of(&mut self, w: &Written) -> (usize, Vec<usize>) {
+    fn documents_of(&mut self, w: &Written, kind: StepKind) -> (usize, Vec<usize>) {
         let index = self.file_index(&w.file);
         let docs = self.docs.get(index).map_or(&[][..], Vec::as_slice);
         let range = match w.document {
@@ -404,7 +489,8 @@ impl<'f> Locator<'f> {
             Some(_) => 0..0,
             None => 0..docs.len(),
         };
-        let chosen = range
+        let chosen: Vec<usize> = range
+            .clone()
             .filter(|&i| {
                 docs[i].as_ref().is_some_and(|doc| match &w.identity {
                     Some((kind, name)) => {
@@ -415,6 +501,21 @@ impl<'f> Locator<'f> {
                 })
             })
             .collect();
+        // Two documents of one kind and name: the one the resource was read from.
+        let chosen = match chosen.get(w.nth) {
+            Some(&i) if w.identity.is_some() && chosen.len() > 1 => vec![i],
+            _ => chosen,
+        };
+        // A patch's document names what it patches by its kind and name as the patch
+        // was applied (that one first), or by a name it had before (a base's prefix
+        // came after it), or names nothing the target is called (`patches` with a
+        // `target`): then the file's other documents, in turn.
+        if kind == StepKind::Merge {
+            let rest: Vec<usize> = range
+                .filter(|i| docs[*i].is_some() && !chosen.contains(i))
+                .collect();
+            return (index, chosen.into_iter().chain(rest).collect());
+        }
         (index, chosen)
     }
 
@@ -501,6 +602,61 @@ fn at(file: PathBuf, pos: Option<(usize, usize)>) -> Position {
 
 fn keys(k: &[&str]) -> Vec<PathStep> {
     k.iter().map(|k| PathStep::Key((*k).to_string())).collect()
+}
+
+/// Which of `scalars` (with their positions) holds `after`, a value a step set in a
+/// field whose key is `own_key` (`before`: the value it replaced): a generator literal
+/// `key=value` of the field's own key, else the scalar equal to it, else (when the
+/// field has no key of its own) any literal with the value, else the longest scalar that
+/// is part of it and was not part of the old value (an image's new tag in `nginx:1.27`).
+fn holding(
+    scalars: &[(&str, (usize, usize))],
+    own_key: Option<&str>,
+    after: &str,
+    before: Option<&str>,
+) -> Option<(usize, usize)> {
+    let keyed = scalars.iter().find(|(s, _)| {
+        s.split_once('=')
+            .is_some_and(|(k, v)| Some(k.trim()) == own_key && v == after)
+    });
+    let exact = || scalars.iter().find(|(s, _)| *s == after);
+    // A literal of another key does not hold the value, whatever its value (an env
+    // file's `ENVIRONMENT=prod` beside a literal `DEPLOY_ENV=prod`); when the field
+    // has no key of its own, any literal with the value.
+    let literal = || {
+        scalars
+            .iter()
+            .find(|(s, _)| own_key.is_none() && s.split_once('=').is_some_and(|(_, v)| v == after))
+    };
+    let part = || {
+        scalars
+            .iter()
+            .filter(|(s, _)| {
+                !s.is_empty() && after.contains(s) && before.is_none_or(|b| !b.contains(s))
+            })
+            .max_by_key(|(s, _)| s.len())
+    };
+    keyed
+        .or_else(exact)
+        .or_else(literal)
+        .or_else(part)
+        .map(|(_, p)| *p)
+}
+
+/// The label or annotation a generator's options may write: `metadata.labels.KEY` or
+/// `metadata.annotations.KEY`, as (`labels`, KEY).
+fn option_field(field: &FieldPath) -> Option<(&'static str, &str)> {
+    match field.0.as_slice() {
+        [Part::Key(m), Part::Key(which), Part::Key(key)] if m.as_str() == "metadata" => {
+            let which = match which.as_str() {
+                "labels" => "labels",
+                "annotations" => "annotations",
+                _ => return None,
+            };
+            Some((which, key.as_str()))
+        }
+        _ => None,
+    }
 }
 
 /// The path of the element of `doc`'s `items` list with this kind and name.
@@ -679,6 +835,7 @@ spec:
                 file: "base/deploy.yaml".into(),
                 document: None,
                 identity: Some(("Deployment".into(), "web".into())),
+                nth: 0,
             }),
             transformer: None,
             changes: diff::created(&read),
@@ -694,6 +851,7 @@ spec:
                 file: "prod/replicas.yaml".into(),
                 document: Some(0),
                 identity: None,
+                nth: 0,
             }),
             transformer: None,
             changes: diff::changes(&read, &out),

@@ -168,6 +168,10 @@ fn compare(at: &mut FieldPath, before: Option<&Node>, after: Option<&Node>, out:
         }
         (Some(Node::Seq(b)), Some(Node::Seq(a))) if !(b.is_empty() || a.is_empty()) => {
             let (bp, ap) = (element_parts(b), element_parts(a));
+            if let Some(pairs) = moved(&bp, &ap, b, a) {
+                compare_moved(at, b, a, &pairs, out);
+                return;
+            }
             // Elements of `a` paired with a renamed element of `b`.
             let mut paired = vec![false; a.len()];
             for (i, (part, bv)) in bp.iter().zip(b).enumerate() {
@@ -239,6 +243,97 @@ fn compare(at: &mut FieldPath, before: Option<&Node>, after: Option<&Node>, out:
                     });
                 });
             }
+        }
+    }
+}
+
+/// The fields that identify an element of a list that strategic merge merges by a key
+/// other than `name` (a Service's `port`, a container's `containerPort`, a volume
+/// mount's `mountPath`, ...).
+const MERGE_KEYS: [&str; 7] = [
+    "port",
+    "containerPort",
+    "mountPath",
+    "devicePath",
+    "ip",
+    "topologyKey",
+    "type",
+];
+
+/// For lists named by index (no distinct `name`s), where each element of `b` went in
+/// `a`, when a merge key identifies the elements of both and one of them moved (a patch
+/// that adds a port before the one already there): `None` when they are to be compared
+/// by index.
+fn moved(bp: &[Part], ap: &[Part], b: &[Node], a: &[Node]) -> Option<Vec<Option<usize>>> {
+    let by_index = |parts: &[Part]| parts.iter().all(|p| matches!(p, Part::Index(_)));
+    if !(by_index(bp) && by_index(ap)) {
+        return None;
+    }
+    let key = MERGE_KEYS.iter().find(|key| {
+        let values = |items: &[Node]| -> Option<Vec<String>> {
+            let mut v: Vec<String> = items
+                .iter()
+                .map(|item| item.get(key).and_then(Node::scalar_string))
+                .collect::<Option<_>>()?;
+            v.sort_unstable();
+            let n = v.len();
+            v.dedup();
+            (v.len() == n).then_some(v)
+        };
+        values(b).is_some() && values(a).is_some()
+    })?;
+    let value = |item: &Node| item.get(key).and_then(Node::scalar_string);
+    let pairs: Vec<Option<usize>> = b
+        .iter()
+        .map(|bv| {
+            let v = value(bv);
+            a.iter().position(|av| value(av) == v)
+        })
+        .collect();
+    pairs
+        .iter()
+        .enumerate()
+        .any(|(i, j)| j.is_some_and(|j| j != i))
+        .then_some(pairs)
+}
+
+/// Compares lists whose elements [`moved`] paired: a moved element is renamed from its
+/// old index to its new one, and compared there.
+fn compare_moved(
+    at: &mut FieldPath,
+    b: &[Node],
+    a: &[Node],
+    pairs: &[Option<usize>],
+    out: &mut Out,
+) {
+    let mut paired = vec![false; a.len()];
+    for (i, (bv, j)) in b.iter().zip(pairs).enumerate() {
+        match *j {
+            Some(j) => {
+                paired[j] = true;
+                if i != j {
+                    let mut from = at.clone();
+                    from.0.push(Part::Index(i));
+                    let mut to = at.clone();
+                    to.0.push(Part::Index(j));
+                    out.renames.push(Rename { from, to });
+                }
+                at.0.push(Part::Index(j));
+                compare(at, Some(bv), Some(&a[j]), out);
+                at.0.pop();
+            }
+            None => {
+                at.0.push(Part::Index(i));
+                compare(at, Some(bv), None, out);
+                at.0.pop();
+            }
+        }
+    }
+    for (j, av) in a.iter().enumerate() {
+        if !paired[j] {
+            at.0.push(Part::Index(j));
+            compare(at, None, Some(av), out);
+            at.0.pop();
         }
     }
 }
@@ -366,6 +461,23 @@ mod tests {
         let (changes, renames) = changes_renaming(&before, &other);
         assert!(renames.is_empty());
         assert_eq!(changes.len(), 4);
+    }
+
+    #[test]
+    fn follows_elements_a_merge_key_names_when_they_move() {
+        // A patch adds a port before the one a Service had: that one moved, unchanged.
+        let before = doc("ports:\n- port: 80\n  protocol: TCP\n");
+        let after = doc("ports:\n- port: 443\n- port: 80\n  protocol: TCP\n");
+        let (changes, renames) = changes_renaming(&before, &after);
+        assert_eq!(show(&changes), ["ports.0.port - -> 443"]);
+        assert_eq!(renames.len(), 1);
+        assert_eq!(renames[0].from.to_string(), "ports.0");
+        assert_eq!(renames[0].to.to_string(), "ports.1");
+        // Without a key every element has, by position.
+        let unkeyed = doc("ports:\n- port: 443\n- protocol: TCP\n");
+        let (changes, renames) = changes_renaming(&before, &unkeyed);
+        assert!(renames.is_empty());
+        assert_eq!(changes[0].path.to_string(), "ports.0.port");
     }
 
     #[test]

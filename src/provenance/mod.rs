@@ -31,6 +31,9 @@ pub struct Written {
     /// The kind and name of the resource as the file writes it, to find its document in
     /// a stream when the index is not known.
     pub identity: Option<(String, String)>,
+    /// Which of the documents with that kind and name (0: the first): a stream may hold
+    /// two, in different namespaces.
+    pub nth: usize,
 }
 
 /// The entry of a kustomization file that configured a step: `patches[1]`, `images[0]`,
@@ -164,8 +167,8 @@ impl Provenance {
     /// Each comes with the index of its step.
     pub fn links(&self) -> Vec<(Cow<'_, FieldPath>, usize, Link<'_>)> {
         let mut by_step = Vec::with_capacity(self.steps.len());
-        // The renames made after the step at hand, in the order they were made.
-        let mut later: Vec<&diff::Rename> = Vec::new();
+        // The renames of each step after the one at hand, in the order they were made.
+        let mut later: Vec<&[diff::Rename]> = Vec::new();
         for (i, step) in self.steps.iter().enumerate().rev() {
             let links: Vec<_> = step
                 .changes
@@ -173,7 +176,9 @@ impl Provenance {
                 .map(|change| (renamed(&change.path, &later), i, Link { step, change }))
                 .collect();
             by_step.push(links);
-            later.splice(0..0, step.renames.iter());
+            if !step.renames.is_empty() {
+                later.insert(0, &step.renames);
+            }
         }
         by_step.into_iter().rev().flatten().collect()
     }
@@ -200,14 +205,21 @@ impl Provenance {
     }
 }
 
-/// `path` after the renames `later` (in the order they were made).
-fn renamed<'p>(path: &'p FieldPath, later: &[&diff::Rename]) -> Cow<'p, FieldPath> {
+/// `path` after the renames `later` (each step's, in the order they were made). Within
+/// a step, an element renamed inside a renamed element (a longer `from`, written with
+/// the outer element's new name) is renamed too, but of the renames at one depth only
+/// one applies: elements that moved by one place each (`ports.0` to `ports.1`, `ports.1`
+/// to `ports.2`) are renamed at once, not one after the other.
+fn renamed<'p>(path: &'p FieldPath, later: &[&[diff::Rename]]) -> Cow<'p, FieldPath> {
     let mut path = Cow::Borrowed(path);
-    for rename in later {
-        if path.starts_with(&rename.from) {
-            path.to_mut()
-                .0
-                .splice(..rename.from.0.len(), rename.to.0.iter().cloned());
+    for renames in later {
+        let mut depths: Vec<usize> = Vec::new();
+        for rename in renames.iter() {
+            let depth = rename.from.0.len();
+            if !depths.contains(&depth) && path.starts_with(&rename.from) {
+                path.to_mut().0.splice(..depth, rename.to.0.iter().cloned());
+                depths.push(depth);
+            }
         }
     }
     path
@@ -216,6 +228,48 @@ fn renamed<'p>(path: &'p FieldPath, later: &[&diff::Rename]) -> Cow<'p, FieldPat
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn path(text: &str) -> FieldPath {
+        FieldPath(
+            text.split('.')
+                .map(|p| match p.parse() {
+                    Ok(i) => Part::Index(i),
+                    Err(_) => Part::Key(p.into()),
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn a_step_moves_elements_at_one_depth_at_once() {
+        // Each element moved one place down: ports.0 is ports.1 now, not ports.2.
+        let shift = [
+            diff::Rename {
+                from: path("ports.0"),
+                to: path("ports.1"),
+            },
+            diff::Rename {
+                from: path("ports.1"),
+                to: path("ports.2"),
+            },
+        ];
+        let port = path("ports.0.port");
+        assert_eq!(renamed(&port, &[&shift]).to_string(), "ports.1.port");
+        // An element renamed inside a renamed one (its `from` names the outer one's new
+        // place) follows both.
+        let nested = [
+            diff::Rename {
+                from: path("c.0"),
+                to: path("c.1"),
+            },
+            diff::Rename {
+                from: path("c.1.ports.0"),
+                to: path("c.1.ports.1"),
+            },
+        ];
+        let port = path("c.0.ports.0.port");
+        assert_eq!(renamed(&port, &[&nested]).to_string(), "c.1.ports.1.port");
+    }
 
     fn doc(text: &str) -> Node {
         crate::yaml::parse::parse_document(text, "t").expect("yaml")
@@ -233,6 +287,7 @@ mod tests {
                 file: "base/deploy.yaml".into(),
                 document: Some(0),
                 identity: None,
+                nth: 0,
             }),
             transformer: None,
             changes: diff::created(&read),
@@ -248,6 +303,7 @@ mod tests {
                 file: "prod/replicas.yaml".into(),
                 document: Some(0),
                 identity: None,
+                nth: 0,
             }),
             transformer: None,
             changes: diff::changes(&read, &patched),
