@@ -156,20 +156,22 @@ impl<'f> Locator<'f> {
         {
             let before = link.change.before.as_deref();
             let generated = matches!(step.kind, StepKind::Generate | StepKind::GenerateMerge);
+            // A label or annotation a generator puts on what it makes: its options (the
+            // entry's or config's `options`, the kustomization's `generatorOptions`),
+            // rather than a literal that happens to hold the value.
+            let from_options = (generated && option_field(&link.change.path).is_some())
+                .then(|| {
+                    let (file, base) = match (&step.entry, &step.wrote) {
+                        (Some(e), _) => (e.file.clone(), e.place.steps()),
+                        (None, Some(w)) => (w.file.clone(), Vec::new()),
+                        (None, None) => return None,
+                    };
+                    let pos = self.generator_option(&file, base, &link.change.path)?;
+                    Some((file, pos))
+                })
+                .flatten();
             let written = match (&step.entry, &step.wrote) {
-                // A label or annotation a generator puts on what it makes: its options
-                // (the entry's or config's `options`, the kustomization's
-                // `generatorOptions`), never a literal that happens to hold the value.
-                (e, w) if generated && option_field(&link.change.path).is_some() => {
-                    let written_by = e
-                        .as_ref()
-                        .map(|e| (e.file.clone(), e.place.steps()))
-                        .or_else(|| w.as_ref().map(|w| (w.file.clone(), Vec::new())));
-                    written_by.and_then(|(file, base)| {
-                        self.generator_option(&file, base, &link.change.path)
-                            .map(|p| (file, p))
-                    })
-                }
+                _ if from_options.is_some() => from_options,
                 // A JSON 6902 patch written inline, as a literal block (`patches[0].patch:
                 // |`): the operation's value, inside the block.
                 (Some(e), w)
