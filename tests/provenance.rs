@@ -238,9 +238,8 @@ fn replay(id: &str, record: &kbuild::provenance::Provenance, node: &kbuild::yaml
         }
         for c in &step.changes {
             let path = c.path.to_string();
-            if c.before == c.after {
-                return Err(format!("{id}: step {i} ({:?}) 'changed' {path} to the same value", step.kind));
-            }
+            // A change to the same value is a field the step wrote with the value it had
+            // (a patch, a label): it must be that value (checked below).
             // A generator's replacing step starts the record again (see record_always).
             let now = state.get(&path);
             if i > 0 && step.kind != StepKind::Generate && now.map(String::as_str) != c.before.as_deref() {

@@ -120,7 +120,9 @@ pub(super) fn record(before: Option<Before>, rm: &mut ResMap, about: impl FnOnce
             Some(p) => {
                 // The comparison starts with `==` on the whole resource: an untouched
                 // resource costs that alone, a changed one is not compared twice.
-                let (changes, renames) = diff::changes_renaming(&p.seen, &r.node);
+                let (mut changes, renames) = diff::changes_renaming(&p.seen, &r.node);
+                let written = std::mem::take(&mut p.written);
+                diff::written_unchanged(&mut changes, written, &r.node);
                 if !changes.is_empty() {
                     diff::sync(&mut p.seen, &r.node);
                     let mut step = about.step(changes);

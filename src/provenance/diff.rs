@@ -4,11 +4,11 @@
 //!
 //! Provenance is recorded this way, by comparing, rather than by each transformer saying
 //! what it wrote: every step of the pipeline (the built-in transformers, patches of every
-//! kind, replacements, plugins, helm) is covered the same way, a new transformer cannot be
-//! forgotten, and a step that writes a value equal to the old one records nothing, as
-//! `explain` should say.
+//! kind, replacements, plugins, helm) is covered the same way and a new transformer cannot
+//! be forgotten. What comparing cannot see, a field written with the value it had, the
+//! patches and the label and annotation transformers add (see [`super::writes`]).
 
-use super::path::{FieldPath, Part, element_parts};
+use super::path::{FieldPath, MERGE_KEYS, Part, element_parts};
 use crate::yaml::Node;
 use crate::yaml::node::Str;
 
@@ -72,6 +72,32 @@ fn renamed(before: &Node, after: &Node) -> bool {
     b.iter()
         .filter(|(k, _)| !matches!(k.as_str(), "name" | "namespace"))
         .all(|(k, v)| a.get(k) == Some(v))
+}
+
+/// Adds to `changes` (a step's, found by comparing) the fields of `written` (those the
+/// step wrote) that it did not change: each a change from its value to itself.
+pub(crate) fn written_unchanged(changes: &mut Vec<Change>, written: Vec<FieldPath>, now: &Node) {
+    if written.is_empty() {
+        return;
+    }
+    let changed: std::collections::HashSet<FieldPath> =
+        changes.iter().map(|c| c.path.clone()).collect();
+    let mut added = std::collections::HashSet::new();
+    for path in written {
+        if changed.contains(&path) || added.contains(&path) {
+            continue;
+        }
+        let Some(leaf) = path.lookup(now).filter(|n| is_leaf(n)) else {
+            continue;
+        };
+        let text = short_text(leaf);
+        changes.push(Change {
+            path: path.clone(),
+            before: Some(text.clone()),
+            after: Some(text),
+        });
+        added.insert(path);
+    }
 }
 
 /// Every leaf of `node` as set from nothing: what a source or a generator writes.
@@ -247,19 +273,6 @@ fn compare(at: &mut FieldPath, before: Option<&Node>, after: Option<&Node>, out:
     }
 }
 
-/// The fields that identify an element of a list that strategic merge merges by a key
-/// other than `name` (a Service's `port`, a container's `containerPort`, a volume
-/// mount's `mountPath`, ...).
-const MERGE_KEYS: [&str; 7] = [
-    "port",
-    "containerPort",
-    "mountPath",
-    "devicePath",
-    "ip",
-    "topologyKey",
-    "type",
-];
-
 /// For lists named by index (no distinct `name`s), where each element of `b` went in
 /// `a`, when a merge key identifies the elements of both and one of them moved (a patch
 /// that adds a port before the one already there): `None` when they are to be compared
@@ -339,7 +352,7 @@ fn compare_moved(
 }
 
 /// Calls `f` with every leaf of `node` and its path.
-fn collect(at: &mut FieldPath, node: &Node, f: &mut dyn FnMut(&FieldPath, &Node)) {
+pub(super) fn collect(at: &mut FieldPath, node: &Node, f: &mut dyn FnMut(&FieldPath, &Node)) {
     match node {
         Node::Map(m) if !m.is_empty() => {
             for (k, v) in m.iter() {
@@ -359,7 +372,7 @@ fn collect(at: &mut FieldPath, node: &Node, f: &mut dyn FnMut(&FieldPath, &Node)
     }
 }
 
-fn is_leaf(node: &Node) -> bool {
+pub(super) fn is_leaf(node: &Node) -> bool {
     match node {
         Node::Map(m) => m.is_empty(),
         Node::Seq(items) => items.is_empty(),

@@ -14,6 +14,7 @@
 
 pub mod diff;
 pub mod path;
+pub(crate) mod writes;
 
 use crate::yaml::Node;
 pub use diff::Change;
@@ -126,6 +127,9 @@ pub struct Provenance {
     /// comparison, where copying every resource before each step cost a copy, the
     /// comparison and freeing the copy.
     pub(crate) seen: Node,
+    /// The fields the step running now wrote, whatever their value (see [`writes`]),
+    /// taken when the step is recorded.
+    pub(crate) written: Vec<FieldPath>,
 }
 
 /// One step in the chain of one field, as a report lists it.

@@ -90,6 +90,19 @@ pub(super) fn step<'n>(node: &'n Node, part: &Part) -> Option<&'n Node> {
     }
 }
 
+/// The fields that identify an element of a list that strategic merge merges by a key
+/// other than `name` (a Service's `port`, a container's `containerPort`, a volume
+/// mount's `mountPath`, ...).
+pub(super) const MERGE_KEYS: [&str; 7] = [
+    "port",
+    "containerPort",
+    "mountPath",
+    "devicePath",
+    "ip",
+    "topologyKey",
+    "type",
+];
+
 /// How the elements of `items` are named: by the field `name` when every element is a
 /// mapping with a distinct string `name`, else by index.
 pub(super) fn element_parts(items: &[Node]) -> Vec<Part> {

@@ -34,6 +34,7 @@ pub(crate) fn set_pairs(
     for res in resmap.iter_mut() {
         let gvk = res.gvk();
         writes.clear(!res.shared.is_empty());
+        writes.every = res.provenance.is_some().then(Vec::new);
         specs
             .apply_traced(
                 &mut res.node,
@@ -45,6 +46,14 @@ pub(crate) fn set_pairs(
             .map_err(|e| e.context(format!("in {}", res.id())))?;
         for (at, old) in &writes.rewritten {
             res.shared.write_through(&mut res.node, at, old);
+        }
+        if let Some(every) = writes.every.take() {
+            crate::provenance::writes::note(res, |node| {
+                every
+                    .iter()
+                    .filter_map(|t| crate::provenance::writes::at_trail(node, t))
+                    .collect()
+            });
         }
         if writes.created.len() >= 2 {
             for i in 0..pairs.len() {
@@ -70,6 +79,9 @@ struct Writes<'a> {
     rewritten: Vec<(Trail, Node)>,
     /// Whether any field was added or changed, in any resource so far.
     changed: bool,
+    /// Every field written, whatever its value, when the resource records its provenance
+    /// (a label written with the value it had is still this step's).
+    every: Option<Vec<Trail>>,
 }
 
 impl<'a> Writes<'a> {
@@ -110,6 +122,9 @@ fn set_in_map<'a>(
     for (i, (k, v)) in pairs.iter().enumerate() {
         let old = m.insert(k.clone(), Node::text(v.clone()));
         writes.changed |= old.as_ref().is_none_or(|o| o.as_str() != Some(v.as_str()));
+        if let Some(every) = writes.every.as_mut() {
+            every.push(trail_of(at, Some(k)));
+        }
         match old {
             None => {
                 let start = writes.steps.len();

@@ -186,6 +186,8 @@ pub(crate) fn apply_smp(
         _ => Vec::new(),
     };
     let bookkeeping = BuildMetaMarks::place(res);
+    // What the patch writes, for the resource's provenance (see provenance/writes.rs).
+    let noted = res.provenance.is_some().then(|| patch.clone());
     smp::apply_owned(&mut res.node, patch, schema, opts)?;
     bookkeeping.take(res);
     crate::merge::scalar_style::quote_plain_yaml11_non_strings(&mut res.node);
@@ -215,6 +217,11 @@ pub(crate) fn apply_smp(
         }
     } else {
         restore_meta(res, "namespace", ns);
+    }
+    if let Some(patch) = noted {
+        crate::provenance::writes::note(res, |node| {
+            crate::provenance::writes::merged(node, &patch)
+        });
     }
     Ok(())
 }
@@ -319,6 +326,7 @@ pub(crate) fn apply_json(
                 )));
             }
         }
+        crate::provenance::writes::note(res, |node| crate::provenance::writes::json_ops(node, ops));
     }
     Ok(())
 }

@@ -1,0 +1,222 @@
+//! The fields a step wrote, whatever their value: what a comparison cannot see.
+//!
+//! A step is recorded by comparing each resource before and after it ([`super::diff`]),
+//! so a patch or a label that writes the value a field already had leaves no trace, and
+//! `explain` would credit the field to whoever wrote it first: changing that source then
+//! changes nothing in the output (the patch writes its own value over it). The
+//! transformers that write values as their configuration says (strategic merge and JSON
+//! 6902 patches, labels and annotations) note here which fields they wrote, in the
+//! resource's record only (nothing when provenance is off); the step's record then adds
+//! a change from the value to itself for each field noted that the comparison did not
+//! find changed.
+
+use super::diff::{collect, is_leaf};
+use super::path::{FieldPath, MERGE_KEYS, Part, element_parts};
+use crate::resource::Resource;
+use crate::yaml::Node;
+
+/// Notes that the step running now wrote `paths` (computed only when `res` records its
+/// provenance, from its node as the step left it).
+pub(crate) fn note(res: &mut Resource, paths: impl FnOnce(&Node) -> Vec<FieldPath>) {
+    if res.provenance.is_none() {
+        return;
+    }
+    let written = paths(&res.node);
+    if let Some(p) = res.provenance.as_deref_mut() {
+        p.written.extend(written);
+    }
+}
+
+/// The leaves of `result` (a resource after a strategic merge patch) that `patch` wrote:
+/// each scalar of the patch, at the place the merge put it; a list of scalars the patch
+/// gives is written whole. Directives (`$patch`, `$setElementOrder/...`), deletions
+/// (`null`) and the resource's identity (`apiVersion`, `kind`, `metadata.name`,
+/// `metadata.namespace`, which a patch names its target by) are not writes.
+pub(crate) fn merged(result: &Node, patch: &Node) -> Vec<FieldPath> {
+    let mut out = Vec::new();
+    let mut at = FieldPath::default();
+    merged_in(&mut at, result, patch, &mut out);
+    out
+}
+
+fn merged_in(at: &mut FieldPath, node: &Node, patch: &Node, out: &mut Vec<FieldPath>) {
+    match (node, patch) {
+        (Node::Map(m), Node::Map(p)) => {
+            for (k, pv) in p.iter() {
+                if k.starts_with('$') || identity(at, k) {
+                    continue;
+                }
+                if let Some(v) = m.get(k) {
+                    at.0.push(Part::Key(k.clone()));
+                    merged_in(at, v, pv, out);
+                    at.0.pop();
+                }
+            }
+        }
+        (Node::Seq(items), Node::Seq(given)) => {
+            let parts = element_parts(items);
+            if given.iter().all(|g| g.as_map().is_some()) {
+                for g in given {
+                    if let Some(i) = paired(items, g) {
+                        at.0.push(parts[i].clone());
+                        merged_in(at, &items[i], g, out);
+                        at.0.pop();
+                    }
+                }
+            } else {
+                // A list of scalars is replaced by the patch's.
+                for (part, item) in parts.into_iter().zip(items) {
+                    at.0.push(part);
+                    leaves_of(at, item, out);
+                    at.0.pop();
+                }
+            }
+        }
+        (_, Node::Null) => {}
+        (node, _) if is_leaf(node) && is_leaf(patch) => out.push(at.clone()),
+        _ => {}
+    }
+}
+
+/// The leaves of `result` (a resource after a JSON 6902 patch) that the operations
+/// `ops` wrote: everything below the `path` of an `add`, `replace` or `copy`.
+pub(crate) fn json_ops(result: &Node, ops: &Node) -> Vec<FieldPath> {
+    let mut out = Vec::new();
+    for op in ops.as_seq().into_iter().flatten() {
+        if !matches!(op.get_str(&["op"]), Some("add" | "replace" | "copy")) {
+            continue;
+        }
+        let Some(pointer) = op.get_str(&["path"]) else {
+            continue;
+        };
+        let mut at = FieldPath::default();
+        if let Some(node) = follow(result, pointer, &mut at) {
+            leaves_of(&mut at, node, &mut out);
+        }
+    }
+    out
+}
+
+/// The node a JSON pointer leads to in `node` (`-` is the last element: where an `add`
+/// put it), with its path as provenance names it in `at`.
+fn follow<'n>(node: &'n Node, pointer: &str, at: &mut FieldPath) -> Option<&'n Node> {
+    let mut here = node;
+    for raw in pointer.split('/').skip(1) {
+        let token = raw.replace("~1", "/").replace("~0", "~");
+        here = match here {
+            Node::Map(m) => {
+                let next = m.get(&token)?;
+                at.0.push(Part::Key(token.as_str().into()));
+                next
+            }
+            Node::Seq(items) => {
+                let i = match token.as_str() {
+                    "-" => items.len().checked_sub(1)?,
+                    t => t.parse().ok()?,
+                };
+                let next = items.get(i)?;
+                at.0.push(element_parts(items).swap_remove(i));
+                next
+            }
+            _ => return None,
+        };
+    }
+    Some(here)
+}
+
+/// The field at `trail` (keys and list positions from the resource's root, as the
+/// labels and annotations transformers walk them), as provenance names it.
+pub(crate) fn at_trail(node: &Node, trail: &[crate::resource::shared::Step]) -> Option<FieldPath> {
+    use crate::resource::shared::Step;
+    let mut at = FieldPath::default();
+    let mut here = node;
+    for step in trail {
+        here = match (here, step) {
+            (Node::Map(m), Step::Key(k)) => {
+                let next = m.get(k)?;
+                at.0.push(Part::Key(k.as_str().into()));
+                next
+            }
+            (Node::Seq(items), Step::Index(i)) => {
+                let next = items.get(*i)?;
+                at.0.push(element_parts(items).swap_remove(*i));
+                next
+            }
+            _ => return None,
+        };
+    }
+    Some(at)
+}
+
+/// The element of `items` a patch's element `given` merges into: the one with the same
+/// value of the first merge key `given` has.
+fn paired(items: &[Node], given: &Node) -> Option<usize> {
+    let key = std::iter::once(&"name")
+        .chain(MERGE_KEYS.iter())
+        .find(|k| given.get(k).is_some())?;
+    let value = given.get(key);
+    items.iter().position(|item| item.get(key) == value)
+}
+
+/// Whether `key` below `at` is a field a patch names its target by.
+fn identity(at: &FieldPath, key: &str) -> bool {
+    match at.0.as_slice() {
+        [] => matches!(key, "apiVersion" | "kind"),
+        [Part::Key(m)] if m.as_str() == "metadata" => matches!(key, "name" | "namespace"),
+        _ => false,
+    }
+}
+
+/// Every leaf at or below `node` (at `at`).
+fn leaves_of(at: &mut FieldPath, node: &Node, out: &mut Vec<FieldPath>) {
+    collect(at, node, &mut |path, _| out.push(path.clone()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(text: &str) -> Node {
+        crate::yaml::parse::parse_document(text, "t").expect("yaml")
+    }
+
+    fn shown(paths: Vec<FieldPath>) -> Vec<String> {
+        paths.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn a_merge_patch_writes_its_scalars_where_the_merge_put_them() {
+        let result = doc(
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  labels: {a: x}\nspec:\n  ports:\n  - port: 443\n  - port: 80\n    protocol: TCP\n  args: [a, b]\n",
+        );
+        let patch = doc(
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  labels: {a: x}\nspec:\n  ports:\n  - port: 80\n    protocol: TCP\n  - $patch: delete\n    port: 9\n  args: [a, b]\n  gone: null\n",
+        );
+        assert_eq!(
+            shown(merged(&result, &patch)),
+            [
+                "metadata.labels.a",
+                "spec.ports.1.port",
+                "spec.ports.1.protocol",
+                "spec.args.0",
+                "spec.args.1"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_json_patch_writes_what_is_below_its_paths() {
+        let result = doc("spec:\n  c:\n  - name: web\n    image: x\n  r: 3\n");
+        let ops = doc(
+            "- op: replace\n  path: /spec/c/0\n  value: {name: web, image: x}\n- op: remove\n  path: /spec/q\n- op: add\n  path: /spec/r\n  value: 3\n",
+        );
+        assert_eq!(
+            shown(json_ops(&result, &ops)),
+            [
+                "spec.c.[name=web].name",
+                "spec.c.[name=web].image",
+                "spec.r"
+            ]
+        );
+    }
+}
