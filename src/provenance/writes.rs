@@ -73,7 +73,9 @@ fn merged_in(at: &mut FieldPath, node: &Node, patch: &Node, out: &mut Vec<FieldP
             }
         }
         (_, Node::Null) => {}
-        (node, _) if is_leaf(node) && is_leaf(patch) => out.push(at.clone()),
+        // Only a value the patch holds: one the merge did not take (a kustomize quirk)
+        // is not the patch's.
+        (node, _) if is_leaf(node) && node == patch => out.push(at.clone()),
         _ => {}
     }
 }
@@ -148,14 +150,24 @@ pub(crate) fn at_trail(node: &Node, trail: &[crate::resource::shared::Step]) -> 
     Some(at)
 }
 
-/// The element of `items` a patch's element `given` merges into: the one with the same
-/// value of the first merge key `given` has.
+/// The element of `items` a patch's element `given` merges into: the one that agrees
+/// with it on every key strategic merge may pair elements by (a key one has and the other
+/// has not is a disagreement: kustomize does not merge a Service port patch without a
+/// `protocol` into the port that has one, TestPatchPortHasNoProtocol). `None` when
+/// `given` has none of the keys, or no element agrees: then nothing is credited to the
+/// patch, and the field stays with whoever wrote it before.
 fn paired(items: &[Node], given: &Node) -> Option<usize> {
-    let key = std::iter::once(&"name")
-        .chain(MERGE_KEYS.iter())
-        .find(|k| given.get(k).is_some())?;
-    let value = given.get(key);
-    items.iter().position(|item| item.get(key) == value)
+    let keys = || {
+        std::iter::once("name")
+            .chain(MERGE_KEYS)
+            .chain(std::iter::once("protocol"))
+    };
+    if !keys().any(|k| k != "protocol" && given.get(k).is_some()) {
+        return None;
+    }
+    items
+        .iter()
+        .position(|item| keys().all(|k| item.get(k) == given.get(k)))
 }
 
 /// Whether `key` below `at` is a field a patch names its target by.
