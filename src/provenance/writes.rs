@@ -6,7 +6,8 @@
 //! changes nothing in the output (the patch writes its own value over it). The
 //! transformers that write values as their configuration says (strategic merge and JSON
 //! 6902 patches, labels and annotations) note here which fields they wrote, in the
-//! resource's record only (nothing when provenance is off); the step's record then adds
+//! resource's record only (nothing when provenance is off), as does a generator with
+//! `behavior: merge` or `replace` for what it generated; the step's record then adds
 //! a change from the value to itself for each field noted that the comparison did not
 //! find changed.
 
@@ -27,7 +28,8 @@ pub(crate) fn note(res: &mut Resource, paths: impl FnOnce(&Node) -> Vec<FieldPat
     }
 }
 
-/// The leaves of `result` (a resource after a strategic merge patch) that `patch` wrote:
+/// The leaves of `result` (a resource after a strategic merge patch, or after a generator
+/// merged into it) that `patch` (the patch, or what the generator made) wrote:
 /// each scalar of the patch, at the place the merge put it; a list of scalars the patch
 /// gives is written whole. Directives (`$patch`, `$setElementOrder/...`), deletions
 /// (`null`) and the resource's identity (`apiVersion`, `kind`, `metadata.name`,
