@@ -193,10 +193,16 @@ impl<'f> Locator<'f> {
                     .map(|p| (w.file.clone(), p)),
                 // A generator's config file: the scalar that holds the value.
                 (None, Some(w)) if generated => {
+                    let own_kind = matches!(
+                        link.change.path.0.as_slice(),
+                        [Part::Key(k)] if matches!(k.as_str(), "apiVersion" | "kind")
+                    );
                     self.written_in(&w.file, None, &link.change.path, after, before)
                         // What the config does not write itself (the kind and
-                        // apiVersion of what it generates): the config, by its kind.
-                        .or_else(|| self.config_kind(&w.file))
+                        // apiVersion of what it generates): the config, by its kind. A
+                        // value from a file the config names (an env file) is not there:
+                        // only the config is known.
+                        .or_else(|| own_kind.then(|| self.config_kind(&w.file)).flatten())
                         .map(|p| (w.file.clone(), p))
                 }
                 // A strategic merge patch written inline, as a literal block: the field
