@@ -145,7 +145,7 @@ fn transformers_match_kustomize((case, version): (PathBuf, &'static str)) -> Res
     }
     for (r, annotated) in a.iter().zip(b.iter()) {
         let record = r.provenance.as_deref().ok_or_else(|| format!("{}: no provenance", r.id()))?;
-        replay(&r.id().to_string(), record, &r.node)?;
+        replay(&r.id().to_string(), record, r.node())?;
         let listed: Vec<(Option<PathBuf>, String)> = match annotated.annotation("alpha.config.kubernetes.io/transformations") {
             Some(text) => {
                 let doc = kbuild::yaml::parse::parse_document(&text, "transformations").map_err(|e| e.to_string())?;

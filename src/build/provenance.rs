@@ -108,20 +108,25 @@ pub(super) fn snapshot(on: bool, _rm: &ResMap) -> Option<Before> {
 pub(super) struct Before;
 
 /// Records in each resource of `rm` what changed since its record last saw it; a
-/// resource without a record is new, made by this step.
+/// resource without a record is new, made by this step. Only the resources the step
+/// touched (changed through [`Resource::node_mut`], or made anew) are compared: a
+/// resource nothing touched is as its record last saw it.
 pub(super) fn record(before: Option<Before>, rm: &mut ResMap, about: impl FnOnce() -> About) {
     if before.is_none() {
         return;
     }
     let about = about();
     for r in rm.iter_mut() {
-        match r.provenance.as_deref_mut() {
+        let (touched, node, provenance) = r.take_touched();
+        match provenance.as_deref_mut() {
+            Some(_) if !touched => {}
             Some(p) => {
-                // The comparison starts with `==` on the whole resource: an untouched
-                // resource costs that alone, a changed one is not compared twice.
-                let (changes, renames) = diff::changes_renaming(&p.seen, &r.node);
+                // The comparison starts with `==` on the whole resource: a resource
+                // touched but left as it was costs that alone, a changed one is not
+                // compared twice.
+                let (changes, renames) = diff::changes_renaming(&p.seen, node);
                 if !changes.is_empty() {
-                    diff::sync(&mut p.seen, &r.node);
+                    diff::sync(&mut p.seen, node);
                     p.record(Step {
                         renames,
                         ..about.step(changes)
@@ -130,11 +135,11 @@ pub(super) fn record(before: Option<Before>, rm: &mut ResMap, about: impl FnOnce
             }
             None => {
                 let mut p = Provenance {
-                    seen: r.node.clone(),
+                    seen: node.clone(),
                     ..Provenance::default()
                 };
-                p.record(about.step(diff::created(&r.node)));
-                r.provenance = Some(Box::new(p));
+                p.record(about.step(diff::created(node)));
+                *provenance = Some(Box::new(p));
             }
         }
     }
@@ -158,8 +163,10 @@ pub(super) fn read_from(on: bool, resources: &mut [Resource], file: &Path) {
     }
     for r in resources {
         let identity = Some((r.kind(), r.name()));
+        // The record starts from the object as read: nothing touched it since.
+        let (_, node, provenance) = r.take_touched();
         let mut p = Provenance {
-            seen: r.node.clone(),
+            seen: node.clone(),
             ..Provenance::default()
         };
         p.record(Step {
@@ -171,10 +178,10 @@ pub(super) fn read_from(on: bool, resources: &mut [Resource], file: &Path) {
                 identity,
             }),
             transformer: None,
-            changes: diff::created(&r.node),
+            changes: diff::created(node),
             renames: Vec::new(),
         });
-        r.provenance = Some(Box::new(p));
+        *provenance = Some(Box::new(p));
     }
 }
 

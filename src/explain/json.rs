@@ -162,7 +162,7 @@ fn record(
     // What locating needs of each step, found once for all the fields it changed.
     let mut prepared: Vec<Option<Prepared>> = p.steps.iter().map(|_| None).collect();
     let mut fields = Vec::new();
-    diff::each_leaf(&r.node, &mut |path, value| {
+    diff::each_leaf(r.node(), &mut |path, value| {
         if only.is_some_and(|o| !path.starts_with(o)) {
             return;
         }

@@ -80,7 +80,7 @@ pub(crate) fn absorb(
         }
         [i] => {
             let old = &mut resmap.resources[*i];
-            merge::merge_into(&mut old.node, &res.node, behavior)?;
+            merge::merge_into(old.node_mut(), res.node(), behavior)?;
             // kustomize keeps the generated resource, with the old one's labels and
             // annotations copied into new mappings: no field shares a value any more.
             old.shared.clear();

@@ -36,7 +36,7 @@ pub(crate) fn set_pairs(
         writes.clear(!res.shared.is_empty());
         specs
             .apply_traced(
-                &mut res.node,
+                res.node_mut(),
                 &gvk,
                 CreateKind::Map,
                 &mut trail,
@@ -44,7 +44,8 @@ pub(crate) fn set_pairs(
             )
             .map_err(|e| e.context(format!("in {}", res.id())))?;
         for (at, old) in &writes.rewritten {
-            res.shared.write_through(&mut res.node, at, old);
+            let (node, shared) = res.node_mut_with_shared();
+            shared.write_through(node, at, old);
         }
         if writes.created.len() >= 2 {
             for i in 0..pairs.len() {
