@@ -202,7 +202,7 @@ fn transformers_match_kustomize((case, version): (PathBuf, &'static str)) -> Res
                     return Err(format!(
                         "{}: kbuild attributes {} step(s) to {transformer} configured in {:?}, which kustomize's transformations annotation does not list (after entry {from}): {listed:?}",
                         r.id(),
-                        step.changes.len(),
+                        step.all_changes().len(),
                         file
                     ));
                 }
@@ -217,7 +217,8 @@ fn transformers_match_kustomize((case, version): (PathBuf, &'static str)) -> Res
 fn replay(id: &str, record: &kbuild::provenance::Provenance, node: &kbuild::yaml::Node) -> Result<(), String> {
     let mut state: std::collections::HashMap<String, String> = std::collections::HashMap::new();
     for (i, step) in record.steps.iter().enumerate() {
-        if step.changes.is_empty() && step.kind != StepKind::Generate {
+        let changes = step.all_changes();
+        if changes.is_empty() && step.kind != StepKind::Generate {
             return Err(format!("{id}: step {i} ({:?}) changed nothing", step.kind));
         }
         // A list element the step renamed: the fields the steps before it left are under
@@ -235,7 +236,7 @@ fn replay(id: &str, record: &kbuild::provenance::Provenance, node: &kbuild::yaml
                 }
             }
         }
-        for c in &step.changes {
+        for c in changes.iter() {
             let path = c.path.to_string();
             if c.before == c.after {
                 return Err(format!("{id}: step {i} ({:?}) 'changed' {path} to the same value", step.kind));

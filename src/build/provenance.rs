@@ -79,6 +79,7 @@ impl About {
             wrote: self.wrote.clone(),
             transformer: self.transformer.clone(),
             changes,
+            created: None,
             renames: Vec::new(),
         }
     }
@@ -138,7 +139,10 @@ pub(super) fn record(before: Option<Before>, rm: &mut ResMap, about: impl FnOnce
                     seen: node.clone(),
                     ..Provenance::default()
                 };
-                p.record(about.step(diff::created(node)));
+                p.record(Step {
+                    created: Some(node.clone()),
+                    ..about.step(Vec::new())
+                });
                 *provenance = Some(Box::new(p));
             }
         }
@@ -178,7 +182,8 @@ pub(super) fn read_from(on: bool, resources: &mut [Resource], file: &Path) {
                 identity,
             }),
             transformer: None,
-            changes: diff::created(node),
+            changes: Vec::new(),
+            created: Some(node.clone()),
             renames: Vec::new(),
         });
         *provenance = Some(Box::new(p));

@@ -681,7 +681,8 @@ spec:
                 identity: Some(("Deployment".into(), "web".into())),
             }),
             transformer: None,
-            changes: diff::created(&read),
+            changes: Vec::new(),
+            created: Some(read.clone()),
             renames: Vec::new(),
         });
         p.record(Step {
@@ -697,6 +698,7 @@ spec:
             }),
             transformer: None,
             changes: diff::changes(&read, &out),
+            created: None,
             renames: Vec::new(),
         });
         (out, p)

@@ -106,8 +106,14 @@ pub struct Step {
     /// name it (`configuredBy.kind`: `PatchTransformer`, `ImageTagTransformer`, a
     /// plugin's kind), so a record can be checked against kustomize's annotation.
     pub transformer: Option<String>,
-    /// The leaves it changed, each named as it was named right after the step.
+    /// The leaves it changed, each named as it was named right after the step (empty
+    /// for a step that made the resource: see `created`).
     pub changes: Vec<Change>,
+    /// For the step a resource came from (read from a file, made by a generator): the
+    /// resource as the step made it. The step set every leaf of it; those changes are
+    /// found when a report asks ([`Step::all_changes`]), not kept one per leaf while
+    /// building, which took most of the memory a record held (a path per leaf).
+    pub created: Option<Node>,
     /// The list elements it renamed in place (a name reference, a prefix): earlier steps
     /// name their fields by the old name.
     pub renames: Vec<diff::Rename>,
@@ -130,14 +136,26 @@ pub struct Provenance {
 pub struct Link<'p> {
     /// The step.
     pub step: &'p Step,
-    /// What it did to the field.
-    pub change: &'p Change,
+    /// What it did to the field (made when asked for, for the step that made the
+    /// resource: see [`Step::created`]).
+    pub change: Cow<'p, Change>,
+}
+
+impl Step {
+    /// The leaves the step changed, each named as it was named right after the step:
+    /// for the step that made the resource, every leaf of it, in document order.
+    pub fn all_changes(&self) -> Cow<'_, [Change]> {
+        match &self.created {
+            Some(node) => Cow::Owned(diff::created(node)),
+            None => Cow::Borrowed(&self.changes),
+        }
+    }
 }
 
 impl Provenance {
     /// Adds a step, when it changed anything.
     pub fn record(&mut self, step: Step) {
-        if !step.changes.is_empty() {
+        if !step.changes.is_empty() || step.created.is_some() {
             self.steps.push(step);
         }
     }
@@ -167,11 +185,32 @@ impl Provenance {
         // The renames made after the step at hand, in the order they were made.
         let mut later: Vec<&diff::Rename> = Vec::new();
         for (i, step) in self.steps.iter().enumerate().rev() {
-            let links: Vec<_> = step
-                .changes
-                .iter()
-                .map(|change| (renamed(&change.path, &later), i, Link { step, change }))
-                .collect();
+            let links: Vec<_> = match &step.created {
+                // Made by the step: every leaf, found now (see `Step::created`).
+                Some(node) => diff::created(node)
+                    .into_iter()
+                    .map(|change| {
+                        let path = Cow::Owned(renamed(&change.path, &later).into_owned());
+                        let change = Cow::Owned(change);
+                        (path, i, Link { step, change })
+                    })
+                    .collect(),
+                None => step
+                    .changes
+                    .iter()
+                    .map(|change| {
+                        let path = renamed(&change.path, &later);
+                        (
+                            path,
+                            i,
+                            Link {
+                                step,
+                                change: Cow::Borrowed(change),
+                            },
+                        )
+                    })
+                    .collect(),
+            };
             by_step.push(links);
             later.splice(0..0, step.renames.iter());
         }
@@ -235,7 +274,8 @@ mod tests {
                 identity: None,
             }),
             transformer: None,
-            changes: diff::created(&read),
+            changes: Vec::new(),
+            created: Some(read.clone()),
             renames: Vec::new(),
         });
         p.record(Step {
@@ -251,6 +291,7 @@ mod tests {
             }),
             transformer: None,
             changes: diff::changes(&read, &patched),
+            created: None,
             renames: Vec::new(),
         });
         // A step that changed nothing is not recorded.
@@ -260,6 +301,7 @@ mod tests {
             wrote: None,
             transformer: None,
             changes: diff::changes(&patched, &patched),
+            created: None,
             renames: Vec::new(),
         });
         assert_eq!(p.steps.len(), 2);
