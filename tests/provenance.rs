@@ -476,8 +476,11 @@ fn build_provenance_leaves_the_output_unchanged() {
     let with = kbuild(t.path(), &["build", "prod", "--provenance", &file.to_string_lossy()]);
     assert_eq!(with.code, 0, "{}", with.stderr);
     assert_eq!(plain.stdout, with.stdout);
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&file).expect("written")).expect("json");
+    let text = std::fs::read_to_string(&file).expect("written");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("json");
+    // Written resource by resource on several threads, the document is byte for byte what
+    // serde_json's pretty printer makes of it whole.
+    assert_eq!(text, format!("{}\n", serde_json::to_string_pretty(&v).expect("prints")));
     assert_eq!(v["schema"], "kbuild.dev/provenance/v1");
     assert_eq!(v["resources"].as_array().map(Vec::len), Some(2));
     for version in ["v5.5.0", "v5.8.1"] {
