@@ -1,13 +1,20 @@
 //! Recording provenance while building (`BuildOptions::provenance`): each step of the
-//! build runs through [`recorded`], which compares every resource before and after it and
-//! adds what changed to the resource's record (see src/provenance/).
+//! build runs through [`recorded`], which compares each resource the step touched before
+//! and after it and adds what changed to the resource's record (see src/provenance/).
+//!
+//! A step touches a resource by changing its object through [`Resource::node_mut`] (or
+//! replacing it, or making a new resource): the object is private to the resource, so no
+//! step can change it unseen, and a resource no step touched is not compared (a step such
+//! as a patch or a replacement changes a few of the build's resources). The mark costs a
+//! store when provenance is off.
 //!
 //! Each record keeps the resource as it last saw it (`Provenance::seen`), and a step's
 //! changes are what differs from that after the step: resources are followed by their
 //! record, not by their index or id, as a step may delete a resource (`$patch: delete`),
 //! add one (a generator, a plugin) or change its name, kind and namespace; a copy of a
-//! resource copies its record. A resource a step adds without a record gets one, starting
-//! with everything it holds as set by that step.
+//! resource copies its record (and its mark). A resource a step adds without a record gets
+//! one, whose first step keeps the resource as that step made it (`Step::created`: every
+//! leaf set by that step, found when a report asks, not listed one change per leaf).
 
 use crate::error::Result;
 use crate::kustomization::files::Place;

@@ -150,11 +150,10 @@ fn walk_beside(
 /// Makes `seen` (a resource as a record last saw it) the same as `now`, keys in `now`'s
 /// order included, copying only what differs: after a step changed a few fields of a
 /// resource, those, not the whole resource. A mapping whose keys differ (or are in
-/// another order) or a list of another length is copied whole.
+/// another order) or a list of another length is copied whole. One pass: each node is
+/// looked at once (comparing each subtree before going into it looked at a node once
+/// for every mapping above it that held a change).
 pub(crate) fn sync(seen: &mut Node, now: &Node) {
-    if identical(seen, now) {
-        return;
-    }
     match (&mut *seen, now) {
         (Node::Map(s), Node::Map(n)) if s.len() == n.len() && s.keys().eq(n.keys()) => {
             for (sv, (_, nv)) in s.values_mut().zip(n.iter()) {
@@ -166,7 +165,11 @@ pub(crate) fn sync(seen: &mut Node, now: &Node) {
                 sync(sv, nv);
             }
         }
-        (seen, now) => *seen = now.clone(),
+        (seen, now) => {
+            if !identical(seen, now) {
+                *seen = now.clone();
+            }
+        }
     }
 }
 

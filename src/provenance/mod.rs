@@ -7,10 +7,16 @@
 //! transformer, patch kind and plugin is covered alike). Copies of a resource (a base shared
 //! by two overlays) carry their own record, as they carry their own fields.
 //!
+//! The step a resource came from (read from a file, made by a generator) keeps the
+//! resource as it made it ([`Step::created`]) rather than one [`Change`] per leaf: the
+//! leaves are listed when a report asks ([`Provenance::links`]), and the provenance
+//! document reads them beside the output's leaves without listing them at all.
+//!
 //! Positions are not kept while building: a record names files and document indexes, and
 //! the lines and columns are found when a report is made, by reading the file again
-//! ([`crate::yaml::locate::Located`]). A build without provenance pays one pointer per
-//! resource.
+//! ([`crate::yaml::locate::Located`]; the document of a whole build parses each file once,
+//! for all its threads). A build without provenance pays one pointer and a touched mark
+//! per resource.
 
 pub mod diff;
 pub mod path;
