@@ -18,11 +18,12 @@
 
 use crate::error::Result;
 use crate::kustomization::files::Place;
-use crate::provenance::{Entry, Provenance, Step, StepKind, Written, diff};
+use crate::provenance::{Action, Entry, Provenance, Step, StepKind, Written, diff};
 use crate::resource::Resource;
 use crate::resource::resmap::ResMap;
 use crate::transform::builtin::{Builtin, Step as BuiltinStep};
 use std::path::Path;
+use std::sync::Arc;
 
 /// What a step is, for its record; the changes are found by comparing.
 #[derive(Clone, Debug)]
@@ -79,16 +80,24 @@ impl About {
         }
     }
 
-    fn step(&self, changes: Vec<diff::Change>) -> Step {
-        Step {
+    /// The action, to be shared by the steps of every resource the step changed.
+    fn action(self) -> Arc<Action> {
+        Arc::new(Action {
             kind: self.kind,
-            entry: self.entry.clone(),
-            wrote: self.wrote.clone(),
-            transformer: self.transformer.clone(),
-            changes,
-            created: None,
-            renames: Vec::new(),
-        }
+            entry: self.entry,
+            wrote: self.wrote,
+            transformer: self.transformer,
+        })
+    }
+}
+
+/// A step of `action` that changed `changes`.
+fn step(action: &Arc<Action>, changes: Vec<diff::Change>) -> Step {
+    Step {
+        action: Arc::clone(action),
+        changes,
+        created: None,
+        renames: Vec::new(),
     }
 }
 
@@ -123,7 +132,7 @@ pub(super) fn record(before: Option<Before>, rm: &mut ResMap, about: impl FnOnce
     if before.is_none() {
         return;
     }
-    let about = about();
+    let action = about().action();
     for r in rm.iter_mut() {
         let (touched, node, provenance) = r.take_touched();
         match provenance.as_deref_mut() {
@@ -137,7 +146,7 @@ pub(super) fn record(before: Option<Before>, rm: &mut ResMap, about: impl FnOnce
                     diff::sync(&mut p.seen, node);
                     p.record(Step {
                         renames,
-                        ..about.step(changes)
+                        ..step(&action, changes)
                     });
                 }
             }
@@ -148,7 +157,7 @@ pub(super) fn record(before: Option<Before>, rm: &mut ResMap, about: impl FnOnce
                 };
                 p.record(Step {
                     created: Some(node.clone()),
-                    ..about.step(Vec::new())
+                    ..step(&action, Vec::new())
                 });
                 *provenance = Some(Box::new(p));
             }
@@ -180,7 +189,8 @@ pub(super) fn read_from(on: bool, resources: &mut [Resource], file: &Path) {
             seen: node.clone(),
             ..Provenance::default()
         };
-        p.record(Step {
+        // One action for each resource: each has its own identity.
+        let action = Arc::new(Action {
             kind: StepKind::Source,
             entry: None,
             wrote: Some(Written {
@@ -189,6 +199,9 @@ pub(super) fn read_from(on: bool, resources: &mut [Resource], file: &Path) {
                 identity,
             }),
             transformer: None,
+        });
+        p.record(Step {
+            action,
             changes: Vec::new(),
             created: Some(node.clone()),
             renames: Vec::new(),
@@ -274,7 +287,7 @@ pub(super) fn replaced(
                 .last()
                 .is_none_or(|s| s.kind != StepKind::Generate || s.entry != about.entry)
         {
-            p.record_always(about.step(Vec::new()));
+            p.record_always(step(&about.clone().action(), Vec::new()));
         }
     }
 }

@@ -703,7 +703,7 @@ mod tests {
     use super::*;
     use crate::explain::field;
     use crate::kustomization::files::Place;
-    use crate::provenance::{Entry, Step, diff};
+    use crate::provenance::{Action, Entry, Step, diff};
 
     const DEPLOY: &str = "\
 apiVersion: apps/v1
@@ -745,30 +745,34 @@ spec:
         }
         let mut p = Provenance::default();
         p.record(Step {
-            kind: StepKind::Source,
-            entry: None,
-            wrote: Some(Written {
-                file: "base/deploy.yaml".into(),
-                document: None,
-                identity: Some(("Deployment".into(), "web".into())),
+            action: std::sync::Arc::new(Action {
+                kind: StepKind::Source,
+                entry: None,
+                wrote: Some(Written {
+                    file: "base/deploy.yaml".into(),
+                    document: None,
+                    identity: Some(("Deployment".into(), "web".into())),
+                }),
+                transformer: None,
             }),
-            transformer: None,
             changes: Vec::new(),
             created: Some(read.clone()),
             renames: Vec::new(),
         });
         p.record(Step {
-            kind: StepKind::Merge,
-            entry: Some(Entry {
-                file: "prod/kustomization.yaml".into(),
-                place: Place::item("patches", 0),
+            action: std::sync::Arc::new(Action {
+                kind: StepKind::Merge,
+                entry: Some(Entry {
+                    file: "prod/kustomization.yaml".into(),
+                    place: Place::item("patches", 0),
+                }),
+                wrote: Some(Written {
+                    file: "prod/replicas.yaml".into(),
+                    document: Some(0),
+                    identity: None,
+                }),
+                transformer: None,
             }),
-            wrote: Some(Written {
-                file: "prod/replicas.yaml".into(),
-                document: Some(0),
-                identity: None,
-            }),
-            transformer: None,
             changes: diff::changes(&read, &out),
             created: None,
             renames: Vec::new(),

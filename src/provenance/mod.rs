@@ -97,9 +97,11 @@ impl StepKind {
     }
 }
 
-/// One step that changed a resource.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Step {
+/// What a step is: its kind and what configured it. One for all the resources the step
+/// changed, shared by their records (a build's records hold a step for every resource a
+/// transformer changed, and this was most of each).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Action {
     /// What kind of step.
     pub kind: StepKind,
     /// The entry that configured it (`None` for the steps kustomize runs on its own: name
@@ -112,6 +114,14 @@ pub struct Step {
     /// name it (`configuredBy.kind`: `PatchTransformer`, `ImageTagTransformer`, a
     /// plugin's kind), so a record can be checked against kustomize's annotation.
     pub transformer: Option<String>,
+}
+
+/// One step that changed a resource: what the step is (its [`Action`], read through the
+/// step: `step.kind`) and what it changed in this resource.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    /// What the step is.
+    pub action: std::sync::Arc<Action>,
     /// The leaves it changed, each named as it was named right after the step (empty
     /// for a step that made the resource: see `created`).
     pub changes: Vec<Change>,
@@ -145,6 +155,14 @@ pub struct Link<'p> {
     /// What it did to the field (made when asked for, for the step that made the
     /// resource: see [`Step::created`]).
     pub change: Cow<'p, Change>,
+}
+
+impl std::ops::Deref for Step {
+    type Target = Action;
+
+    fn deref(&self) -> &Action {
+        &self.action
+    }
 }
 
 impl Step {
@@ -272,40 +290,46 @@ mod tests {
         let patched = doc("spec:\n  replicas: 3\n  template: {}\n");
         let mut p = Provenance::default();
         p.record(Step {
-            kind: StepKind::Source,
-            entry: None,
-            wrote: Some(Written {
-                file: "base/deploy.yaml".into(),
-                document: Some(0),
-                identity: None,
+            action: std::sync::Arc::new(Action {
+                kind: StepKind::Source,
+                entry: None,
+                wrote: Some(Written {
+                    file: "base/deploy.yaml".into(),
+                    document: Some(0),
+                    identity: None,
+                }),
+                transformer: None,
             }),
-            transformer: None,
             changes: Vec::new(),
             created: Some(read.clone()),
             renames: Vec::new(),
         });
         p.record(Step {
-            kind: StepKind::Merge,
-            entry: Some(Entry {
-                file: "prod/kustomization.yaml".into(),
-                place: crate::kustomization::files::Place::item("patches", 0),
+            action: std::sync::Arc::new(Action {
+                kind: StepKind::Merge,
+                entry: Some(Entry {
+                    file: "prod/kustomization.yaml".into(),
+                    place: crate::kustomization::files::Place::item("patches", 0),
+                }),
+                wrote: Some(Written {
+                    file: "prod/replicas.yaml".into(),
+                    document: Some(0),
+                    identity: None,
+                }),
+                transformer: None,
             }),
-            wrote: Some(Written {
-                file: "prod/replicas.yaml".into(),
-                document: Some(0),
-                identity: None,
-            }),
-            transformer: None,
             changes: diff::changes(&read, &patched),
             created: None,
             renames: Vec::new(),
         });
         // A step that changed nothing is not recorded.
         p.record(Step {
-            kind: StepKind::Transform,
-            entry: None,
-            wrote: None,
-            transformer: None,
+            action: std::sync::Arc::new(Action {
+                kind: StepKind::Transform,
+                entry: None,
+                wrote: None,
+                transformer: None,
+            }),
             changes: diff::changes(&patched, &patched),
             created: None,
             renames: Vec::new(),
