@@ -156,7 +156,7 @@ pub(super) fn record(before: Option<Before>, rm: &mut ResMap, about: impl FnOnce
                     ..Provenance::default()
                 };
                 p.record(Step {
-                    created: Some(node.clone()),
+                    created: Some(Arc::new(node.clone())),
                     ..step(&action, Vec::new())
                 });
                 *provenance = Some(Box::new(p));
@@ -203,7 +203,7 @@ pub(super) fn read_from(on: bool, resources: &mut [Resource], file: &Path) {
         p.record(Step {
             action,
             changes: Vec::new(),
-            created: Some(node.clone()),
+            created: Some(Arc::new(node.clone())),
             renames: Vec::new(),
         });
         *provenance = Some(Box::new(p));

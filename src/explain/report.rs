@@ -756,7 +756,7 @@ spec:
                 transformer: None,
             }),
             changes: Vec::new(),
-            created: Some(read.clone()),
+            created: Some(std::sync::Arc::new(read.clone())),
             renames: Vec::new(),
         });
         p.record(Step {

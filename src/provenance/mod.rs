@@ -128,8 +128,9 @@ pub struct Step {
     /// For the step a resource came from (read from a file, made by a generator): the
     /// resource as the step made it. The step set every leaf of it; those changes are
     /// found when a report asks ([`Step::all_changes`]), not kept one per leaf while
-    /// building, which took most of the memory a record held (a path per leaf).
-    pub created: Option<Node>,
+    /// building, which took most of the memory a record held (a path per leaf). Shared
+    /// by the copies of the resource (a base two overlays list).
+    pub created: Option<std::sync::Arc<Node>>,
     /// The list elements it renamed in place (a name reference, a prefix): earlier steps
     /// name their fields by the old name.
     pub renames: Vec<diff::Rename>,
@@ -301,7 +302,7 @@ mod tests {
                 transformer: None,
             }),
             changes: Vec::new(),
-            created: Some(read.clone()),
+            created: Some(std::sync::Arc::new(read.clone())),
             renames: Vec::new(),
         });
         p.record(Step {
