@@ -127,9 +127,7 @@ fn provenance_document(bencher: divan::Bencher, n: usize) {
     let resmap = build(&dir, &opts).expect("builds");
     let read = |p: &Path| std::fs::read_to_string(p).ok();
     bencher.bench(|| {
-        let mut loc = kbuild::explain::report::Locator::new(&read);
-        kbuild::explain::json::write_document(&resmap, &mut loc, &mut std::io::sink())
-            .expect("writes")
+        kbuild::explain::json::write_document(&resmap, &read, &mut std::io::sink()).expect("writes")
     });
 }
 

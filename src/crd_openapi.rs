@@ -73,7 +73,7 @@ fn read_path(path: &Path, options: &BuildOptions, crds: &mut CrdSet) -> Result<(
             .map_err(|e| e.context(format!("building '{}'", path.display())))?;
         let source = format!("the build of {}", path.display());
         for r in built.resmap.iter() {
-            crds.add(&r.node, &source)?;
+            crds.add(r.node(), &source)?;
         }
         return Ok(());
     }

@@ -490,14 +490,14 @@ mod tests {
         let patched = out
             .resmap
             .iter()
-            .filter(|r| r.node.get_str(&["metadata", "annotations", "patched"]) == Some("yes"))
+            .filter(|r| r.node().get_str(&["metadata", "annotations", "patched"]) == Some("yes"))
             .count();
         // Three Deployments, three ServiceAccounts patched; three ConfigMaps.
         assert_eq!((out.resmap.len(), patched), (9, 6));
         let labelled = out
             .resmap
             .iter()
-            .filter(|r| r.node.get_str(&["metadata", "labels", "inline"]) == Some("x"))
+            .filter(|r| r.node().get_str(&["metadata", "labels", "inline"]) == Some("x"))
             .count();
         assert_eq!(labelled, 3);
         // The patch file (used six times) and the inline patch (three times)

@@ -37,7 +37,7 @@ pub(super) fn build(files: &Files, dir: &Path, options: &BuildOptions) -> Result
     let source = format!("the build of {}", dir.display());
     let mut crds = CrdSet::default();
     for r in first.resmap.iter() {
-        crds.add(&r.node, &source)?;
+        crds.add(r.node(), &source)?;
     }
     // `--crds`: CRDs the build does not hold (installed in the cluster by other means).
     for (crd, file) in crate::openapi::crd::read_crd_files(&options.merge_keys.crd_files)? {

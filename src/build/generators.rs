@@ -277,7 +277,7 @@ impl Builder<'_> {
                     Some(Origin::File(p)) => p.clone(),
                     _ => recorded().unwrap_or_else(|| real.clone()),
                 };
-                out.push((r.node, src));
+                out.push((r.into_node(), src));
             }
             return Ok(());
         }
@@ -318,7 +318,7 @@ impl Builder<'_> {
         for (mut res, behavior) in generated {
             self.ctx
                 .budget
-                .charge(crate::resource::budget::node_bytes(&res.node), &field)?;
+                .charge(crate::resource::budget::node_bytes(res.node()), &field)?;
             if origin {
                 res.origin = Some(Box::new(Origin::Generated(plugin.configured(source))));
             }

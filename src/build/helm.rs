@@ -116,9 +116,10 @@ impl Builder<'_> {
             .inflate_all(charts, self.ctx.version, self.ctx.budget)?
         {
             for mut res in resources {
-                self.ctx
-                    .budget
-                    .charge(crate::resource::budget::node_bytes(&res.node), "helmCharts")?;
+                self.ctx.budget.charge(
+                    crate::resource::budget::node_bytes(res.node()),
+                    "helmCharts",
+                )?;
                 res.origin = origin.clone().map(|c| Box::new(Origin::Generated(c)));
                 crate::generate::behavior::absorb(
                     &mut acc.resmap,

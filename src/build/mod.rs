@@ -62,7 +62,7 @@ fn run_step(
         let annotations = shared::keys(&["metadata", "annotations"]);
         for r in rm.iter_mut() {
             r.shared.forget_under(&annotations);
-            crate::merge::scalar_style::annotations_as_strings(&mut r.node);
+            crate::merge::scalar_style::annotations_as_strings(r.node_mut());
         }
     }
     if meta.any() && step.record {
@@ -105,7 +105,7 @@ fn run_plugin_transformer(
     // it, see plugin/process.rs).
     let bytes = |rm: &ResMap| -> u64 {
         rm.iter()
-            .map(|r| crate::resource::budget::node_bytes(&r.node))
+            .map(|r| crate::resource::budget::node_bytes(r.node()))
             .sum()
     };
     let before = bytes(rm);
@@ -350,7 +350,7 @@ fn finish(
     // Untagged values (fields replacements created) take the type their text reads as
     // when kustomize prints the resource.
     for res in acc.resmap.iter_mut().filter(|r| r.untagged) {
-        crate::merge::scalar_style::resolve_untagged(&mut res.node)
+        crate::merge::scalar_style::resolve_untagged(res.node_mut())
             .map_err(|e| e.context(res.id().to_string()))?;
         res.untagged = false;
     }

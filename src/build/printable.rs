@@ -24,18 +24,18 @@ pub(super) fn check(resmap: &ResMap) -> Result<()> {
         resmap
             .resources
             .par_iter()
-            .any(|r| has_key_with_nel(&r.node))
+            .any(|r| has_key_with_nel(r.node()))
     } else {
-        resmap.iter().any(|r| has_key_with_nel(&r.node))
+        resmap.iter().any(|r| has_key_with_nel(r.node()))
     };
     if !any {
         return Ok(());
     }
     for r in resmap.iter() {
-        if !has_key_with_nel(&r.node) {
+        if !has_key_with_nel(r.node()) {
             continue;
         }
-        if let Some(path) = key_with_nel(&r.node, &mut Vec::new()) {
+        if let Some(path) = key_with_nel(r.node(), &mut Vec::new()) {
             return Err(Error::InvalidResource(format!(
                 "{}: the key {path} holds a NEL character (U+0085), which kustomize cannot \
                  print (its JSON round trip fails: \"did not find expected ',' or '}}'\"); \

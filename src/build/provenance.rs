@@ -1,21 +1,29 @@
 //! Recording provenance while building (`BuildOptions::provenance`): each step of the
-//! build runs through [`recorded`], which compares every resource before and after it and
-//! adds what changed to the resource's record (see src/provenance/).
+//! build runs through [`recorded`], which compares each resource the step touched before
+//! and after it and adds what changed to the resource's record (see src/provenance/).
+//!
+//! A step touches a resource by changing its object through [`Resource::node_mut`] (or
+//! replacing it, or making a new resource): the object is private to the resource, so no
+//! step can change it unseen, and a resource no step touched is not compared (a step such
+//! as a patch or a replacement changes a few of the build's resources). The mark costs a
+//! store when provenance is off.
 //!
 //! Each record keeps the resource as it last saw it (`Provenance::seen`), and a step's
 //! changes are what differs from that after the step: resources are followed by their
 //! record, not by their index or id, as a step may delete a resource (`$patch: delete`),
 //! add one (a generator, a plugin) or change its name, kind and namespace; a copy of a
-//! resource copies its record. A resource a step adds without a record gets one, starting
-//! with everything it holds as set by that step.
+//! resource copies its record (and its mark). A resource a step adds without a record gets
+//! one, whose first step keeps the resource as that step made it (`Step::created`: every
+//! leaf set by that step, found when a report asks, not listed one change per leaf).
 
 use crate::error::Result;
 use crate::kustomization::files::Place;
-use crate::provenance::{Entry, Provenance, Step, StepKind, Written, diff};
+use crate::provenance::{Action, Entry, Provenance, Step, StepKind, Written, diff};
 use crate::resource::Resource;
 use crate::resource::resmap::ResMap;
 use crate::transform::builtin::{Builtin, Step as BuiltinStep};
 use std::path::Path;
+use std::sync::Arc;
 
 /// What a step is, for its record; the changes are found by comparing.
 #[derive(Clone, Debug)]
@@ -73,15 +81,24 @@ impl About {
         }
     }
 
-    fn step(&self, changes: Vec<diff::Change>) -> Step {
-        Step {
+    /// The action, to be shared by the steps of every resource the step changed.
+    fn action(self) -> Arc<Action> {
+        Arc::new(Action {
             kind: self.kind,
-            entry: self.entry.clone(),
-            wrote: self.wrote.clone(),
-            transformer: self.transformer.clone(),
-            changes,
-            renames: Vec::new(),
-        }
+            entry: self.entry,
+            wrote: self.wrote,
+            transformer: self.transformer,
+        })
+    }
+}
+
+/// A step of `action` that changed `changes`.
+fn step(action: &Arc<Action>, changes: Vec<diff::Change>) -> Step {
+    Step {
+        action: Arc::clone(action),
+        changes,
+        created: None,
+        renames: Vec::new(),
     }
 }
 
@@ -109,45 +126,55 @@ pub(super) fn snapshot(on: bool, _rm: &ResMap) -> Option<Before> {
 pub(super) struct Before;
 
 /// Records in each resource of `rm` what changed since its record last saw it; a
-/// resource without a record is new, made by this step.
+/// resource without a record is new, made by this step. Only the resources the step
+/// touched (changed through [`Resource::node_mut`], or made anew) are compared: a
+/// resource nothing touched is as its record last saw it.
 pub(super) fn record(before: Option<Before>, rm: &mut ResMap, about: impl FnOnce() -> About) {
     if before.is_none() {
         return;
     }
-    let about = about();
+    let action = about().action();
     for r in rm.iter_mut() {
-        match r.provenance.as_deref_mut() {
+        let (touched, node, provenance) = r.take_touched();
+        match provenance.as_deref_mut() {
+            Some(_) if !touched => {}
             Some(p) => {
-                // The comparison starts with `==` on the whole resource: an untouched
-                // resource costs that alone, a changed one is not compared twice.
-                let (mut changes, renames) = diff::changes_renaming(&p.seen, &r.node);
+                // The comparison starts with `==` on the whole resource: a resource
+                // touched but left as it was costs that alone, a changed one is not
+                // compared twice.
+                let (mut changes, renames) = diff::changes_renaming(&p.seen, node);
                 let written = std::mem::take(&mut p.written);
-                diff::written_unchanged(&mut changes, written, &r.node);
+                diff::written_unchanged(&mut changes, written, node);
                 if !changes.is_empty() {
-                    diff::sync(&mut p.seen, &r.node);
-                    let mut step = about.step(changes);
+                    diff::sync(&mut p.seen, node);
+                    let mut step = step(&action, changes);
                     // A patch file may hold patches for several resources: this one's is
-                    // the document with its kind and name, when there is one.
+                    // the document with its kind and name, when there is one (an action
+                    // of its own: patches change few resources).
                     if step.kind == StepKind::Merge
-                        && let Some(w) = step.wrote.as_mut()
-                        && w.identity.is_none()
+                        && step.wrote.as_ref().is_some_and(|w| w.identity.is_none())
                     {
-                        let text = |path: &[&str]| r.node.get_str(path).unwrap_or_default();
-                        w.identity = Some((
-                            text(&["kind"]).to_string(),
-                            text(&["metadata", "name"]).to_string(),
-                        ));
+                        let text =
+                            |path: &[&str]| node.get_str(path).unwrap_or_default().to_string();
+                        let mut own = (*step.action).clone();
+                        if let Some(w) = own.wrote.as_mut() {
+                            w.identity = Some((text(&["kind"]), text(&["metadata", "name"])));
+                        }
+                        step.action = Arc::new(own);
                     }
                     p.record(Step { renames, ..step });
                 }
             }
             None => {
                 let mut p = Provenance {
-                    seen: r.node.clone(),
+                    seen: node.clone(),
                     ..Provenance::default()
                 };
-                p.record(about.step(diff::created(&r.node)));
-                r.provenance = Some(Box::new(p));
+                p.record(Step {
+                    created: Some(Arc::new(node.clone())),
+                    ..step(&action, Vec::new())
+                });
+                *provenance = Some(Box::new(p));
             }
         }
     }
@@ -178,11 +205,14 @@ pub(super) fn read_from(on: bool, resources: &mut [Resource], file: &Path) {
         let nth = *slot;
         *slot += 1;
         let identity = Some(id);
+        // The record starts from the object as read: nothing touched it since.
+        let (_, node, provenance) = r.take_touched();
         let mut p = Provenance {
-            seen: r.node.clone(),
+            seen: node.clone(),
             ..Provenance::default()
         };
-        p.record(Step {
+        // One action for each resource: each has its own identity.
+        let action = Arc::new(Action {
             kind: StepKind::Source,
             entry: None,
             wrote: Some(Written {
@@ -192,10 +222,14 @@ pub(super) fn read_from(on: bool, resources: &mut [Resource], file: &Path) {
                 nth,
             }),
             transformer: None,
-            changes: diff::created(&r.node),
+        });
+        p.record(Step {
+            action,
+            changes: Vec::new(),
+            created: Some(Arc::new(node.clone())),
             renames: Vec::new(),
         });
-        r.provenance = Some(Box::new(p));
+        *provenance = Some(Box::new(p));
     }
 }
 
@@ -278,7 +312,7 @@ pub(super) fn replaced(
                 .last()
                 .is_none_or(|s| s.kind != StepKind::Generate || s.entry != about.entry)
         {
-            p.record_always(about.step(Vec::new()));
+            p.record_always(step(&about.clone().action(), Vec::new()));
         }
     }
 }

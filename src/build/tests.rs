@@ -207,7 +207,7 @@ fn the_managed_by_label_reaches_a_selector_sharing_it() {
             "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector:\n    app: web\n",
         );
     let out = build_in(Arc::new(fs), "/t".as_ref(), &BuildOptions::default()).unwrap();
-    let svc = &out.resmap.resources[0].node;
+    let svc = out.resmap.resources[0].node();
     let value = crate::kustomize_version::KustomizeVersion::default().managed_by_value();
     for path in [
         ["metadata", "labels", "app.kubernetes.io/managed-by"],

@@ -338,9 +338,8 @@ fn build(args: &BuildArgs) -> Result<(), kbuild::Error> {
     let resmap = built.resmap;
     if let Some(file) = &args.provenance {
         let read = |p: &Path| std::fs::read_to_string(p).ok();
-        let mut loc = kbuild::explain::report::Locator::new(&read);
         output::write_file_atomic_with(file, super::signals::cleanup(), |out| {
-            kbuild::explain::json::write_document(&resmap, &mut loc, out)
+            kbuild::explain::json::write_document(&resmap, &read, out)
         })?;
     }
     let result = write_output(args.output.as_deref(), &resmap);

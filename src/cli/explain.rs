@@ -96,9 +96,9 @@ fn explain(args: &ExplainArgs) -> Result<String, kbuild::Error> {
     let empty = kbuild::provenance::Provenance::default();
     let p = r.provenance.as_deref().unwrap_or(&empty);
     if let Some(field) = &field
-        && field.lookup(&r.node).is_none()
+        && field.lookup(r.node()).is_none()
     {
-        let fields: Vec<String> = kbuild::provenance::diff::leaves(&r.node)
+        let fields: Vec<String> = kbuild::provenance::diff::leaves(r.node())
             .into_iter()
             .map(|(path, _)| path.to_string())
             .collect();
@@ -114,7 +114,7 @@ fn explain(args: &ExplainArgs) -> Result<String, kbuild::Error> {
     let mut out = String::new();
     match &field {
         None => {
-            let lines = annotated(&r.node, p, &mut loc);
+            let lines = annotated(r.node(), p, &mut loc);
             let width = lines
                 .iter()
                 .map(|(l, _)| l.chars().count())
@@ -253,7 +253,7 @@ fn from_line(args: &ExplainArgs, from: &str) -> Result<String, kbuild::Error> {
             let Some(p) = r.provenance.as_deref() else {
                 continue;
             };
-            for (path, _) in kbuild::provenance::diff::leaves(&r.node) {
+            for (path, _) in kbuild::provenance::diff::leaves(r.node()) {
                 let hits = loc
                     .chain(p, &path)
                     .into_iter()

@@ -34,8 +34,8 @@ impl DiffResult {
                 let field = crate::explain::field(path);
                 let step = [new_r, old_r].into_iter().flatten().find_map(|r| {
                     let p = r.provenance.as_deref()?;
-                    field.lookup(&r.node)?;
-                    crate::explain::report::why(&r.node, p, &field, loc)
+                    field.lookup(r.node())?;
+                    crate::explain::report::why(r.node(), p, &field, loc)
                 });
                 if let Some(step) = step {
                     e.why.push((path.clone(), step.summary(show)));

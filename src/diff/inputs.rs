@@ -50,7 +50,7 @@ pub fn load(path: &Path, options: &BuildOptions) -> Result<Loaded, Error> {
         if crate::load::find_kustomization_file(path).is_ok() {
             let resmap = build(path, options)
                 .map_err(|e| e.context(format!("building {}", path.display())))?;
-            let docs: Vec<Node> = resmap.iter().map(|r| r.node.clone()).collect();
+            let docs: Vec<Node> = resmap.iter().map(|r| r.node().clone()).collect();
             let origins = vec![Origin::Built; docs.len()];
             return Ok(Loaded {
                 docs,

@@ -169,7 +169,7 @@ pub fn diff(old: &Side, new: &Side, options: &DiffOptions) -> Result<DiffResult>
         HashMap::new()
     };
     let prepare = |r: &Resource| {
-        let mut node = r.node.clone();
+        let mut node = r.node().clone();
         if options.redact_secrets {
             redact::redact_secret(&mut node);
         }

@@ -14,73 +14,108 @@
 //!                 "column": 13, "before": "1", "after": "3"}]}]}]}
 //! ```
 
-use super::report::{LocatedStep, Locator, Prepared};
-use crate::provenance::{FieldPath, Link, Provenance, diff};
+use super::report::{Files, LocatedStep, Locator, Prepared, Read};
+use crate::provenance::{Change, FieldPath, Link, Provenance, diff};
 use crate::resource::Resource;
 use crate::resource::resmap::ResMap;
+use rayon::prelude::*;
 use serde::Serialize;
-use serde::ser::SerializeSeq;
 use serde_json::{Map, Value};
-use std::cell::RefCell;
+use std::borrow::Cow;
 use std::io::Write;
 
 /// The schema's name and version.
 pub const SCHEMA: &str = "kbuild.dev/provenance/v1";
 
 /// The whole build: every resource, every leaf field with its chain, as the pretty-printed
-/// document `build --provenance` writes, written to `out` as it is made. Serialized
-/// resource by resource from typed records (each made, written and dropped in turn): the
-/// document of a large build is many times the size of its YAML, and neither a tree of
-/// JSON values for all of it nor its whole text is ever held (the text of the medium
-/// bench tree's is 24 MB).
-pub fn write_document(
-    resmap: &ResMap,
-    loc: &mut Locator<'_>,
-    out: &mut dyn std::io::Write,
-) -> std::io::Result<()> {
+/// document `build --provenance` writes, written to `out` as it is made, with the files
+/// the positions are found in read by `read`. Serialized resource by resource from typed
+/// records (each made, written and dropped in turn): the document of a large build is
+/// many times the size of its YAML, and neither a tree of JSON values for all of it nor
+/// its whole text is ever held (the text of the medium bench tree's is 24 MB).
+///
+/// The resources are made on all cores, a batch at a time: each thread has a locator of
+/// its own (one that finds a position caches the file it read) and takes a run of
+/// neighbouring resources of the batch (those mostly come from the same files), each
+/// resource serialized into the thread's buffer; the buffers are written in order. The
+/// bytes are those of serializing the whole document at once, as serde_json's pretty
+/// printer writes it: the framing is written here, and each resource, serialized on its
+/// own, is indented to its depth (JSON strings hold no raw newline).
+pub fn write_document(resmap: &ResMap, read: &Read, out: &mut dyn Write) -> std::io::Result<()> {
     let names = super::select::Names::of(resmap);
-    let doc = Document {
-        schema: SCHEMA,
-        resources: Resources {
-            resmap,
-            names: &names,
-            loc: RefCell::new(loc),
-        },
-    };
     // serde_json writes a pretty document in many small pieces (each key, quote and
     // indent): a buffer of a known type takes them without a dynamic call each.
-    let mut buffered = std::io::BufWriter::with_capacity(1 << 16, out);
-    serde_json::to_writer_pretty(&mut buffered, &doc).map_err(std::io::Error::from)?;
-    buffered.write_all(b"\n")?;
-    buffered.flush()
-}
-
-#[derive(Serialize)]
-struct Document<'a, 'l, 'f> {
-    schema: &'static str,
-    resources: Resources<'a, 'l, 'f>,
-}
-
-/// The resources, each made as it is written.
-struct Resources<'a, 'l, 'f> {
-    resmap: &'a ResMap,
-    names: &'a super::select::Names,
-    loc: RefCell<&'l mut Locator<'f>>,
-}
-
-impl Serialize for Resources<'_, '_, '_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(Some(self.resmap.len()))?;
-        let mut loc = self
-            .loc
-            .try_borrow_mut()
-            .map_err(|e| serde::ser::Error::custom(e.to_string()))?;
-        for r in self.resmap.iter() {
-            seq.serialize_element(&record(self.names, r, None, &mut loc))?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
+    out.write_all(b"{\n  \"schema\": ")?;
+    serde_json::to_writer(&mut out, SCHEMA).map_err(std::io::Error::from)?;
+    out.write_all(b",\n  \"resources\": [")?;
+    let resources: Vec<&Resource> = resmap.iter().collect();
+    let files = Files::read(&files_of(&resources), read);
+    let threads = rayon::current_num_threads().max(1);
+    // Each thread's locator, buffer and the buffer of the resource at hand, kept from
+    // batch to batch.
+    let mut workers: Vec<(Locator<'_>, Vec<u8>, Vec<u8>)> = (0..threads)
+        .map(|_| (Locator::sharing(read, &files), Vec::new(), Vec::new()))
+        .collect();
+    for (b, batch) in resources.chunks(BATCH * threads).enumerate() {
+        let run = batch.len().div_ceil(threads);
+        workers
+            .par_iter_mut()
+            .zip(batch.par_chunks(run))
+            .enumerate()
+            .try_for_each(|(t, ((loc, buf, one), run))| {
+                buf.clear();
+                for (i, r) in run.iter().enumerate() {
+                    // Every element but the document's first follows a comma.
+                    if b > 0 || t > 0 || i > 0 {
+                        buf.push(b',');
+                    }
+                    one.clear();
+                    serde_json::to_writer_pretty(&mut *one, &record(&names, r, None, loc))
+                        .map_err(std::io::Error::from)?;
+                    // Each line on one of its own, two levels deeper.
+                    for line in one.split(|&c| c == b'\n') {
+                        buf.extend_from_slice(b"\n    ");
+                        buf.extend_from_slice(line);
+                    }
+                }
+                Ok::<(), std::io::Error>(())
+            })?;
+        for (_, buf, _) in &workers {
+            out.write_all(buf)?;
         }
-        seq.end()
     }
+    if !resources.is_empty() {
+        out.write_all(b"\n  ")?;
+    }
+    out.write_all(b"]\n}\n")?;
+    out.flush()
 }
+
+/// The files the steps of `resources` wrote and were configured in: where their
+/// positions are, each once.
+fn files_of<'r>(resources: &[&'r Resource]) -> Vec<&'r std::path::Path> {
+    let mut seen = foldhash::HashSet::default();
+    let steps = resources
+        .iter()
+        .filter_map(|r| r.provenance.as_deref())
+        .flat_map(|p| &p.steps);
+    let mut files = Vec::new();
+    for step in steps {
+        let entry = step.entry.as_ref().map(|e| e.file.as_path());
+        let wrote = step.wrote.as_ref().map(|w| w.file.as_path());
+        for file in entry.into_iter().chain(wrote) {
+            if seen.insert(file) {
+                files.push(file);
+            }
+        }
+    }
+    files
+}
+
+/// Resources each thread makes at a time: the buffers of a batch are held until written
+/// (the text of a resource's provenance is about ten times its YAML).
+const BATCH: usize = 16;
 
 /// One resource: its leaf fields (only those at or below `only`, when given).
 pub fn resource(
@@ -154,36 +189,74 @@ fn record(
     let p = r.provenance.as_deref().unwrap_or(&empty);
     // Each field's links, found in one pass over the record (asking the record per field
     // is quadratic in the size of the resource).
-    let mut links: foldhash::HashMap<std::borrow::Cow<'_, FieldPath>, Vec<(usize, Link<'_>)>> =
+    let mut links: foldhash::HashMap<Cow<'_, FieldPath>, Vec<(usize, Link<'_>)>> =
         foldhash::HashMap::default();
-    for (path, i, link) in p.links() {
-        links.entry(path).or_default().push((i, link));
+    // The links of the step the resource came from (every leaf it had then) are not
+    // made one per leaf when no step renamed a list element (nearly always): the leaf at
+    // the same path in what it made is read beside each leaf of the resource.
+    let made = p.steps.first().and_then(|s| {
+        let node = s.created.as_ref()?;
+        p.steps
+            .iter()
+            .all(|s| s.renames.is_empty())
+            .then_some((s, node))
+    });
+    match made {
+        Some(_) => {
+            for (i, step) in p.steps.iter().enumerate().skip(1) {
+                for change in &step.changes {
+                    let link = Link {
+                        step,
+                        change: Cow::Borrowed(change),
+                    };
+                    links
+                        .entry(Cow::Borrowed(&change.path))
+                        .or_default()
+                        .push((i, link));
+                }
+            }
+        }
+        None => {
+            for (path, i, link) in p.links() {
+                links.entry(path).or_default().push((i, link));
+            }
+        }
     }
     // What locating needs of each step, found once for all the fields it changed.
     let mut prepared: Vec<Option<Prepared>> = p.steps.iter().map(|_| None).collect();
     let mut fields = Vec::new();
-    diff::each_leaf(&r.node, &mut |path, value| {
+    let mut field = |path: &FieldPath, value: String, made_leaf: Option<&crate::yaml::Node>| {
         if only.is_some_and(|o| !path.starts_with(o)) {
             return;
         }
-        let chain = links
-            .get(path)
-            .map(|l| {
-                l.iter()
-                    .map(|(i, link)| {
-                        let slot = &mut prepared[*i];
-                        let step = slot.get_or_insert_with(|| loc.prepare(link.step));
-                        step_out(&loc.locate_prepared(step, link))
-                    })
-                    .collect()
+        let later = links.get(path).map_or(&[][..], Vec::as_slice);
+        let source = made.zip(made_leaf).map(|((step, _), leaf)| {
+            let change = Cow::Owned(Change {
+                path: path.clone(),
+                before: None,
+                after: Some(diff::short_text(leaf)),
+            });
+            (0, Link { step, change })
+        });
+        let chain = source
+            .iter()
+            .chain(later)
+            .map(|(i, link)| {
+                let slot = &mut prepared[*i];
+                let step = slot.get_or_insert_with(|| loc.prepare(link.step));
+                step_out(&loc.locate_prepared(step, link))
             })
-            .unwrap_or_default();
+            .collect();
         fields.push(FieldOut {
             path: path.to_string(),
             value,
             chain,
         });
-    });
+    };
+    match made {
+        Some((_, node)) => diff::each_leaf_beside(r.node(), node, &mut field),
+        None => diff::each_leaf(r.node(), &mut |path, value| field(path, value, None)),
+    }
     ResourceOut {
         resource: names.spelling(r),
         id: IdOut {
@@ -247,4 +320,22 @@ fn origin(step: &crate::provenance::Step) -> Value {
 /// One step of a chain.
 pub fn step(s: &LocatedStep) -> Value {
     serde_json::to_value(step_out(s)).unwrap_or(Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_build_without_resources_is_an_empty_list() {
+        let mut out = Vec::new();
+        let read = |_: &std::path::Path| None;
+        write_document(&ResMap::default(), &read, &mut out).expect("writes");
+        let whole = serde_json::json!({"schema": SCHEMA, "resources": []});
+        let want = format!(
+            "{}\n",
+            serde_json::to_string_pretty(&whole).expect("prints")
+        );
+        assert_eq!(String::from_utf8_lossy(&out), want);
+    }
 }

@@ -57,9 +57,47 @@ pub struct LocatedStep {
     pub after: Option<String>,
 }
 
+/// How a report reads a file (`None`: it cannot be read). `Sync`: the provenance
+/// document is made on several threads, each with a locator of its own.
+pub type Read = dyn Fn(&Path) -> Option<String> + Sync;
+
+/// Files read and parsed ahead, once, for the locators of several threads (each thread
+/// making the provenance document has one: see [`Locator::sharing`]), which would each
+/// read and parse them again otherwise.
+#[derive(Default)]
+pub struct Files {
+    texts: HashMap<PathBuf, Option<String>>,
+    docs: Vec<Vec<Option<Located>>>,
+    files: HashMap<PathBuf, usize>,
+}
+
+impl Files {
+    /// Reads and parses `paths` (on all cores).
+    pub fn read(paths: &[&Path], read: &Read) -> Files {
+        use rayon::prelude::*;
+        let parsed: Vec<(Option<String>, Vec<Option<Located>>)> = paths
+            .par_iter()
+            .map(|p| {
+                let text = read(p);
+                let docs = text.as_deref().map(Located::parse_all).unwrap_or_default();
+                (text, docs)
+            })
+            .collect();
+        let mut files = Files::default();
+        for (path, (text, docs)) in paths.iter().zip(parsed) {
+            files.texts.insert(path.to_path_buf(), text);
+            files.files.insert(path.to_path_buf(), files.docs.len());
+            files.docs.push(docs);
+        }
+        files
+    }
+}
+
 /// Reads files for a report (each once) and finds positions in them.
 pub struct Locator<'f> {
-    read: &'f dyn Fn(&Path) -> Option<String>,
+    read: &'f Read,
+    /// Files read and parsed ahead, shared with other locators (see [`Files`]).
+    shared: Option<&'f Files>,
     texts: HashMap<PathBuf, Option<String>>,
     /// Each file's documents, parsed once (a report asks for a position per field), by
     /// the file's index in `files`.
@@ -80,9 +118,10 @@ pub struct Locator<'f> {
 
 impl<'f> Locator<'f> {
     /// A locator reading files with `read` (`None`: not readable; only the file is named).
-    pub fn new(read: &'f dyn Fn(&Path) -> Option<String>) -> Locator<'f> {
+    pub fn new(read: &'f Read) -> Locator<'f> {
         Locator {
             read,
+            shared: None,
             texts: HashMap::default(),
             docs: Vec::new(),
             files: HashMap::default(),
@@ -92,7 +131,43 @@ impl<'f> Locator<'f> {
         }
     }
 
+    /// A locator that finds the files of `files` there (and reads others itself).
+    pub fn sharing(read: &'f Read, files: &'f Files) -> Locator<'f> {
+        Locator {
+            shared: Some(files),
+            ..Locator::new(read)
+        }
+    }
+
+    /// The documents of the file at `index` (see [`Locator::file_index`]).
+    fn docs_at(&self, index: usize) -> Option<&Vec<Option<Located>>> {
+        let shared = self.shared.map_or(0, |f| f.docs.len());
+        match self.shared {
+            Some(f) if index < shared => f.docs.get(index),
+            _ => self.docs.get(index - shared),
+        }
+    }
+
+    /// The index of `file`'s documents, when parsed.
+    fn cached_index(&self, file: &Path) -> Option<usize> {
+        let shared = self.shared.map_or(0, |f| f.docs.len());
+        self.shared
+            .and_then(|f| f.files.get(file).copied())
+            .or_else(|| self.files.get(file).map(|i| i + shared))
+    }
+
+    /// The text of `file`, when read.
+    fn cached_text(&self, file: &Path) -> Option<&str> {
+        self.shared
+            .and_then(|f| f.texts.get(file))
+            .or_else(|| self.texts.get(file))
+            .and_then(Option::as_deref)
+    }
+
     fn text(&mut self, file: &Path) -> Option<&str> {
+        if let Some(text) = self.shared.and_then(|f| f.texts.get(file)) {
+            return text.as_deref();
+        }
         let read = self.read;
         self.texts
             .entry(file.to_path_buf())
@@ -286,9 +361,8 @@ impl<'f> Locator<'f> {
         }
         let node = self.kustomizations.get(file).and_then(Option::as_ref);
         let doc = self
-            .files
-            .get(file)
-            .and_then(|&i| self.docs.get(i))
+            .cached_index(file)
+            .and_then(|i| self.docs_at(i))
             .and_then(|d| d.first())
             .and_then(Option::as_ref);
         place.position_in(node, doc)
@@ -346,7 +420,7 @@ impl<'f> Locator<'f> {
     /// The first of `blocks` in `file` that is a literal block scalar, parsed (once).
     fn block(&mut self, file: &Path, blocks: &[Vec<PathStep>]) -> Option<&Block> {
         let index = self.file_index(file);
-        let docs = self.docs.get(index)?;
+        let docs = self.docs_at(index)?;
         let (content, (line, column)) = docs.iter().flatten().find_map(|doc| {
             blocks
                 .iter()
@@ -355,9 +429,7 @@ impl<'f> Locator<'f> {
         if !self.blocks.contains_key(&(index, line)) {
             let content = content.to_string();
             let block = self
-                .texts
-                .get(file)
-                .and_then(Option::as_deref)
+                .cached_text(file)
                 .and_then(|text| Block::parse(text, line, column, &content));
             self.blocks.insert((index, line), block);
         }
@@ -469,12 +541,12 @@ impl<'f> Locator<'f> {
     /// on first use.
     fn documents(&mut self, file: &Path) -> &[Option<Located>] {
         let index = self.file_index(file);
-        self.docs.get(index).map_or(&[], Vec::as_slice)
+        self.docs_at(index).map_or(&[], Vec::as_slice)
     }
 
     /// The index in `docs` of `file`'s documents, parsed on first use.
     fn file_index(&mut self, file: &Path) -> usize {
-        if let Some(&index) = self.files.get(file) {
+        if let Some(index) = self.cached_index(file) {
             return index;
         }
         let docs = match self.text(file) {
@@ -484,14 +556,14 @@ impl<'f> Locator<'f> {
         self.docs.push(docs);
         let index = self.docs.len() - 1;
         self.files.insert(file.to_path_buf(), index);
-        index
+        index + self.shared.map_or(0, |f| f.docs.len())
     }
 
     /// The documents of `w`'s file a field it wrote may be in: the document `w` names
     /// (or, when it names none, each whose kind and name are the resource's as read).
     fn documents_of(&mut self, w: &Written, kind: StepKind) -> (usize, Vec<usize>) {
         let index = self.file_index(&w.file);
-        let docs = self.docs.get(index).map_or(&[][..], Vec::as_slice);
+        let docs = self.docs_at(index).map_or(&[][..], Vec::as_slice);
         let range = match w.document {
             Some(i) if i < docs.len() => i..i + 1,
             Some(_) => 0..0,
@@ -531,7 +603,7 @@ impl<'f> Locator<'f> {
     /// that has it); else only the file.
     fn value_position(&self, w: &Written, prepared: &Prepared, field: &FieldPath) -> Position {
         let pos = prepared.wrote.as_ref().and_then(|(index, chosen)| {
-            let docs = self.docs.get(*index)?;
+            let docs = self.docs_at(*index)?;
             chosen
                 .iter()
                 .find_map(|&i| {
@@ -795,7 +867,7 @@ mod tests {
     use super::*;
     use crate::explain::field;
     use crate::kustomization::files::Place;
-    use crate::provenance::{Entry, Step, diff};
+    use crate::provenance::{Action, Entry, Step, diff};
 
     const DEPLOY: &str = "\
 apiVersion: apps/v1
@@ -837,32 +909,38 @@ spec:
         }
         let mut p = Provenance::default();
         p.record(Step {
-            kind: StepKind::Source,
-            entry: None,
-            wrote: Some(Written {
-                file: "base/deploy.yaml".into(),
-                document: None,
-                identity: Some(("Deployment".into(), "web".into())),
-                nth: 0,
+            action: std::sync::Arc::new(Action {
+                kind: StepKind::Source,
+                entry: None,
+                wrote: Some(Written {
+                    file: "base/deploy.yaml".into(),
+                    document: None,
+                    identity: Some(("Deployment".into(), "web".into())),
+                    nth: 0,
+                }),
+                transformer: None,
             }),
-            transformer: None,
-            changes: diff::created(&read),
+            changes: Vec::new(),
+            created: Some(std::sync::Arc::new(read.clone())),
             renames: Vec::new(),
         });
         p.record(Step {
-            kind: StepKind::Merge,
-            entry: Some(Entry {
-                file: "prod/kustomization.yaml".into(),
-                place: Place::item("patches", 0),
+            action: std::sync::Arc::new(Action {
+                kind: StepKind::Merge,
+                entry: Some(Entry {
+                    file: "prod/kustomization.yaml".into(),
+                    place: Place::item("patches", 0),
+                }),
+                wrote: Some(Written {
+                    file: "prod/replicas.yaml".into(),
+                    document: Some(0),
+                    identity: None,
+                    nth: 0,
+                }),
+                transformer: None,
             }),
-            wrote: Some(Written {
-                file: "prod/replicas.yaml".into(),
-                document: Some(0),
-                identity: None,
-                nth: 0,
-            }),
-            transformer: None,
             changes: diff::changes(&read, &out),
+            created: None,
             renames: Vec::new(),
         });
         (out, p)

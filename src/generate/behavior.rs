@@ -80,11 +80,11 @@ pub(crate) fn absorb(
         }
         [i] => {
             let old = &mut resmap.resources[*i];
-            merge::merge_into(&mut old.node, &res.node, behavior)?;
+            merge::merge_into(old.node_mut(), res.node(), behavior)?;
             // What the generator wrote, also where the old resource had the same value
             // (see provenance/writes.rs).
             crate::provenance::writes::note(old, |node| {
-                crate::provenance::writes::merged(node, &res.node)
+                crate::provenance::writes::merged(node, res.node())
             });
             // kustomize keeps the generated resource, with the old one's labels and
             // annotations copied into new mappings: no field shares a value any more.

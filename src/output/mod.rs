@@ -21,7 +21,7 @@ pub(crate) use target::confined;
 
 /// The multi-document stream `kustomize build` prints.
 pub fn render(resmap: &ResMap) -> String {
-    let docs: Vec<&crate::yaml::Node> = resmap.iter().map(|r| &r.node).collect();
+    let docs: Vec<&crate::yaml::Node> = resmap.iter().map(|r| r.node()).collect();
     emit::emit_stream_refs(&docs)
 }
 
@@ -108,6 +108,6 @@ pub fn write_dir(resmap: &ResMap, dir: &Path, cleanup: &Cleanup) -> Result<()> {
 
 fn doc(r: &crate::resource::Resource) -> String {
     let mut s = String::new();
-    emit::emit_document(&r.node, &mut s);
+    emit::emit_document(r.node(), &mut s);
     s
 }

@@ -38,7 +38,7 @@ const READER: [&str; 3] = [
 /// The resource as kustomize hands it to a transformer: its history and current id as
 /// annotations.
 pub(super) fn for_plugin(r: &Resource) -> Node {
-    let mut node = r.node.clone();
+    let mut node = r.node().clone();
     let mut add = crate::resource::build_annotations::of(r);
     add.push((ID, id_yaml(&r.id())));
     if let Some(annotations) = node.ensure_map(&["metadata", "annotations"]) {
@@ -146,7 +146,7 @@ pub(super) fn update(rm: &mut ResMap, output: Vec<Resource>, plugin: &str) -> Re
     let mut kept = vec![false; rm.len()];
     let mut seen = HashSet::with_capacity(output.len());
     let mut appended = Vec::new();
-    for r in output {
+    for mut r in output {
         if !seen.insert(key(&r)) {
             let id = crate::resource::resmap::id_text(&r.id());
             return Err(Error::duplicate_id(
@@ -157,8 +157,9 @@ pub(super) fn update(rm: &mut ResMap, output: Vec<Resource>, plugin: &str) -> Re
         match index.get(&key(&r)) {
             Some(&i) => {
                 let old = &mut rm.resources[i];
-                old.node = r.node;
-                old.empty_nulls = r.empty_nulls;
+                let empty_nulls = std::mem::take(&mut r.empty_nulls);
+                old.set_node(r.into_node());
+                old.empty_nulls = empty_nulls;
                 old.shared = Default::default();
                 kept[i] = true;
             }
@@ -218,7 +219,7 @@ mod tests {
         );
         assert_eq!(a(PREVIOUS_NAMES).unwrap().as_str(), Some("d"));
         let back = from_plugin(node).unwrap();
-        assert_eq!(back.node, r.node);
+        assert_eq!(back.node(), r.node());
         assert_eq!(back.prev_ids, r.prev_ids);
         assert_eq!(back.name_prefixes, r.name_prefixes);
     }

@@ -186,7 +186,12 @@ mod tests {
         .unwrap()
         .resources;
         assert_eq!(out.len(), 1);
-        assert!(out[0].node.get_path(&["metadata", "annotations"]).is_none());
+        assert!(
+            out[0]
+                .node()
+                .get_path(&["metadata", "annotations"])
+                .is_none()
+        );
         let out =
             read_output(b"kind: A\nmetadata:\n  name: a\n---\nkind: B\nmetadata:\n  name: b\n")
                 .unwrap()

@@ -376,9 +376,9 @@ impl Plugin {
                     )))
                 })?;
                 docs.into_iter()
-                    .map(|r| {
-                        let empty_nulls = r.empty_nulls;
-                        let mut back = annotations::from_plugin(r.node)?;
+                    .map(|mut r| {
+                        let empty_nulls = std::mem::take(&mut r.empty_nulls);
+                        let mut back = annotations::from_plugin(r.into_node())?;
                         back.empty_nulls = empty_nulls;
                         Ok(back)
                     })
@@ -517,10 +517,10 @@ impl Plugin {
             return Ok(());
         }
         for r in after.iter_mut() {
-            if let Some(Node::Map(labels)) = r.node.get_path_mut(&["metadata", "labels"]) {
+            if let Some(Node::Map(labels)) = r.node_mut().get_path_mut(&["metadata", "labels"]) {
                 labels.shift_remove("validated-by");
                 if labels.is_empty()
-                    && let Some(Node::Map(meta)) = r.node.get_mut("metadata")
+                    && let Some(Node::Map(meta)) = r.node_mut().get_mut("metadata")
                 {
                     meta.shift_remove("labels");
                 }
@@ -536,7 +536,7 @@ impl Plugin {
             };
             rm.iter()
                 .zip(after.iter())
-                .find(|(a, b)| a.id() != b.id() || text(&a.node) != text(&b.node))
+                .find(|(a, b)| a.id() != b.id() || text(a.node()) != text(b.node()))
                 .map(|(a, _)| format!("it changed {}", a.id()))
                 .unwrap_or_else(|| {
                     "it printed the resources back, and kustomize compares them with the \

@@ -128,14 +128,58 @@ pub fn each_leaf(node: &Node, f: &mut dyn FnMut(&FieldPath, String)) {
     });
 }
 
+/// [`each_leaf`], with each leaf of `node` given the leaf `beside` has at the same path
+/// (as `beside` names its list elements), if it has one there: a report of a resource
+/// finds there what the step it came from set (see `Step::created`), without a path
+/// made for every leaf of that step.
+pub fn each_leaf_beside(
+    node: &Node,
+    beside: &Node,
+    f: &mut dyn FnMut(&FieldPath, String, Option<&Node>),
+) {
+    walk_beside(&mut FieldPath::default(), node, Some(beside), f);
+}
+
+fn walk_beside(
+    at: &mut FieldPath,
+    node: &Node,
+    beside: Option<&Node>,
+    f: &mut dyn FnMut(&FieldPath, String, Option<&Node>),
+) {
+    match node {
+        Node::Map(m) if !m.is_empty() => {
+            let other = beside.and_then(Node::as_map).filter(|o| !o.is_empty());
+            for (k, v) in m.iter() {
+                at.0.push(Part::Key(k.clone()));
+                walk_beside(at, v, other.and_then(|o| o.get(k)), f);
+                at.0.pop();
+            }
+        }
+        Node::Seq(items) if !items.is_empty() => {
+            let other = match beside {
+                Some(Node::Seq(o)) if !o.is_empty() => Some((o, element_parts(o))),
+                _ => None,
+            };
+            for (part, v) in element_parts(items).into_iter().zip(items) {
+                let o = other.as_ref().and_then(|(o, parts)| {
+                    parts.iter().position(|p| *p == part).and_then(|j| o.get(j))
+                });
+                at.0.push(part);
+                walk_beside(at, v, o, f);
+                at.0.pop();
+            }
+        }
+        leaf => f(at, text(leaf), beside.filter(|b| is_leaf(b))),
+    }
+}
+
 /// Makes `seen` (a resource as a record last saw it) the same as `now`, keys in `now`'s
 /// order included, copying only what differs: after a step changed a few fields of a
 /// resource, those, not the whole resource. A mapping whose keys differ (or are in
-/// another order) or a list of another length is copied whole.
+/// another order) or a list of another length is copied whole. One pass: each node is
+/// looked at once (comparing each subtree before going into it looked at a node once
+/// for every mapping above it that held a change).
 pub(crate) fn sync(seen: &mut Node, now: &Node) {
-    if identical(seen, now) {
-        return;
-    }
     match (&mut *seen, now) {
         (Node::Map(s), Node::Map(n)) if s.len() == n.len() && s.keys().eq(n.keys()) => {
             for (sv, (_, nv)) in s.values_mut().zip(n.iter()) {
@@ -147,7 +191,11 @@ pub(crate) fn sync(seen: &mut Node, now: &Node) {
                 sync(sv, nv);
             }
         }
-        (seen, now) => *seen = now.clone(),
+        (seen, now) => {
+            if !identical(seen, now) {
+                *seen = now.clone();
+            }
+        }
     }
 }
 
@@ -381,7 +429,7 @@ pub(super) fn is_leaf(node: &Node) -> bool {
 }
 
 /// [`text`] as a record keeps it (a string's own, not copied when short).
-fn short_text(node: &Node) -> Str {
+pub(crate) fn short_text(node: &Node) -> Str {
     match node {
         Node::Str(s) => s.clone(),
         other => Str::from(text(other)),

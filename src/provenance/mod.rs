@@ -7,10 +7,16 @@
 //! transformer, patch kind and plugin is covered alike). Copies of a resource (a base shared
 //! by two overlays) carry their own record, as they carry their own fields.
 //!
+//! The step a resource came from (read from a file, made by a generator) keeps the
+//! resource as it made it ([`Step::created`]) rather than one [`Change`] per leaf: the
+//! leaves are listed when a report asks ([`Provenance::links`]), and the provenance
+//! document reads them beside the output's leaves without listing them at all.
+//!
 //! Positions are not kept while building: a record names files and document indexes, and
 //! the lines and columns are found when a report is made, by reading the file again
-//! ([`crate::yaml::locate::Located`]). A build without provenance pays one pointer per
-//! resource.
+//! ([`crate::yaml::locate::Located`]; the document of a whole build parses each file once,
+//! for all its threads). A build without provenance pays one pointer and a touched mark
+//! per resource.
 
 pub mod diff;
 pub mod path;
@@ -95,9 +101,11 @@ impl StepKind {
     }
 }
 
-/// One step that changed a resource.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Step {
+/// What a step is: its kind and what configured it. One for all the resources the step
+/// changed, shared by their records (a build's records hold a step for every resource a
+/// transformer changed, and this was most of each).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Action {
     /// What kind of step.
     pub kind: StepKind,
     /// The entry that configured it (`None` for the steps kustomize runs on its own: name
@@ -110,8 +118,23 @@ pub struct Step {
     /// name it (`configuredBy.kind`: `PatchTransformer`, `ImageTagTransformer`, a
     /// plugin's kind), so a record can be checked against kustomize's annotation.
     pub transformer: Option<String>,
-    /// The leaves it changed, each named as it was named right after the step.
+}
+
+/// One step that changed a resource: what the step is (its [`Action`], read through the
+/// step: `step.kind`) and what it changed in this resource.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    /// What the step is.
+    pub action: std::sync::Arc<Action>,
+    /// The leaves it changed, each named as it was named right after the step (empty
+    /// for a step that made the resource: see `created`).
     pub changes: Vec<Change>,
+    /// For the step a resource came from (read from a file, made by a generator): the
+    /// resource as the step made it. The step set every leaf of it; those changes are
+    /// found when a report asks ([`Step::all_changes`]), not kept one per leaf while
+    /// building, which took most of the memory a record held (a path per leaf). Shared
+    /// by the copies of the resource (a base two overlays list).
+    pub created: Option<std::sync::Arc<Node>>,
     /// The list elements it renamed in place (a name reference, a prefix): earlier steps
     /// name their fields by the old name.
     pub renames: Vec<diff::Rename>,
@@ -137,14 +160,34 @@ pub struct Provenance {
 pub struct Link<'p> {
     /// The step.
     pub step: &'p Step,
-    /// What it did to the field.
-    pub change: &'p Change,
+    /// What it did to the field (made when asked for, for the step that made the
+    /// resource: see [`Step::created`]).
+    pub change: Cow<'p, Change>,
+}
+
+impl std::ops::Deref for Step {
+    type Target = Action;
+
+    fn deref(&self) -> &Action {
+        &self.action
+    }
+}
+
+impl Step {
+    /// The leaves the step changed, each named as it was named right after the step:
+    /// for the step that made the resource, every leaf of it, in document order.
+    pub fn all_changes(&self) -> Cow<'_, [Change]> {
+        match &self.created {
+            Some(node) => Cow::Owned(diff::created(node)),
+            None => Cow::Borrowed(&self.changes),
+        }
+    }
 }
 
 impl Provenance {
     /// Adds a step, when it changed anything.
     pub fn record(&mut self, step: Step) {
-        if !step.changes.is_empty() {
+        if !step.changes.is_empty() || step.created.is_some() {
             self.steps.push(step);
         }
     }
@@ -174,11 +217,32 @@ impl Provenance {
         // The renames of each step after the one at hand, in the order they were made.
         let mut later: Vec<&[diff::Rename]> = Vec::new();
         for (i, step) in self.steps.iter().enumerate().rev() {
-            let links: Vec<_> = step
-                .changes
-                .iter()
-                .map(|change| (renamed(&change.path, &later), i, Link { step, change }))
-                .collect();
+            let links: Vec<_> = match &step.created {
+                // Made by the step: every leaf, found now (see `Step::created`).
+                Some(node) => diff::created(node)
+                    .into_iter()
+                    .map(|change| {
+                        let path = Cow::Owned(renamed(&change.path, &later).into_owned());
+                        let change = Cow::Owned(change);
+                        (path, i, Link { step, change })
+                    })
+                    .collect(),
+                None => step
+                    .changes
+                    .iter()
+                    .map(|change| {
+                        let path = renamed(&change.path, &later);
+                        (
+                            path,
+                            i,
+                            Link {
+                                step,
+                                change: Cow::Borrowed(change),
+                            },
+                        )
+                    })
+                    .collect(),
+            };
             by_step.push(links);
             if !step.renames.is_empty() {
                 later.insert(0, &step.renames);
@@ -285,41 +349,50 @@ mod tests {
         let patched = doc("spec:\n  replicas: 3\n  template: {}\n");
         let mut p = Provenance::default();
         p.record(Step {
-            kind: StepKind::Source,
-            entry: None,
-            wrote: Some(Written {
-                file: "base/deploy.yaml".into(),
-                document: Some(0),
-                identity: None,
-                nth: 0,
+            action: std::sync::Arc::new(Action {
+                kind: StepKind::Source,
+                entry: None,
+                wrote: Some(Written {
+                    file: "base/deploy.yaml".into(),
+                    document: Some(0),
+                    identity: None,
+                    nth: 0,
+                }),
+                transformer: None,
             }),
-            transformer: None,
-            changes: diff::created(&read),
+            changes: Vec::new(),
+            created: Some(std::sync::Arc::new(read.clone())),
             renames: Vec::new(),
         });
         p.record(Step {
-            kind: StepKind::Merge,
-            entry: Some(Entry {
-                file: "prod/kustomization.yaml".into(),
-                place: crate::kustomization::files::Place::item("patches", 0),
+            action: std::sync::Arc::new(Action {
+                kind: StepKind::Merge,
+                entry: Some(Entry {
+                    file: "prod/kustomization.yaml".into(),
+                    place: crate::kustomization::files::Place::item("patches", 0),
+                }),
+                wrote: Some(Written {
+                    file: "prod/replicas.yaml".into(),
+                    document: Some(0),
+                    identity: None,
+                    nth: 0,
+                }),
+                transformer: None,
             }),
-            wrote: Some(Written {
-                file: "prod/replicas.yaml".into(),
-                document: Some(0),
-                identity: None,
-                nth: 0,
-            }),
-            transformer: None,
             changes: diff::changes(&read, &patched),
+            created: None,
             renames: Vec::new(),
         });
         // A step that changed nothing is not recorded.
         p.record(Step {
-            kind: StepKind::Transform,
-            entry: None,
-            wrote: None,
-            transformer: None,
+            action: std::sync::Arc::new(Action {
+                kind: StepKind::Transform,
+                entry: None,
+                wrote: None,
+                transformer: None,
+            }),
             changes: diff::changes(&patched, &patched),
+            created: None,
             renames: Vec::new(),
         });
         assert_eq!(p.steps.len(), 2);

@@ -22,7 +22,7 @@ pub(crate) fn note(res: &mut Resource, paths: impl FnOnce(&Node) -> Vec<FieldPat
     if res.provenance.is_none() {
         return;
     }
-    let written = paths(&res.node);
+    let written = paths(res.node());
     if let Some(p) = res.provenance.as_deref_mut() {
         p.written.extend(written);
     }

@@ -20,8 +20,12 @@ use std::borrow::Cow;
 /// One object of the resource map.
 #[derive(Clone, Debug)]
 pub struct Resource {
-    /// The object itself.
-    pub node: Node,
+    /// The object itself: read through [`Resource::node`], changed through
+    /// [`Resource::node_mut`], which marks the resource touched.
+    node: Node,
+    /// Whether the object may have changed since the build's provenance recording last
+    /// looked at it (see [`Resource::node_mut`]).
+    touched: bool,
     /// Ids the resource had before renames and namespace changes, oldest
     /// first (kustomize's "previous ids"); the first is the original id.
     pub prev_ids: Vec<ResId>,
@@ -159,6 +163,58 @@ fn text_of(node: Option<&Node>) -> Cow<'_, str> {
 }
 
 impl Resource {
+    /// The object.
+    pub fn node(&self) -> &Node {
+        &self.node
+    }
+
+    /// The object, to change: marks the resource touched, so that a build recording
+    /// provenance compares it after the step at hand (and only the resources a step
+    /// touched). Every change to a resource's object goes through here: a new step
+    /// cannot forget to say what it touched.
+    pub fn node_mut(&mut self) -> &mut Node {
+        self.touched = true;
+        &mut self.node
+    }
+
+    /// The object, to change, with the fields written as nothing that it keeps (see
+    /// [`Resource::node_mut`]).
+    pub fn node_mut_with_empty_nulls(&mut self) -> (&mut Node, &crate::yaml::parse::EmptyNulls) {
+        self.touched = true;
+        (&mut self.node, &self.empty_nulls)
+    }
+
+    /// The object, to change, with the record of the fields it shares (see
+    /// [`Resource::node_mut`]).
+    pub fn node_mut_with_shared(&mut self) -> (&mut Node, &mut shared::Shared) {
+        self.touched = true;
+        (&mut self.node, &mut self.shared)
+    }
+
+    /// Replaces the object (see [`Resource::node_mut`]).
+    pub fn set_node(&mut self, node: Node) {
+        self.touched = true;
+        self.node = node;
+    }
+
+    /// The object, the resource consumed.
+    pub fn into_node(self) -> Node {
+        self.node
+    }
+
+    /// Whether the object may have changed since the last call (see
+    /// [`Resource::node_mut`]), clearing the mark; with the object and its provenance
+    /// record, for the build to record what changed.
+    pub(crate) fn take_touched(
+        &mut self,
+    ) -> (bool, &Node, &mut Option<Box<crate::provenance::Provenance>>) {
+        (
+            std::mem::take(&mut self.touched),
+            &self.node,
+            &mut self.provenance,
+        )
+    }
+
     /// The current id as a key for duplicate checks, mostly without copying.
     pub fn id_key(&self) -> IdKey<'_> {
         let f = IdFields::of(&self.node);
@@ -228,6 +284,7 @@ impl Resource {
             replaced_lists: replaced::ReplacedLists::default(),
             provenance: None,
             untagged: false,
+            touched: true,
         })
     }
 
@@ -238,7 +295,7 @@ impl Resource {
     /// associative (`containers` by `name`); other lists are kept whole.
     pub fn drop_empty_nulls(&mut self, schema: Option<crate::openapi::TypeRef<'_>>) {
         let paths = std::mem::take(&mut self.empty_nulls);
-        drop_empty_nulls(&mut self.node, paths, schema);
+        drop_empty_nulls(self.node_mut(), paths, schema);
     }
 
     /// `kind` as text; empty when missing.
@@ -299,15 +356,16 @@ impl Resource {
     fn metadata_mut(&mut self) -> &mut Map {
         // Resource::new checks for a mapping, but a patch may replace the
         // object or its metadata with something else: start afresh then.
-        if !matches!(self.node.get("metadata"), Some(Node::Map(_))) {
-            if !matches!(self.node, Node::Map(_)) {
-                self.node = Node::map();
+        let node = self.node_mut();
+        if !matches!(node.get("metadata"), Some(Node::Map(_))) {
+            if !matches!(node, Node::Map(_)) {
+                *node = Node::map();
             }
-            if let Node::Map(m) = &mut self.node {
+            if let Node::Map(m) = node {
                 m.insert("metadata".to_string(), Node::map());
             }
         }
-        match self.node.get_mut("metadata") {
+        match node.get_mut("metadata") {
             Some(Node::Map(m)) => m,
             _ => unreachable!("metadata was just made a mapping"),
         }

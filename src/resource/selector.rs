@@ -77,12 +77,12 @@ impl Matcher {
             return false;
         }
         if let Some(ls) = &self.labels
-            && !ls.matches_map(r.node.get_path(&["metadata", "labels"]))
+            && !ls.matches_map(r.node().get_path(&["metadata", "labels"]))
         {
             return false;
         }
         if let Some(a) = &self.annotations
-            && !a.matches_map(r.node.get_path(&["metadata", "annotations"]))
+            && !a.matches_map(r.node().get_path(&["metadata", "annotations"]))
         {
             return false;
         }

@@ -12,7 +12,7 @@ use crate::yaml::Node;
 /// Rewrites every resource's `metadata.annotations` as strings, dropping it when empty.
 pub(crate) fn normalize_annotations(resmap: &mut ResMap) {
     for res in resmap.iter_mut() {
-        normalize(&mut res.node);
+        normalize(res.node_mut());
     }
 }
 

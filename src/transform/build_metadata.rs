@@ -207,7 +207,7 @@ pub(crate) fn annotate(resmap: &mut ResMap, meta: BuildMeta, root: &Path, remote
 /// whose `fieldref` names it fails as in kustomize.
 pub(crate) fn add_managed_by_label(resmap: &mut ResMap, version: KustomizeVersion) {
     for res in resmap.iter_mut() {
-        if let Some(labels) = res.node.ensure_map(&["metadata", "labels"])
+        if let Some(labels) = res.node_mut().ensure_map(&["metadata", "labels"])
             && let Some(old) = labels.insert(
                 MANAGED_BY_LABEL.to_string(),
                 Node::text(version.managed_by_value().to_string()),
@@ -216,7 +216,8 @@ pub(crate) fn add_managed_by_label(resmap: &mut ResMap, version: KustomizeVersio
             // kustomize's LabelTransformer writes into the existing value node, which
             // selectors may share (see resource/shared.rs).
             let at = shared::keys(&["metadata", "labels", MANAGED_BY_LABEL]);
-            res.shared.write_through(&mut res.node, &at, &old);
+            let (node, shared) = res.node_mut_with_shared();
+            shared.write_through(node, &at, &old);
         }
     }
 }

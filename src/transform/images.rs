@@ -232,11 +232,11 @@ pub(crate) fn apply(
         let rule = Rule::new(image)?;
         let mut trail = Vec::new();
         for res in resmap.iter_mut() {
-            walk_containers(&mut res.node, &rule, 0)?;
+            walk_containers(res.node_mut(), &rule, 0)?;
             let gvk = res.gvk();
             let mut rewritten = Vec::new();
             specs.apply_traced(
-                &mut res.node,
+                res.node_mut(),
                 &gvk,
                 CreateKind::Scalar,
                 &mut trail,
@@ -248,7 +248,7 @@ pub(crate) fn apply(
                 },
             )?;
             for at in rewritten {
-                crate::merge::scalar_style::untag_plain_at(&mut res.node, &at);
+                crate::merge::scalar_style::untag_plain_at(res.node_mut(), &at);
             }
         }
         counts.push(rule.count.get());

@@ -37,7 +37,7 @@ pub(crate) fn set_pairs(
         writes.every = res.provenance.is_some().then(Vec::new);
         specs
             .apply_traced(
-                &mut res.node,
+                res.node_mut(),
                 &gvk,
                 CreateKind::Map,
                 &mut trail,
@@ -45,7 +45,8 @@ pub(crate) fn set_pairs(
             )
             .map_err(|e| e.context(format!("in {}", res.id())))?;
         for (at, old) in &writes.rewritten {
-            res.shared.write_through(&mut res.node, at, old);
+            let (node, shared) = res.node_mut_with_shared();
+            shared.write_through(node, at, old);
         }
         if let Some(every) = writes.every.take() {
             crate::provenance::writes::note(res, |node| {

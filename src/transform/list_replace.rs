@@ -129,7 +129,7 @@ pub(crate) fn warn(resmap: &ResMap, extra: &[Node], warnings: &mut Vec<String>) 
             let gvk = r.gvk();
             gvk.group == "apiextensions.k8s.io" && gvk.kind == "CustomResourceDefinition"
         })
-        .map(|r| &r.node)
+        .map(|r| r.node())
         .chain(extra)
         .collect();
     let mut seen = HashSet::new();

@@ -51,7 +51,7 @@ pub(crate) fn apply(
         }
         let mut renamed = Vec::new();
         split.apply_traced(
-            &mut res.node,
+            res.node_mut(),
             &gvk,
             CreateKind::Scalar,
             &mut trail,
@@ -70,7 +70,7 @@ pub(crate) fn apply(
         // A plain name becomes untagged (kustomize's `SetScalar`): a later replacement
         // of `7` into it prints `7`.
         for at in renamed {
-            crate::merge::scalar_style::untag_plain_at(&mut res.node, &at);
+            crate::merge::scalar_style::untag_plain_at(res.node_mut(), &at);
         }
         res.untagged |= std::mem::take(&mut res_untagged);
     }

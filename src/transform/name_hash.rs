@@ -17,7 +17,7 @@ pub(crate) fn apply(resmap: &mut ResMap, final_step: bool) -> Result<()> {
     let count = resmap.iter().filter(|r| r.needs_hash).count();
     let hash = |r: &crate::resource::Resource| {
         r.needs_hash
-            .then(|| crate::generate::hash::name_hash(&r.node))
+            .then(|| crate::generate::hash::name_hash(r.node()))
     };
     let hashes: Vec<Option<Result<String>>> = if count >= PARALLEL {
         resmap.resources.par_iter().map(hash).collect()

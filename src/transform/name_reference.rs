@@ -55,7 +55,7 @@ pub(crate) fn apply(resmap: &mut ResMap, specs: &[NameRefSpec]) -> Result<()> {
         let referrer = Referrer::new(i, res, &index)?;
         for f in mine.into_iter().map(|f| &filters.all[f]) {
             walk(
-                &mut res.node,
+                res.node_mut(),
                 f.path.get_or_init(|| f.spec.segments()),
                 false,
                 CreateKind::Scalar,
@@ -324,7 +324,7 @@ impl<'i> Referrer<'i> {
             index,
             me,
             subject_namespaces,
-            role_ref: role_ref_gvk(&res.node),
+            role_ref: role_ref_gvk(res.node()),
         })
     }
 
@@ -522,7 +522,7 @@ fn subject_namespaces(res: &Resource, me: &Target) -> Result<HashSet<String>> {
     if me.id.gvk.kind != "RoleBinding" {
         return Ok(out);
     }
-    let Some(Node::Seq(subjects)) = res.node.get("subjects") else {
+    let Some(Node::Seq(subjects)) = res.node().get("subjects") else {
         return Ok(out);
     };
     for s in subjects {

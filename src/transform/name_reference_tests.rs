@@ -58,7 +58,7 @@ fn at(rm: &ResMap, kind: &str, name: &str, path: &str) -> Value {
         .iter()
         .find(|r| r.kind() == kind && r.name() == name)
         .unwrap_or_else(|| panic!("no {kind} {name}"));
-    let mut v = res.node.to_json();
+    let mut v = res.node().to_json();
     for seg in path.split('/') {
         v = match seg.parse::<usize>() {
             Ok(i) => v[i].take(),

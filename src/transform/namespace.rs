@@ -94,16 +94,16 @@ pub(crate) fn apply(
         let gvk = res.gvk();
         res.store_prev_id();
         if openapi::is_namespaced(&gvk.group, &gvk.version, &gvk.kind)
-            && let Some(meta) = res.node.ensure_map(&["metadata"])
+            && let Some(meta) = res.node_mut().ensure_map(&["metadata"])
         {
             set(meta.entry("namespace".to_string()).or_insert(Node::Null));
         }
-        let split = if res.node.get_str(&["apiVersion"]) == Some("v1") {
+        let split = if res.node().get_str(&["apiVersion"]) == Some("v1") {
             &v1_split
         } else {
             &other_split
         };
-        split.apply(&mut res.node, &gvk, CreateKind::Scalar, &mut |n| {
+        split.apply(res.node_mut(), &gvk, CreateKind::Scalar, &mut |n| {
             if matches!(n, Node::Map(_) | Node::Seq(_)) {
                 return Err(Error::invalid_config(
                     "namespace field specs must point at scalar fields",
@@ -115,7 +115,7 @@ pub(crate) fn apply(
         if gvk.group == "rbac.authorization.k8s.io"
             && (gvk.kind == "RoleBinding" || gvk.kind == "ClusterRoleBinding")
         {
-            set_subjects(&mut res.node, &set, opts.subjects);
+            set_subjects(res.node_mut(), &set, opts.subjects);
         }
     }
     if let Some((a, b)) = resmap.find_conflict() {

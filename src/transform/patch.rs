@@ -163,9 +163,9 @@ pub(crate) fn apply_smp(
     source: Option<(&PatchSource, usize)>,
 ) -> Result<()> {
     let (name, ns, kind) = (
-        res.node.get_path(&["metadata", "name"]).cloned(),
-        res.node.get_path(&["metadata", "namespace"]).cloned(),
-        res.node.get("kind").cloned(),
+        res.node().get_path(&["metadata", "name"]).cloned(),
+        res.node().get_path(&["metadata", "namespace"]).cloned(),
+        res.node().get("kind").cloned(),
     );
     if allow_name || allow_kind {
         res.store_prev_id();
@@ -174,33 +174,34 @@ pub(crate) fn apply_smp(
     let schema = opts.schemas.lookup(&gvk.group, &gvk.version, &gvk.kind);
     res.drop_empty_nulls(schema);
     if res.untagged {
-        crate::merge::scalar_style::quote_untagged_yaml11_non_strings(&mut res.node);
+        crate::merge::scalar_style::quote_untagged_yaml11_non_strings(res.node_mut());
     }
     // A patch writes into label and annotation values kustomize shares between fields
     // in place, so into all of them (see resource/shared.rs).
-    let plan = (!res.shared.is_empty()).then(|| res.shared.plan_patch(&res.node, &patch));
+    let plan = (!res.shared.is_empty()).then(|| res.shared.plan_patch(res.node(), &patch));
     // A kind the schema knows nothing of (a custom resource, by default): the lists the
     // patch replaces whole, for the warning about those its CRD declares keys for.
     let replaced = match source {
-        Some(_) if schema.is_none() => list_replace::find(&res.node, &patch, opts.schemas),
+        Some(_) if schema.is_none() => list_replace::find(res.node(), &patch, opts.schemas),
         _ => Vec::new(),
     };
     let bookkeeping = BuildMetaMarks::place(res);
     // What the patch writes, for the resource's provenance (see provenance/writes.rs).
     let noted = res.provenance.is_some().then(|| patch.clone());
-    smp::apply_owned(&mut res.node, patch, schema, opts)?;
+    smp::apply_owned(res.node_mut(), patch, schema, opts)?;
     bookkeeping.take(res);
-    crate::merge::scalar_style::quote_plain_yaml11_non_strings(&mut res.node);
+    crate::merge::scalar_style::quote_plain_yaml11_non_strings(res.node_mut());
     if let Some((source, doc)) = source {
         list_replace::note(res, replaced, source, doc);
     }
     if let Some(plan) = plan {
-        res.shared.finish_patch(&mut res.node, plan);
+        let (node, shared) = res.node_mut_with_shared();
+        shared.finish_patch(node, plan);
     }
-    if res.node.is_null() || res.node.as_map().is_some_and(|m| m.is_empty()) {
+    if res.node().is_null() || res.node().as_map().is_some_and(|m| m.is_empty()) {
         return Ok(());
     }
-    if !allow_kind && let (Some(k), Some(m)) = (kind, res.node.as_map_mut()) {
+    if !allow_kind && let (Some(k), Some(m)) = (kind, res.node_mut().as_map_mut()) {
         m.insert("kind".to_string(), k);
     }
     restore_meta(res, "name", if allow_name { None } else { name });
@@ -212,7 +213,7 @@ pub(crate) fn apply_smp(
         Some(n) => n.as_str().is_some_and(str::is_empty),
     };
     if empty {
-        if let Some(Node::Map(meta)) = res.node.get_mut("metadata") {
+        if let Some(Node::Map(meta)) = res.node_mut().get_mut("metadata") {
             meta.shift_remove("namespace");
         }
     } else {
@@ -228,7 +229,7 @@ pub(crate) fn apply_smp(
 
 fn restore_meta(res: &mut Resource, field: &str, value: Option<Node>) {
     let Some(v) = value else { return };
-    if let Some(meta) = res.node.ensure_map(&["metadata"]) {
+    if let Some(meta) = res.node_mut().ensure_map(&["metadata"]) {
         meta.insert(field.to_string(), v);
     }
 }
@@ -293,28 +294,28 @@ pub(crate) fn apply_json(
         res.store_prev_id();
         if res.untagged {
             // kustomize's JSON of an untagged node is the type its text reads as.
-            crate::merge::scalar_style::resolve_untagged(&mut res.node)
+            crate::merge::scalar_style::resolve_untagged(res.node_mut())
                 .map_err(|e| e.context(format!("applying JSON patch to {}", res.id())))?;
             res.untagged = false;
         }
-        crate::merge::scalar_style::annotations_before_json_patch(&mut res.node);
+        crate::merge::scalar_style::annotations_before_json_patch(res.node_mut());
         let internal = InternalAnnotations::place(res);
         let bookkeeping = BuildMetaMarks::place(res);
-        json6902::apply_within(&mut res.node, ops, budget)
+        json6902::apply_within(res.node_mut(), ops, budget)
             .map_err(|e| e.context(format!("applying JSON patch to {}", res.id())))?;
         bookkeeping.take(res);
         internal.take(res);
         // kustomize reads the patched resource back from JSON: new nodes everywhere,
         // nothing shared any more.
         res.shared.clear();
-        crate::merge::scalar_style::after_json_patch(&mut res.node);
+        crate::merge::scalar_style::after_json_patch(res.node_mut());
         // kustomize makes a new resource of the patched JSON, which needs a kind and a
         // name (a number will do); an empty string counts as missing.
         for (path, what) in [
             (&["kind"][..], "kind"),
             (&["metadata", "name"][..], "metadata.name"),
         ] {
-            let missing = match res.node.get_path(path) {
+            let missing = match res.node().get_path(path) {
                 None | Some(Node::Null) => true,
                 Some(Node::Str(s)) => s.is_empty(),
                 Some(_) => false,
@@ -348,15 +349,15 @@ struct InternalAnnotations {
 impl InternalAnnotations {
     fn place(res: &mut Resource) -> InternalAnnotations {
         let had_annotations = matches!(
-            res.node.get_path(&["metadata", "annotations"]),
+            res.node().get_path(&["metadata", "annotations"]),
             Some(Node::Map(_))
         );
         let entries = crate::resource::build_annotations::of(res);
-        if !had_annotations && let Some(Node::Map(meta)) = res.node.get_mut("metadata") {
+        if !had_annotations && let Some(Node::Map(meta)) = res.node_mut().get_mut("metadata") {
             // A null or scalar `annotations` is replaced as kustomize's SetAnnotations does.
             meta.insert("annotations", Node::map());
         }
-        if let Some(Node::Map(ann)) = res.node.get_path_mut(&["metadata", "annotations"]) {
+        if let Some(Node::Map(ann)) = res.node_mut().get_path_mut(&["metadata", "annotations"]) {
             for (key, value) in entries {
                 ann.insert(key, Node::text(value));
             }
@@ -367,7 +368,7 @@ impl InternalAnnotations {
     /// Takes the stand-ins out of the annotations (copies the patch made elsewhere stay,
     /// as in kustomize's output).
     fn take(self, res: &mut Resource) {
-        let Some(Node::Map(ann)) = res.node.get_path_mut(&["metadata", "annotations"]) else {
+        let Some(Node::Map(ann)) = res.node_mut().get_path_mut(&["metadata", "annotations"]) else {
             return;
         };
         ann.retain(|k, _| !k.starts_with(crate::resource::build_annotations::INTERNAL));
@@ -380,11 +381,11 @@ impl InternalAnnotations {
 fn drop_made_annotations(res: &mut Resource, had: bool) {
     if !had
         && res
-            .node
+            .node()
             .get_path(&["metadata", "annotations"])
             .and_then(Node::as_map)
             .is_some_and(|ann| ann.is_empty())
-        && let Some(Node::Map(meta)) = res.node.get_mut("metadata")
+        && let Some(Node::Map(meta)) = res.node_mut().get_mut("metadata")
     {
         meta.shift_remove("annotations");
     }
@@ -412,9 +413,9 @@ impl BuildMetaMarks {
         use crate::transform::build_metadata::{ORIGIN_ANNOTATION, TRANSFORMATIONS_ANNOTATION};
         let origin = res.origin.is_some();
         let transformations = !res.transformations.is_empty();
-        let had_annotations = res.node.get_path(&["metadata", "annotations"]).is_some();
+        let had_annotations = res.node().get_path(&["metadata", "annotations"]).is_some();
         if (origin || transformations)
-            && let Some(ann) = res.node.ensure_map(&["metadata", "annotations"])
+            && let Some(ann) = res.node_mut().ensure_map(&["metadata", "annotations"])
         {
             for (key, on) in [
                 (ORIGIN_ANNOTATION, origin),
@@ -439,7 +440,7 @@ impl BuildMetaMarks {
             return;
         }
         let mut kept = [false; 2];
-        if let Some(Node::Map(ann)) = res.node.get_path_mut(&["metadata", "annotations"]) {
+        if let Some(Node::Map(ann)) = res.node_mut().get_path_mut(&["metadata", "annotations"]) {
             for (i, key) in [ORIGIN_ANNOTATION, TRANSFORMATIONS_ANNOTATION]
                 .into_iter()
                 .enumerate()
@@ -679,8 +680,8 @@ pub(crate) fn apply_strategic(
                     // copy takes the resource's apiVersion, kind, name and
                     // namespace.
                     let mut p = p.clone();
-                    retarget(&mut p, &res.node, allow_name, allow_kind);
-                    spell(&res.node, &mut p, doc);
+                    retarget(&mut p, res.node(), allow_name, allow_kind);
+                    spell(res.node(), &mut p, doc);
                     apply_smp(
                         res,
                         p,
@@ -719,12 +720,12 @@ pub(crate) fn apply_strategic(
                 changes.will_change(i, res);
                 let source = source.map(|s| (s, doc));
                 let mut p = p.clone();
-                spell(&res.node, &mut p, doc);
+                spell(res.node(), &mut p, doc);
                 apply_smp(res, p, opts, allow_name, allow_kind, source)
                     .map_err(|e| e.context(format!("patching {}", res.id())))?;
                 // A deletion takes its resource out before the next document
                 // looks for its own: a later document naming it finds nothing.
-                if is_empty(&resmap.resources[i].node) {
+                if is_empty(resmap.resources[i].node()) {
                     let kept: Vec<bool> = (0..resmap.resources.len()).map(|j| j != i).collect();
                     changes.removed(&kept);
                     resmap.resources.remove(i);
@@ -738,10 +739,10 @@ pub(crate) fn apply_strategic(
 
 /// Takes out the resources a `$patch: delete` has emptied.
 fn drop_deleted(resmap: &mut ResMap, changes: &mut Changes) {
-    let kept: Vec<bool> = resmap.iter().map(|r| !is_empty(&r.node)).collect();
+    let kept: Vec<bool> = resmap.iter().map(|r| !is_empty(r.node())).collect();
     if kept.contains(&false) {
         changes.removed(&kept);
-        resmap.resources.retain(|r| !is_empty(&r.node));
+        resmap.resources.retain(|r| !is_empty(r.node()));
     }
 }
 

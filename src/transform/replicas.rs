@@ -33,7 +33,7 @@ pub(crate) fn apply(
                 }
                 found = true;
                 apply_specs(
-                    &mut res.node,
+                    res.node_mut(),
                     &id.gvk,
                     std::slice::from_ref(fs),
                     CreateKind::Scalar,

@@ -86,11 +86,11 @@ fn pod_spec_path(group: &str, kind: &str) -> Option<&'static [&'static str]> {
 pub(crate) fn union_conflicts(res: &Resource) -> Vec<String> {
     let mut out = Vec::new();
     // The group and kind as borrowed text: this runs around every patch.
-    let api_version = text_at(&res.node, "apiVersion");
+    let api_version = text_at(res.node(), "apiVersion");
     let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
-    let kind = text_at(&res.node, "kind");
+    let kind = text_at(res.node(), "kind");
     if let Some(path) = pod_spec_path(group, &kind)
-        && let Some(spec) = res.node.get_path(path).and_then(Node::as_map)
+        && let Some(spec) = res.node().get_path(path).and_then(Node::as_map)
     {
         pod_spec(spec, path, &mut out);
     }
@@ -102,7 +102,7 @@ pub(crate) fn union_conflicts(res: &Resource) -> Vec<String> {
         _ => None,
     };
     if let Some((field, exclusive)) = strategy {
-        let s = res.node.get_path(&["spec", field]);
+        let s = res.node().get_path(&["spec", field]);
         let is_exclusive = s.and_then(|s| s.get_str(&["type"])) == Some(exclusive);
         let rolling = s
             .and_then(|s| s.get("rollingUpdate"))

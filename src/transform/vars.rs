@@ -270,7 +270,7 @@ pub(crate) fn resolve(
             let mut reached = Vec::new();
             specs
                 .apply_traced(
-                    &mut r.node,
+                    r.node_mut(),
                     &gvk,
                     CreateKind::Scalar,
                     &mut trail,
@@ -281,12 +281,12 @@ pub(crate) fn resolve(
                 )
                 .map_err(|e| e.context(format!("substituting vars in {}", r.id())))?;
             for at in reached {
-                tag_strings(&mut r.node, &at);
+                tag_strings(r.node_mut(), &at);
             }
             continue;
         }
         specs
-            .apply(&mut r.node, &gvk, CreateKind::Scalar, &mut |n| {
+            .apply(r.node_mut(), &gvk, CreateKind::Scalar, &mut |n| {
                 substitute(n, &values, &mut used, budget)
             })
             .map_err(|e| e.context(format!("substituting vars in {}", r.id())))?;
@@ -346,7 +346,7 @@ fn value_of(rm: &ResMap, v: &DeclaredVar) -> Result<VarValue> {
         ));
     };
     let steps = parse_field_path(&v.field_path);
-    let Some(n) = lookup_steps(&r.node, &steps) else {
+    let Some(n) = lookup_steps(r.node(), &steps) else {
         return Err(Error::invalid_config(format!(
             "var '{}' declared in {}: field '{}' not found in {}",
             v.name,
@@ -357,7 +357,7 @@ fn value_of(rm: &ResMap, v: &DeclaredVar) -> Result<VarValue> {
     };
     // The mapping holding the field, and its key: where kbuild keeps a scalar's text.
     let holder = match steps.split_last() {
-        Some((Step::Field(key), parents)) => lookup_steps(&r.node, parents)
+        Some((Step::Field(key), parents)) => lookup_steps(r.node(), parents)
             .and_then(Node::as_map)
             .map(|m| (m, key.as_str())),
         _ => None,
@@ -914,7 +914,7 @@ mod tests {
             crate::config::fieldspec::from_table(crate::config::var_reference_specs::VAR_REFERENCE);
         resolve(&mut rm, &set, &specs, &Budget::default(), &mut Vec::new()).expect("resolve");
         let args = rm.resources[1]
-            .node
+            .node()
             .get_path(&["spec", "containers"])
             .and_then(Node::as_seq)
             .expect("containers")[0]

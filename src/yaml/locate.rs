@@ -188,17 +188,20 @@ struct Tree {
     root: Option<usize>,
 }
 
+// Small, as a report holds one for every node of every file it looks into (the
+// provenance document of a large build, every source file): a scalar's text inline
+// when short (most are), lines and columns in 32 bits.
 struct Item {
     kind: Kind,
-    /// 1-based line and column.
-    line: usize,
-    col: usize,
+    /// 1-based line and column (saturated at `u32::MAX`).
+    line: u32,
+    col: u32,
 }
 
 enum Kind {
     /// A scalar's value; `merge` when it is a merge key (`<<`, plain or `!!merge`).
     Scalar {
-        text: String,
+        text: crate::yaml::node::Str,
         merge: bool,
     },
     Seq(Vec<usize>),
@@ -237,7 +240,7 @@ impl Tree {
                             None => style == ScalarStyle::Plain,
                             Some(t) => t.is_yaml_core_schema() && t.suffix == "merge",
                         };
-                    let text = value.into_owned();
+                    let text = crate::yaml::node::Str::from(value.as_ref());
                     (Kind::Scalar { text, merge }, anchor)
                 }
                 Event::SequenceStart(anchor, _) => (Kind::Seq(Vec::new()), anchor),
@@ -266,8 +269,8 @@ impl Tree {
             let starts_collection = matches!(kind, Kind::Seq(_) | Kind::Map(_));
             tree.nodes.push(Item {
                 kind,
-                line: span.start.line(),
-                col: span.start.col() + 1,
+                line: u32::try_from(span.start.line()).unwrap_or(u32::MAX),
+                col: u32::try_from(span.start.col() + 1).unwrap_or(u32::MAX),
             });
             if anchor != 0 {
                 tree.anchors.insert(anchor, index);
@@ -307,7 +310,7 @@ impl Tree {
 
     fn pos(&self, node: usize) -> (usize, usize) {
         let item = &self.nodes[node];
-        (item.line, item.col)
+        (item.line as usize, item.col as usize)
     }
 
     /// The node an alias stands for (any other node is itself).

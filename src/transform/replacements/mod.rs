@@ -431,7 +431,7 @@ fn source_value(rm: &ResMap, source: &Source, schemas: &Schemas) -> Result<Value
     let path = FieldPath::parse(path_text);
     path.check_length()?;
     let found = path
-        .lookup(&res.node)
+        .lookup(res.node())
         .map_err(|e| e.context(format!("source {}: fieldPath '{path}'", res.id())))?;
     let node = match found {
         Some(n) if !is_nil_or_empty(n) => n,
@@ -445,7 +445,7 @@ fn source_value(rm: &ResMap, source: &Source, schemas: &Schemas) -> Result<Value
     let mut value = Value::of(node);
     // kustomize copies the source node's text: a number keeps its spelling (`1.0e+3`).
     if let (Value::Scalar { text, .. }, Some(written)) =
-        (&mut value, path.lookup_typed_text(&res.node))
+        (&mut value, path.lookup_typed_text(res.node()))
     {
         *text = written.to_owned();
     }
@@ -559,16 +559,17 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
                 true => Err(delimiter_on_collection("mapping or list")),
                 false => Ok(()),
             };
+            let (node, empty_nulls) = res.node_mut_with_empty_nulls();
             let opts = Options {
                 create,
                 into_text,
-                empty_nulls: &res.empty_nulls,
+                empty_nulls,
                 trail,
             };
             // Charged before the copy (most paths set one field), the rest after.
             ctx.budget.charge(value_bytes, "replacements")?;
             let n = path_matcher
-                .visit(&mut res.node, opts, &mut set, &mut in_copy)
+                .visit(node, opts, &mut set, &mut in_copy)
                 .map_err(at)?;
             writes.finish(res);
             res.untagged |= retyped;
@@ -576,7 +577,7 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
                 mark_untagged(res, &at, text);
             }
             if check_depth {
-                let depth = crate::resource::budget::node_depth(&res.node);
+                let depth = crate::resource::budget::node_depth(res.node());
                 if depth > crate::resource::budget::MAX_BUILT_DEPTH {
                     return Err(at(crate::resource::budget::too_deep(depth, "replacements")));
                 }
@@ -609,7 +610,7 @@ fn is_annotation(at: &[PathStep]) -> bool {
 /// keeps no style for list items).
 fn mark_untagged(res: &mut Resource, at: &[PathStep], text: String) {
     let annotation = is_annotation(at);
-    let Some((m, i)) = crate::merge::scalar_style::entry_at(&mut res.node, &trail_of_path(at))
+    let Some((m, i)) = crate::merge::scalar_style::entry_at(res.node_mut(), &trail_of_path(at))
     else {
         return;
     };
@@ -658,7 +659,8 @@ impl SharedWrites {
 
     fn finish(self, res: &mut Resource) {
         for (at, old) in &self.scalars {
-            res.shared.write_through(&mut res.node, at, old);
+            let (node, shared) = res.node_mut_with_shared();
+            shared.write_through(node, at, old);
         }
         for at in &self.trees {
             res.shared.forget_under(at);

@@ -238,10 +238,10 @@ fn meta_matches(
 ) -> bool {
     labels
         .as_ref()
-        .is_none_or(|l| l.matches_map(r.node.get_path(&["metadata", "labels"])))
+        .is_none_or(|l| l.matches_map(r.node().get_path(&["metadata", "labels"])))
         && annotations
             .as_ref()
-            .is_none_or(|a| a.matches_map(r.node.get_path(&["metadata", "annotations"])))
+            .is_none_or(|a| a.matches_map(r.node().get_path(&["metadata", "annotations"])))
 }
 
 impl<'t> TargetMatcher<'t> {

@@ -82,7 +82,7 @@ pub(super) fn set(
     let Some(text) = write_back(&doc, &found.text, found.parsed.has_comments)? else {
         return Ok(false);
     };
-    if let Some(Node::Str(s)) = node_at_mut(&mut res.node, &found.steps) {
+    if let Some(Node::Str(s)) = node_at_mut(res.node_mut(), &found.steps) {
         *s = text.into();
     }
     // A null field keeps printing null (see the module documentation).
@@ -108,7 +108,7 @@ fn find_text(res: &Resource, path: &FieldPath) -> Result<Option<Found>> {
     for at in 1..parts {
         // A prefix that is missing or fails to look up makes every longer
         // one do the same: kustomize's search goes on, finding nothing.
-        let Ok(Some((node, steps))) = path.lookup_prefix(&res.node, at) else {
+        let Ok(Some((node, steps))) = path.lookup_prefix(res.node(), at) else {
             return Ok(None);
         };
         let text = match node {

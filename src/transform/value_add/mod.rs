@@ -286,14 +286,14 @@ pub(crate) fn apply(rm: &mut ResMap, va: &ValueAdd) -> Result<()> {
 pub(crate) fn set_namespace(res: &mut Resource, ns: &str) -> Result<()> {
     let gvk = res.gvk();
     if openapi::is_namespaced(&gvk.group, &gvk.version, &gvk.kind)
-        && let Some(meta) = res.node.ensure_map(&["metadata"])
+        && let Some(meta) = res.node_mut().ensure_map(&["metadata"])
     {
         meta.insert("namespace".to_string(), Node::text(ns));
     }
     if gvk.kind != "RoleBinding" && gvk.kind != "ClusterRoleBinding" {
         return Ok(());
     }
-    let subjects = match res.node.get_mut("subjects") {
+    let subjects = match res.node_mut().get_mut("subjects") {
         None | Some(Node::Null) => return Ok(()),
         Some(Node::Seq(items)) => items,
         Some(other) => {
@@ -337,9 +337,7 @@ pub(crate) fn set_namespace(res: &mut Resource, ns: &str) -> Result<()> {
 /// error here. With `pos == 0` nothing is set, but containers created on the
 /// way stay (`spec/list/0/x` leaves `list: []`).
 fn add_value(res: &mut Resource, path: &FieldPath, value: &str, pos: usize) -> Result<()> {
-    let Resource {
-        node, empty_nulls, ..
-    } = res;
+    let (node, empty_nulls) = res.node_mut_with_empty_nulls();
     let mut set = |leaf: &mut Node, created: Option<&str>, trail: &[PathStep]| {
         // A field written as nothing (`key:`) has the text "", not "null".
         let empty = created.is_none() && leaf.is_null() && empty_nulls.iter().any(|p| p == trail);

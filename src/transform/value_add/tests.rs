@@ -28,7 +28,7 @@ fn config(text: &str) -> Result<ValueAdd> {
 fn run(res: &str, cfg: &str) -> Result<Vec<Node>> {
     let mut rm = resources(res);
     apply(&mut rm, &config(cfg)?)?;
-    Ok(rm.resources.into_iter().map(|r| r.node).collect())
+    Ok(rm.resources.into_iter().map(Resource::into_node).collect())
 }
 
 fn get<'n>(n: &'n Node, path: &[&str]) -> Option<&'n Node> {
@@ -281,16 +281,16 @@ fn namespace_route() {
         &config("value: '5'\ntargets: [{fieldPath: metadata/namespace}]").expect("cfg"),
     )
     .expect("runs");
-    let ns = |i: usize| get(&rm.resources[i].node, &["metadata", "namespace"]).cloned();
+    let ns = |i: usize| get(rm.resources[i].node(), &["metadata", "namespace"]).cloned();
     // Always a string; the Namespace is neither moved nor renamed.
     assert_eq!(ns(0), Some(Node::text("5")));
     assert_eq!(ns(1), None);
     assert_eq!(
-        get(&rm.resources[1].node, &["metadata", "name"]),
+        get(rm.resources[1].node(), &["metadata", "name"]),
         Some(&Node::text("ns1"))
     );
     assert_eq!(ns(2), Some(Node::text("5")));
-    let subjects = get(&rm.resources[2].node, &["subjects"])
+    let subjects = get(rm.resources[2].node(), &["subjects"])
         .and_then(Node::as_seq)
         .expect("list");
     let sns: Vec<Option<&str>> = subjects.iter().map(|s| s.get_str(&["namespace"])).collect();
