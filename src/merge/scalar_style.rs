@@ -336,6 +336,91 @@ pub fn quote_plain_yaml11_non_strings(node: &mut Node) {
     });
 }
 
+/// The fields of `dest` (a resource about to be patched) that `patch` writes a scalar
+/// over, by their mapping keys: kyaml's merge puts the patch's value in the destination's
+/// node, which its `FieldSetter` then leaves as it was, so such a field is not quoted by
+/// [`quote_plain_yaml11_non_strings_but`] (`size: 'NULL'` over `size: charlie`, then
+/// `size: 007`, prints `7`). Lists are not followed.
+pub fn overwritten_scalars(dest: &Node, patch: &Node) -> Vec<Vec<crate::yaml::map::Key>> {
+    let mut out = Vec::new();
+    let mut at = Vec::new();
+    overwritten_in(dest, patch, &mut at, &mut out);
+    out
+}
+
+fn overwritten_in(
+    dest: &Node,
+    patch: &Node,
+    at: &mut Vec<crate::yaml::map::Key>,
+    out: &mut Vec<Vec<crate::yaml::map::Key>>,
+) {
+    let (Node::Map(d), Node::Map(p)) = (dest, patch) else {
+        return;
+    };
+    for (k, pv) in p.iter() {
+        let Some(dv) = d.get(k) else { continue };
+        at.push(k.clone());
+        match (dv, pv) {
+            (Node::Map(_), Node::Map(_)) => overwritten_in(dv, pv, at, out),
+            (Node::Map(_) | Node::Seq(_), _) | (_, Node::Map(_) | Node::Seq(_) | Node::Null) => {}
+            _ => out.push(at.clone()),
+        }
+        at.pop();
+    }
+}
+
+/// [`quote_plain_yaml11_non_strings`] after a strategic merge, but for the fields
+/// `overwritten` names (see [`overwritten_scalars`]).
+pub fn quote_plain_yaml11_non_strings_but(
+    node: &mut Node,
+    overwritten: &[Vec<crate::yaml::map::Key>],
+) {
+    if overwritten.is_empty() {
+        return quote_plain_yaml11_non_strings(node);
+    }
+    let mut at = Vec::new();
+    quote_but(node, overwritten, &mut at);
+}
+
+fn quote_but(
+    node: &mut Node,
+    overwritten: &[Vec<crate::yaml::map::Key>],
+    at: &mut Vec<crate::yaml::map::Key>,
+) {
+    // Below a field no path goes through, everything is quoted as usual.
+    if !overwritten.iter().any(|p| p.starts_with(at)) {
+        return quote_plain_yaml11_non_strings(node);
+    }
+    let Node::Map(m) = node else {
+        return quote_plain_yaml11_non_strings(node);
+    };
+    for i in 0..m.len() {
+        let Some((key, value)) = m.get_index(i) else {
+            continue;
+        };
+        at.push(key.clone());
+        let skip = overwritten.iter().any(|p| p == at);
+        if !skip
+            && matches!(m.style_at(i), Style::Plain | Style::UntaggedText)
+            && let Node::Str(text) = value
+            && crate::yaml::parse::is_yaml11_non_string(text)
+        {
+            m.set_style_at(i, Style::Quoted);
+        }
+        at.pop();
+    }
+    for i in 0..m.len() {
+        let Some((key, _)) = m.get_index(i) else {
+            continue;
+        };
+        at.push(key.clone());
+        if let Some((_, value)) = m.get_index_mut(i) {
+            quote_but(value, overwritten, at);
+        }
+        at.pop();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -188,9 +188,10 @@ pub(crate) fn apply_smp(
     let bookkeeping = BuildMetaMarks::place(res);
     // What the patch writes, for the resource's provenance (see provenance/writes.rs).
     let noted = res.provenance.is_some().then(|| patch.clone());
+    let overwritten = crate::merge::scalar_style::overwritten_scalars(res.node(), &patch);
     smp::apply_owned(res.node_mut(), patch, schema, opts)?;
     bookkeeping.take(res);
-    crate::merge::scalar_style::quote_plain_yaml11_non_strings(res.node_mut());
+    crate::merge::scalar_style::quote_plain_yaml11_non_strings_but(res.node_mut(), &overwritten);
     if let Some((source, doc)) = source {
         list_replace::note(res, replaced, source, doc);
     }
