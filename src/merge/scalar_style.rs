@@ -362,8 +362,13 @@ fn overwritten_in(
         at.push(k.clone());
         match (dv, pv) {
             (Node::Map(_), Node::Map(_)) => overwritten_in(dv, pv, at, out),
-            (Node::Map(_) | Node::Seq(_), _) | (_, Node::Map(_) | Node::Seq(_) | Node::Null) => {}
-            _ => out.push(at.clone()),
+            // Only a string the quoting would take matters (rare: the list is
+            // empty for nearly every patch, which then costs this walk alone).
+            (Node::Map(_) | Node::Seq(_), _) => {}
+            (_, Node::Str(text)) if crate::yaml::parse::is_yaml11_non_string(text) => {
+                out.push(at.clone())
+            }
+            _ => {}
         }
         at.pop();
     }
