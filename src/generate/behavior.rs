@@ -83,9 +83,7 @@ pub(crate) fn absorb(
             merge::merge_into(old.node_mut(), res.node(), behavior)?;
             // What the generator wrote, also where the old resource had the same value
             // (see provenance/writes.rs).
-            crate::provenance::writes::note(old, |node| {
-                crate::provenance::writes::merged(node, res.node())
-            });
+            old.note_written(|node| crate::provenance::writes::merged(node, res.node()));
             // kustomize keeps the generated resource, with the old one's labels and
             // annotations copied into new mappings: no field shares a value any more.
             old.shared.clear();

@@ -6,7 +6,7 @@
 //! what it wrote: every step of the pipeline (the built-in transformers, patches of every
 //! kind, replacements, plugins, helm) is covered the same way and a new transformer cannot
 //! be forgotten. What comparing cannot see, a field written with the value it had, the
-//! patches and the label and annotation transformers add (see [`super::writes`]).
+//! patches and the label and annotation transformers add (see `writes.rs`).
 
 use super::path::{FieldPath, MERGE_KEYS, Part, element_parts};
 use crate::yaml::Node;

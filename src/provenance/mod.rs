@@ -150,7 +150,7 @@ pub struct Provenance {
     /// comparison, where copying every resource before each step cost a copy, the
     /// comparison and freeing the copy.
     pub(crate) seen: Node,
-    /// The fields the step running now wrote, whatever their value (see [`writes`]),
+    /// The fields the step running now wrote, whatever their value (see `writes.rs`),
     /// taken when the step is recorded.
     pub(crate) written: Vec<FieldPath>,
 }

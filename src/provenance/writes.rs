@@ -5,28 +5,15 @@
 //! `explain` would credit the field to whoever wrote it first: changing that source then
 //! changes nothing in the output (the patch writes its own value over it). The
 //! transformers that write values as their configuration says (strategic merge and JSON
-//! 6902 patches, labels and annotations) note here which fields they wrote, in the
-//! resource's record only (nothing when provenance is off), as does a generator with
+//! 6902 patches, labels and annotations) note which fields they wrote (found here, noted
+//! with `Resource::note_written`), in the resource's record only (nothing when provenance is off), as does a generator with
 //! `behavior: merge` or `replace` for what it generated; the step's record then adds
 //! a change from the value to itself for each field noted that the comparison did not
 //! find changed.
 
 use super::diff::{collect, is_leaf};
 use super::path::{FieldPath, MERGE_KEYS, Part, element_parts};
-use crate::resource::Resource;
 use crate::yaml::Node;
-
-/// Notes that the step running now wrote `paths` (computed only when `res` records its
-/// provenance, from its node as the step left it).
-pub(crate) fn note(res: &mut Resource, paths: impl FnOnce(&Node) -> Vec<FieldPath>) {
-    if res.provenance.is_none() {
-        return;
-    }
-    let written = paths(res.node());
-    if let Some(p) = res.provenance.as_deref_mut() {
-        p.written.extend(written);
-    }
-}
 
 /// The leaves of `result` (a resource after a strategic merge patch, or after a generator
 /// merged into it) that `patch` (the patch, or what the generator made) wrote:
@@ -126,30 +113,6 @@ fn follow<'n>(node: &'n Node, pointer: &str, at: &mut FieldPath) -> Option<&'n N
         };
     }
     Some(here)
-}
-
-/// The field at `trail` (keys and list positions from the resource's root, as the
-/// labels and annotations transformers walk them), as provenance names it.
-pub(crate) fn at_trail(node: &Node, trail: &[crate::resource::shared::Step]) -> Option<FieldPath> {
-    use crate::resource::shared::Step;
-    let mut at = FieldPath::default();
-    let mut here = node;
-    for step in trail {
-        here = match (here, step) {
-            (Node::Map(m), Step::Key(k)) => {
-                let next = m.get(k)?;
-                at.0.push(Part::Key(k.as_str().into()));
-                next
-            }
-            (Node::Seq(items), Step::Index(i)) => {
-                let next = items.get(*i)?;
-                at.0.push(element_parts(items).swap_remove(*i));
-                next
-            }
-            _ => return None,
-        };
-    }
-    Some(at)
 }
 
 /// The element of `items` a patch's element `given` merges into: the one that agrees

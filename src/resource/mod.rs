@@ -163,6 +163,22 @@ fn text_of(node: Option<&Node>) -> Cow<'_, str> {
 }
 
 impl Resource {
+    /// Notes that the step running now wrote the fields `paths` finds in the resource as
+    /// the step left it, whatever their value (see provenance/writes.rs);
+    /// `paths` runs only when the resource records its provenance.
+    pub(crate) fn note_written(
+        &mut self,
+        paths: impl FnOnce(&Node) -> Vec<crate::provenance::FieldPath>,
+    ) {
+        if self.provenance.is_none() {
+            return;
+        }
+        let written = paths(self.node());
+        if let Some(p) = self.provenance.as_deref_mut() {
+            p.written.extend(written);
+        }
+    }
+
     /// The object.
     pub fn node(&self) -> &Node {
         &self.node

@@ -70,6 +70,20 @@ pub fn trail_of(steps: &[StepRef<'_>], key: Option<&str>) -> Trail {
     t
 }
 
+/// The field at `trail` of `node`, named as provenance names it (list elements by a
+/// distinct `name`, else by position); `None` when `node` does not have it.
+pub fn field_path(node: &Node, trail: &[Step]) -> Option<crate::provenance::FieldPath> {
+    use crate::provenance::{FieldPath, Part};
+    let parts = trail
+        .iter()
+        .map(|s| match s {
+            Step::Key(k) => Part::Key(k.clone()),
+            Step::Index(i) => Part::Index(*i),
+        })
+        .collect();
+    FieldPath(parts).canonical(node)
+}
+
 /// An owned copy of a path as the replacement walk keeps it.
 pub fn trail_of_path(steps: &[PathStep]) -> Trail {
     steps

@@ -49,10 +49,10 @@ pub(crate) fn set_pairs(
             shared.write_through(node, at, old);
         }
         if let Some(every) = writes.every.take() {
-            crate::provenance::writes::note(res, |node| {
+            res.note_written(|node| {
                 every
                     .iter()
-                    .filter_map(|t| crate::provenance::writes::at_trail(node, t))
+                    .filter_map(|t| crate::resource::shared::field_path(node, t))
                     .collect()
             });
         }

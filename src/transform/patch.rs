@@ -221,9 +221,7 @@ pub(crate) fn apply_smp(
         restore_meta(res, "namespace", ns);
     }
     if let Some(patch) = noted {
-        crate::provenance::writes::note(res, |node| {
-            crate::provenance::writes::merged(node, &patch)
-        });
+        res.note_written(|node| crate::provenance::writes::merged(node, &patch));
     }
     Ok(())
 }
@@ -328,7 +326,7 @@ pub(crate) fn apply_json(
                 )));
             }
         }
-        crate::provenance::writes::note(res, |node| crate::provenance::writes::json_ops(node, ops));
+        res.note_written(|node| crate::provenance::writes::json_ops(node, ops));
     }
     Ok(())
 }
