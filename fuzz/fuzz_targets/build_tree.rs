@@ -49,13 +49,13 @@ fuzz_target!(|data: &[u8]| {
         let _ = std::fs::write(path, body);
     }
     let Ok(resmap) = build(dir.path(), &BuildOptions::default()) else { return };
-    if resmap.iter().any(|r| common::keys_collide_when_printed(&r.node)) {
+    if resmap.iter().any(|r| common::keys_collide_when_printed(r.node())) {
         return;
     }
     let out = kbuild::output::render(&resmap);
     let back = kbuild::yaml::parse::parse_stream(&out, "output")
         .unwrap_or_else(|e| panic!("build output does not parse: {e}\n{out}"));
-    let nodes: Vec<_> = resmap.iter().map(|r| &r.node).collect();
+    let nodes: Vec<_> = resmap.iter().map(|r| r.node()).collect();
     assert_eq!(back.len(), nodes.len(), "resource count changed\n{out}");
     for (b, n) in back.iter().zip(nodes) {
         assert!(common::same(b, n), "output does not parse back to the resource\n{out}");
