@@ -404,21 +404,13 @@ fn quote_but(
             continue;
         };
         at.push(key.clone());
-        let skip = overwritten.iter().any(|p| p == at);
-        if !skip
-            && matches!(m.style_at(i), Style::Plain | Style::UntaggedText)
+        if matches!(m.style_at(i), Style::Plain | Style::UntaggedText)
             && let Node::Str(text) = value
             && crate::yaml::parse::is_yaml11_non_string(text)
+            && !overwritten.iter().any(|p| p == at)
         {
             m.set_style_at(i, Style::Quoted);
         }
-        at.pop();
-    }
-    for i in 0..m.len() {
-        let Some((key, _)) = m.get_index(i) else {
-            continue;
-        };
-        at.push(key.clone());
         if let Some((_, value)) = m.get_index_mut(i) {
             quote_but(value, overwritten, at);
         }

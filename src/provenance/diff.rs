@@ -80,24 +80,24 @@ pub(crate) fn written_unchanged(changes: &mut Vec<Change>, written: Vec<FieldPat
     if written.is_empty() {
         return;
     }
-    let changed: std::collections::HashSet<FieldPath> =
-        changes.iter().map(|c| c.path.clone()).collect();
-    let mut added = std::collections::HashSet::new();
-    for path in written {
-        if changed.contains(&path) || added.contains(&path) {
+    // The fields already changed, and those added here: each once.
+    let mut seen: std::collections::HashSet<&FieldPath> = changes.iter().map(|c| &c.path).collect();
+    let mut added = Vec::new();
+    for path in &written {
+        if !seen.insert(path) {
             continue;
         }
         let Some(leaf) = path.lookup(now).filter(|n| is_leaf(n)) else {
             continue;
         };
         let text = short_text(leaf);
-        changes.push(Change {
+        added.push(Change {
             path: path.clone(),
             before: Some(text.clone()),
             after: Some(text),
         });
-        added.insert(path);
     }
+    changes.extend(added);
 }
 
 /// Every leaf of `node` as set from nothing: what a source or a generator writes.

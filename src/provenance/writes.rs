@@ -6,10 +6,10 @@
 //! changes nothing in the output (the patch writes its own value over it). The
 //! transformers that write values as their configuration says (strategic merge and JSON
 //! 6902 patches, labels and annotations) note which fields they wrote (found here, noted
-//! with `Resource::note_written`), in the resource's record only (nothing when provenance is off), as does a generator with
-//! `behavior: merge` or `replace` for what it generated; the step's record then adds
-//! a change from the value to itself for each field noted that the comparison did not
-//! find changed.
+//! with `Resource::note_written`) in the resource's record only (nothing when provenance
+//! is off), as does a generator with `behavior: merge` or `replace` for what it
+//! generated; the step's record then adds a change from the value to itself for each
+//! field noted that the comparison did not find changed.
 
 use super::diff::{collect, is_leaf};
 use super::path::{FieldPath, MERGE_KEYS, Part, element_parts};
