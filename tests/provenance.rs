@@ -19,6 +19,7 @@ tests! {
     explain_json_and_errors,
     build_provenance_leaves_the_output_unchanged,
     values_are_found_where_they_are_written,
+    a_subject_namespace_written_again_is_the_transformers,
     ;
     common::corpus_cases(
         module_path!(),
@@ -578,4 +579,22 @@ fn values_are_found_where_they_are_written() {
     assert_eq!(at("Deployment/api", "spec.paused"), "json-patch prod/op.yaml:8:58");
     // The Service's port 80 moved after the patch's 443, and is still the source's.
     assert_eq!(at("Service/web", "spec.ports.1.protocol"), "source base/app.yaml:30:15");
+}
+
+/// The namespace transformer sets a ServiceAccount subject's namespace even when it had
+/// that namespace already: the output's namespace is the transformer's, and changing the
+/// source's changes nothing (TestNameUpdateInRoleRef).
+fn a_subject_namespace_written_again_is_the_transformers() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let d = t.path();
+    write(
+        d,
+        "app/rbac.yaml",
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: b\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: r\nsubjects:\n- kind: ServiceAccount\n  name: default\n  namespace: prod\n- kind: ServiceAccount\n  name: other\n  namespace: prod\n",
+    );
+    write(d, "app/kustomization.yaml", "namespace: prod\nresources:\n- rbac.yaml\n");
+    let at = |field: &str| last_position(d, "app", "ClusterRoleBinding/b", field);
+    assert_eq!(at("subjects.[name=default].namespace"), "transform app/kustomization.yaml:1:12");
+    // Only subjects named "default" follow the namespace (kustomize's default).
+    assert_eq!(at("subjects.[name=other].namespace"), "source app/rbac.yaml:15:14");
 }

@@ -88,6 +88,32 @@ pub(crate) fn json_ops(result: &Node, ops: &Node) -> Vec<FieldPath> {
     out
 }
 
+/// The field `field` of the elements at `indices` of the list under the top-level key
+/// `list` in `result` (the ServiceAccount subjects whose namespace the namespace
+/// transformer set), named as provenance names list elements.
+pub(crate) fn element_fields(
+    result: &Node,
+    list: &str,
+    indices: &[usize],
+    field: &str,
+) -> Vec<FieldPath> {
+    let Some(Node::Seq(items)) = result.get(list) else {
+        return Vec::new();
+    };
+    let parts = element_parts(items);
+    indices
+        .iter()
+        .filter_map(|&i| {
+            let part = parts.get(i)?.clone();
+            Some(FieldPath(vec![
+                Part::Key(list.into()),
+                part,
+                Part::Key(field.into()),
+            ]))
+        })
+        .collect()
+}
+
 /// The node a JSON pointer leads to in `node` (`-` is the last element: where an `add`
 /// put it), with its path as provenance names it in `at`.
 fn follow<'n>(node: &'n Node, pointer: &str, at: &mut FieldPath) -> Option<&'n Node> {
@@ -179,6 +205,18 @@ mod tests {
                 "spec.args.1"
             ]
         );
+    }
+
+    #[test]
+    fn element_fields_name_the_elements_as_provenance_does() {
+        let result = doc(
+            "subjects:\n- {kind: ServiceAccount, name: default, namespace: foo}\n- {kind: User, name: u}\n",
+        );
+        assert_eq!(
+            shown(element_fields(&result, "subjects", &[0, 5], "namespace")),
+            ["subjects.[name=default].namespace"]
+        );
+        assert!(element_fields(&result, "roleRef", &[0], "namespace").is_empty());
     }
 
     #[test]

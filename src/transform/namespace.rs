@@ -79,11 +79,14 @@ pub(crate) fn apply(
         .cloned()
         .collect();
     let other_split = SplitSpecs::new(&without_name);
+    // Whether it wrote: with `unsetOnly` a field that has a value is left alone.
     let set = |n: &mut Node| {
         let empty = n.is_null() || n.as_str().is_some_and(str::is_empty);
         if !opts.unset_only || empty {
             *n = Node::text(ns.to_string());
+            return true;
         }
+        false
     };
     for res in resmap.iter_mut() {
         if opts.skip_helm_generated && res.helm_generated {
@@ -115,7 +118,19 @@ pub(crate) fn apply(
         if gvk.group == "rbac.authorization.k8s.io"
             && (gvk.kind == "RoleBinding" || gvk.kind == "ClusterRoleBinding")
         {
-            set_subjects(res.node_mut(), &set, opts.subjects);
+            let written = set_subjects(res.node_mut(), &set, opts.subjects);
+            // A subject that already had this namespace shows no change: note the write,
+            // or `explain` would credit the namespace to the file that wrote it first.
+            if !written.is_empty() {
+                res.note_written(|node| {
+                    crate::provenance::writes::element_fields(
+                        node,
+                        "subjects",
+                        &written,
+                        "namespace",
+                    )
+                });
+            }
         }
     }
     if let Some((a, b)) = resmap.find_conflict() {
@@ -135,15 +150,17 @@ pub(crate) fn apply(
     Ok(())
 }
 
-/// ServiceAccount subjects of role bindings follow the namespace per `mode`.
-fn set_subjects(node: &mut Node, set: &dyn Fn(&mut Node), mode: Subjects) {
+/// ServiceAccount subjects of role bindings follow the namespace per `mode`; returns the
+/// indices of the subjects whose namespace `set` wrote.
+fn set_subjects(node: &mut Node, set: &dyn Fn(&mut Node) -> bool, mode: Subjects) -> Vec<usize> {
+    let mut written = Vec::new();
     if mode == Subjects::None {
-        return;
+        return written;
     }
     let Some(Node::Seq(subjects)) = node.get_mut("subjects") else {
-        return;
+        return written;
     };
-    for s in subjects.iter_mut() {
+    for (i, s) in subjects.iter_mut().enumerate() {
         let sa = s.get_str(&["kind"]) == Some("ServiceAccount");
         let wanted = match mode {
             Subjects::DefaultOnly => s.get_str(&["name"]) == Some("default"),
@@ -153,8 +170,10 @@ fn set_subjects(node: &mut Node, set: &dyn Fn(&mut Node), mode: Subjects) {
         if sa
             && wanted
             && let Some(m) = s.as_map_mut()
+            && set(m.entry("namespace".to_string()).or_insert(Node::Null))
         {
-            set(m.entry("namespace".to_string()).or_insert(Node::Null));
+            written.push(i);
         }
     }
+    written
 }
