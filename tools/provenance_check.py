@@ -30,7 +30,20 @@ change only makes other leaves appear, vanish or be set last by another step sel
 patch's or transformer's targets (a label in a `labelSelector`): it is counted apart,
 neither passed nor failed.
 
-Exit status 1 when a mutation check fails. Standard library only.
+Annotations (oracles 1 and 2, --kustomize CMD): `buildMetadata: [originAnnotations,
+transformerAnnotations]` is added to the scratch copy's kustomization file (one that sets
+buildMetadata itself is left out), and kustomize (CMD, e.g. `kubectl kustomize`) and kbuild
+build it; their outputs must be byte-identical. Then each resource's origin in the
+provenance (the step that made its `kind`: the file it was read from, or the last generator
+that made it) must be the file or generator entry kustomize's `config.kubernetes.io/origin`
+names, and the transformer steps of each field's chain must appear, in order, in kustomize's
+`alpha.config.kubernetes.io/transformations` list for the resource (the same transformer
+kind configured in the same file). A resource whose annotations a patch replaced (its
+origin names a transformer, or it has none) is not compared: kustomize's bookkeeping went
+with them. Remote files are compared by kind of step only. This mode needs PyYAML.
+
+Exit status 1 when a mutation or annotation check fails. Standard library only, but for
+--kustomize.
 """
 
 import argparse
@@ -253,6 +266,8 @@ def check(kbuild, d, args, report):
             return
         name = os.path.relpath(d)
         coverage(name, doc, report)
+        if args.kustomize:
+            annotations(args.kustomize, kbuild, name, sd, doc, report, args.show)
         if not args.mutate:
             return
         before = leaves(doc)
@@ -350,6 +365,129 @@ def check(kbuild, d, args, report):
         report["mutation"].append((name, checked, passed, len(failures)))
 
 
+def add_build_metadata(d):
+    """Adds both annotation options to the kustomization in `d`; False when it sets
+    buildMetadata itself (or has no kustomization file)."""
+    for name in ("kustomization.yaml", "kustomization.yml", "Kustomization"):
+        f = os.path.join(d, name)
+        if os.path.isfile(f):
+            with open(f) as fh:
+                text = fh.read()
+            if "buildMetadata" in text or re.search(r"^---", text, re.M):
+                return False
+            with open(f, "w") as fh:
+                fh.write(text.rstrip("\n") + "\nbuildMetadata: [originAnnotations, transformerAnnotations]\n")
+            return True
+    return False
+
+
+def same_file(kustomize_path, kbuild_file, top):
+    """Whether kustomize's path (relative to the top kustomization) names kbuild's file,
+    or a file inside kbuild's (a `generators:`/`transformers:` entry that is a directory)."""
+    if kbuild_file is None:
+        return False
+    want = os.path.normpath(os.path.join(top, kustomize_path))
+    got = os.path.normpath(kbuild_file)
+    return want == got or (os.path.isdir(got) and want.startswith(got + os.sep))
+
+
+def annotations(kustomize, kbuild, name, sd, doc, report, show):
+    """Oracles 1 and 2 on the scratch copy `sd` of `name`, whose provenance is `doc`."""
+    import yaml  # only this mode needs it
+
+    if not add_build_metadata(sd):
+        print(f"annotations {name}: skipped (sets buildMetadata itself)")
+        return
+    k = subprocess.run(shlex.split(kustomize) + [sd], capture_output=True, text=True)
+    b = subprocess.run(
+        [shlex.split(kbuild)[0], "build", sd] + shlex.split(kbuild)[1:], capture_output=True, text=True
+    )
+    problems = []
+    if k.returncode != 0:
+        print(f"annotations {name}: skipped (kustomize fails: {k.stderr.strip().splitlines()[-1:]})")
+        return
+    if b.stdout != k.stdout:
+        problems.append("the outputs with buildMetadata differ")
+    class Loader(yaml.SafeLoader):
+        """YAML 1.1's `=` (the value key) is a string in kustomize's output."""
+
+    Loader.add_constructor("tag:yaml.org,2002:value", lambda loader, node: loader.construct_scalar(node))
+    objs = [o for o in yaml.load_all(k.stdout, Loader=Loader) if o]
+    if len(objs) != len(doc["resources"]):
+        problems.append(f"{len(objs)} resources from kustomize, {len(doc['resources'])} in the provenance")
+    origins = transformers = skipped = 0
+    for obj, r in zip(objs, doc["resources"]):
+        rid = r["resource"]
+        meta = obj.get("metadata") or {}
+        if (str(obj.get("kind")), str(meta.get("name"))) != (r["id"]["kind"], r["id"]["name"]):
+            problems.append(f"{rid}: kustomize's resource at this place is {obj.get('kind')}/{meta.get('name')}")
+            continue
+        notes = meta.get("annotations") or {}
+        origin = yaml.load(notes.get("config.kubernetes.io/origin", "null"), Loader=Loader)
+        if not origin or "Transformer" in str((origin.get("configuredBy") or {}).get("kind", "")):
+            skipped += 1
+            continue
+        chains = {f["path"]: f["chain"] for f in r["fields"]}
+        made = chains.get("kind") or [{}]
+        first = made[0]
+        if first.get("step") == "generate":
+            # A generator with `behavior: replace` is the origin kustomize names; it shows
+            # in the chains of the fields whose value it changed, after the first one.
+            for chain in chains.values():
+                generated = [s for s in chain if s.get("step") == "generate"]
+                if len(generated) > 1:
+                    first = generated[-1]
+        if "path" in origin:
+            ok = first.get("step") == "source" and (
+                "repo" in origin or same_file(origin["path"], first.get("file"), sd)
+            )
+            want = origin["path"]
+        else:
+            ok = first.get("step") == "generate" and same_file(
+                origin.get("configuredIn", ""), first.get("entryFile") or first.get("file"), sd
+            )
+            want = f"generated in {origin.get('configuredIn')}"
+        if ok:
+            origins += 1
+        else:
+            got = first.get("file") or first.get("entryFile")
+            problems.append(f"{rid}: kustomize's origin is {want}, kbuild's is {first.get('step')} {got}")
+        listed = yaml.load(notes.get("alpha.config.kubernetes.io/transformations", "null"), Loader=Loader) or []
+        ok = True
+        for path, chain in chains.items():
+            at = 0
+            for step in chain:
+                if not step.get("transformer"):
+                    continue
+                file = step.get("entryFile") or step.get("file")
+                found = None
+                for i in range(at, len(listed)):
+                    item = listed[i]
+                    if (item.get("configuredBy") or {}).get("kind") == step["transformer"] and (
+                        "repo" in item or same_file(item.get("configuredIn", ""), file, sd)
+                    ):
+                        found = i
+                        break
+                if found is None:
+                    ok = False
+                    problems.append(
+                        f"{rid} {path}: kbuild attributes a step to {step['transformer']} in "
+                        f"{os.path.relpath(file, sd) if file else None}, not in kustomize's list after entry {at}"
+                    )
+                    break
+                at = found
+            if not ok:
+                break
+        transformers += ok
+    report["annotations"].append((name, origins, transformers, skipped, len(problems)))
+    print(
+        f"annotations {name}: {len(objs)} resources, {origins} origins agree, {transformers} "
+        f"transformer lists agree, {skipped} not compared (annotations replaced), {len(problems)} problems"
+    )
+    for what in problems[:show]:
+        print(f"  FAIL {what}")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--kbuild", default="kbuild", help="the command (`kbuild --kustomize-version v5.5.0`)")
@@ -359,13 +497,14 @@ def main():
     p.add_argument("--root", help="the tree to copy (default: found from the files)")
     p.add_argument("--show", type=int, default=10, help="failures printed per kustomization")
     p.add_argument("--min-coverage", type=float, default=0.0, help="fail below this percentage")
+    p.add_argument("--kustomize", help="check origins and transformers against this kustomize (`kubectl kustomize`)")
     p.add_argument("--dirs-from", help="a file with one kustomization directory a line")
     p.add_argument("dirs", nargs="*")
     args = p.parse_args()
     if args.dirs_from:
         with open(args.dirs_from) as f:
             args.dirs += [line.strip() for line in f if line.strip()]
-    report = {"coverage": [], "mutation": []}
+    report = {"coverage": [], "mutation": [], "annotations": []}
     for d in args.dirs:
         check(args.kbuild, d, args, report)
     total = sum(t for _, t, _ in report["coverage"])
@@ -377,7 +516,12 @@ def main():
         checked = sum(c for _, c, _, _ in report["mutation"])
         passed = sum(p for _, _, p, _ in report["mutation"])
         print(f"mutation total: {checked} leaves checked, {passed} passed, {failed} positions failed")
-    if failed or share < args.min_coverage:
+    wrong = sum(n for *_, n in report["annotations"])
+    if report["annotations"]:
+        origins = sum(o for _, o, _, _, _ in report["annotations"])
+        lists = sum(t for _, _, t, _, _ in report["annotations"])
+        print(f"annotations total: {origins} origins and {lists} transformer lists agree, {wrong} problems")
+    if failed or wrong or share < args.min_coverage:
         sys.exit(1)
 
 

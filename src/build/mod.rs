@@ -245,6 +245,7 @@ fn build_with_cache(
         helm: &helm,
         merges: crate::config::MergeMemo::default(),
         provenance: options.provenance,
+        root: ldr.root(),
     };
     let mut builder = Builder {
         ctx: &ctx,
@@ -657,6 +658,9 @@ impl Builder<'_> {
             version: self.ctx.version,
             budget: self.ctx.budget,
             step: None,
+            build_meta: meta.any().then(|| {
+                crate::transform::build_metadata::Texts::new(self.ctx.root, self.ctx.files.remote())
+            }),
         };
         let steps = fields::steps(k, &acc.config, file);
         let rm = &mut acc.resmap;

@@ -44,6 +44,8 @@ pub(super) struct BuildContext<'o> {
     pub(super) merges: crate::config::MergeMemo,
     /// Whether each resource records where its fields come from (see build/provenance.rs).
     pub(super) provenance: bool,
+    /// The top kustomization's directory (`buildMetadata` paths are relative to it).
+    pub(super) root: &'o std::path::Path,
 }
 
 /// What a kustomization's build starts from: the including kustomization's state at

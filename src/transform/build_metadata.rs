@@ -166,37 +166,62 @@ impl Places<'_> {
     }
 }
 
-/// Writes the annotations the options ask for (the label is [`add_managed_by_label`]'s).
-pub(crate) fn annotate(resmap: &mut ResMap, meta: BuildMeta, root: &Path, remote: &Session) {
-    let places = Places {
-        root,
-        remote,
-        root_checkout: remote.repo_origin(root).map(|(dir, _)| dir),
-    };
-    for res in resmap.iter_mut() {
-        if meta.origin {
-            let text = match res.origin.as_deref() {
-                Some(Origin::File(p)) => Some(Places::path_text(places.place(p))),
-                Some(Origin::Url { dir, entry }) => {
-                    Some(Places::path_text(places.entry(dir, entry)))
-                }
-                Some(Origin::Generated(c)) => Some(places.configured_text(c, "")),
-                None => None,
-            };
-            if let Some(t) = text {
-                res.set_annotation(ORIGIN_ANNOTATION, Some(&t));
-            }
+/// The texts of a resource's origin and transformations annotations, as kustomize
+/// writes them (paths relative to the top kustomization, remote files naming their
+/// repository). Also what kustomize's bookkeeping annotations hold while it builds,
+/// which a JSON patch can copy elsewhere (see transform/patch.rs).
+pub(crate) struct Texts<'a> {
+    places: Places<'a>,
+}
+
+impl<'a> Texts<'a> {
+    /// For a build whose top kustomization is in `root`.
+    pub(crate) fn new(root: &'a Path, remote: &'a Session) -> Texts<'a> {
+        Texts {
+            places: Places {
+                root,
+                remote,
+                root_checkout: remote.repo_origin(root).map(|(dir, _)| dir),
+            },
         }
-        if meta.transformers && !res.transformations.is_empty() {
-            let text: String = res
-                .transformations
-                .iter()
+    }
+
+    /// `config.kubernetes.io/origin`'s text, when the resource's origin is known.
+    pub(crate) fn origin(&self, origin: Option<&Origin>) -> Option<String> {
+        let places = &self.places;
+        match origin? {
+            Origin::File(p) => Some(Places::path_text(places.place(p))),
+            Origin::Url { dir, entry } => Some(Places::path_text(places.entry(dir, entry))),
+            Origin::Generated(c) => Some(places.configured_text(c, "")),
+        }
+    }
+
+    /// `alpha.config.kubernetes.io/transformations`' text, when there were any.
+    pub(crate) fn transformations(&self, list: &[Configured]) -> Option<String> {
+        (!list.is_empty()).then(|| {
+            list.iter()
                 .map(|c| {
-                    let body = places.configured_text(c, "  ");
+                    let body = self.places.configured_text(c, "  ");
                     format!("- {}", &body[2..])
                 })
-                .collect();
-            res.set_annotation(TRANSFORMATIONS_ANNOTATION, Some(&text));
+                .collect()
+        })
+    }
+}
+
+/// Writes the annotations the options ask for (the label is [`add_managed_by_label`]'s).
+pub(crate) fn annotate(resmap: &mut ResMap, meta: BuildMeta, root: &Path, remote: &Session) {
+    let texts = Texts::new(root, remote);
+    for res in resmap.iter_mut() {
+        if meta.origin
+            && let Some(t) = texts.origin(res.origin.as_deref())
+        {
+            res.set_annotation(ORIGIN_ANNOTATION, Some(&t));
+        }
+        if meta.transformers
+            && let Some(t) = texts.transformations(&res.transformations)
+        {
+            res.set_annotation(TRANSFORMATIONS_ANNOTATION, Some(&t));
         }
     }
 }

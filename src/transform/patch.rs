@@ -185,7 +185,7 @@ pub(crate) fn apply_smp(
         Some(_) if schema.is_none() => list_replace::find(res.node(), &patch, opts.schemas),
         _ => Vec::new(),
     };
-    let bookkeeping = BuildMetaMarks::place(res);
+    let bookkeeping = BuildMetaMarks::place(res, None);
     // What the patch writes, for the resource's provenance (see provenance/writes.rs).
     let noted = res.provenance.is_some().then(|| patch.clone());
     let overwritten = crate::merge::scalar_style::overwritten_scalars(res.node(), &patch);
@@ -276,12 +276,13 @@ fn retarget(patch: &mut Node, target: &Node, allow_name: bool, allow_kind: bool)
 }
 
 /// Applies a JSON 6902 patch to every resource the selector picks, noting
-/// each in `changes`.
+/// each in `changes`; `build_meta` with `buildMetadata` (see [`BuildMetaMarks`]).
 pub(crate) fn apply_json(
     resmap: &mut ResMap,
     ops: &Node,
     target: &Selector,
     budget: &Budget,
+    build_meta: Option<&crate::transform::build_metadata::Texts>,
     changes: &mut Changes,
 ) -> Result<()> {
     let m = Matcher::new(target)?;
@@ -299,7 +300,7 @@ pub(crate) fn apply_json(
         }
         crate::merge::scalar_style::annotations_before_json_patch(res.node_mut());
         let internal = InternalAnnotations::place(res);
-        let bookkeeping = BuildMetaMarks::place(res);
+        let bookkeeping = BuildMetaMarks::place(res, build_meta);
         json6902::apply_within(res.node_mut(), ops, budget)
             .map_err(|e| e.context(format!("applying JSON patch to {}", res.id())))?;
         bookkeeping.take(res);
@@ -397,31 +398,45 @@ fn drop_made_annotations(res: &mut Resource, had: bool) {
 /// `annotations: null` or `$patch: replace`) that replaces or removes the annotations
 /// drops them in kustomize, which then takes the next transformer for the resource's
 /// origin. These marks stand in for them while the patch runs, so that what the patch
-/// removes is known.
+/// removes is known. A JSON patch can also copy them (`copy` from `/metadata/annotations`):
+/// there the marks are the texts kustomize's annotations hold at that point (the
+/// transformations so far), which the copy keeps.
 struct BuildMetaMarks {
-    origin: bool,
-    transformations: bool,
+    /// The texts placed for the origin and the transformations, when the resource has them.
+    origin: Option<String>,
+    transformations: Option<String>,
     /// Whether the resource had an annotation mapping before the marks were placed.
     had_annotations: bool,
 }
 
 impl BuildMetaMarks {
+    /// What stands in where no copy can be made (a strategic merge).
     const MARK: &'static str = "kbuild: build metadata";
 
-    fn place(res: &mut Resource) -> BuildMetaMarks {
+    fn place(
+        res: &mut Resource,
+        texts: Option<&crate::transform::build_metadata::Texts>,
+    ) -> BuildMetaMarks {
         use crate::transform::build_metadata::{ORIGIN_ANNOTATION, TRANSFORMATIONS_ANNOTATION};
-        let origin = res.origin.is_some();
-        let transformations = !res.transformations.is_empty();
+        let text = |made: Option<String>| made.unwrap_or_else(|| Self::MARK.to_string());
+        let origin = res
+            .origin
+            .is_some()
+            .then(|| text(texts.and_then(|t| t.origin(res.origin.as_deref()))));
+        let transformations = (!res.transformations.is_empty())
+            .then(|| text(texts.and_then(|t| t.transformations(&res.transformations))));
         let had_annotations = res.node().get_path(&["metadata", "annotations"]).is_some();
-        if (origin || transformations)
+        if (origin.is_some() || transformations.is_some())
             && let Some(ann) = res.node_mut().ensure_map(&["metadata", "annotations"])
         {
-            for (key, on) in [
-                (ORIGIN_ANNOTATION, origin),
-                (TRANSFORMATIONS_ANNOTATION, transformations),
+            for (key, placed) in [
+                (ORIGIN_ANNOTATION, &origin),
+                (TRANSFORMATIONS_ANNOTATION, &transformations),
             ] {
-                if on && !ann.contains_key(key) {
-                    ann.insert(key, Node::text(Self::MARK));
+                if let Some(placed) = placed
+                    && !ann.contains_key(key)
+                {
+                    ann.insert(key, Node::text(placed.as_str()));
                 }
             }
         }
@@ -435,26 +450,29 @@ impl BuildMetaMarks {
     /// Removes the marks; what the patch removed is forgotten.
     fn take(self, res: &mut Resource) {
         use crate::transform::build_metadata::{ORIGIN_ANNOTATION, TRANSFORMATIONS_ANNOTATION};
-        if !self.origin && !self.transformations {
+        if self.origin.is_none() && self.transformations.is_none() {
             return;
         }
         let mut kept = [false; 2];
         if let Some(Node::Map(ann)) = res.node_mut().get_path_mut(&["metadata", "annotations"]) {
-            for (i, key) in [ORIGIN_ANNOTATION, TRANSFORMATIONS_ANNOTATION]
-                .into_iter()
-                .enumerate()
+            for (i, (key, placed)) in [
+                (ORIGIN_ANNOTATION, &self.origin),
+                (TRANSFORMATIONS_ANNOTATION, &self.transformations),
+            ]
+            .into_iter()
+            .enumerate()
             {
-                if ann.get(key).and_then(Node::as_str) == Some(Self::MARK) {
+                if placed.is_some() && ann.get(key).and_then(Node::as_str) == placed.as_deref() {
                     ann.shift_remove(key);
                     kept[i] = true;
                 }
             }
         }
         drop_made_annotations(res, self.had_annotations);
-        if self.origin && !kept[0] {
+        if self.origin.is_some() && !kept[0] {
             res.origin = None;
         }
-        if self.transformations && !kept[1] {
+        if self.transformations.is_some() && !kept[1] {
             res.transformations.clear();
         }
     }

@@ -34,6 +34,9 @@ pub(crate) struct Env<'a> {
     pub budget: &'a crate::resource::budget::Budget,
     /// The step being run, as warnings name it (see `Step::warn_as`).
     pub step: Option<String>,
+    /// With `buildMetadata`: the texts of kustomize's bookkeeping annotations, which a
+    /// JSON patch sees (see transform/patch.rs).
+    pub build_meta: Option<crate::transform::build_metadata::Texts<'a>>,
 }
 
 impl Env<'_> {

@@ -159,7 +159,14 @@ pub(crate) fn apply_patch_entry(
                     "a JSON 6902 patch needs a 'target' to say which resources it applies to",
                 )
             })?;
-            patch::apply_json(rm, ops, target, env.budget, changes)
+            patch::apply_json(
+                rm,
+                ops,
+                target,
+                env.budget,
+                env.build_meta.as_ref(),
+                changes,
+            )
         }
     }
 }
@@ -187,5 +194,12 @@ pub(crate) fn apply_json6902_entry(
     }
     let (text, source) = patch::entry_text(p, &mut env.reader("patch file"))?;
     let ops = env.parsed.json_ops(&text, &source)?;
-    patch::apply_json(rm, &ops, target, env.budget, changes)
+    patch::apply_json(
+        rm,
+        &ops,
+        target,
+        env.budget,
+        env.build_meta.as_ref(),
+        changes,
+    )
 }
