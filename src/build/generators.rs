@@ -22,6 +22,49 @@ pub(super) struct PluginConfig {
     pub(super) plugin: Option<crate::plugin::Plugin>,
     /// The entry that holds it, when it is inline YAML: where its values are written.
     pub(super) inline: Option<Place>,
+    /// Its `metadata.name` and `metadata.namespace` as written, for `buildMetadata`.
+    pub(super) written: WrittenMeta,
+}
+
+/// A config's `metadata.name` and `metadata.namespace` as its text writes them.
+/// kustomize's `buildMetadata` annotations name a transformer or generator by the
+/// scalars of the config as read (`name: 0x10` is "0x10"), while the transformer itself
+/// reads them as numbers made text ("16"; see kustomization/config_text.rs).
+#[derive(Clone, Debug, Default)]
+pub(super) struct WrittenMeta {
+    pub(super) name: Option<String>,
+    pub(super) namespace: Option<String>,
+}
+
+impl WrittenMeta {
+    /// The metadata of `doc`, document `index` of `text` (`None` for a config that is no
+    /// longer text: one a kustomization directory built). Only a value that is not a
+    /// string is looked up in the text again: it is rare, and the parsed value lost how
+    /// it was written.
+    fn of(doc: &Node, text: Option<(&str, usize)>) -> WrittenMeta {
+        let field = |key: &str| {
+            let value = doc.get_path(&["metadata", key])?;
+            if let Node::Str(s) = value {
+                return Some(s.to_string()).filter(|s| !s.is_empty());
+            }
+            let written = text.and_then(|(text, index)| {
+                let path = [
+                    yaml::parse::PathStep::Key("metadata".into()),
+                    yaml::parse::PathStep::Key(key.into()),
+                ];
+                yaml::locate::Located::parse(text, index)?
+                    .scalar(&path)
+                    .map(str::to_string)
+            });
+            written
+                .or_else(|| value.scalar_string())
+                .filter(|s| !s.is_empty())
+        };
+        WrittenMeta {
+            name: field("name"),
+            namespace: field("namespace"),
+        }
+    }
 }
 
 impl Builder<'_> {
@@ -198,7 +241,7 @@ impl Builder<'_> {
             inline_at.resize(out.len(), index.filter(|_| inline));
         }
         let mut loaded = Vec::with_capacity(out.len());
-        for ((config, source), inline) in out.into_iter().zip(inline_at) {
+        for ((config, source, written), inline) in out.into_iter().zip(inline_at) {
             // An inline config's source is the kustomization, which the context names.
             let ctx = |e: Error| {
                 if source == file {
@@ -235,6 +278,7 @@ impl Builder<'_> {
                 source,
                 plugin: external,
                 inline: inline.map(|i| Place::item(key, i)),
+                written,
             });
         }
         Ok(loaded)
@@ -247,7 +291,7 @@ impl Builder<'_> {
         ldr: &Loader,
         file: &Path,
         (entry, inline, remote, kind): (&String, bool, bool, Option<FileKind>),
-        out: &mut Vec<(Node, PathBuf)>,
+        out: &mut Vec<(Node, PathBuf, WrittenMeta)>,
     ) -> Result<()> {
         let (kind, remote_dir) = if remote {
             self.fetch_plugin_config(ldr, entry)?
@@ -277,7 +321,8 @@ impl Builder<'_> {
                     Some(Origin::File(p)) => p.clone(),
                     _ => recorded().unwrap_or_else(|| real.clone()),
                 };
-                out.push((r.into_node(), src));
+                let written = WrittenMeta::of(r.node(), None);
+                out.push((r.into_node(), src, written));
             }
             return Ok(());
         }
@@ -296,8 +341,12 @@ impl Builder<'_> {
         }
         out.extend(
             docs.into_iter()
-                .filter(|d| !d.is_null())
-                .map(|d| (d, src.clone())),
+                .enumerate()
+                .filter(|(_, d)| !d.is_null())
+                .map(|(i, d)| {
+                    let written = WrittenMeta::of(&d, Some((&text, i)));
+                    (d, src.clone(), written)
+                }),
         );
         Ok(())
     }
@@ -333,6 +382,7 @@ impl Builder<'_> {
         ldr: &Loader,
         config: &Node,
         source: &Path,
+        written: &WrittenMeta,
         acc: &mut Accumulator,
     ) -> Result<()> {
         use crate::generate::configs::GeneratorConfigKind;
@@ -340,44 +390,43 @@ impl Builder<'_> {
         if config.get_str(&["kind"]) == Some("HelmChartInflationGenerator") {
             return self.run_helm_config(ldr, config, source, acc);
         }
-        let (mut res, behavior, meta, builtin) =
-            match crate::generate::configs::generator_config(config)? {
-                GeneratorConfigKind::Data(kind, args, meta) => {
-                    let mut read = |p: &str| ldr.read(p, "generator file").map(|(_, b)| b);
-                    // `generatorOptions` belongs to the kustomization's own
-                    // generator fields; a builtin config under `generators:` gets
-                    // only the options it carries itself.
-                    let g = crate::generate::generate(kind, &args, None, &mut read)?;
-                    self.out.warnings.extend(g.warnings.iter().map(|w| {
-                        format!(
-                            "{} {:?} in {}: {w}",
-                            kind.field(),
-                            args.name,
-                            source.display()
-                        )
-                    }));
-                    let mut res = Resource::new(g.node)?;
-                    res.needs_hash = g.hash_suffix;
-                    let builtin = match kind {
-                        GeneratorKind::ConfigMap => "ConfigMapGenerator",
-                        GeneratorKind::Secret => "SecretGenerator",
-                    };
-                    (res, g.behavior, meta, builtin)
-                }
-                GeneratorConfigKind::Resource(node, meta) => (
-                    Resource::new(node)?,
-                    Behavior::Unspecified,
-                    meta,
-                    "IAMPolicyGenerator",
-                ),
-            };
+        let (mut res, behavior, builtin) = match crate::generate::configs::generator_config(config)?
+        {
+            GeneratorConfigKind::Data(kind, args) => {
+                let mut read = |p: &str| ldr.read(p, "generator file").map(|(_, b)| b);
+                // `generatorOptions` belongs to the kustomization's own
+                // generator fields; a builtin config under `generators:` gets
+                // only the options it carries itself.
+                let g = crate::generate::generate(kind, &args, None, &mut read)?;
+                self.out.warnings.extend(g.warnings.iter().map(|w| {
+                    format!(
+                        "{} {:?} in {}: {w}",
+                        kind.field(),
+                        args.name,
+                        source.display()
+                    )
+                }));
+                let mut res = Resource::new(g.node)?;
+                res.needs_hash = g.hash_suffix;
+                let builtin = match kind {
+                    GeneratorKind::ConfigMap => "ConfigMapGenerator",
+                    GeneratorKind::Secret => "SecretGenerator",
+                };
+                (res, g.behavior, builtin)
+            }
+            GeneratorConfigKind::Resource(node) => (
+                Resource::new(node)?,
+                Behavior::Unspecified,
+                "IAMPolicyGenerator",
+            ),
+        };
         if self.inh.meta.unwrap_or_default().any() {
             res.origin = Some(Box::new(Origin::Generated(Configured {
                 configured_in: source.to_path_buf(),
                 api_version: "builtin".into(),
                 kind: builtin.into(),
-                name: Some(meta.name).filter(|n| !n.is_empty()),
-                namespace: Some(meta.namespace).filter(|n| !n.is_empty()),
+                name: written.name.clone(),
+                namespace: written.namespace.clone(),
             })));
         }
         crate::generate::behavior::absorb(&mut acc.resmap, None, res, behavior)

@@ -582,12 +582,13 @@ impl Builder<'_> {
             source,
             plugin: external,
             inline,
+            written,
         } in generator_configs
         {
             let before = provenance::snapshot(on, &acc.resmap);
             match &external {
                 Some(plugin) => self.run_plugin_generator(plugin, &source, acc),
-                None => self.run_generator_config(ldr, &config, &source, acc),
+                None => self.run_generator_config(ldr, &config, &source, &written, acc),
             }
             .map_err(|e| e.context(format!("running generator from {}", source.display())))?;
             let merges = config.get_str(&["behavior"]) == Some("merge");
@@ -690,6 +691,7 @@ impl Builder<'_> {
             config,
             source,
             plugin,
+            written,
             ..
         } in self.load_plugin_configs(ldr, file, "transformers", &k.transformers)?
         {
@@ -713,7 +715,10 @@ impl Builder<'_> {
                 )
                 .map_err(ctx)?,
                 None => {
-                    let step = configs::step(&config, &source).map_err(ctx)?;
+                    let mut step = configs::step(&config, &source).map_err(ctx)?;
+                    // The annotations name the config as written (see `WrittenMeta`).
+                    step.config_name = written.name;
+                    step.config_namespace = written.namespace;
                     run_step(
                         &step,
                         rm,

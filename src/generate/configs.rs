@@ -37,20 +37,14 @@ struct GeneratorConfig {
 /// What a generator config asks for.
 pub(crate) enum GeneratorConfigKind {
     /// A ConfigMap or Secret from generator arguments.
-    Data(
-        crate::generate::GeneratorKind,
-        Box<GeneratorArgs>,
-        plugin_config::Meta,
-    ),
+    Data(crate::generate::GeneratorKind, Box<GeneratorArgs>),
     /// A ready resource (IAMPolicyGenerator's ServiceAccount).
-    Resource(Node, plugin_config::Meta),
+    Resource(Node),
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct IamPolicyConfig {
-    #[serde(default)]
-    metadata: plugin_config::Meta,
     #[serde(default)]
     cloud: String,
     #[serde(default)]
@@ -70,7 +64,7 @@ struct GcpServiceAccount {
 
 /// IAMPolicyGenerator: a ServiceAccount bound to a GCP service account
 /// (workload identity); only `cloud: gke` exists.
-fn iam_policy(node: &Node) -> Result<(Node, plugin_config::Meta)> {
+fn iam_policy(node: &Node) -> Result<Node> {
     let c: IamPolicyConfig = decode(node, "IAMPolicyGenerator")?;
     if c.cloud != "gke" {
         return Err(Error::invalid_config(format!(
@@ -104,7 +98,7 @@ fn iam_policy(node: &Node) -> Result<(Node, plugin_config::Meta)> {
     sa.insert("apiVersion", Node::Str("v1".into()));
     sa.insert("kind", Node::Str("ServiceAccount".into()));
     sa.insert("metadata", Node::Map(meta));
-    Ok((Node::Map(sa), c.metadata))
+    Ok(Node::Map(sa))
 }
 
 /// Reads a generator config: ConfigMapGenerator/SecretGenerator arguments
@@ -116,8 +110,7 @@ pub(crate) fn generator_config(node: &Node) -> Result<GeneratorConfigKind> {
         "ConfigMapGenerator" => crate::generate::GeneratorKind::ConfigMap,
         "SecretGenerator" => crate::generate::GeneratorKind::Secret,
         "IAMPolicyGenerator" => {
-            let (n, m) = iam_policy(node)?;
-            return Ok(GeneratorConfigKind::Resource(n, m));
+            return Ok(GeneratorConfigKind::Resource(iam_policy(node)?));
         }
         other => return Err(plugin_config::unknown(other, "generator")),
     };
@@ -142,5 +135,5 @@ pub(crate) fn generator_config(node: &Node) -> Result<GeneratorConfigKind> {
     if !args.env.is_empty() {
         args.envs.push(std::mem::take(&mut args.env));
     }
-    Ok(GeneratorConfigKind::Data(gk, Box::new(args), a.metadata))
+    Ok(GeneratorConfigKind::Data(gk, Box::new(args)))
 }

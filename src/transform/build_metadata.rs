@@ -66,6 +66,16 @@ pub(crate) fn relative(from: &Path, to: &Path) -> String {
     out.to_string_lossy().replace('\\', "/")
 }
 
+/// `key: value` and a newline, the value a string as kustomize's YAML encoder writes one
+/// (quoted when it would read as something else: `name: "12"`, `namespace: "0x10"`).
+fn string_field(key: &str, value: &str) -> String {
+    let mut map = crate::yaml::Map::new();
+    map.insert(key, Node::text(value));
+    let mut out = String::new();
+    crate::yaml::emit::emit_document(&Node::Map(map), &mut out);
+    out
+}
+
 /// Go's `filepath.Join` of two parts (kustomize's origin paths; so a URL's `//` becomes
 /// `/` there).
 fn go_join(a: &str, b: &str) -> String {
@@ -152,11 +162,10 @@ impl Places<'_> {
             "{indent}configuredIn: {}\n{indent}configuredBy:\n{indent}  apiVersion: {}\n{indent}  kind: {}\n",
             place.path, c.api_version, c.kind
         ));
-        if let Some(n) = &c.name {
-            s.push_str(&format!("{indent}  name: {n}\n"));
-        }
-        if let Some(n) = &c.namespace {
-            s.push_str(&format!("{indent}  namespace: {n}\n"));
+        for (key, value) in [("name", &c.name), ("namespace", &c.namespace)] {
+            if let Some(v) = value {
+                s.push_str(&format!("{indent}  {}", string_field(key, v)));
+            }
         }
         s
     }
@@ -251,6 +260,15 @@ pub(crate) fn add_managed_by_label(resmap: &mut ResMap, version: KustomizeVersio
 mod tests {
     use super::go_join;
     use crate::go_path::clean as go_clean;
+
+    #[test]
+    fn names_are_written_as_strings() {
+        use super::string_field;
+        assert_eq!(string_field("name", "web"), "name: web\n");
+        assert_eq!(string_field("name", "12"), "name: \"12\"\n");
+        assert_eq!(string_field("namespace", "0x10"), "namespace: \"0x10\"\n");
+        assert_eq!(string_field("name", "a: b"), "name: 'a: b'\n");
+    }
 
     #[test]
     fn paths_are_cleaned_as_go_does() {
