@@ -112,9 +112,10 @@ fn transformer_sees_history_and_keeps_hashes(k: Vec<(&'static str, PathBuf)>) {
         "k/kustomization.yaml",
         "namePrefix: p-\nresources: [res.yaml]\nconfigMapGenerator:\n- name: gen\n  literals: [a=b]\ntransformers: [t.yaml]\n",
     );
+    // Named by its metadata as written: a number is the text it is written as.
     tree.write(
         "k/t.yaml",
-        "apiVersion: example.com/v1\nkind: Scale\nmetadata:\n  name: s\n",
+        "apiVersion: example.com/v1\nkind: Scale\nmetadata:\n  name: 0x1F\n  namespace: 012\n",
     );
     // Edits in place and records what it was given.
     tree.exec_plugin(
@@ -536,9 +537,10 @@ fn build_metadata_names_plugins(k: Vec<(&'static str, PathBuf)>) {
         "k/kustomization.yaml",
         "buildMetadata: [originAnnotations, transformerAnnotations]\nresources: [res.yaml]\ngenerators:\n- |\n  apiVersion: example.com/v1\n  kind: Gen\n  metadata:\n    name: g\n    namespace: gen-ns\ntransformers: [t.yaml]\n",
     );
+    // Named by its metadata as written: a number is the text it is written as.
     tree.write(
         "k/t.yaml",
-        "apiVersion: example.com/v1\nkind: Scale\nmetadata:\n  name: s\n",
+        "apiVersion: example.com/v1\nkind: Scale\nmetadata:\n  name: 0x1F\n  namespace: 012\n",
     );
     tree.exec_plugin(
         "example.com/v1",
@@ -553,6 +555,11 @@ fn build_metadata_names_plugins(k: Vec<(&'static str, PathBuf)>) {
     let outs = same(&tree, &k, ALPHA);
     assert!(
         outs[1].contains("kind: Gen\n        name: g\n        namespace: gen-ns\n"),
+        "{}",
+        outs[1]
+    );
+    assert!(
+        outs[1].contains("kind: Scale\n          name: \"0x1F\"\n          namespace: \"012\"\n"),
         "{}",
         outs[1]
     );

@@ -251,7 +251,7 @@ impl Builder<'_> {
                 }
             };
             super::plugins::check_config(&config, self.ctx.plugins).map_err(ctx)?;
-            let external = if super::plugins::is_builtin(&config) {
+            let mut external = if super::plugins::is_builtin(&config) {
                 None
             } else {
                 let mut read = |p: &str| ldr.read(p, "argsFromFile").map(|(_, b)| b);
@@ -266,6 +266,9 @@ impl Builder<'_> {
                     .map_err(ctx)?,
                 )
             };
+            if let Some(p) = external.as_mut() {
+                p.name_as_written(written.name.clone(), written.namespace.clone());
+            }
             if let Some(w) = external.as_ref().and_then(|p| p.warning()) {
                 self.out.warnings.push(if source == file {
                     format!("{w} (in {})", file.display())

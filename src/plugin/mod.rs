@@ -317,6 +317,14 @@ impl Plugin {
         format!("the plugin {}", self.name)
     }
 
+    /// Names the config by its metadata as its text writes it (`name: 0x10` is "0x10"),
+    /// as `buildMetadata` annotations do; the values found in the config node are the
+    /// default.
+    pub fn name_as_written(&mut self, name: Option<String>, namespace: Option<String>) {
+        self.config_name = name;
+        self.config_namespace = namespace;
+    }
+
     /// The plugin as `buildMetadata` annotations name it, configured in `source` (its config
     /// file, or the kustomization for an inline config).
     pub fn configured(&self, source: &Path) -> crate::resource::Configured {
