@@ -366,19 +366,20 @@ def check(kbuild, d, args, report):
 
 
 def add_build_metadata(d):
-    """Adds both annotation options to the kustomization in `d`; False when it sets
-    buildMetadata itself (or has no kustomization file)."""
+    """Adds both annotation options to the kustomization in `d`; returns the file and its
+    text before, to put back, or None when it sets buildMetadata itself (or has no
+    kustomization file)."""
     for name in ("kustomization.yaml", "kustomization.yml", "Kustomization"):
         f = os.path.join(d, name)
         if os.path.isfile(f):
             with open(f) as fh:
                 text = fh.read()
             if "buildMetadata" in text or re.search(r"^---", text, re.M):
-                return False
+                return None
             with open(f, "w") as fh:
                 fh.write(text.rstrip("\n") + "\nbuildMetadata: [originAnnotations, transformerAnnotations]\n")
-            return True
-    return False
+            return f, text
+    return None
 
 
 def same_file(kustomize_path, kbuild_file, top):
@@ -395,13 +396,19 @@ def annotations(kustomize, kbuild, name, sd, doc, report, show):
     """Oracles 1 and 2 on the scratch copy `sd` of `name`, whose provenance is `doc`."""
     import yaml  # only this mode needs it
 
-    if not add_build_metadata(sd):
+    added = add_build_metadata(sd)
+    if not added:
         print(f"annotations {name}: skipped (sets buildMetadata itself)")
         return
-    k = subprocess.run(shlex.split(kustomize) + [sd], capture_output=True, text=True)
-    b = subprocess.run(
-        [shlex.split(kbuild)[0], "build", sd] + shlex.split(kbuild)[1:], capture_output=True, text=True
-    )
+    try:
+        k = subprocess.run(shlex.split(kustomize) + [sd], capture_output=True, text=True)
+        b = subprocess.run(
+            [shlex.split(kbuild)[0], "build", sd] + shlex.split(kbuild)[1:], capture_output=True, text=True
+        )
+    finally:
+        # The mutation check runs on the copy as it was.
+        with open(added[0], "w") as fh:
+            fh.write(added[1])
     problems = []
     if k.returncode != 0:
         print(f"annotations {name}: skipped (kustomize fails: {k.stderr.strip().splitlines()[-1:]})")
