@@ -545,7 +545,9 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
             let mut set = |field: &mut Node, created: bool, at: &[PathStep]| {
                 writes.note(field, created, at);
                 // kustomize reads annotations as a string map (see value::set_field_in).
-                set_field_in(field, created, value, &options, is_annotation(at))?;
+                // A created mapping value becomes kustomize's untagged node (mark_untagged).
+                let held_untagged = matches!(at.last(), Some(PathStep::Key(_)));
+                set_field_in(field, created, held_untagged, value, &options, is_annotation(at))?;
                 if created && !matches!(field, Node::Map(_) | Node::Seq(_)) {
                     made.push((at.to_vec(), created_text(value, &options)));
                 } else if let Node::Str(t) = field {

@@ -142,9 +142,14 @@ pub(super) fn created_text(value: &Value, o: &FieldOptions) -> String {
 /// In a field of a string map (an annotation, `string_map`), which kustomize reads as
 /// text, the text written stays that text (`012`, a number past 2^64, a `.inf` that fails
 /// in any other field).
+///
+/// `held_untagged`: the field was created as a mapping value, which the caller then
+/// holds as kustomize's untagged node (`mark_untagged`); a text reading as infinity or
+/// NaN is then no error yet (see below).
 pub(super) fn set_field_in(
     field: &mut Node,
     created: bool,
+    held_untagged: bool,
     value: &Value,
     o: &FieldOptions,
     string_map: bool,
@@ -181,9 +186,15 @@ pub(super) fn set_field_in(
         *field = Node::text(&text);
     } else if let Node::Float(f) = field
         && !f.is_finite()
+        && !(created && held_untagged)
     {
         // kustomize holds the value and fails when it prints the resource
-        // (`json: unsupported value: +Inf`).
+        // (`json: unsupported value: +Inf`). A field `create` made is untagged in
+        // kustomize until then, and may stop reading as a number before it is printed:
+        // the vars' pass (refvar's `updateNodeValue`), which runs whenever a build
+        // declares any var, tags every untagged scalar in a var reference field `!!str`
+        // (`value: ".inf"` in an env entry). So there the error waits for the printing
+        // (`merge::scalar_style::resolve_untagged`); here the field cannot be untagged.
         let go = if f.is_nan() {
             "NaN"
         } else if *f > 0.0 {
@@ -217,7 +228,7 @@ mod tests {
 
     fn set(field: Node, created: bool, value: Node, o: FieldOptions) -> Result<Node> {
         let mut f = field;
-        set_field_in(&mut f, created, &Value::of(&value), &o, false)?;
+        set_field_in(&mut f, created, created, &Value::of(&value), &o, false)?;
         Ok(f)
     }
 
@@ -268,7 +279,7 @@ mod tests {
         let o = FieldOptions::default();
         let put = |field: Node, created: bool, text: &str| {
             let mut f = field;
-            set_field_in(&mut f, created, &Value::untagged(text), &o, false).map(|()| f)
+            set_field_in(&mut f, created, created, &Value::untagged(text), &o, false).map(|()| f)
         };
         // A scalar target keeps its type; a created field or a replaced
         // mapping reads the text as YAML would.
