@@ -266,6 +266,11 @@ pub(crate) fn resolve(
     for r in rm.iter_mut() {
         let gvk = r.gvk();
         if r.untagged {
+            // A typed field a replacement wrote a text into keeps its tag in kustomize,
+            // and refvar substitutes in strings only: that text is read with its tag when
+            // printed, and nothing between here and the printing changes it.
+            crate::merge::scalar_style::resolve_kept_tags(r.node_mut())
+                .map_err(|e| e.context(r.id().to_string()))?;
             // kustomize tags every string it substitutes in `!!str`, untagged ones too.
             let mut reached = Vec::new();
             specs
