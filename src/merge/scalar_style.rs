@@ -24,10 +24,10 @@
 //! `docs/src/internals/scalars.md`.
 
 use crate::error::Error;
-use std::borrow::Cow;
 use crate::resource::shared::Step;
 use crate::yaml::Node;
 use crate::yaml::map::{Map, Style};
+use std::borrow::Cow;
 
 /// The patch's scalar `node` as it comes out in the place of a destination scalar
 /// written in `style`: kyaml's `SetStyle` gives the patch's node the destination's style
@@ -669,6 +669,48 @@ mod tests {
         for s in ["7", "true", "", "~", "a\nb", "1.5", " x"] {
             assert!(needs_quotes(s), "{s}");
         }
+    }
+
+    #[test]
+    fn kept_tags_read_their_text_when_printed() {
+        use crate::yaml::map::KeptTag;
+        let kept = |tag, text: &str| {
+            let mut m = crate::yaml::map::Map::new();
+            let (i, _) = m.insert_full("x", Node::text(text));
+            m.set_style_at(i, Style::Kept(tag));
+            let mut n = Node::Map(m);
+            resolve_untagged(&mut n).map(|()| n.get("x").cloned())
+        };
+        // go-yaml reads an integer text under `!!float` as that number.
+        assert_eq!(
+            kept(KeptTag::Float, "0o14").ok(),
+            Some(Some(Node::Float(12.0)))
+        );
+        assert_eq!(kept(KeptTag::Int, "0x1F").ok(), Some(Some(Node::Int(31))));
+        assert_eq!(kept(KeptTag::Null, "~").ok(), Some(Some(Node::Null)));
+        assert_eq!(
+            kept(KeptTag::Bool, "true").ok(),
+            Some(Some(Node::Bool(true)))
+        );
+        for (tag, text) in [
+            (KeptTag::Float, "abc"),
+            (KeptTag::Int, "1.5"),
+            (KeptTag::Bool, "yes"),
+            (KeptTag::Null, "abc"),
+            (KeptTag::Float, ".inf"),
+        ] {
+            assert!(kept(tag, text).is_err(), "{tag:?} {text}");
+        }
+        // Only the kept tags, not untagged values, when asked for those alone.
+        let mut m = crate::yaml::map::Map::new();
+        let (i, _) = m.insert_full("u", Node::text("7"));
+        m.set_style_at(i, Style::Untagged);
+        let (i, _) = m.insert_full("k", Node::text("7"));
+        m.set_style_at(i, Style::Kept(KeptTag::Float));
+        let mut n = Node::Map(m);
+        resolve_kept_tags(&mut n).unwrap();
+        assert_eq!(n.get("u"), Some(&Node::text("7")));
+        assert_eq!(n.get("k"), Some(&Node::Float(7.0)));
     }
 
     #[test]

@@ -194,7 +194,11 @@ pub(super) fn set_field_in(
             return Ok(Some(kept));
         }
         (Err(e), None) => {
-            let hint = if tag == Some("null") { "; write the field as \"\" to make it a string" } else { "" };
+            let hint = if tag == Some("null") {
+                "; write the field as \"\" to make it a string"
+            } else {
+                ""
+            };
             return Err(Error::invalid_config(format!(
                 "cannot put {text:?} into {} field: kustomize keeps the type of the field it replaces ({e}){hint}",
                 tag.map_or("a new", type_word)
@@ -319,6 +323,43 @@ mod tests {
         assert_eq!(
             put(yaml("k: v\n"), false, "true").ok(),
             Some(Node::Bool(true))
+        );
+    }
+
+    #[test]
+    fn a_mapping_value_keeps_its_tag_beside_a_text_it_cannot_read() {
+        let o = FieldOptions::default();
+        let put = |field: Node, mapping_value: bool, text: &str| {
+            let mut f = field;
+            set_field_in(
+                &mut f,
+                false,
+                mapping_value,
+                &Value::of(&Node::text(text)),
+                &o,
+                false,
+            )
+            .map(|kept| (f, kept))
+        };
+        assert_eq!(
+            put(Node::Float(1.5), true, "abc").ok(),
+            Some((Node::text("abc"), Some(KeptTag::Float)))
+        );
+        assert_eq!(
+            put(Node::Float(1.5), true, ".inf").ok(),
+            Some((Node::text(".inf"), Some(KeptTag::Float)))
+        );
+        assert_eq!(
+            put(Node::Float(1.5), true, "2").ok(),
+            Some((Node::Float(2.0), None))
+        );
+        // A list item holds no style: the error comes at once.
+        assert!(put(Node::Float(1.5), false, "abc").is_err());
+        assert!(put(Node::Float(1.5), false, ".inf").is_err());
+        // A string takes any text.
+        assert_eq!(
+            put(Node::text("x"), true, "abc").ok(),
+            Some((Node::text("abc"), None))
         );
     }
 
