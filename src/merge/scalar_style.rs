@@ -330,7 +330,18 @@ fn resolve_at<'n>(
                 field()
             )));
         }
+        // kustomize's node keeps the text beside the tag, which a var reads
+        // (`Map::typed_text`: kyaml's GetFieldValue runs Go's `strconv.Atoi` on `0x1F`).
+        let spelled = tag.is_some()
+            && matches!(
+                typed,
+                Node::Int(_) | Node::Uint(_) | Node::Float(_) | Node::Bool(_)
+            );
+        let kept_text = spelled.then(|| (key.clone(), text.clone()));
         *value = typed;
+        if let Some((key, text)) = kept_text {
+            m.set_typed_text(&key, &text);
+        }
     }
     for (key, value) in m.iter_mut() {
         at.push(Cow::Borrowed(key));

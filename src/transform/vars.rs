@@ -252,6 +252,14 @@ pub(crate) fn resolve(
     if set.is_empty() {
         return Ok(());
     }
+    // A typed field a replacement wrote a text into keeps its tag in kustomize, which
+    // reads the two together when it reads a var's value from the field or prints the
+    // resource (refvar substitutes in strings only, so it leaves such a field alone, and
+    // nothing after the vars' pass changes it): read them so here.
+    for r in rm.iter_mut().filter(|r| r.untagged) {
+        crate::merge::scalar_style::resolve_kept_tags(r.node_mut())
+            .map_err(|e| e.context(r.id().to_string()))?;
+    }
     let mut values = BTreeMap::new();
     for v in set.vars.values() {
         values.insert(v.name.clone(), value_of(rm, v)?);
@@ -266,11 +274,6 @@ pub(crate) fn resolve(
     for r in rm.iter_mut() {
         let gvk = r.gvk();
         if r.untagged {
-            // A typed field a replacement wrote a text into keeps its tag in kustomize,
-            // and refvar substitutes in strings only: that text is read with its tag when
-            // printed, and nothing between here and the printing changes it.
-            crate::merge::scalar_style::resolve_kept_tags(r.node_mut())
-                .map_err(|e| e.context(r.id().to_string()))?;
             // kustomize tags every string it substitutes in `!!str`, untagged ones too.
             let mut reached = Vec::new();
             specs
