@@ -22,7 +22,10 @@
 //!   JSON text (see [`structured`]).
 //! - When the target field is a scalar, only its text is replaced and its
 //!   type is kept: a string target gets the source's text (`8080` becomes
-//!   `"8080"`), a number target must receive a number, and so on. A field
+//!   `"8080"`), a number target reads the text as a number, and so on; as in
+//!   kustomize, a text the type cannot read (`abc` in a number field) is an
+//!   error only when the resource is printed or JSON-patched, so a later
+//!   replacement may still write one it can (`0o14`, printed `12`). A field
 //!   created by `options.create` has no type yet, so the text is read as a
 //!   plain YAML scalar (`"8080"` from a string source becomes the number
 //!   8080). A mapping or list target is replaced by the source value as is.
