@@ -27,6 +27,7 @@ use crate::error::Error;
 use crate::resource::shared::Step;
 use crate::yaml::Node;
 use crate::yaml::map::{Map, Style};
+use std::borrow::Cow;
 
 /// The patch's scalar `node` as it comes out in the place of a destination scalar
 /// written in `style`: kyaml's `SetStyle` gives the patch's node the destination's style
@@ -236,46 +237,118 @@ pub fn untagged_text_matters(text: &str) -> bool {
 /// Gives every untagged value of `node` ([`Style::Untagged`], held as its text) the type
 /// go-yaml v3 reads its text as, written plain: what kustomize's untagged node becomes
 /// when the resource is printed or turned into JSON. Annotations keep their text
-/// (kustomize reads them as a string map).
+/// (kustomize reads them as a string map). A value that kept its tag beside a text
+/// ([`Style::Kept`]) is read as go-yaml v3 reads the two (`!!float 0o14` is 12).
 ///
 /// A text that reads as infinity or NaN (`.inf`, written by a replacement into a field an
 /// earlier one created) is an error: kustomize fails there, as Go's JSON encoder refuses
-/// the value (`json: unsupported value: +Inf`).
+/// the value (`json: unsupported value: +Inf`); so is a text its kept tag cannot read
+/// (go-yaml's `cannot decode !!str `abc` as a !!float`).
 pub fn resolve_untagged(node: &mut Node) -> Result<(), Error> {
+    resolve_in(node, true)
+}
+
+/// [`resolve_untagged`] for the [`Style::Kept`] values alone: what kustomize's vars' pass
+/// leaves as they are (refvar substitutes in strings only), and which nothing after it
+/// changes before they are printed.
+pub fn resolve_kept_tags(node: &mut Node) -> Result<(), Error> {
+    resolve_in(node, false)
+}
+
+fn resolve_in(node: &mut Node, untagged_too: bool) -> Result<(), Error> {
+    let mut at = Vec::new();
+    resolve_at(node, untagged_too, &mut at)
+}
+
+/// [`resolve_in`] below the field path `at` (for the error), as kbuild's field paths
+/// write it (`spec.ports.0.port`).
+fn resolve_at<'n>(
+    node: &'n mut Node,
+    untagged_too: bool,
+    at: &mut Vec<Cow<'n, str>>,
+) -> Result<(), Error> {
     let Node::Map(m) = node else {
         if let Node::Seq(items) = node {
-            return items.iter_mut().try_for_each(resolve_untagged);
+            for (i, item) in items.iter_mut().enumerate() {
+                at.push(Cow::Owned(i.to_string()));
+                resolve_at(item, untagged_too, at)?;
+                at.pop();
+            }
         }
         return Ok(());
     };
     for i in 0..m.len() {
-        if m.style_at(i) == Style::Untagged {
-            m.set_style_at(i, Style::Plain);
-            if let Some((key, value)) = m.get_index_mut(i)
-                && let Node::Str(text) = value
-                && let Ok(typed) = crate::yaml::parse::resolve_resource_scalar(text, None)
-            {
-                if let Node::Float(f) = typed
-                    && !f.is_finite()
-                {
-                    let go = if f.is_nan() {
-                        "NaN"
-                    } else if f > 0.0 {
-                        "+Inf"
-                    } else {
-                        "-Inf"
-                    };
-                    return Err(Error::invalid_config(format!(
-                        "'{key}' holds {text:?}, which reads as a number kustomize cannot write \
-                         as JSON (json: unsupported value: {go}); quote the replacement's \
-                         source to keep it a string"
-                    )));
-                }
-                *value = typed;
+        let tag = match m.style_at(i) {
+            Style::Untagged if untagged_too => None,
+            Style::Kept(tag) => Some(tag.name()),
+            _ => continue,
+        };
+        m.set_style_at(i, Style::Plain);
+        let Some((key, value)) = m.get_index_mut(i) else {
+            continue;
+        };
+        let Node::Str(text) = value else { continue };
+        let field = || {
+            let mut path = at.join(".");
+            if !path.is_empty() {
+                path.push('.');
             }
+            path + key
+        };
+        let typed = match (crate::yaml::parse::resolve_resource_scalar(text, tag), tag) {
+            (Ok(typed), _) => typed,
+            (Err(_), None) => continue,
+            (Err(e), Some(tag)) => {
+                let (kind, hint) = match tag {
+                    "null" => ("a null", "; write the field as \"\" to make it a string"),
+                    "bool" => ("a boolean", ""),
+                    "int" => ("an integer", ""),
+                    _ => ("a number", ""),
+                };
+                return Err(Error::invalid_config(format!(
+                    "'{}' was {kind} field and now holds {text:?}: kustomize keeps the type \
+                     of a field a replacement writes into, and cannot read the text as that \
+                     type when it turns the resource into JSON ({e}){hint}",
+                    field()
+                )));
+            }
+        };
+        if let Node::Float(f) = typed
+            && !f.is_finite()
+        {
+            let go = if f.is_nan() {
+                "NaN"
+            } else if f > 0.0 {
+                "+Inf"
+            } else {
+                "-Inf"
+            };
+            return Err(Error::invalid_config(format!(
+                "'{}' holds {text:?}, which reads as a number kustomize cannot write \
+                 as JSON (json: unsupported value: {go}); quote the replacement's \
+                 source to keep it a string",
+                field()
+            )));
+        }
+        // kustomize's node keeps the text beside the tag, which a var reads
+        // (`Map::typed_text`: kyaml's GetFieldValue runs Go's `strconv.Atoi` on `0x1F`).
+        let spelled = tag.is_some()
+            && matches!(
+                typed,
+                Node::Int(_) | Node::Uint(_) | Node::Float(_) | Node::Bool(_)
+            );
+        let kept_text = spelled.then(|| (key.clone(), text.clone()));
+        *value = typed;
+        if let Some((key, text)) = kept_text {
+            m.set_typed_text(&key, &text);
         }
     }
-    m.values_mut().try_for_each(resolve_untagged)
+    for (key, value) in m.iter_mut() {
+        at.push(Cow::Borrowed(key));
+        resolve_at(value, untagged_too, at)?;
+        at.pop();
+    }
+    Ok(())
 }
 
 /// What kyaml's strategic merge does to the untagged values of the resource it walks:
@@ -607,6 +680,48 @@ mod tests {
         for s in ["7", "true", "", "~", "a\nb", "1.5", " x"] {
             assert!(needs_quotes(s), "{s}");
         }
+    }
+
+    #[test]
+    fn kept_tags_read_their_text_when_printed() {
+        use crate::yaml::map::KeptTag;
+        let kept = |tag, text: &str| {
+            let mut m = crate::yaml::map::Map::new();
+            let (i, _) = m.insert_full("x", Node::text(text));
+            m.set_style_at(i, Style::Kept(tag));
+            let mut n = Node::Map(m);
+            resolve_untagged(&mut n).map(|()| n.get("x").cloned())
+        };
+        // go-yaml reads an integer text under `!!float` as that number.
+        assert_eq!(
+            kept(KeptTag::Float, "0o14").ok(),
+            Some(Some(Node::Float(12.0)))
+        );
+        assert_eq!(kept(KeptTag::Int, "0x1F").ok(), Some(Some(Node::Int(31))));
+        assert_eq!(kept(KeptTag::Null, "~").ok(), Some(Some(Node::Null)));
+        assert_eq!(
+            kept(KeptTag::Bool, "true").ok(),
+            Some(Some(Node::Bool(true)))
+        );
+        for (tag, text) in [
+            (KeptTag::Float, "abc"),
+            (KeptTag::Int, "1.5"),
+            (KeptTag::Bool, "yes"),
+            (KeptTag::Null, "abc"),
+            (KeptTag::Float, ".inf"),
+        ] {
+            assert!(kept(tag, text).is_err(), "{tag:?} {text}");
+        }
+        // Only the kept tags, not untagged values, when asked for those alone.
+        let mut m = crate::yaml::map::Map::new();
+        let (i, _) = m.insert_full("u", Node::text("7"));
+        m.set_style_at(i, Style::Untagged);
+        let (i, _) = m.insert_full("k", Node::text("7"));
+        m.set_style_at(i, Style::Kept(KeptTag::Float));
+        let mut n = Node::Map(m);
+        resolve_kept_tags(&mut n).unwrap();
+        assert_eq!(n.get("u"), Some(&Node::text("7")));
+        assert_eq!(n.get("k"), Some(&Node::Float(7.0)));
     }
 
     #[test]

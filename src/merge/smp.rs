@@ -433,7 +433,7 @@ impl<'o, 's> Walker<'o, 's> {
                     // The patch's node keeps its tag: an untagged destination is typed
                     // from here on, and an annotation kept as its plain text (which a JSON
                     // patch would read as a number) holds the patch's string.
-                    if dest_style == Style::Untagged
+                    if matches!(dest_style, Style::Untagged | Style::Kept(_))
                         || (dest_style == Style::PlainText && patch.style_at(i) != Style::PlainText)
                     {
                         dest.set_style_at(at.unwrap_or_default(), Style::Plain);

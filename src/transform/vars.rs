@@ -252,6 +252,14 @@ pub(crate) fn resolve(
     if set.is_empty() {
         return Ok(());
     }
+    // A typed field a replacement wrote a text into keeps its tag in kustomize, which
+    // reads the two together when it reads a var's value from the field or prints the
+    // resource (refvar substitutes in strings only, so it leaves such a field alone, and
+    // nothing after the vars' pass changes it): read them so here.
+    for r in rm.iter_mut().filter(|r| r.untagged) {
+        crate::merge::scalar_style::resolve_kept_tags(r.node_mut())
+            .map_err(|e| e.context(r.id().to_string()))?;
+    }
     let mut values = BTreeMap::new();
     for v in set.vars.values() {
         values.insert(v.name.clone(), value_of(rm, v)?);

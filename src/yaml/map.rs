@@ -53,6 +53,48 @@ pub enum Style {
     /// `FieldSetter` double-quotes an untagged YAML 1.1 non-string (`012`, `on`), which a
     /// later JSON 6902 patch then sees as a string.
     UntaggedText,
+    /// A number, boolean or null field a replacement wrote a text into that does not read
+    /// as that type (`abc` into `x: 1.5`): kustomize swaps the text of the node and keeps
+    /// its tag, and reads the two together only when the resource is printed or
+    /// JSON-patched (`!!float 0o14` is 12, `!!float abc` an error). kbuild holds the text
+    /// as a string until then (see `merge::scalar_style::resolve_untagged`).
+    Kept(KeptTag),
+}
+
+/// The tag of a [`Style::Kept`] scalar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeptTag {
+    /// `!!null`
+    Null,
+    /// `!!bool`
+    Bool,
+    /// `!!int`
+    Int,
+    /// `!!float`
+    Float,
+}
+
+impl KeptTag {
+    /// The tag named as kbuild's resolver names it (`resolve_resource_scalar`).
+    pub fn name(self) -> &'static str {
+        match self {
+            KeptTag::Null => "null",
+            KeptTag::Bool => "bool",
+            KeptTag::Int => "int",
+            KeptTag::Float => "float",
+        }
+    }
+
+    /// The tag of that name; `None` for a string's (a string takes any text).
+    pub fn of(name: &str) -> Option<KeptTag> {
+        match name {
+            "null" => Some(KeptTag::Null),
+            "bool" => Some(KeptTag::Bool),
+            "int" => Some(KeptTag::Int),
+            "float" => Some(KeptTag::Float),
+            _ => None,
+        }
+    }
 }
 
 /// An insertion-ordered map from string keys to nodes.

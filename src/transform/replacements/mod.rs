@@ -22,7 +22,10 @@
 //!   JSON text (see [`structured`]).
 //! - When the target field is a scalar, only its text is replaced and its
 //!   type is kept: a string target gets the source's text (`8080` becomes
-//!   `"8080"`), a number target must receive a number, and so on. A field
+//!   `"8080"`), a number target reads the text as a number, and so on; as in
+//!   kustomize, a text the type cannot read (`abc` in a number field) is an
+//!   error only when the resource is printed or JSON-patched, so a later
+//!   replacement may still write one it can (`0o14`, printed `12`). A field
 //!   created by `options.create` has no type yet, so the text is read as a
 //!   plain YAML scalar (`"8080"` from a string source becomes the number
 //!   8080). A mapping or list target is replaced by the source value as is.
@@ -44,7 +47,7 @@ use crate::resource::shared::{Trail, trail_of_path};
 use crate::transform::field_path::{FieldPath, Options};
 use crate::yaml::Node;
 use crate::yaml::de::{DeError, from_node, from_node_lenient};
-use crate::yaml::map::Style;
+use crate::yaml::map::{KeptTag, Style};
 use crate::yaml::parse::PathStep;
 use select::{IdSelector, TargetMatcher, resource_ids};
 use serde::Deserialize;
@@ -535,18 +538,29 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
                 continue;
             }
             let mut writes = SharedWrites::new(res);
-            let trail = writes.on || options.create;
+            // The path to each field: a created one is marked untagged, a typed one may
+            // keep its tag beside a text (value::set_field_in), shared values are written
+            // through.
+            let trail = true;
             // Scalars `create` made, with their text: kustomize's are untagged.
             let mut made: Vec<(Vec<PathStep>, String)> = Vec::new();
             // A text written into an existing string that may be untagged (a field an
             // earlier replacement created, a name a prefix rewrote) and reads as
             // another type: the resource needs the untagged passes.
             let mut retyped = false;
+            // Typed fields holding a text their type is asked about when printed.
+            let mut kept: Vec<(Vec<PathStep>, KeptTag)> = Vec::new();
             let mut set = |field: &mut Node, created: bool, at: &[PathStep]| {
                 writes.note(field, created, at);
                 // kustomize reads annotations as a string map (see value::set_field_in).
-                set_field_in(field, created, value, &options, is_annotation(at))?;
-                if created && !matches!(field, Node::Map(_) | Node::Seq(_)) {
+                // A mapping value can hold kustomize's untagged or kept-tag node.
+                let mapping_value = matches!(at.last(), Some(PathStep::Key(_)));
+                let annotation = is_annotation(at);
+                if let Some(tag) =
+                    set_field_in(field, created, mapping_value, value, &options, annotation)?
+                {
+                    kept.push((at.to_vec(), tag));
+                } else if created && !matches!(field, Node::Map(_) | Node::Seq(_)) {
                     made.push((at.to_vec(), created_text(value, &options)));
                 } else if let Node::Str(t) = field {
                     retyped |= crate::merge::scalar_style::untagged_text_matters(t);
@@ -575,6 +589,14 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
             res.untagged |= retyped;
             for (at, text) in made {
                 mark_untagged(res, &at, text);
+            }
+            for (at, tag) in kept {
+                if let Some((m, i)) =
+                    crate::merge::scalar_style::entry_at(res.node_mut(), &trail_of_path(&at))
+                {
+                    m.set_style_at(i, Style::Kept(tag));
+                    res.untagged = true;
+                }
             }
             if check_depth {
                 let depth = crate::resource::budget::node_depth(res.node());

@@ -5,6 +5,7 @@ use super::FieldOptions;
 use crate::error::{Error, Result};
 use crate::transform::field_path::NewLeaf;
 use crate::yaml::Node;
+use crate::yaml::map::KeptTag;
 use crate::yaml::styled::Styled;
 
 /// A replacement's value: a scalar keeps the type it was read with and its
@@ -142,13 +143,22 @@ pub(super) fn created_text(value: &Value, o: &FieldOptions) -> String {
 /// In a field of a string map (an annotation, `string_map`), which kustomize reads as
 /// text, the text written stays that text (`012`, a number past 2^64, a `.inf` that fails
 /// in any other field).
+///
+/// `mapping_value`: the field is a mapping value, where kbuild can hold what kustomize's
+/// node holds until the resource is printed: a field `create` made stays untagged
+/// (`mark_untagged`), a number, boolean or null field keeps its tag beside a text that
+/// does not read as it ([`Style::Kept`], the tag returned). Elsewhere (a list item) such
+/// a write is an error at once.
+///
+/// [`Style::Kept`]: crate::yaml::map::Style::Kept
 pub(super) fn set_field_in(
     field: &mut Node,
     created: bool,
+    mapping_value: bool,
     value: &Value,
     o: &FieldOptions,
     string_map: bool,
-) -> Result<()> {
+) -> Result<Option<KeptTag>> {
     let is_scalar = !matches!(field, Node::Map(_) | Node::Seq(_));
     let mut text = value.text().to_string();
     if !o.delimiter.is_empty() {
@@ -164,18 +174,37 @@ pub(super) fn set_field_in(
     }
     if !is_scalar {
         *field = value.to_node().map_err(Error::invalid_config)?;
-        return Ok(());
+        return Ok(None);
     }
     // kustomize keeps the scalar's tag and swaps its text; a created field
     // has no tag, and its text is read as a plain scalar.
     let tag = (!created).then(|| tag_of(field));
-    *field = crate::yaml::parse::resolve_resource_scalar(&text, tag).map_err(|e| {
-        let hint = if tag == Some("null") { "; write the field as \"\" to make it a string" } else { "" };
-        Error::invalid_config(format!(
-            "cannot put {text:?} into {} field: kustomize keeps the type of the field it replaces ({e}){hint}",
-            tag.map_or("a new", type_word)
-        ))
-    })?;
+    // kustomize's setFieldValue only swaps the node's text: whether the text reads as the
+    // tag kept is asked when the resource is printed or JSON-patched (go-yaml's
+    // `cannot decode !!str `abc` as a !!float` there), so a later replacement may still
+    // write a text that does (`abc`, then `0o14`, into `x: 1.5` prints `x: 12`).
+    let kept = tag
+        .and_then(KeptTag::of)
+        .filter(|_| mapping_value && !string_map);
+    let resolved = crate::yaml::parse::resolve_resource_scalar(&text, tag);
+    *field = match (resolved, kept) {
+        (Ok(node), _) => node,
+        (Err(_), Some(kept)) => {
+            *field = Node::text(&text);
+            return Ok(Some(kept));
+        }
+        (Err(e), None) => {
+            let hint = if tag == Some("null") {
+                "; write the field as \"\" to make it a string"
+            } else {
+                ""
+            };
+            return Err(Error::invalid_config(format!(
+                "cannot put {text:?} into {} field: kustomize keeps the type of the field it replaces ({e}){hint}",
+                tag.map_or("a new", type_word)
+            )));
+        }
+    };
     if string_map && !matches!(field, Node::Str(_)) {
         // The text as written (`012` stays `012`, a 30-digit number keeps its digits).
         *field = Node::text(&text);
@@ -183,7 +212,19 @@ pub(super) fn set_field_in(
         && !f.is_finite()
     {
         // kustomize holds the value and fails when it prints the resource
-        // (`json: unsupported value: +Inf`).
+        // (`json: unsupported value: +Inf`), and the value may change before then. A field
+        // `create` made is untagged in kustomize until then: the vars' pass (refvar's
+        // `updateNodeValue`), which runs whenever a build declares any var, tags every
+        // untagged scalar in a var reference field `!!str` (`value: ".inf"` in an env
+        // entry). So in a mapping value the error waits for the printing
+        // (`merge::scalar_style::resolve_untagged`).
+        if created && mapping_value {
+            return Ok(None);
+        }
+        if let Some(kept) = kept {
+            *field = Node::text(&text);
+            return Ok(Some(kept));
+        }
         let go = if f.is_nan() {
             "NaN"
         } else if *f > 0.0 {
@@ -196,7 +237,7 @@ pub(super) fn set_field_in(
              (json: unsupported value: {go}); quote the source to keep it a string"
         )));
     }
-    Ok(())
+    Ok(None)
 }
 
 fn type_word(tag: &str) -> &'static str {
@@ -217,7 +258,7 @@ mod tests {
 
     fn set(field: Node, created: bool, value: Node, o: FieldOptions) -> Result<Node> {
         let mut f = field;
-        set_field_in(&mut f, created, &Value::of(&value), &o, false)?;
+        set_field_in(&mut f, created, false, &Value::of(&value), &o, false)?;
         Ok(f)
     }
 
@@ -268,7 +309,7 @@ mod tests {
         let o = FieldOptions::default();
         let put = |field: Node, created: bool, text: &str| {
             let mut f = field;
-            set_field_in(&mut f, created, &Value::untagged(text), &o, false).map(|()| f)
+            set_field_in(&mut f, created, false, &Value::untagged(text), &o, false).map(|_| f)
         };
         // A scalar target keeps its type; a created field or a replaced
         // mapping reads the text as YAML would.
@@ -282,6 +323,43 @@ mod tests {
         assert_eq!(
             put(yaml("k: v\n"), false, "true").ok(),
             Some(Node::Bool(true))
+        );
+    }
+
+    #[test]
+    fn a_mapping_value_keeps_its_tag_beside_a_text_it_cannot_read() {
+        let o = FieldOptions::default();
+        let put = |field: Node, mapping_value: bool, text: &str| {
+            let mut f = field;
+            set_field_in(
+                &mut f,
+                false,
+                mapping_value,
+                &Value::of(&Node::text(text)),
+                &o,
+                false,
+            )
+            .map(|kept| (f, kept))
+        };
+        assert_eq!(
+            put(Node::Float(1.5), true, "abc").ok(),
+            Some((Node::text("abc"), Some(KeptTag::Float)))
+        );
+        assert_eq!(
+            put(Node::Float(1.5), true, ".inf").ok(),
+            Some((Node::text(".inf"), Some(KeptTag::Float)))
+        );
+        assert_eq!(
+            put(Node::Float(1.5), true, "2").ok(),
+            Some((Node::Float(2.0), None))
+        );
+        // A list item holds no style: the error comes at once.
+        assert!(put(Node::Float(1.5), false, "abc").is_err());
+        assert!(put(Node::Float(1.5), false, ".inf").is_err());
+        // A string takes any text.
+        assert_eq!(
+            put(Node::text("x"), true, "abc").ok(),
+            Some((Node::text("abc"), None))
         );
     }
 
