@@ -55,8 +55,11 @@ pub fn write_document(resmap: &ResMap, read: &Read, out: &mut dyn Write) -> std:
     let threads = rayon::current_num_threads().max(1);
     // Each thread's locator, buffer and a text to print paths in, kept from batch to
     // batch.
-    let mut workers: Vec<(Locator<'_>, Vec<u8>, String)> = (0..threads)
-        .map(|_| (Locator::sharing(read, &files), Vec::new(), String::new()))
+    let mut workers: Vec<(Locator<'_>, Vec<u8>, String, Steps)> = (0..threads)
+        .map(|_| {
+            let loc = Locator::sharing(read, &files);
+            (loc, Vec::new(), String::new(), Steps::default())
+        })
         .collect();
     for (b, batch) in resources.chunks(BATCH * threads).enumerate() {
         let run = batch.len().div_ceil(threads);
@@ -64,7 +67,7 @@ pub fn write_document(resmap: &ResMap, read: &Read, out: &mut dyn Write) -> std:
             .par_iter_mut()
             .zip(batch.par_chunks(run))
             .enumerate()
-            .for_each(|(t, ((loc, buf, text), run))| {
+            .for_each(|(t, ((loc, buf, text, steps), run))| {
                 buf.clear();
                 for (i, r) in run.iter().enumerate() {
                     // Every element but the document's first follows a comma.
@@ -73,10 +76,11 @@ pub fn write_document(resmap: &ResMap, read: &Read, out: &mut dyn Write) -> std:
                     }
                     // Two levels deep: in the document's `resources`.
                     buf.extend_from_slice(b"\n    ");
-                    write_resource(&names, r, None, loc, &mut Pretty { out: buf, text }, 2);
+                    let out = &mut Pretty { out: buf, text };
+                    write_resource(&names, r, None, loc, steps, out, 2);
                 }
             });
-        for (_, buf, _) in &workers {
+        for (_, buf, _, _) in &workers {
             out.write_all(buf)?;
         }
     }
@@ -127,6 +131,7 @@ pub fn resource(
         r,
         only,
         loc,
+        &mut Steps::default(),
         &mut Pretty::new(&mut out, &mut text),
         0,
     );
@@ -168,6 +173,7 @@ fn write_resource(
     r: &Resource,
     only: Option<&FieldPath>,
     loc: &mut Locator<'_>,
+    steps: &mut Steps,
     out: &mut Pretty<'_>,
     depth: usize,
 ) {
@@ -235,8 +241,6 @@ fn write_resource(
     out.member(depth + 1, &mut first, "fields");
     out.open(b'[');
     let mut no_fields = true;
-    // What locating needs of each step, found once for all the fields it changed.
-    let mut prepared: Vec<Option<Prepared>> = p.steps.iter().map(|_| None).collect();
     let mut field = |path: &FieldPath, value: &str, made_leaf: Option<&Node>| {
         if only.is_some_and(|o| !path.starts_with(o)) {
             return;
@@ -259,13 +263,15 @@ fn write_resource(
         // nothing to the value it made.
         if let Some(((step, _), leaf)) = made.zip(made_leaf) {
             let made_text = leaf_text(leaf);
-            let at = prepared[0].get_or_insert_with(|| loc.prepare(step));
+            let at = steps.entry(key(step)).or_insert_with(|| loc.prepare(step));
             let value_at = loc.value_at(at, step, path, None, Some(&made_text));
             out.element(d + 2, &mut no_steps);
             write_step(out, d + 2, step, at, value_at, None, Some(&made_text));
         }
-        for (i, link) in later {
-            let at = prepared[*i].get_or_insert_with(|| loc.prepare(link.step));
+        for (_, link) in later {
+            let at = steps
+                .entry(key(link.step))
+                .or_insert_with(|| loc.prepare(link.step));
             let change = &link.change;
             let (before, after) = (change.before.as_deref(), change.after.as_deref());
             let value_at = loc.value_at(at, link.step, &change.path, before, after);
@@ -283,6 +289,24 @@ fn write_resource(
     }
     out.close(depth + 1, b']', no_fields);
     out.close(depth, b'}', first);
+}
+
+/// What locating needs of each step ([`Locator::prepare`]), found once for all the fields
+/// it changed, by its action: the action of a transformer's step is shared by the steps of
+/// every resource it changed, so it is found once for all of them. (An action lives as
+/// long as the records, which the document only reads.)
+#[derive(Default)]
+struct Steps(foldhash::HashMap<usize, Prepared>);
+
+impl Steps {
+    fn entry(&mut self, key: usize) -> std::collections::hash_map::Entry<'_, usize, Prepared> {
+        self.0.entry(key)
+    }
+}
+
+/// The key of `step`'s action in [`Steps`].
+fn key(step: &crate::provenance::Step) -> usize {
+    std::sync::Arc::as_ptr(&step.action) as usize
 }
 
 /// One step of a field's chain, as [`step_out`] makes it: the step's entry, where it is
