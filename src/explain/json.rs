@@ -241,6 +241,9 @@ fn write_resource(
     out.member(depth + 1, &mut first, "fields");
     out.open(b'[');
     let mut no_fields = true;
+    // What locating needs of the steps only this resource has, found once for all the
+    // fields each changed (see `Steps` for the shared ones).
+    let mut own: Vec<Option<Prepared>> = p.steps.iter().map(|_| None).collect();
     let mut field = |path: &FieldPath, value: &str, made_leaf: Option<&Node>| {
         if only.is_some_and(|o| !path.starts_with(o)) {
             return;
@@ -263,15 +266,13 @@ fn write_resource(
         // nothing to the value it made.
         if let Some(((step, _), leaf)) = made.zip(made_leaf) {
             let made_text = leaf_text(leaf);
-            let at = steps.entry(key(step)).or_insert_with(|| loc.prepare(step));
+            let at = steps.prepared(&mut own[0], step, loc);
             let value_at = loc.value_at(at, step, path, None, Some(&made_text));
             out.element(d + 2, &mut no_steps);
             write_step(out, d + 2, step, at, value_at, None, Some(&made_text));
         }
-        for (_, link) in later {
-            let at = steps
-                .entry(key(link.step))
-                .or_insert_with(|| loc.prepare(link.step));
+        for (i, link) in later {
+            let at = steps.prepared(&mut own[*i], link.step, loc);
             let change = &link.change;
             let (before, after) = (change.before.as_deref(), change.after.as_deref());
             let value_at = loc.value_at(at, link.step, &change.path, before, after);
@@ -291,22 +292,29 @@ fn write_resource(
     out.close(depth, b'}', first);
 }
 
-/// What locating needs of each step ([`Locator::prepare`]), found once for all the fields
-/// it changed, by its action: the action of a transformer's step is shared by the steps of
-/// every resource it changed, so it is found once for all of them. (An action lives as
-/// long as the records, which the document only reads.)
+/// What locating needs of a step ([`Locator::prepare`]) whose action several resources'
+/// steps share (a transformer's, at each level: labels, annotations, namespace, prefix),
+/// found once for all of them, by the action's address (an action lives as long as the
+/// records, which the document only reads). A step of its own (where a resource was
+/// read from, each with its own action) is prepared in the resource's `own` slot and
+/// dropped with it: kept here, those cost more memory than they saved time.
 #[derive(Default)]
 struct Steps(foldhash::HashMap<usize, Prepared>);
 
 impl Steps {
-    fn entry(&mut self, key: usize) -> std::collections::hash_map::Entry<'_, usize, Prepared> {
-        self.0.entry(key)
+    fn prepared<'a>(
+        &'a mut self,
+        own: &'a mut Option<Prepared>,
+        step: &crate::provenance::Step,
+        loc: &mut Locator<'_>,
+    ) -> &'a Prepared {
+        if std::sync::Arc::strong_count(&step.action) > 1 {
+            let key = std::sync::Arc::as_ptr(&step.action) as usize;
+            self.0.entry(key).or_insert_with(|| loc.prepare(step))
+        } else {
+            own.get_or_insert_with(|| loc.prepare(step))
+        }
     }
-}
-
-/// The key of `step`'s action in [`Steps`].
-fn key(step: &crate::provenance::Step) -> usize {
-    std::sync::Arc::as_ptr(&step.action) as usize
 }
 
 /// One step of a field's chain, as [`step_out`] makes it: the step's entry, where it is
