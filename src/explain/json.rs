@@ -542,6 +542,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them() {
+        for text in [
+            "plain",
+            "q\"uote",
+            "back\\slash",
+            "line\nfeed\t\r",
+            "\u{1}\u{1f}\u{7f}",
+            "é/ü",
+            "",
+        ] {
+            let (mut out, mut scratch) = (Vec::new(), String::new());
+            Pretty::new(&mut out, &mut scratch).string(text);
+            let want = serde_json::to_string(text).expect("prints");
+            assert_eq!(String::from_utf8_lossy(&out), want, "{text:?}");
+        }
+    }
+
+    #[test]
     fn a_build_without_resources_is_an_empty_list() {
         let mut out = Vec::new();
         let read = |_: &std::path::Path| None;
