@@ -139,14 +139,16 @@ pub(super) fn record(before: Option<Before>, rm: &mut ResMap, about: impl FnOnce
         match provenance.as_deref_mut() {
             Some(_) if !touched => {}
             Some(p) => {
-                // The comparison starts with `==` on the whole resource: a resource
-                // touched but left as it was costs that alone, a changed one is not
-                // compared twice.
-                let (mut changes, renames) = diff::changes_renaming(&p.seen, node);
+                // One pass over the resource: a resource touched but left as it was
+                // costs that alone; what changed is copied into the record's copy as it
+                // is found.
+                let (mut changes, renames, reordered) = diff::changes_syncing(&mut p.seen, node);
                 let written = std::mem::take(&mut p.written);
                 diff::written_unchanged(&mut changes, written, node);
                 if !changes.is_empty() {
-                    diff::sync(&mut p.seen, node);
+                    if reordered {
+                        diff::sync(&mut p.seen, node);
+                    }
                     let mut step = step(&action, changes);
                     // A patch file may hold patches for several resources: this one's is
                     // the document with its kind and name, when there is one (an action

@@ -15,12 +15,13 @@
 //! ```
 
 use super::report::{Files, LocatedStep, Locator, Prepared, Read};
-use crate::provenance::{Change, FieldPath, Link, Provenance, diff};
+use crate::provenance::{FieldPath, Link, Provenance, diff};
 use crate::resource::Resource;
 use crate::resource::resmap::ResMap;
+use crate::yaml::Node;
 use rayon::prelude::*;
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::borrow::Cow;
 use std::io::Write;
 
@@ -37,10 +38,10 @@ pub const SCHEMA: &str = "kbuild.dev/provenance/v1";
 /// The resources are made on all cores, a batch at a time: each thread has a locator of
 /// its own (one that finds a position caches the file it read) and takes a run of
 /// neighbouring resources of the batch (those mostly come from the same files), each
-/// resource serialized into the thread's buffer; the buffers are written in order. The
-/// bytes are those of serializing the whole document at once, as serde_json's pretty
-/// printer writes it: the framing is written here, and each resource, serialized on its
-/// own, is indented to its depth (JSON strings hold no raw newline).
+/// resource written into the thread's buffer; the buffers are written in order. The
+/// bytes are those serde_json's pretty printer writes for the whole document (see
+/// [`Pretty`]): each resource is written straight from its record and the located
+/// positions, at its depth, without a typed copy of it or a string per value.
 pub fn write_document(resmap: &ResMap, read: &Read, out: &mut dyn Write) -> std::io::Result<()> {
     let names = super::select::Names::of(resmap);
     // serde_json writes a pretty document in many small pieces (each key, quote and
@@ -52,10 +53,13 @@ pub fn write_document(resmap: &ResMap, read: &Read, out: &mut dyn Write) -> std:
     let resources: Vec<&Resource> = resmap.iter().collect();
     let files = Files::read(&files_of(&resources), read);
     let threads = rayon::current_num_threads().max(1);
-    // Each thread's locator, buffer and the buffer of the resource at hand, kept from
-    // batch to batch.
-    let mut workers: Vec<(Locator<'_>, Vec<u8>, Vec<u8>)> = (0..threads)
-        .map(|_| (Locator::sharing(read, &files), Vec::new(), Vec::new()))
+    // Each thread's locator, buffer and a text to print paths in, kept from batch to
+    // batch.
+    let mut workers: Vec<(Locator<'_>, Vec<u8>, String, Steps)> = (0..threads)
+        .map(|_| {
+            let loc = Locator::sharing(read, &files);
+            (loc, Vec::new(), String::new(), Steps::default())
+        })
         .collect();
     for (b, batch) in resources.chunks(BATCH * threads).enumerate() {
         let run = batch.len().div_ceil(threads);
@@ -63,25 +67,20 @@ pub fn write_document(resmap: &ResMap, read: &Read, out: &mut dyn Write) -> std:
             .par_iter_mut()
             .zip(batch.par_chunks(run))
             .enumerate()
-            .try_for_each(|(t, ((loc, buf, one), run))| {
+            .for_each(|(t, ((loc, buf, text, steps), run))| {
                 buf.clear();
                 for (i, r) in run.iter().enumerate() {
                     // Every element but the document's first follows a comma.
                     if b > 0 || t > 0 || i > 0 {
                         buf.push(b',');
                     }
-                    one.clear();
-                    serde_json::to_writer_pretty(&mut *one, &record(&names, r, None, loc))
-                        .map_err(std::io::Error::from)?;
-                    // Each line on one of its own, two levels deeper.
-                    for line in one.split(|&c| c == b'\n') {
-                        buf.extend_from_slice(b"\n    ");
-                        buf.extend_from_slice(line);
-                    }
+                    // Two levels deep: in the document's `resources`.
+                    buf.extend_from_slice(b"\n    ");
+                    let out = &mut Pretty { out: buf, text };
+                    write_resource(&names, r, None, loc, steps, out, 2);
                 }
-                Ok::<(), std::io::Error>(())
-            })?;
-        for (_, buf, _) in &workers {
+            });
+        for (_, buf, _, _) in &workers {
             out.write_all(buf)?;
         }
     }
@@ -117,7 +116,8 @@ fn files_of<'r>(resources: &[&'r Resource]) -> Vec<&'r std::path::Path> {
 /// (the text of a resource's provenance is about ten times its YAML).
 const BATCH: usize = 16;
 
-/// One resource: its leaf fields (only those at or below `only`, when given).
+/// One resource: its leaf fields (only those at or below `only`, when given), as the
+/// document holds it.
 pub fn resource(
     resmap: &ResMap,
     r: &Resource,
@@ -125,31 +125,17 @@ pub fn resource(
     loc: &mut Locator<'_>,
 ) -> Value {
     let names = super::select::Names::of(resmap);
-    serde_json::to_value(record(&names, r, only, loc)).unwrap_or(Value::Null)
-}
-
-#[derive(Serialize)]
-struct ResourceOut {
-    resource: String,
-    id: IdOut,
-    origin: Option<Value>,
-    fields: Vec<FieldOut>,
-}
-
-#[derive(Serialize)]
-struct IdOut {
-    group: String,
-    version: String,
-    kind: String,
-    namespace: String,
-    name: String,
-}
-
-#[derive(Serialize)]
-struct FieldOut {
-    path: String,
-    value: String,
-    chain: Vec<StepOut>,
+    let (mut out, mut text) = (Vec::new(), String::new());
+    write_resource(
+        &names,
+        r,
+        only,
+        loc,
+        &mut Steps::default(),
+        &mut Pretty::new(&mut out, &mut text),
+        0,
+    );
+    serde_json::from_slice(&out).unwrap_or(Value::Null)
 }
 
 #[derive(Serialize)]
@@ -178,12 +164,19 @@ struct StepOut {
     after: Option<String>,
 }
 
-fn record(
+/// Writes one resource of the document, its opening brace where `out` is and its members
+/// at `depth + 1`: `resource`, `id`, `origin`, and `fields`, each leaf with its `path`,
+/// `value` and `chain` (the members of each step in [`StepOut`]'s order, as `explain
+/// --output json` prints a chain).
+fn write_resource(
     names: &super::select::Names,
     r: &Resource,
     only: Option<&FieldPath>,
     loc: &mut Locator<'_>,
-) -> ResourceOut {
+    steps: &mut Steps,
+    out: &mut Pretty<'_>,
+    depth: usize,
+) {
     let id = r.id();
     let empty = Provenance::default();
     let p = r.provenance.as_deref().unwrap_or(&empty);
@@ -222,53 +215,293 @@ fn record(
             }
         }
     }
-    // What locating needs of each step, found once for all the fields it changed.
-    let mut prepared: Vec<Option<Prepared>> = p.steps.iter().map(|_| None).collect();
-    let mut fields = Vec::new();
-    let mut field = |path: &FieldPath, value: String, made_leaf: Option<&crate::yaml::Node>| {
+    out.open(b'{');
+    let mut first = true;
+    out.member(depth + 1, &mut first, "resource");
+    out.string(&names.spelling(r));
+    out.member(depth + 1, &mut first, "id");
+    out.open(b'{');
+    let mut in_id = true;
+    for (key, value) in [
+        ("group", id.gvk.group.as_str()),
+        ("version", id.gvk.version.as_str()),
+        ("kind", id.gvk.kind.as_str()),
+        ("namespace", id.namespace.as_str()),
+        ("name", id.name.as_str()),
+    ] {
+        out.member(depth + 2, &mut in_id, key);
+        out.string(value);
+    }
+    out.close(depth + 1, b'}', in_id);
+    out.member(depth + 1, &mut first, "origin");
+    match p.origin() {
+        Some(step) => origin(step, out, depth + 1),
+        None => out.raw(b"null"),
+    }
+    out.member(depth + 1, &mut first, "fields");
+    out.open(b'[');
+    let mut no_fields = true;
+    // What locating needs of the steps only this resource has, found once for all the
+    // fields each changed (see `Steps` for the shared ones).
+    let mut own: Vec<Option<Prepared>> = p.steps.iter().map(|_| None).collect();
+    let mut field = |path: &FieldPath, value: &str, made_leaf: Option<&Node>| {
         if only.is_some_and(|o| !path.starts_with(o)) {
             return;
         }
-        let later = links.get(path).map_or(&[][..], Vec::as_slice);
-        let source = made.zip(made_leaf).map(|((step, _), leaf)| {
-            let change = Cow::Owned(Change {
-                path: path.clone(),
-                before: None,
-                after: Some(diff::short_text(leaf)),
-            });
-            (0, Link { step, change })
-        });
-        let chain = source
-            .iter()
-            .chain(later)
-            .map(|(i, link)| {
-                let slot = &mut prepared[*i];
-                let step = slot.get_or_insert_with(|| loc.prepare(link.step));
-                step_out(&loc.locate_prepared(step, link))
-            })
-            .collect();
-        fields.push(FieldOut {
-            path: path.to_string(),
-            value,
-            chain,
-        });
+        let later = match links.is_empty() {
+            true => &[][..],
+            false => links.get(path).map_or(&[][..], Vec::as_slice),
+        };
+        let (d, mut in_field) = (depth + 2, true);
+        out.element(d, &mut no_fields);
+        out.open(b'{');
+        out.member(d + 1, &mut in_field, "path");
+        out.path(path);
+        out.member(d + 1, &mut in_field, "value");
+        out.string(value);
+        out.member(d + 1, &mut in_field, "chain");
+        out.open(b'[');
+        let mut no_steps = true;
+        // The step the resource came from, when the leaf was there then: set from
+        // nothing to the value it made.
+        if let Some(((step, _), leaf)) = made.zip(made_leaf) {
+            let made_text = leaf_text(leaf);
+            let at = steps.prepared(&mut own[0], step, loc);
+            let value_at = loc.value_at(at, step, path, None, Some(&made_text));
+            out.element(d + 2, &mut no_steps);
+            write_step(out, d + 2, step, at, value_at, None, Some(&made_text));
+        }
+        for (i, link) in later {
+            let at = steps.prepared(&mut own[*i], link.step, loc);
+            let change = &link.change;
+            let (before, after) = (change.before.as_deref(), change.after.as_deref());
+            let value_at = loc.value_at(at, link.step, &change.path, before, after);
+            out.element(d + 2, &mut no_steps);
+            write_step(out, d + 2, link.step, at, value_at, before, after);
+        }
+        out.close(d + 1, b']', no_steps);
+        out.close(d, b'}', in_field);
     };
     match made {
-        Some((_, node)) => diff::each_leaf_beside(r.node(), node, &mut field),
-        None => diff::each_leaf(r.node(), &mut |path, value| field(path, value, None)),
+        Some((_, node)) => diff::each_leaf_beside(r.node(), node, &mut |path, value, leaf| {
+            field(path, &value, leaf)
+        }),
+        None => diff::each_leaf(r.node(), &mut |path, value| field(path, &value, None)),
     }
-    ResourceOut {
-        resource: names.spelling(r),
-        id: IdOut {
-            group: id.gvk.group.to_string(),
-            version: id.gvk.version.to_string(),
-            kind: id.gvk.kind.to_string(),
-            namespace: id.namespace.to_string(),
-            name: id.name.to_string(),
-        },
-        origin: p.origin().map(origin),
-        fields,
+    out.close(depth + 1, b']', no_fields);
+    out.close(depth, b'}', first);
+}
+
+/// What locating needs of a step ([`Locator::prepare`]) whose action several resources'
+/// steps share (a transformer's, at each level: labels, annotations, namespace, prefix),
+/// found once for all of them, by the action's address (an action lives as long as the
+/// records, which the document only reads). A step of its own (where a resource was
+/// read from, each with its own action) is prepared in the resource's `own` slot and
+/// dropped with it: kept here, those cost more memory than they saved time.
+#[derive(Default)]
+struct Steps(foldhash::HashMap<usize, Prepared>);
+
+impl Steps {
+    fn prepared<'a>(
+        &'a mut self,
+        own: &'a mut Option<Prepared>,
+        step: &crate::provenance::Step,
+        loc: &mut Locator<'_>,
+    ) -> &'a Prepared {
+        if std::sync::Arc::strong_count(&step.action) > 1 {
+            let key = std::sync::Arc::as_ptr(&step.action) as usize;
+            self.0.entry(key).or_insert_with(|| loc.prepare(step))
+        } else {
+            own.get_or_insert_with(|| loc.prepare(step))
+        }
     }
+}
+
+/// One step of a field's chain, as [`step_out`] makes it: the step's entry, where it is
+/// written, where the value is written, the values.
+fn write_step(
+    out: &mut Pretty<'_>,
+    depth: usize,
+    step: &crate::provenance::Step,
+    prepared: &Prepared,
+    value_at: Option<(&std::path::Path, Option<(usize, usize)>)>,
+    before: Option<&str>,
+    after: Option<&str>,
+) {
+    let d = depth + 1;
+    let mut first = true;
+    out.open(b'{');
+    out.member(d, &mut first, "step");
+    out.string(step.kind.as_str());
+    if let Some(entry) = &step.entry {
+        out.member(d, &mut first, "entry");
+        out.display(&entry.place);
+    }
+    if let Some(transformer) = &step.transformer {
+        out.member(d, &mut first, "transformer");
+        out.string(transformer);
+    }
+    let known = |pos: Option<(usize, usize)>| pos.filter(|(line, _)| *line > 0);
+    if let Some(at) = prepared.entry_at() {
+        out.member(d, &mut first, "entryFile");
+        out.file(&at.file);
+        if let Some((line, column)) = known(Some((at.line, at.column))) {
+            out.member(d, &mut first, "entryLine");
+            out.number(line);
+            out.member(d, &mut first, "entryColumn");
+            out.number(column);
+        }
+    }
+    if let Some((file, pos)) = value_at {
+        out.member(d, &mut first, "file");
+        out.file(file);
+        if let Some((line, column)) = known(pos) {
+            out.member(d, &mut first, "line");
+            out.number(line);
+            out.member(d, &mut first, "column");
+            out.number(column);
+        }
+    }
+    for (key, value) in [("before", before), ("after", after)] {
+        if let Some(value) = value {
+            out.member(d, &mut first, key);
+            out.string(value);
+        }
+    }
+    out.close(depth, b'}', first);
+}
+
+/// A leaf's value as [`diff::text`] writes it, without a copy of a string's.
+fn leaf_text(leaf: &Node) -> Cow<'_, str> {
+    match leaf {
+        Node::Str(s) => Cow::Borrowed(s.as_str()),
+        other => Cow::Owned(diff::text(other)),
+    }
+}
+
+/// JSON as serde_json's pretty printer writes it (two spaces an indent, `"key": value`,
+/// an empty object or list as `{}` or `[]`), written by hand: the provenance document is
+/// many times the size of the build's YAML, and a typed copy of each record serialized
+/// through serde cost a string per value and a dynamic call per token. Strings are
+/// escaped as serde_json escapes them (the same bytes).
+pub(crate) struct Pretty<'o> {
+    out: &'o mut Vec<u8>,
+    /// A text to print paths and entries in before they are escaped.
+    text: &'o mut String,
+}
+
+impl<'o> Pretty<'o> {
+    fn new(out: &'o mut Vec<u8>, text: &'o mut String) -> Pretty<'o> {
+        Pretty { out, text }
+    }
+
+    fn raw(&mut self, bytes: &[u8]) {
+        self.out.extend_from_slice(bytes);
+    }
+
+    fn newline(&mut self, depth: usize) {
+        // A newline and the indentation of the deepest member the document has (a
+        // field's step), cut to `depth`.
+        const LINE: &[u8] = b"\n                ";
+        match LINE.get(..1 + 2 * depth) {
+            Some(line) => self.out.extend_from_slice(line),
+            None => {
+                self.out.push(b'\n');
+                for _ in 0..depth {
+                    self.out.extend_from_slice(b"  ");
+                }
+            }
+        }
+    }
+
+    fn open(&mut self, bracket: u8) {
+        self.out.push(bracket);
+    }
+
+    /// Closes an object or list at `depth` (`empty`: nothing was written in it).
+    fn close(&mut self, depth: usize, bracket: u8, empty: bool) {
+        if !empty {
+            self.newline(depth);
+        }
+        self.out.push(bracket);
+    }
+
+    /// Starts the member `key` of an object (`first`: none was written yet).
+    fn member(&mut self, depth: usize, first: &mut bool, key: &str) {
+        self.element(depth, first);
+        self.string(key);
+        self.out.extend_from_slice(b": ");
+    }
+
+    /// Starts an element of a list.
+    fn element(&mut self, depth: usize, first: &mut bool) {
+        if !std::mem::take(first) {
+            self.out.push(b',');
+        }
+        self.newline(depth);
+    }
+
+    fn number(&mut self, n: usize) {
+        // `write!` into a vector cannot fail.
+        let _ = write!(self.out, "{n}");
+    }
+
+    fn string(&mut self, s: &str) {
+        let plain = s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\');
+        if plain {
+            self.out.push(b'"');
+            self.out.extend_from_slice(s.as_bytes());
+            self.out.push(b'"');
+        } else {
+            // Writing into a vector cannot fail.
+            let _ = serde_json::to_writer(&mut *self.out, s);
+        }
+    }
+
+    fn display(&mut self, value: &dyn std::fmt::Display) {
+        use std::fmt::Write as _;
+        let mut text = std::mem::take(self.text);
+        text.clear();
+        let _ = write!(text, "{value}");
+        self.string(&text);
+        *self.text = text;
+    }
+
+    fn path(&mut self, path: &FieldPath) {
+        self.display(path);
+    }
+
+    /// A path as the document writes it (as `Path::display`, without its lossy
+    /// conversion for the usual UTF-8 path).
+    fn file(&mut self, path: &std::path::Path) {
+        match path.to_str() {
+            Some(s) => self.string(s),
+            None => self.display(&path.display()),
+        }
+    }
+}
+
+/// A resource's origin (see [`Provenance::origin`]): its kind and file.
+fn origin(step: &crate::provenance::Step, out: &mut Pretty<'_>, depth: usize) {
+    let file = step
+        .entry
+        .as_ref()
+        .map(|e| &e.file)
+        .or(step.wrote.as_ref().map(|w| &w.file));
+    let mut first = true;
+    out.open(b'{');
+    out.member(depth + 1, &mut first, "step");
+    out.string(step.kind.as_str());
+    if let Some(entry) = &step.entry {
+        out.member(depth + 1, &mut first, "entry");
+        out.display(&entry.place);
+    }
+    if let Some(file) = file {
+        out.member(depth + 1, &mut first, "file");
+        // As `Path::display` writes it, as before.
+        out.display(&file.display());
+    }
+    out.close(depth, b'}', first);
 }
 
 fn step_out(s: &LocatedStep) -> StepOut {
@@ -299,24 +532,6 @@ fn shown(path: &std::path::Path) -> String {
         .map_or_else(|| path.display().to_string(), str::to_owned)
 }
 
-/// A resource's origin (see [`Provenance::origin`]): its kind and file.
-fn origin(step: &crate::provenance::Step) -> Value {
-    let file = step
-        .entry
-        .as_ref()
-        .map(|e| &e.file)
-        .or(step.wrote.as_ref().map(|w| &w.file));
-    let mut m = Map::new();
-    m.insert("step".into(), step.kind.as_str().into());
-    if let Some(entry) = &step.entry {
-        m.insert("entry".into(), entry.place.to_string().into());
-    }
-    if let Some(file) = file {
-        m.insert("file".into(), file.display().to_string().into());
-    }
-    Value::Object(m)
-}
-
 /// One step of a chain.
 pub fn step(s: &LocatedStep) -> Value {
     serde_json::to_value(step_out(s)).unwrap_or(Value::Null)
@@ -325,6 +540,24 @@ pub fn step(s: &LocatedStep) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them() {
+        for text in [
+            "plain",
+            "q\"uote",
+            "back\\slash",
+            "line\nfeed\t\r",
+            "\u{1}\u{1f}\u{7f}",
+            "é/ü",
+            "",
+        ] {
+            let (mut out, mut scratch) = (Vec::new(), String::new());
+            Pretty::new(&mut out, &mut scratch).string(text);
+            let want = serde_json::to_string(text).expect("prints");
+            assert_eq!(String::from_utf8_lossy(&out), want, "{text:?}");
+        }
+    }
 
     #[test]
     fn a_build_without_resources_is_an_empty_list() {

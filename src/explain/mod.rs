@@ -6,6 +6,7 @@
 pub mod json;
 pub mod report;
 pub mod select;
+mod written;
 
 use crate::provenance::{FieldPath, Part};
 

@@ -7,6 +7,7 @@
 //! value itself in the file that wrote it (the resource file, a strategic-merge patch),
 //! where the field can be found there.
 
+use super::written::{Block, holding, list_item, steps_in};
 use crate::provenance::{FieldPath, Link, Part, Provenance, Step, StepKind, Written};
 use crate::yaml::Node;
 use crate::yaml::locate::{Located, Seek};
@@ -113,7 +114,9 @@ pub struct Locator<'f> {
     /// line.
     blocks: HashMap<(usize, usize), Option<Block>>,
     /// Where each kustomization entry is written, found once.
-    entries: HashMap<(PathBuf, crate::kustomization::files::Place), Option<(usize, usize)>>,
+    /// (By file, then entry: looked up for every resource's steps, without a copy of
+    /// the file's path each time.)
+    entries: HashMap<PathBuf, HashMap<crate::kustomization::files::Place, Option<(usize, usize)>>>,
 }
 
 impl<'f> Locator<'f> {
@@ -220,28 +223,59 @@ impl<'f> Locator<'f> {
     /// [`Locator::locate`] of a link of the step `prepared` was made from.
     pub fn locate_prepared(&mut self, prepared: &Prepared, link: &Link<'_>) -> LocatedStep {
         let step = link.step;
-        let entry_at = prepared.entry_at.clone();
+        let change = &link.change;
+        let value_at = self
+            .value_at(
+                prepared,
+                step,
+                &change.path,
+                change.before.as_deref(),
+                change.after.as_deref(),
+            )
+            .map(|(file, pos)| at(file.to_path_buf(), pos));
+        LocatedStep {
+            kind: step.kind,
+            actor: step.entry.as_ref().map(|e| e.place.to_string()),
+            transformer: step.transformer.clone(),
+            entry_at: prepared.entry_at.clone(),
+            value_at,
+            field: link.change.path.clone(),
+            before: link.change.before.as_deref().map(String::from),
+            after: link.change.after.as_deref().map(String::from),
+        }
+    }
+
+    /// Where the value `step` set in `field` (`after`, replacing `before`) is written: the
+    /// file (the step's own, or its entry's: borrowed from the step, as the provenance
+    /// document asks this for every field) and, when found, the line and column.
+    pub fn value_at<'s>(
+        &mut self,
+        prepared: &Prepared,
+        step: &'s Step,
+        field: &FieldPath,
+        before: Option<&str>,
+        after: Option<&str>,
+    ) -> Option<(&'s Path, Option<(usize, usize)>)> {
         let mut value_at = step
             .wrote
             .as_ref()
-            .map(|w| self.value_position(w, prepared, &link.change.path));
-        if let Some(after) = link.change.after.as_deref()
-            && value_at.as_ref().is_none_or(|v| v.line == 0)
+            .map(|w| (w.file.as_path(), self.value_position(w, prepared, field)));
+        if let Some(after) = after
+            && value_at.is_none_or(|(_, pos)| pos.is_none_or(|(line, _)| line == 0))
             && step.kind != StepKind::Source
         {
-            let before = link.change.before.as_deref();
             let generated = matches!(step.kind, StepKind::Generate | StepKind::GenerateMerge);
             // A label or annotation a generator puts on what it makes: its options (the
             // entry's or config's `options`, the kustomization's `generatorOptions`),
             // rather than a literal that happens to hold the value.
-            let from_options = (generated && option_field(&link.change.path).is_some())
+            let from_options = (generated && option_field(field).is_some())
                 .then(|| {
                     let (file, base) = match (&step.entry, &step.wrote) {
-                        (Some(e), _) => (e.file.clone(), e.place.steps()),
-                        (None, Some(w)) => (w.file.clone(), Vec::new()),
+                        (Some(e), _) => (e.file.as_path(), e.place.steps()),
+                        (None, Some(w)) => (w.file.as_path(), Vec::new()),
                         (None, None) => return None,
                     };
-                    let pos = self.generator_option(&file, base, &link.change.path)?;
+                    let pos = self.generator_option(file, base, field)?;
                     Some((file, pos))
                 })
                 .flatten();
@@ -256,29 +290,29 @@ impl<'f> Locator<'f> {
                     let mut inside = e.place.steps();
                     inside.push(PathStep::Key("patch".into()));
                     self.embedded_value(&e.file, &[inside, e.place.steps()], after, before)
-                        .map(|p| (e.file.clone(), p))
+                        .map(|p| (e.file.as_path(), p))
                 }
                 // A JSON 6902 patch file, or a transformer config's operations: the
                 // operation's value (inside a `patch: |` block or a `jsonOp` text).
                 (_, Some(w)) if step.kind == StepKind::JsonPatch => self
                     .embedded_value(&w.file, &[keys(&["patch"])], after, before)
                     .or_else(|| self.json_op_value(&w.file, after, before))
-                    .or_else(|| self.written_in(&w.file, None, &link.change.path, after, before))
+                    .or_else(|| self.written_in(&w.file, None, field, after, before))
                     .or_else(|| self.json_op_text(&w.file))
-                    .map(|p| (w.file.clone(), p)),
+                    .map(|p| (w.file.as_path(), p)),
                 // A generator's config file: the scalar that holds the value.
                 (None, Some(w)) if generated => {
                     let own_kind = matches!(
-                        link.change.path.0.as_slice(),
+                        field.0.as_slice(),
                         [Part::Key(k)] if matches!(k.as_str(), "apiVersion" | "kind")
                     );
-                    self.written_in(&w.file, None, &link.change.path, after, before)
+                    self.written_in(&w.file, None, field, after, before)
                         // What the config does not write itself (the kind and
                         // apiVersion of what it generates): the config, by its kind. A
                         // value from a file the config names (an env file) is not there:
                         // only the config is known.
                         .or_else(|| own_kind.then(|| self.config_kind(&w.file)).flatten())
-                        .map(|p| (w.file.clone(), p))
+                        .map(|p| (w.file.as_path(), p))
                 }
                 // A strategic merge patch written inline, as a literal block: the field
                 // in it (`patches[0].patch: |`, a PatchTransformer config's `patch: |`).
@@ -288,33 +322,24 @@ impl<'f> Locator<'f> {
                 {
                     let mut inside = e.place.steps();
                     inside.push(PathStep::Key("patch".into()));
-                    self.embedded(&e.file, &[inside, e.place.steps()], &link.change.path)
-                        .map(|p| (e.file.clone(), p))
+                    self.embedded(&e.file, &[inside, e.place.steps()], field)
+                        .map(|p| (e.file.as_path(), p))
                 }
                 (None, Some(w)) if step.kind == StepKind::Merge => self
-                    .embedded(&w.file, &[keys(&["patch"])], &link.change.path)
-                    .map(|p| (w.file.clone(), p)),
+                    .embedded(&w.file, &[keys(&["patch"])], field)
+                    .map(|p| (w.file.as_path(), p)),
                 // An item of a kustomization list (`images[0]`, `replicas[1]`,
                 // `configMapGenerator[0]`): the scalar of the item that holds the value.
                 (Some(e), _) if e.place.index.is_some() => self
-                    .written_in(&e.file, Some(e.place), &link.change.path, after, before)
-                    .map(|p| (e.file.clone(), p)),
+                    .written_in(&e.file, Some(e.place), field, after, before)
+                    .map(|p| (e.file.as_path(), p)),
                 _ => None,
             };
             if let Some((file, pos)) = written {
-                value_at = Some(at(file, Some(pos)));
+                value_at = Some((file, Some(pos)));
             }
         }
-        LocatedStep {
-            kind: step.kind,
-            actor: step.entry.as_ref().map(|e| e.place.to_string()),
-            transformer: step.transformer.clone(),
-            entry_at,
-            value_at,
-            field: link.change.path.clone(),
-            before: link.change.before.as_deref().map(String::from),
-            after: link.change.after.as_deref().map(String::from),
-        }
+        value_at
     }
 
     /// Where the entry `place` of the kustomization file `file` is written: a whole field
@@ -325,12 +350,14 @@ impl<'f> Locator<'f> {
         file: &Path,
         place: crate::kustomization::files::Place,
     ) -> Option<(usize, usize)> {
-        let key = (file.to_path_buf(), place);
-        if let Some(pos) = self.entries.get(&key) {
+        if let Some(pos) = self.entries.get(file).and_then(|e| e.get(&place)) {
             return *pos;
         }
         let pos = self.entry_position_in(file, place);
-        self.entries.insert(key, pos);
+        self.entries
+            .entry(file.to_path_buf())
+            .or_default()
+            .insert(place, pos);
         pos
     }
 
@@ -569,13 +596,14 @@ impl<'f> Locator<'f> {
             Some(_) => 0..0,
             None => 0..docs.len(),
         };
+        let (kind_key, name_key) = (keys(&["kind"]), keys(&["metadata", "name"]));
         let chosen: Vec<usize> = range
             .clone()
             .filter(|&i| {
                 docs[i].as_ref().is_some_and(|doc| match &w.identity {
                     Some((kind, name)) => {
-                        doc.scalar(&keys(&["kind"])) == Some(kind.as_str())
-                            && doc.scalar(&keys(&["metadata", "name"])) == Some(name.as_str())
+                        doc.scalar(&kind_key) == Some(kind.as_str())
+                            && doc.scalar(&name_key) == Some(name.as_str())
                     }
                     None => true,
                 })
@@ -601,8 +629,13 @@ impl<'f> Locator<'f> {
 
     /// Where `field` is written in `w` (in the first of the documents `prepared` chose
     /// that has it); else only the file.
-    fn value_position(&self, w: &Written, prepared: &Prepared, field: &FieldPath) -> Position {
-        let pos = prepared.wrote.as_ref().and_then(|(index, chosen)| {
+    fn value_position(
+        &self,
+        w: &Written,
+        prepared: &Prepared,
+        field: &FieldPath,
+    ) -> Option<(usize, usize)> {
+        prepared.wrote.as_ref().and_then(|(index, chosen)| {
             let docs = self.docs_at(*index)?;
             chosen
                 .iter()
@@ -622,46 +655,6 @@ impl<'f> Locator<'f> {
                         doc.value(&steps_in(doc, item, field)?)
                     })
                 })
-        });
-        at(w.file.clone(), pos)
-    }
-}
-
-/// A literal block scalar holding YAML (`patch: |`), parsed: its text keeps the file's
-/// lines, indented.
-struct Block {
-    /// The line of its indicator (`|`): the block's first line is the next.
-    header: usize,
-    /// The indentation of its lines.
-    indent: usize,
-    docs: Vec<Option<Located>>,
-}
-
-impl Block {
-    /// The block whose value (`content`) the parser placed at `line`:`column` of `text`:
-    /// at its indicator or at its first line. `None` for a scalar of another style.
-    fn parse(text: &str, line: usize, column: usize, content: &str) -> Option<Block> {
-        let lines: Vec<&str> = text.lines().collect();
-        let at = lines
-            .get(line.checked_sub(1)?)?
-            .get(column.checked_sub(1)?..)?;
-        let header = if at.starts_with('|') {
-            line
-        } else {
-            let above = lines.get(line.checked_sub(2)?)?.trim_end();
-            let indicator = above.rsplit(' ').next()?;
-            (indicator.starts_with('|') && indicator.len() <= 3).then_some(line - 1)?
-        };
-        // The block's indentation: that of its first line that is not blank.
-        let indent = lines
-            .iter()
-            .skip(header)
-            .find(|l| !l.trim().is_empty())
-            .map(|l| l.len() - l.trim_start_matches(' ').len())?;
-        Some(Block {
-            header,
-            indent,
-            docs: Located::parse_all(content),
         })
     }
 }
@@ -675,52 +668,20 @@ pub struct Prepared {
     wrote: Option<(usize, Vec<usize>)>,
 }
 
+impl Prepared {
+    /// Where the step's entry is written, when it has one.
+    pub fn entry_at(&self) -> Option<&Position> {
+        self.entry_at.as_ref()
+    }
+}
+
 fn at(file: PathBuf, pos: Option<(usize, usize)>) -> Position {
     let (line, column) = pos.unwrap_or((0, 0));
     Position { file, line, column }
 }
 
-fn keys(k: &[&str]) -> Vec<PathStep> {
+pub(super) fn keys(k: &[&str]) -> Vec<PathStep> {
     k.iter().map(|k| PathStep::Key((*k).to_string())).collect()
-}
-
-/// Which of `scalars` (with their positions) holds `after`, a value a step set in a
-/// field whose key is `own_key` (`before`: the value it replaced): a generator literal
-/// `key=value` of the field's own key, else the scalar equal to it, else (when the
-/// field has no key of its own) any literal with the value, else the longest scalar that
-/// is part of it and was not part of the old value (an image's new tag in `nginx:1.27`).
-fn holding(
-    scalars: &[(&str, (usize, usize))],
-    own_key: Option<&str>,
-    after: &str,
-    before: Option<&str>,
-) -> Option<(usize, usize)> {
-    let keyed = scalars.iter().find(|(s, _)| {
-        s.split_once('=')
-            .is_some_and(|(k, v)| Some(k.trim()) == own_key && v == after)
-    });
-    let exact = || scalars.iter().find(|(s, _)| *s == after);
-    // A literal of another key does not hold the value, whatever its value (an env
-    // file's `ENVIRONMENT=prod` beside a literal `DEPLOY_ENV=prod`); when the field
-    // has no key of its own, any literal with the value.
-    let literal = || {
-        scalars
-            .iter()
-            .find(|(s, _)| own_key.is_none() && s.split_once('=').is_some_and(|(_, v)| v == after))
-    };
-    let part = || {
-        scalars
-            .iter()
-            .filter(|(s, _)| {
-                !s.is_empty() && after.contains(s) && before.is_none_or(|b| !b.contains(s))
-            })
-            .max_by_key(|(s, _)| s.len())
-    };
-    keyed
-        .or_else(exact)
-        .or_else(literal)
-        .or_else(part)
-        .map(|(_, p)| *p)
 }
 
 /// The label or annotation a generator's options may write: `metadata.labels.KEY` or
@@ -737,58 +698,6 @@ fn option_field(field: &FieldPath) -> Option<(&'static str, &str)> {
         }
         _ => None,
     }
-}
-
-/// The path of the element of `doc`'s `items` list with this kind and name.
-fn list_item(doc: &Located, kind: &str, name: &str) -> Option<Vec<PathStep>> {
-    // The items are looked at in turn until one is missing (the document is finite).
-    (0..)
-        .map_while(|i| {
-            let item = vec![PathStep::Key("items".into()), PathStep::Index(i)];
-            doc.value(&item)?;
-            Some(item)
-        })
-        .find(|item| {
-            let scalar = |k: &[&str]| {
-                let mut path = item.clone();
-                path.extend(keys(k));
-                doc.scalar(&path).map(str::to_string)
-            };
-            scalar(&["kind"]).as_deref() == Some(kind)
-                && scalar(&["metadata", "name"]).as_deref() == Some(name)
-        })
-}
-
-/// `field` as key and index steps in `doc` below `prefix`, a selector `[name=web]`
-/// resolved to the element of that name; `None` when the document does not have it.
-fn steps_in(doc: &Located, prefix: Vec<PathStep>, field: &FieldPath) -> Option<Vec<PathStep>> {
-    let mut steps: Vec<PathStep> = prefix;
-    steps.reserve(field.0.len());
-    for part in &field.0 {
-        let step = match part {
-            Part::Key(k) => PathStep::Key(k.to_string()),
-            Part::Index(i) => PathStep::Index(*i),
-            Part::Entry(e) => {
-                let (k, v) = &**e;
-                // The elements are looked at in turn until one is missing (the document
-                // is finite).
-                let mut index = None;
-                for i in 0.. {
-                    let mut probe = steps.clone();
-                    probe.push(PathStep::Index(i));
-                    doc.value(&probe)?;
-                    probe.push(PathStep::Key(k.to_string()));
-                    if doc.scalar(&probe) == Some(v.as_str()) {
-                        index = Some(i);
-                        break;
-                    }
-                }
-                PathStep::Index(index?)
-            }
-        };
-        steps.push(step);
-    }
-    Some(steps)
 }
 
 impl LocatedStep {

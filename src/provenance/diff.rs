@@ -44,6 +44,12 @@ pub fn changes(before: &Node, after: &Node) -> Vec<Change> {
 pub fn changes_renaming(before: &Node, after: &Node) -> (Vec<Change>, Vec<Rename>) {
     let mut out = Out::default();
     let mut at = FieldPath::default();
+    // `compare` takes values known to differ, but for mappings, which it compares key
+    // by key (a resource touched but left as it was costs that one pass).
+    let maps = matches!((before, after), (Node::Map(_), Node::Map(_)));
+    if !maps && before == after {
+        return (out.changes, out.renames);
+    }
     compare(&mut at, Some(before), Some(after), &mut out);
     (out.changes, out.renames)
 }
@@ -81,7 +87,7 @@ pub(crate) fn written_unchanged(changes: &mut Vec<Change>, written: Vec<FieldPat
         return;
     }
     // The fields already changed, and those added here: each once.
-    let mut seen: std::collections::HashSet<&FieldPath> = changes.iter().map(|c| &c.path).collect();
+    let mut seen: foldhash::HashSet<&FieldPath> = changes.iter().map(|c| &c.path).collect();
     let mut added = Vec::new();
     for path in &written {
         if !seen.insert(path) {
@@ -173,6 +179,70 @@ fn walk_beside(
     }
 }
 
+/// [`changes_renaming`] of `seen` (a resource as its record last saw it) and `now`,
+/// making `seen` the same as `now` where they differ, in the same pass: a step changes a
+/// few fields, and comparing the whole resource again to copy them (see [`sync`]) cost
+/// as much as finding them. The third value says whether some part of `seen` was left
+/// equal to `now` but with its keys in another order: a record whose step changed
+/// something is then made identical ([`sync`]) as it was before this pass existed; one
+/// whose step changed nothing keeps its copy as it was.
+pub(crate) fn changes_syncing(seen: &mut Node, now: &Node) -> (Vec<Change>, Vec<Rename>, bool) {
+    let mut out = Out::default();
+    let mut at = FieldPath::default();
+    let mut reordered = false;
+    if aligned(seen, now) {
+        compare_sync(&mut at, seen, now, &mut out, &mut reordered);
+    } else if seen == now {
+        reordered = !identical(seen, now);
+    } else {
+        compare(&mut at, Some(seen), Some(now), &mut out);
+        sync(seen, now);
+    }
+    (out.changes, out.renames, reordered)
+}
+
+/// Two non-empty mappings with the same keys in the same order.
+fn aligned(a: &Node, b: &Node) -> bool {
+    match (a, b) {
+        (Node::Map(a), Node::Map(b)) => {
+            !a.is_empty() && a.len() == b.len() && a.keys().eq(b.keys())
+        }
+        _ => false,
+    }
+}
+
+/// See [`changes_syncing`]: `seen` and `now` are not identical (or are the resource).
+/// Aligned mappings are compared key by key and their differing values synced as they
+/// are found; anything else that differs is compared by [`compare`] and then synced.
+fn compare_sync(
+    at: &mut FieldPath,
+    seen: &mut Node,
+    now: &Node,
+    out: &mut Out,
+    reordered: &mut bool,
+) {
+    if !aligned(seen, now) {
+        // Not identical (the caller looked), but maybe equal: keys in another order.
+        if *seen == *now {
+            *reordered = true;
+            return;
+        }
+        compare(at, Some(seen), Some(now), out);
+        sync(seen, now);
+        return;
+    }
+    if let (Node::Map(s), Node::Map(n)) = (seen, now) {
+        for ((k, sv), (_, nv)) in s.iter_mut().zip(n.iter()) {
+            if identical(sv, nv) {
+                continue;
+            }
+            at.0.push(Part::Key(k.clone()));
+            compare_sync(at, sv, nv, out, reordered);
+            at.0.pop();
+        }
+    }
+}
+
 /// Makes `seen` (a resource as a record last saw it) the same as `now`, keys in `now`'s
 /// order included, copying only what differs: after a step changed a few fields of a
 /// resource, those, not the whole resource. A mapping whose keys differ (or are in
@@ -218,19 +288,33 @@ fn identical(a: &Node, b: &Node) -> bool {
 // The path is one stack, pushed and popped on the way down, and copied only for a leaf
 // that changed: a step changes few fields of a resource, and most of the comparison is
 // of equal subtrees, which `==` settles without building a path (recording a build
-// compares every resource after every step).
+// compares every resource after every step). Each pair of values is compared with `==`
+// once, by the mapping or list holding them (see `differ`), not again at each level
+// above a change.
 fn compare(at: &mut FieldPath, before: Option<&Node>, after: Option<&Node>, out: &mut Out) {
-    if let (Some(b), Some(a)) = (before, after)
-        && b == a
-    {
-        return;
-    }
     match (before, after) {
+        (Some(Node::Map(b)), Some(Node::Map(a)))
+            if !(b.is_empty() || a.is_empty()) && b.len() == a.len() && b.keys().eq(a.keys()) =>
+        {
+            // The same keys in the same order, as after nearly every step: pairwise.
+            for ((k, bv), (_, av)) in b.iter().zip(a.iter()) {
+                if bv != av {
+                    at.0.push(Part::Key(k.clone()));
+                    compare(at, Some(bv), Some(av), out);
+                    at.0.pop();
+                }
+            }
+        }
         (Some(Node::Map(b)), Some(Node::Map(a))) if !(b.is_empty() || a.is_empty()) => {
             for (k, bv) in b.iter() {
-                at.0.push(Part::Key(k.clone()));
-                compare(at, Some(bv), a.get(k), out);
-                at.0.pop();
+                match a.get(k) {
+                    Some(av) => differ(at, &Part::Key(k.clone()), bv, av, out),
+                    None => {
+                        at.0.push(Part::Key(k.clone()));
+                        compare(at, Some(bv), None, out);
+                        at.0.pop();
+                    }
+                }
             }
             for (k, av) in a.iter() {
                 if b.get(k).is_none() {
@@ -250,9 +334,7 @@ fn compare(at: &mut FieldPath, before: Option<&Node>, after: Option<&Node>, out:
             let mut paired = vec![false; a.len()];
             for (i, (part, bv)) in bp.iter().zip(b).enumerate() {
                 if let Some(j) = ap.iter().position(|p| p == part) {
-                    at.0.push(part.clone());
-                    compare(at, Some(bv), Some(&a[j]), out);
-                    at.0.pop();
+                    differ(at, part, bv, &a[j], out);
                     continue;
                 }
                 // Gone under its old name: renamed in place, or removed.
@@ -269,7 +351,9 @@ fn compare(at: &mut FieldPath, before: Option<&Node>, after: Option<&Node>, out:
                             from,
                             to: at.clone(),
                         });
-                        compare(at, Some(bv), Some(&a[i]), out);
+                        if bv != &a[i] {
+                            compare(at, Some(bv), Some(&a[i]), out);
+                        }
                         at.0.pop();
                     }
                     _ => {
@@ -288,7 +372,10 @@ fn compare(at: &mut FieldPath, before: Option<&Node>, after: Option<&Node>, out:
             }
         }
         (Some(b), Some(a)) if is_leaf(b) && is_leaf(a) => {
-            // Unequal (see above).
+            if b == a {
+                // (Checked by the caller mostly; cheap for leaves.)
+                return;
+            }
             out.push(Change {
                 path: at.clone(),
                 before: Some(short_text(b)),
@@ -318,6 +405,15 @@ fn compare(at: &mut FieldPath, before: Option<&Node>, after: Option<&Node>, out:
                 });
             }
         }
+    }
+}
+
+/// Compares `b` and `a`, the values at `part` below `at`, when they differ.
+fn differ(at: &mut FieldPath, part: &Part, b: &Node, a: &Node, out: &mut Out) {
+    if b != a {
+        at.0.push(part.clone());
+        compare(at, Some(b), Some(a), out);
+        at.0.pop();
     }
 }
 
@@ -379,9 +475,7 @@ fn compare_moved(
                     to.0.push(Part::Index(j));
                     out.renames.push(Rename { from, to });
                 }
-                at.0.push(Part::Index(j));
-                compare(at, Some(bv), Some(&a[j]), out);
-                at.0.pop();
+                differ(at, &Part::Index(j), bv, &a[j], out);
             }
             None => {
                 at.0.push(Part::Index(i));

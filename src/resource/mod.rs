@@ -193,6 +193,19 @@ impl Resource {
         &mut self.node
     }
 
+    /// Changes the object with `f`, which says whether it changed anything: only then is
+    /// the resource marked touched (see [`Resource::node_mut`]). For a step that visits
+    /// every resource and changes few (an `images` entry), so that a build recording
+    /// provenance compares only those. `f` must answer true whenever it changed the object.
+    pub(crate) fn node_mut_if(
+        &mut self,
+        f: impl FnOnce(&mut Node) -> Result<bool>,
+    ) -> Result<bool> {
+        let changed = f(&mut self.node)?;
+        self.touched |= changed;
+        Ok(changed)
+    }
+
     /// The object, to change, with the fields written as nothing that it keeps (see
     /// [`Resource::node_mut`]).
     pub fn node_mut_with_empty_nulls(&mut self) -> (&mut Node, &crate::yaml::parse::EmptyNulls) {

@@ -181,11 +181,13 @@ impl<'a> Rule<'a> {
     }
 }
 
-/// Every `containers`/`initContainers` list anywhere in the object.
-fn walk_containers(n: &mut Node, rule: &Rule, depth: usize) -> Result<()> {
+/// Every `containers`/`initContainers` list anywhere in the object; whether the rule
+/// rewrote an image in one.
+fn walk_containers(n: &mut Node, rule: &Rule, depth: usize) -> Result<bool> {
     if depth > 200 {
-        return Ok(());
+        return Ok(false);
     }
+    let mut hit = false;
     match n {
         Node::Map(m) => {
             for (k, v) in m.iter_mut() {
@@ -198,24 +200,29 @@ fn walk_containers(n: &mut Node, rule: &Rule, depth: usize) -> Result<()> {
                             };
                             if let Some((_, img)) = c.get_index_mut(i)
                                 && rule.apply_to(img)?
-                                && c.style_at(i) == Style::Plain
                             {
-                                // kustomize's new image is untagged (see name_affix.rs).
-                                c.set_style_at(i, Style::Untagged);
+                                hit = true;
+                                if c.style_at(i) == Style::Plain {
+                                    // kustomize's new image is untagged (see
+                                    // name_affix.rs).
+                                    c.set_style_at(i, Style::Untagged);
+                                }
                             }
                         }
                     }
                 } else {
-                    walk_containers(v, rule, depth + 1)?;
+                    hit |= walk_containers(v, rule, depth + 1)?;
                 }
             }
-            Ok(())
         }
-        Node::Seq(items) => items
-            .iter_mut()
-            .try_for_each(|i| walk_containers(i, rule, depth + 1)),
-        _ => Ok(()),
+        Node::Seq(items) => {
+            for i in items.iter_mut() {
+                hit |= walk_containers(i, rule, depth + 1)?;
+            }
+        }
+        _ => {}
     }
+    Ok(hit)
 }
 
 /// Applies the `images` entries in order; what each matched and changed.
@@ -232,24 +239,24 @@ pub(crate) fn apply(
         let rule = Rule::new(image)?;
         let mut trail = Vec::new();
         for res in resmap.iter_mut() {
-            walk_containers(res.node_mut(), &rule, 0)?;
             let gvk = res.gvk();
-            let mut rewritten = Vec::new();
-            specs.apply_traced(
-                res.node_mut(),
-                &gvk,
-                CreateKind::Scalar,
-                &mut trail,
-                &mut |n, at| {
+            // Every resource is visited and few hold the image: only those the rule
+            // rewrote are marked changed, for a build recording provenance to compare.
+            res.node_mut_if(|node| {
+                let mut hit = walk_containers(node, &rule, 0)?;
+                let mut rewritten = Vec::new();
+                specs.apply_traced(node, &gvk, CreateKind::Scalar, &mut trail, &mut |n, at| {
                     if rule.apply_to(n)? {
                         rewritten.push(trail_of(at, None));
                     }
                     Ok(())
-                },
-            )?;
-            for at in rewritten {
-                crate::merge::scalar_style::untag_plain_at(res.node_mut(), &at);
-            }
+                })?;
+                hit |= !rewritten.is_empty();
+                for at in rewritten {
+                    crate::merge::scalar_style::untag_plain_at(node, &at);
+                }
+                Ok(hit)
+            })?;
         }
         counts.push(rule.count.get());
     }
