@@ -20,6 +20,7 @@ tests! {
     build_provenance_leaves_the_output_unchanged,
     values_are_found_where_they_are_written,
     a_subject_namespace_written_again_is_the_transformers,
+    a_shared_label_value_is_where_the_patch_wrote_it_last,
     ;
     common::corpus_cases(
         module_path!(),
@@ -597,4 +598,23 @@ fn a_subject_namespace_written_again_is_the_transformers() {
     assert_eq!(at("subjects.[name=default].namespace"), "transform app/kustomization.yaml:1:12");
     // Only subjects named "default" follow the namespace (kustomize's default).
     assert_eq!(at("subjects.[name=other].namespace"), "source app/rbac.yaml:15:14");
+}
+
+/// `commonLabels` shares one value between a label and its selector copies (see
+/// resource/shared.rs); a patch writing two values into them writes the selector's last
+/// (kyaml walks keys in sorted order), into every copy: each comes from the selector's
+/// line of the patch (tests/fixtures/labels/smp-last-field-wins).
+fn a_shared_label_value_is_where_the_patch_wrote_it_last() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let d = t.path();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/labels/smp-last-field-wins/in");
+    copy_tree(&fixture, d).expect("copied");
+    let at = |field: &str| last_position(d, ".", "Deployment/web", field);
+    for field in [
+        "metadata.labels.track",
+        "spec.selector.matchLabels.track",
+        "spec.template.metadata.labels.track",
+    ] {
+        assert_eq!(at(field), "merge kustomization.yaml:16:18", "{field}");
+    }
 }

@@ -322,11 +322,11 @@ impl<'f> Locator<'f> {
                 {
                     let mut inside = e.place.steps();
                     inside.push(PathStep::Key("patch".into()));
-                    self.embedded(&e.file, &[inside, e.place.steps()], field)
+                    self.embedded(&e.file, &[inside, e.place.steps()], field, after)
                         .map(|p| (e.file.as_path(), p))
                 }
                 (None, Some(w)) if step.kind == StepKind::Merge => self
-                    .embedded(&w.file, &[keys(&["patch"])], field)
+                    .embedded(&w.file, &[keys(&["patch"])], field, after)
                     .map(|p| (w.file.as_path(), p)),
                 // An item of a kustomization list (`images[0]`, `replicas[1]`,
                 // `configMapGenerator[0]`): the scalar of the item that holds the value.
@@ -429,18 +429,38 @@ impl<'f> Locator<'f> {
     /// Where `field` is written in a YAML document held by a literal block scalar of
     /// `file` (`patch: |`), the first of `blocks` that is one: the block's lines are the
     /// document's, indented.
+    ///
+    /// A label or annotation value kustomize shares between fields (a label and its
+    /// selector copy, see resource/shared.rs) is written through all of them, so the
+    /// field may hold a value the patch writes at another of them (kyaml's merge walks
+    /// keys in sorted order: the selector's is written last). When the field's own scalar
+    /// in the patch is not `after`, a scalar of the patch that is, under another label
+    /// or annotation key, is where the value comes from.
     fn embedded(
         &mut self,
         file: &Path,
         blocks: &[Vec<PathStep>],
         field: &FieldPath,
+        after: &str,
     ) -> Option<(usize, usize)> {
         let block = self.block(file, blocks)?;
-        let (l, c) = block
-            .docs
-            .iter()
-            .flatten()
-            .find_map(|doc| doc.value(&steps_in(doc, Vec::new(), field)?))?;
+        let (l, c) = block.docs.iter().flatten().find_map(|doc| {
+            let own = steps_in(doc, Vec::new(), field)
+                .and_then(|steps| Some((doc.scalar(&steps), doc.value(&steps)?)));
+            match own {
+                Some((text, at)) if text.is_none_or(|t| t == after) || !shares_values(field) => {
+                    Some(at)
+                }
+                // Written through a value shared with another label or annotation.
+                _ if shares_values(field) => SHARING_MAPS
+                    .iter()
+                    .flat_map(|path| doc.values_under(&keys(path)))
+                    .find(|(text, _)| *text == after)
+                    .map(|(_, at)| at)
+                    .or(own.map(|(_, at)| at)),
+                _ => None,
+            }
+        })?;
         Some((block.header + l, block.indent + c))
     }
 
@@ -769,6 +789,25 @@ pub fn annotated(
         }
     }
     lines
+}
+
+/// The mappings of a patch whose values kustomize may share with other fields (see
+/// resource/shared.rs): labels, annotations and selectors.
+const SHARING_MAPS: &[&[&str]] = &[
+    &["metadata", "labels"],
+    &["metadata", "annotations"],
+    &["spec", "selector", "matchLabels"],
+    &["spec", "selector"],
+    &["spec", "template", "metadata", "labels"],
+    &["spec", "template", "metadata", "annotations"],
+];
+
+/// Whether `field` is a label or annotation value, of the kinds kustomize may share
+/// between fields (`metadata.labels.app`, `spec.selector.matchLabels.app`).
+fn shares_values(field: &FieldPath) -> bool {
+    field.0.iter().rev().nth(1).is_some_and(|p| {
+        matches!(p, Part::Key(k) if matches!(k.as_str(), "labels" | "annotations" | "matchLabels" | "selector"))
+    })
 }
 
 #[cfg(test)]
