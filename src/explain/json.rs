@@ -40,7 +40,7 @@ pub const SCHEMA: &str = "kbuild.dev/provenance/v1";
 /// neighbouring resources of the batch (those mostly come from the same files), each
 /// resource written into the thread's buffer; the buffers are written in order. The
 /// bytes are those serde_json's pretty printer writes for the whole document (see
-/// [`Pretty`]): each resource is written straight from its record and the located
+/// `Pretty`): each resource is written straight from its record and the located
 /// positions, at its depth, without a typed copy of it or a string per value.
 pub fn write_document(resmap: &ResMap, read: &Read, out: &mut dyn Write) -> std::io::Result<()> {
     let names = super::select::Names::of(resmap);

@@ -52,8 +52,25 @@ pub fn restyled(node: Node, style: Style) -> Node {
 pub fn after_json_round_trip(node: &mut Node) {
     match node {
         Node::Map(m) => {
-            // New nodes from JSON values: a number's text is its JSON spelling now.
+            // New nodes from JSON values: a number is a float64, whose text is the one
+            // go-yaml gives it (`strconv.FormatFloat(f, 'g', -1, 64)`): what a replacement
+            // or var copies. It differs from the printed spelling (the output goes
+            // through JSON again) from a million up (`1.234567e+06`).
             m.forget_typed_texts();
+            for i in 0..m.len() {
+                let g = match m.get_index(i) {
+                    Some((_, Node::Int(n))) => crate::yaml::emit::format_float_g(*n as f64),
+                    Some((_, Node::Uint(n))) => crate::yaml::emit::format_float_g(*n as f64),
+                    Some((_, Node::Float(f))) => crate::yaml::emit::format_float_g(*f),
+                    _ => continue,
+                };
+                if let Some((key, value)) = m.get_index(i)
+                    && value.scalar_string().is_some_and(|usual| usual != g)
+                {
+                    let key = key.to_string();
+                    m.set_typed_text(&key, &g);
+                }
+            }
             for i in 0..m.len() {
                 let style = match m.get_index(i) {
                     Some((_, Node::Str(s))) if needs_quotes(s) => Style::Quoted,

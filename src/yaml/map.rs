@@ -330,6 +330,9 @@ impl Map {
         }
         match crate::yaml::parse::resolve_resource_scalar(text, None) {
             Ok(typed) if typed == *value => Some(text),
+            // An integer a JSON 6902 patch read back as a float64, which go-yaml spells
+            // with an exponent (`1.234567e+06`; see `scalar_style::after_json_round_trip`).
+            Ok(Node::Float(f)) if text.contains('e') && same_number(value, f) => Some(text),
             _ => None,
         }
     }
@@ -619,6 +622,15 @@ impl IntoIterator for Map {
     type IntoIter = std::iter::Map<std::vec::IntoIter<Entry_>, fn(Entry_) -> (Key, Node)>;
     fn into_iter(self) -> Self::IntoIter {
         self.entries.into_iter().map(|(k, v, _)| (k, v))
+    }
+}
+
+/// Whether the integer `value` is the float `f`.
+fn same_number(value: &Node, f: f64) -> bool {
+    match value {
+        Node::Int(i) => *i as f64 == f,
+        Node::Uint(u) => *u as f64 == f,
+        _ => false,
     }
 }
 
