@@ -539,7 +539,7 @@ fn expand(
                             used.insert(name.to_string());
                         }
                         if cursor == 0 && close + 2 == b.len() {
-                            let node = whole_value(&name, value);
+                            let node = whole_value(&name, value)?;
                             budget.charge(crate::resource::budget::node_bytes(&node), "vars")?;
                             return Ok(node);
                         }
@@ -579,15 +579,34 @@ fn expand(
 }
 
 /// The node for a string that is exactly `$(name)`.
-fn whole_value(name: &str, value: Option<&VarValue>) -> Node {
-    match value {
+///
+/// kustomize's refvar writes a float var as `strconv.FormatFloat(f, 'f', -1, 64)` under a
+/// `!!float` tag. go-yaml, turning the resource into JSON, reads a `!!float` whose text
+/// is an integer as that integer made a float, but only from int64: an integer text from
+/// 2^63 up to 2^64 reads as a uint64, which it refuses to make a float (a number above
+/// int64 that a JSON 6902 patch read back as a float64, then a var). The build fails there.
+fn whole_value(name: &str, value: Option<&VarValue>) -> Result<Node> {
+    Ok(match value {
         Some(VarValue::Str(s)) => Node::text(s.clone()),
         Some(VarValue::Int(i)) => Node::Int(*i),
         Some(VarValue::Uint(u)) => Node::Uint(*u),
+        Some(VarValue::Float(f))
+            if (9_223_372_036_854_775_808.0..18_446_744_073_709_551_616.0).contains(f) =>
+        {
+            let text = crate::yaml::emit::format_float(*f);
+            // A context, not a plain message, so the field walk does not prefix it.
+            return Err(Error::invalid_resource(format!(
+                "yaml: cannot decode !!int `{text}` as a !!float"
+            ))
+            .context(format!(
+                "var '{name}' is the float {text}: kustomize writes it with a !!float tag and \
+                 a text that reads as an unsigned integer, and cannot turn the resource into JSON"
+            )));
+        }
         Some(VarValue::Float(f)) => Node::Float(*f),
         Some(VarValue::Bool(b)) => Node::Bool(*b),
         Some(VarValue::Composite) | None => Node::text(format!("$({name})")),
-    }
+    })
 }
 
 /// The text of `$(name)` inside a longer string (Go's `%v` of the value).
