@@ -57,19 +57,23 @@ pub fn after_json_round_trip(node: &mut Node) {
             // or var copies. It differs from the printed spelling (the output goes
             // through JSON again) from a million up (`1.234567e+06`).
             m.forget_typed_texts();
-            for i in 0..m.len() {
-                let g = match m.get_index(i) {
-                    Some((_, Node::Int(n))) => crate::yaml::emit::format_float_g(*n as f64),
-                    Some((_, Node::Uint(n))) => crate::yaml::emit::format_float_g(*n as f64),
-                    Some((_, Node::Float(f))) => crate::yaml::emit::format_float_g(*f),
-                    _ => continue,
-                };
-                if let Some((key, value)) = m.get_index(i)
-                    && value.scalar_string().is_some_and(|usual| usual != g)
-                {
-                    let key = key.to_string();
-                    m.set_typed_text(&key, &g);
-                }
+            // An integer below a million is spelled alike both ways (the common case:
+            // ports, replicas), and costs no formatting.
+            let go_texts: Vec<(String, String)> = m
+                .iter()
+                .filter_map(|(key, value)| {
+                    let g = match value {
+                        Node::Int(n) if n.unsigned_abs() < 1_000_000 => return None,
+                        Node::Int(n) => crate::yaml::emit::format_float_g(*n as f64),
+                        Node::Uint(n) => crate::yaml::emit::format_float_g(*n as f64),
+                        Node::Float(f) => crate::yaml::emit::format_float_g(*f),
+                        _ => return None,
+                    };
+                    (value.scalar_string()? != g).then(|| (key.to_string(), g))
+                })
+                .collect();
+            for (key, g) in go_texts {
+                m.set_typed_text(&key, &g);
             }
             for i in 0..m.len() {
                 let style = match m.get_index(i) {
