@@ -9,9 +9,11 @@
 //! embedders in one process, each keep their own. A caller that installs no handler passes
 //! `Cleanup::default()` and the bookkeeping is simply never read.
 //!
-//! A temporary file is registered *before* it is created and unregistered only after it
-//! was renamed into place or removed, so no instant exists where it is on disk and unknown
-//! to the handler. [`Cleanup::critical`] holds the register's lock across a step that must
+//! A temporary file is created and registered in one step with the register locked
+//! ([`Cleanup::create`]), and unregistered only after it was renamed into place or removed,
+//! so no instant exists where it is on disk and unknown to the handler. (Registering first
+//! and creating after, unlocked, is not enough: the handler may run in between, find
+//! nothing to remove, and the file made next outlives the process.) [`Cleanup::critical`] holds the register's lock across a step that must
 //! not be cut in two by a signal (renaming a set of files into place): the handler waits
 //! for it, then removes what is left. A program is registered while its spawn holds the
 //! lock of the process groups, so a signal handled meanwhile finds it, or stops the spawn.
@@ -87,10 +89,19 @@ impl Cleanup {
         }
     }
 
-    /// Records a temporary file or directory (before it is created).
-    pub(crate) fn register(&self, path: &Path) {
+    /// Creates the temporary `path` with `create` and registers it, the register locked
+    /// across both: a signal handled meanwhile finds it on disk and registered, or
+    /// neither (see the module's comment).
+    pub(crate) fn create<R>(
+        &self,
+        path: &Path,
+        create: impl FnOnce(&Path) -> std::io::Result<R>,
+    ) -> std::io::Result<R> {
         self.first_use();
-        lock(&self.inner.temporaries).insert(path.to_path_buf());
+        let mut register = lock(&self.inner.temporaries);
+        let made = create(path)?;
+        register.insert(path.to_path_buf());
+        Ok(made)
     }
 
     /// Forgets a temporary (after it was removed or renamed into place).
@@ -210,11 +221,14 @@ mod tests {
             RUNS.fetch_add(1, Ordering::SeqCst);
         });
         assert_eq!(RUNS.load(Ordering::SeqCst), 0);
-        cleanup.register(Path::new("/nonexistent/a"));
-        cleanup.register(Path::new("/nonexistent/b"));
+        let made = |_: &Path| Ok(());
+        cleanup.create(Path::new("/nonexistent/a"), made).unwrap();
+        cleanup.create(Path::new("/nonexistent/b"), made).unwrap();
         assert_eq!(RUNS.load(Ordering::SeqCst), 1);
         // Another register is another handler's business.
-        Cleanup::new().register(Path::new("/nonexistent/c"));
+        Cleanup::new()
+            .create(Path::new("/nonexistent/c"), made)
+            .unwrap();
         assert!(!cleanup.holds(Path::new("/nonexistent/c")));
     }
 

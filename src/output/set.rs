@@ -247,16 +247,13 @@ fn write_temp_with(
     let temp = tempfile::Builder::new()
         .prefix(&prefix)
         .make_in(dir, |path| {
-            cleanup.register(path);
-            let opened = std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o666)
-                .open(path);
-            if opened.is_err() {
-                cleanup.unregister(path);
-            }
-            opened
+            cleanup.create(path, |path| {
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .mode(0o666)
+                    .open(path)
+            })
         })
         .map_err(super::without_temp_path)?;
     // From here the file is kbuild's to remove: keep it past tempfile's guard, which

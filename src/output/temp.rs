@@ -66,15 +66,12 @@ impl Registered<tempfile::TempDir> {
 
 impl Registered<tempfile::NamedTempFile> {
     /// A new temporary file made by `builder` in the system's temporary directory,
-    /// registered before it is created.
+    /// registered as it is created.
     pub(crate) fn file(
         cleanup: &Cleanup,
         builder: &tempfile::Builder,
     ) -> std::io::Result<Registered<tempfile::NamedTempFile>> {
-        let file = builder.make(|p| {
-            cleanup.register(p);
-            std::fs::File::create_new(p)
-        })?;
+        let file = builder.make(|p| cleanup.create(p, |p| std::fs::File::create_new(p)))?;
         Ok(Registered {
             path: file.path().to_path_buf(),
             item: Some(file),

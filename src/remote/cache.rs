@@ -226,7 +226,7 @@ fn write_atomic(
 }
 
 /// A temporary file in `dir` holding `bytes` (0600), known to the signal handler from
-/// before its creation until it is dropped or persisted (then removed from the register
+/// its creation until it is dropped or persisted (then removed from the register
 /// by [`Unregistered`]'s drop): a signal while the cache writes a small file leaves no
 /// `.tmp-*` file behind.
 fn write_temp(
@@ -236,7 +236,6 @@ fn write_temp(
 ) -> std::io::Result<Unregistered> {
     use std::io::Write;
     let mut tmp = tempfile::Builder::new().prefix(".tmp-").make_in(dir, |p| {
-        cleanup.register(p);
         let mut options = File::options();
         options.write(true).create_new(true);
         #[cfg(unix)]
@@ -244,7 +243,7 @@ fn write_temp(
             use std::os::unix::fs::OpenOptionsExt;
             options.mode(0o600);
         }
-        options.open(p)
+        cleanup.create(p, |p| options.open(p))
     })?;
     let path = tmp.path().to_path_buf();
     let written = tmp.as_file_mut().write_all(bytes);
