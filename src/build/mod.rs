@@ -303,24 +303,30 @@ pub(crate) fn entry_error(
     entry: &str,
     e: Error,
 ) -> Error {
+    e.at_entry(entry_context(files, file, place, entry))
+}
+
+/// The context of an error about the entry `entry` at `place` of `file` (see
+/// [`entry_error`]).
+fn entry_context(files: &Files, file: &Path, place: Place, entry: &str) -> EntryContext {
     let pos = files
         .fs()
         .read(file)
         .ok()
         .and_then(|bytes| String::from_utf8(bytes).ok())
         .and_then(|text| place.position(&text));
-    e.at_entry(EntryContext {
+    EntryContext {
         file: file.to_path_buf(),
         pos,
         field: place.to_string(),
         entry: redact(entry),
-    })
+    }
 }
 
 /// A field that is one step (`replacements`) names the item an error is about in an
 /// item context (see `transform::replacements::load`), which gives the item's place.
-fn item_place(e: &Error) -> Option<Place> {
-    e.contexts().iter().find_map(|c| match c {
+fn item_place<'c>(contexts: impl IntoIterator<Item = &'c Context>) -> Option<Place> {
+    contexts.into_iter().find_map(|c| match c {
         Context::Item { key, index, .. } => Some(Place::item(key, *index)),
         _ => None,
     })
@@ -351,8 +357,7 @@ fn finish(
     // Untagged values (fields replacements created) take the type their text reads as
     // when kustomize prints the resource.
     for res in acc.resmap.iter_mut().filter(|r| r.untagged) {
-        crate::merge::scalar_style::resolve_untagged(res.node_mut())
-            .map_err(|e| e.context(res.id().to_string()))?;
+        res.resolve_untagged(crate::resource::deferred::Resolving::Printing)?;
         res.untagged = false;
     }
     transform::annotation_strings::normalize_annotations(&mut acc.resmap);
@@ -680,11 +685,23 @@ impl Builder<'_> {
                 // replacement source that selects nothing) starts at the entry's line,
                 // unless it already names an entry (the patch file it could not read).
                 Some(place) if !e.contexts().iter().any(|c| matches!(c, Context::Entry(_))) => {
-                    let place = item_place(&e).unwrap_or(place);
+                    let place = item_place(e.contexts()).unwrap_or(place);
                     entry_error(files, file, place, "", e)
                 }
                 _ => e,
             })?;
+            // Texts the step left to be checked when the resource is printed: an error
+            // there points at the entry, as an error of the step would.
+            for res in rm.iter_mut().filter(|r| r.untagged) {
+                res.writers.settle(|contexts| {
+                    let Some(place) = item_place(contexts).or(step.entry) else {
+                        return vec![Context::In(file.to_path_buf())];
+                    };
+                    vec![Context::Entry(Box::new(entry_context(
+                        files, file, place, "",
+                    )))]
+                });
+            }
         }
         let external = self.ctx.external;
         for generators::PluginConfig {
@@ -728,6 +745,19 @@ impl Builder<'_> {
                         &source,
                         self.ctx.provenance,
                     )?;
+                    // As in the kustomization's own steps (above), and as an error of
+                    // the config reads.
+                    for res in rm.iter_mut().filter(|r| r.untagged) {
+                        res.writers.settle(|_| {
+                            vec![
+                                Context::Text(format!(
+                                    "running transformer from {}",
+                                    source.display()
+                                )),
+                                Context::In(file.to_path_buf()),
+                            ]
+                        });
+                    }
                 }
             }
         }

@@ -265,18 +265,30 @@ pub fn untagged_text_matters(text: &str) -> bool {
 /// earlier one created) is an error: kustomize fails there, as Go's JSON encoder refuses
 /// the value (`json: unsupported value: +Inf`); so is a text its kept tag cannot read
 /// (go-yaml's `cannot decode !!str `abc` as a !!float`).
-pub fn resolve_untagged(node: &mut Node) -> Result<(), Error> {
+pub fn resolve_untagged(node: &mut Node) -> Result<(), Unreadable> {
     resolve_in(node, true)
+}
+
+/// A value [`resolve_untagged`] could not type: the field (`spec.ports.0.port`), its text
+/// and the error.
+#[derive(Debug)]
+pub struct Unreadable {
+    /// The field, as kbuild's field paths write it.
+    pub field: String,
+    /// The text it holds.
+    pub text: String,
+    /// Why it cannot be printed.
+    pub error: Error,
 }
 
 /// [`resolve_untagged`] for the [`Style::Kept`] values alone: what kustomize's vars' pass
 /// leaves as they are (refvar substitutes in strings only), and which nothing after it
 /// changes before they are printed.
-pub fn resolve_kept_tags(node: &mut Node) -> Result<(), Error> {
+pub fn resolve_kept_tags(node: &mut Node) -> Result<(), Unreadable> {
     resolve_in(node, false)
 }
 
-fn resolve_in(node: &mut Node, untagged_too: bool) -> Result<(), Error> {
+fn resolve_in(node: &mut Node, untagged_too: bool) -> Result<(), Unreadable> {
     let mut at = Vec::new();
     resolve_at(node, untagged_too, &mut at)
 }
@@ -287,7 +299,7 @@ fn resolve_at<'n>(
     node: &'n mut Node,
     untagged_too: bool,
     at: &mut Vec<Cow<'n, str>>,
-) -> Result<(), Error> {
+) -> Result<(), Unreadable> {
     let Node::Map(m) = node else {
         if let Node::Seq(items) = node {
             for (i, item) in items.iter_mut().enumerate() {
@@ -326,12 +338,16 @@ fn resolve_at<'n>(
                     "int" => ("an integer", ""),
                     _ => ("a number", ""),
                 };
-                return Err(Error::invalid_config(format!(
-                    "'{}' was {kind} field and now holds {text:?}: kustomize keeps the type \
-                     of a field a replacement writes into, and cannot read the text as that \
-                     type when it turns the resource into JSON ({e}){hint}",
-                    field()
-                )));
+                let field = field();
+                return Err(Unreadable {
+                    error: Error::invalid_config(format!(
+                        "'{field}' was {kind} field and now holds {text:?}: kustomize keeps \
+                         the type of a field a replacement writes into, and cannot read the \
+                         text as that type when it turns the resource into JSON ({e}){hint}"
+                    )),
+                    field,
+                    text: text.to_string(),
+                });
             }
         };
         if let Node::Float(f) = typed
@@ -344,12 +360,16 @@ fn resolve_at<'n>(
             } else {
                 "-Inf"
             };
-            return Err(Error::invalid_config(format!(
-                "'{}' holds {text:?}, which reads as a number kustomize cannot write \
-                 as JSON (json: unsupported value: {go}); quote the replacement's \
-                 source to keep it a string",
-                field()
-            )));
+            let field = field();
+            return Err(Unreadable {
+                error: Error::invalid_config(format!(
+                    "'{field}' holds {text:?}, which reads as a number kustomize cannot \
+                     write as JSON (json: unsupported value: {go}); quote the \
+                     replacement's source to keep it a string"
+                )),
+                field,
+                text: text.to_string(),
+            });
         }
         // kustomize's node keeps the text beside the tag, which a var reads
         // (`Map::typed_text`: kyaml's GetFieldValue runs Go's `strconv.Atoi` on `0x1F`).

@@ -2,6 +2,7 @@
 
 pub mod budget;
 pub(crate) mod build_annotations;
+pub mod deferred;
 pub mod go_regex;
 pub mod id;
 pub mod parse;
@@ -65,6 +66,9 @@ pub struct Resource {
     /// before a JSON patch and when printed; false for nearly every resource, which
     /// spares those the walk.
     pub untagged: bool,
+    /// The replacement entries that wrote texts checked only when the resource is printed
+    /// (see [`deferred`]).
+    pub writers: deferred::Writers,
 }
 
 /// A transformer or generator (builtin or a plugin) and the file that configured it.
@@ -313,6 +317,7 @@ impl Resource {
             replaced_lists: replaced::ReplacedLists::default(),
             provenance: None,
             untagged: false,
+            writers: deferred::Writers::default(),
             touched: true,
         })
     }

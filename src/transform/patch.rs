@@ -294,7 +294,7 @@ pub(crate) fn apply_json(
         res.store_prev_id();
         if res.untagged {
             // kustomize's JSON of an untagged node is the type its text reads as.
-            crate::merge::scalar_style::resolve_untagged(res.node_mut())
+            res.resolve_untagged(crate::resource::deferred::Resolving::BeforeJsonPatch)
                 .map_err(|e| e.context(format!("applying JSON patch to {}", res.id())))?;
             res.untagged = false;
         }

@@ -257,8 +257,7 @@ pub(crate) fn resolve(
     // resource (refvar substitutes in strings only, so it leaves such a field alone, and
     // nothing after the vars' pass changes it): read them so here.
     for r in rm.iter_mut().filter(|r| r.untagged) {
-        crate::merge::scalar_style::resolve_kept_tags(r.node_mut())
-            .map_err(|e| e.context(r.id().to_string()))?;
+        r.resolve_untagged(crate::resource::deferred::Resolving::KeptForVars)?;
     }
     let mut values = BTreeMap::new();
     for v in set.vars.values() {

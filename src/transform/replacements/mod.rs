@@ -37,7 +37,7 @@ mod select;
 mod structured;
 mod value;
 
-use crate::error::{Error, Result};
+use crate::error::{Context, Error, Result};
 use crate::kustomization::{ReplacementField, Selector};
 use crate::kustomize_version::KustomizeVersion;
 use crate::openapi::Schemas;
@@ -368,7 +368,8 @@ fn apply_one(rm: &mut ResMap, l: &Loaded, ctx: Ctx) -> Result<Vec<bool>> {
     let mut selected = Vec::with_capacity(targets.len());
     for (i, t) in targets.iter().enumerate() {
         selected.push(
-            apply_target(rm, &value, t, ctx).map_err(|e| e.context(format!("targets[{i}]")))?,
+            apply_target(rm, &value, t, (l, i), ctx)
+                .map_err(|e| e.context(format!("targets[{i}]")))?,
         );
     }
     Ok(selected)
@@ -492,8 +493,16 @@ fn part_of_source(value: Value, o: &FieldOptions) -> Result<Value> {
     })
 }
 
-/// Writes `value` into the target's fields; whether it selected any resource.
-fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<bool> {
+/// Writes `value` into the target's fields; whether it selected any resource. `who`: the
+/// replacement and the target's index in it, which a text checked only when the resource
+/// is printed is recorded with (`resource::deferred`).
+fn apply_target(
+    rm: &mut ResMap,
+    value: &Value,
+    t: &Target,
+    who: (&Loaded, usize),
+    ctx: Ctx,
+) -> Result<bool> {
     let select = t.select.as_ref().ok_or_else(|| {
         Error::invalid_config("a target needs 'select' to say which resources to change (use `select: {}` for all of them)")
     })?;
@@ -550,6 +559,10 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
             let mut retyped = false;
             // Typed fields holding a text their type is asked about when printed.
             let mut kept: Vec<(Vec<PathStep>, KeptTag)> = Vec::new();
+            // Texts written into fields that may already keep a tag or be untagged (only
+            // in a resource an earlier write marked), to record with their writer.
+            let may_hold_kept = res.untagged;
+            let mut rewritten: Vec<Vec<PathStep>> = Vec::new();
             let mut set = |field: &mut Node, created: bool, at: &[PathStep]| {
                 writes.note(field, created, at);
                 // kustomize reads annotations as a string map (see value::set_field_in).
@@ -564,6 +577,9 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
                     made.push((at.to_vec(), created_text(value, &options)));
                 } else if let Node::Str(t) = field {
                     retyped |= crate::merge::scalar_style::untagged_text_matters(t);
+                    if may_hold_kept {
+                        rewritten.push(at.to_vec());
+                    }
                 }
                 Ok(())
             };
@@ -587,7 +603,28 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
                 .map_err(at)?;
             writes.finish(res);
             res.untagged |= retyped;
+            // The error these texts may meet when the resource is printed, as this write
+            // would have made it (see `resource::deferred`).
+            let note = |res: &mut Resource, at: &[PathStep], text: String| {
+                let (l, target) = who;
+                res.writers.note(
+                    field_of(at),
+                    text,
+                    vec![
+                        Context::Text(format!("target {id}: fieldPath '{path}'")),
+                        Context::Text(format!("targets[{target}]")),
+                        Context::Item {
+                            key: KEY,
+                            index: l.at.0,
+                            label: l.label.clone(),
+                        },
+                    ],
+                );
+            };
             for (at, text) in made {
+                if reads_as_non_finite(&text) {
+                    note(res, &at, text.clone());
+                }
                 mark_untagged(res, &at, text);
             }
             for (at, tag) in kept {
@@ -596,6 +633,24 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
                 {
                     m.set_style_at(i, Style::Kept(tag));
                     res.untagged = true;
+                }
+                rewritten.push(at);
+            }
+            for at in rewritten {
+                let Some((m, i)) =
+                    crate::merge::scalar_style::entry_at(res.node_mut(), &trail_of_path(&at))
+                else {
+                    continue;
+                };
+                let checked_later = match (m.style_at(i), m.get_index(i)) {
+                    (Style::Kept(_), Some((_, Node::Str(t)))) => Some(t.to_string()),
+                    (Style::Untagged, Some((_, Node::Str(t)))) if reads_as_non_finite(t) => {
+                        Some(t.to_string())
+                    }
+                    _ => None,
+                };
+                if let Some(text) = checked_later {
+                    note(res, &at, text);
                 }
             }
             if check_depth {
@@ -619,6 +674,26 @@ fn apply_target(rm: &mut ResMap, value: &Value, t: &Target, ctx: Ctx) -> Result<
         }
     }
     Ok(selected)
+}
+
+/// The field at `at` as the printing's error names it (`spec.ports.0.port`).
+fn field_of(at: &[PathStep]) -> String {
+    let steps: Vec<String> = at
+        .iter()
+        .map(|s| match s {
+            PathStep::Key(k) => k.clone(),
+            PathStep::Index(i) => i.to_string(),
+        })
+        .collect();
+    steps.join(".")
+}
+
+/// Whether an untagged `text` reads as infinity or NaN, which kustomize cannot print.
+fn reads_as_non_finite(text: &str) -> bool {
+    matches!(
+        crate::yaml::parse::resolve_resource_scalar(text, None),
+        Ok(Node::Float(f)) if !f.is_finite()
+    )
 }
 
 /// Whether the field at `at` is an annotation's value (`metadata.annotations.KEY`).

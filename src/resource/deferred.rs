@@ -1,0 +1,135 @@
+//! Who wrote a text whose type is checked only when the resource is printed: a
+//! replacement keeps a typed field's tag beside a text it cannot read (`Style::Kept`), or
+//! creates an untagged field holding `.inf`, and kustomize fails only when it turns the
+//! resource into JSON, at the end of the build or before a JSON patch (a later replacement
+//! may still write a text that reads). The failure is found far from the write; the
+//! resource keeps, for each such field, the error context of the replacement entry that
+//! wrote it, so the error still points at that entry's line and column.
+
+use super::Resource;
+use crate::error::{Context, Result};
+use crate::merge::scalar_style;
+
+/// The writes of texts checked later, per field (see the module's comment).
+#[derive(Clone, Debug, Default)]
+pub struct Writers(Vec<Writer>);
+
+#[derive(Clone, Debug)]
+struct Writer {
+    /// The field as the error names it (`spec.ports.0.port`).
+    field: String,
+    /// The text written.
+    text: String,
+    /// The contexts of an error made where the write happened, innermost first.
+    contexts: Vec<Context>,
+    /// Whether the step that ran the write has added its own context (the entry's
+    /// position in its kustomization file).
+    settled: bool,
+}
+
+impl Writers {
+    /// Records that a write with the error contexts `contexts` (innermost first) put
+    /// `text` into `field`; it replaces an earlier write of the field.
+    pub(crate) fn note(&mut self, field: String, text: String, contexts: Vec<Context>) {
+        self.0.retain(|w| w.field != field);
+        self.0.push(Writer {
+            field,
+            text,
+            contexts,
+            settled: false,
+        });
+    }
+
+    /// The step that ran the writes recorded since it started adds its context to each:
+    /// `outer` is given a write's contexts, and says what the step would have wrapped an
+    /// error of that write in, innermost first.
+    pub(crate) fn settle(&mut self, outer: impl Fn(&[Context]) -> Vec<Context>) {
+        for w in self.0.iter_mut().filter(|w| !w.settled) {
+            let more = outer(&w.contexts);
+            w.contexts.extend(more);
+            w.settled = true;
+        }
+    }
+
+    /// The contexts of the write that put `text` into `field`, innermost first.
+    fn contexts_of(&self, field: &str, text: &str) -> Option<&[Context]> {
+        let w = self.0.iter().find(|w| w.field == field && w.text == text)?;
+        Some(&w.contexts)
+    }
+}
+
+/// When [`Resource::resolve_untagged`] runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Resolving {
+    /// At the end of the build, as the resource is printed: an error is the write's.
+    Printing,
+    /// The same, for the kept tags alone, as the vars' pass reads them.
+    KeptForVars,
+    /// Before a JSON patch, which is the step that fails: the write is named in one line.
+    BeforeJsonPatch,
+}
+
+impl Resource {
+    /// Types the values kustomize keeps untagged or with a kept tag, as it does when it
+    /// prints the resource or turns it into JSON (`scalar_style::resolve_untagged`). A
+    /// text the type cannot read fails, naming the replacement entry that wrote it.
+    pub(crate) fn resolve_untagged(&mut self, when: Resolving) -> Result<()> {
+        let resolved = if when == Resolving::KeptForVars {
+            scalar_style::resolve_kept_tags(self.node_mut())
+        } else {
+            scalar_style::resolve_untagged(self.node_mut())
+        };
+        resolved.map_err(|u| {
+            let Some(contexts) = self.writers.contexts_of(&u.field, &u.text) else {
+                return u.error.context(self.id().to_string());
+            };
+            if when != Resolving::BeforeJsonPatch {
+                return contexts.iter().fold(u.error, |e, c| e.within(c.clone()));
+            }
+            // The patch's own entry stays the error's position; the write is a note
+            // (outermost first: `file:4:3: replacements[0], targets[0], target ...`).
+            let entry = contexts.iter().any(|c| matches!(c, Context::Entry(_)));
+            let write: Vec<String> = contexts
+                .iter()
+                .rev()
+                .filter(|c| !(entry && matches!(c, Context::Item { .. })))
+                .map(ToString::to_string)
+                .collect();
+            u.error
+                .context(format!("the text was written by {}", write.join(", ")))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(w: &Writers, field: &str, text: &str) -> Option<Vec<String>> {
+        let contexts = w.contexts_of(field, text)?;
+        Some(contexts.iter().map(ToString::to_string).collect())
+    }
+
+    #[test]
+    fn the_last_write_of_a_field_is_kept_and_settled_once() {
+        let mut w = Writers::default();
+        let at = |s: &str| vec![Context::Text(s.to_string())];
+        w.note("spec.x".into(), "abc".into(), at("first"));
+        w.settle(|_| at("base"));
+        w.note("spec.x".into(), "abc2".into(), at("second"));
+        w.note("spec.y".into(), "def".into(), at("third"));
+        // A step settles only what it wrote.
+        w.settle(|_| at("overlay"));
+        assert_eq!(texts(&w, "spec.x", "abc"), None);
+        assert_eq!(
+            texts(&w, "spec.x", "abc2"),
+            Some(vec!["second".into(), "overlay".into()])
+        );
+        assert_eq!(
+            texts(&w, "spec.y", "def"),
+            Some(vec!["third".into(), "overlay".into()])
+        );
+        // A text other than the one written (a patch changed it since) is not the write's.
+        assert_eq!(texts(&w, "spec.y", "other"), None);
+    }
+}
