@@ -30,6 +30,7 @@
 //! kyaml's element matching and its `ElementSetter`.
 
 mod element;
+pub(super) use element::key_value;
 mod fast;
 mod general;
 

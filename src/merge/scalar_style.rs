@@ -24,9 +24,10 @@
 //! `docs/src/internals/scalars.md`.
 
 use crate::error::Error;
+use crate::openapi::TypeRef;
 use crate::resource::shared::Step;
 use crate::yaml::Node;
-use crate::yaml::map::{Map, Style};
+use crate::yaml::map::{Key, Map, Style};
 use std::borrow::Cow;
 
 /// The patch's scalar `node` as it comes out in the place of a destination scalar
@@ -454,46 +455,104 @@ pub fn quote_plain_yaml11_non_strings(node: &mut Node) {
 /// over, by their mapping keys: kyaml's merge puts the patch's value in the destination's
 /// node, which its `FieldSetter` then leaves as it was, so such a field is not quoted by
 /// [`quote_plain_yaml11_non_strings_but`] (`size: 'NULL'` over `size: charlie`, then
-/// `size: 007`, prints `7`). Lists are not followed.
-pub fn overwritten_scalars(dest: &Node, patch: &Node) -> Vec<Vec<crate::yaml::map::Key>> {
+/// `size: 007`, prints `7`). Into an associative list (by `schema`'s merge keys, or
+/// `name` where every element has one, as the merge infers it) the path goes through the
+/// destination's element the patch's merges into, named by its keys (see [`element_id`]);
+/// a list the patch replaces is all new nodes.
+pub fn overwritten_scalars(
+    dest: &Node,
+    patch: &Node,
+    schema: Option<TypeRef<'_>>,
+) -> Vec<Vec<Key>> {
     let mut out = Vec::new();
     let mut at = Vec::new();
-    overwritten_in(dest, patch, &mut at, &mut out);
+    overwritten_in(dest, patch, schema, &mut at, &mut out);
     out
 }
 
 fn overwritten_in(
     dest: &Node,
     patch: &Node,
-    at: &mut Vec<crate::yaml::map::Key>,
-    out: &mut Vec<Vec<crate::yaml::map::Key>>,
+    schema: Option<TypeRef<'_>>,
+    at: &mut Vec<Key>,
+    out: &mut Vec<Vec<Key>>,
 ) {
-    let (Node::Map(d), Node::Map(p)) = (dest, patch) else {
-        return;
-    };
-    for (k, pv) in p.iter() {
-        let Some(dv) = d.get(k) else { continue };
-        at.push(k.clone());
-        match (dv, pv) {
-            (Node::Map(_), Node::Map(_)) => overwritten_in(dv, pv, at, out),
-            // Only a string the quoting would take matters (rare: the list is
-            // empty for nearly every patch, which then costs this walk alone).
-            (Node::Map(_) | Node::Seq(_), _) => {}
-            (_, Node::Str(text)) if crate::yaml::parse::is_yaml11_non_string(text) => {
-                out.push(at.clone())
+    match (dest, patch) {
+        (Node::Map(d), Node::Map(p)) => {
+            for (k, pv) in p.iter() {
+                let Some(dv) = d.get(k) else { continue };
+                at.push(k.clone());
+                match (dv, pv) {
+                    (Node::Map(_), Node::Map(_)) | (Node::Seq(_), Node::Seq(_)) => {
+                        overwritten_in(dv, pv, schema.and_then(|s| s.field(k)), at, out)
+                    }
+                    // Only a string the quoting would take matters (rare: the list is
+                    // empty for nearly every patch, which then costs this walk alone).
+                    (Node::Map(_) | Node::Seq(_), _) => {}
+                    (_, Node::Str(text)) if crate::yaml::parse::is_yaml11_non_string(text) => {
+                        out.push(at.clone())
+                    }
+                    _ => {}
+                }
+                at.pop();
             }
-            _ => {}
         }
-        at.pop();
+        (Node::Seq(d), Node::Seq(p)) => {
+            let mut keys = schema.map(|s| s.merge_keys()).unwrap_or_default();
+            if keys.is_empty() {
+                if schema.is_some_and(|s| !s.patch_strategy().merges()) {
+                    return;
+                }
+                let named = |items: &[Node]| {
+                    items
+                        .iter()
+                        .all(|e| e.as_map().is_some_and(|m| m.contains_key("name")))
+                };
+                if !(named(d) && named(p)) {
+                    return;
+                }
+                keys.push("name");
+            }
+            let items = schema.and_then(|s| s.items());
+            for pe in p.iter().filter(|e| matches!(e, Node::Map(_))) {
+                let id = element_id(pe, &keys);
+                if let Some(de) = d.iter().find(|de| element_id(de, &keys) == id) {
+                    at.push(id);
+                    overwritten_in(de, pe, items, at, out);
+                    at.pop();
+                }
+            }
+        }
+        _ => {}
     }
+}
+
+/// A list element in a path of [`overwritten_scalars`]: its merge keys and their values,
+/// each after a NUL (which no mapping key of a resource holds): `\0name=B`.
+fn element_id(element: &Node, keys: &[&str]) -> Key {
+    let mut id = String::new();
+    for k in keys {
+        id.push('\0');
+        id.push_str(k);
+        id.push('=');
+        id.push_str(&super::assoc::key_value(element, k));
+    }
+    Key::from(id.as_str())
+}
+
+/// The index of the element of `items` a path step made by [`element_id`] names.
+fn element_index(items: &[Node], id: &Key) -> Option<usize> {
+    let keys: Vec<&str> = id
+        .split('\0')
+        .skip(1)
+        .filter_map(|kv| kv.split_once('=').map(|(k, _)| k))
+        .collect();
+    items.iter().position(|e| element_id(e, &keys) == *id)
 }
 
 /// [`quote_plain_yaml11_non_strings`] after a strategic merge, but for the fields
 /// `overwritten` names (see [`overwritten_scalars`]).
-pub fn quote_plain_yaml11_non_strings_but(
-    node: &mut Node,
-    overwritten: &[Vec<crate::yaml::map::Key>],
-) {
+pub fn quote_plain_yaml11_non_strings_but(node: &mut Node, overwritten: &[Vec<Key>]) {
     if overwritten.is_empty() {
         return quote_plain_yaml11_non_strings(node);
     }
@@ -501,14 +560,35 @@ pub fn quote_plain_yaml11_non_strings_but(
     quote_but(node, overwritten, &mut at);
 }
 
-fn quote_but(
-    node: &mut Node,
-    overwritten: &[Vec<crate::yaml::map::Key>],
-    at: &mut Vec<crate::yaml::map::Key>,
-) {
+fn quote_but(node: &mut Node, overwritten: &[Vec<Key>], at: &mut Vec<Key>) {
     // Below a field no path goes through, everything is quoted as usual.
     if !overwritten.iter().any(|p| p.starts_with(at)) {
         return quote_plain_yaml11_non_strings(node);
+    }
+    if let Node::Seq(items) = node {
+        // The elements the paths name, then the others (quoted as usual).
+        let named: Vec<Key> = overwritten
+            .iter()
+            .filter(|p| p.starts_with(at))
+            .filter_map(|p| p.get(at.len()))
+            .filter(|k| k.starts_with('\0'))
+            .cloned()
+            .collect();
+        let mut walked = vec![false; items.len()];
+        for id in named {
+            if let Some(i) = element_index(items, &id)
+                && !walked[i]
+            {
+                walked[i] = true;
+                at.push(id);
+                quote_but(&mut items[i], overwritten, at);
+                at.pop();
+            }
+        }
+        for (item, _) in items.iter_mut().zip(walked).filter(|(_, w)| !w) {
+            quote_plain_yaml11_non_strings(item);
+        }
+        return;
     }
     let Node::Map(m) = node else {
         return quote_plain_yaml11_non_strings(node);

@@ -188,7 +188,7 @@ pub(crate) fn apply_smp(
     let bookkeeping = BuildMetaMarks::place(res, None);
     // What the patch writes, for the resource's provenance (see provenance/writes.rs).
     let noted = res.provenance.is_some().then(|| patch.clone());
-    let overwritten = crate::merge::scalar_style::overwritten_scalars(res.node(), &patch);
+    let overwritten = crate::merge::scalar_style::overwritten_scalars(res.node(), &patch, schema);
     smp::apply_owned(res.node_mut(), patch, schema, opts)?;
     bookkeeping.take(res);
     crate::merge::scalar_style::quote_plain_yaml11_non_strings_but(res.node_mut(), &overwritten);

@@ -22,7 +22,7 @@ pub(in crate::merge) fn scalar_text(node: &Node) -> Cow<'_, str> {
 
 /// A key's value in an element, as kyaml lists them: empty for a missing, null or empty
 /// field, and for elements that are not mappings.
-pub(super) fn key_value<'n>(element: &'n Node, key: &str) -> Cow<'n, str> {
+pub(in crate::merge) fn key_value<'n>(element: &'n Node, key: &str) -> Cow<'n, str> {
     match element.get(key) {
         None | Some(Node::Null) => Cow::Borrowed(""),
         Some(Node::Map(m)) if m.is_empty() => Cow::Borrowed(""),
