@@ -289,6 +289,61 @@ pub fn resolve_kept_tags(node: &mut Node) -> Result<(), Unreadable> {
     resolve_in(node, false)
 }
 
+/// `text`, held untagged (`tag` None) or beside the tag kustomize's node kept, as the
+/// value go-yaml reads when kustomize turns the resource into JSON: none for an untagged
+/// text that reads as nothing else (it stays a string); an error for a text the tag
+/// cannot read, or one that reads as infinity or NaN. `field` names the field for it.
+pub(crate) fn read_as_printed(
+    text: &str,
+    tag: Option<&str>,
+    field: impl FnOnce() -> String,
+) -> Result<Option<Node>, Unreadable> {
+    let typed = match (crate::yaml::parse::resolve_resource_scalar(text, tag), tag) {
+        (Ok(typed), _) => typed,
+        (Err(_), None) => return Ok(None),
+        (Err(e), Some(tag)) => {
+            let (kind, hint) = match tag {
+                "null" => ("a null", "; write the field as \"\" to make it a string"),
+                "bool" => ("a boolean", ""),
+                "int" => ("an integer", ""),
+                _ => ("a number", ""),
+            };
+            let field = field();
+            return Err(Unreadable {
+                error: Error::invalid_config(format!(
+                    "'{field}' was {kind} field and now holds {text:?}: kustomize keeps \
+                     the type of a field a replacement writes into, and cannot read the \
+                     text as that type when it turns the resource into JSON ({e}){hint}"
+                )),
+                field,
+                text: text.to_string(),
+            });
+        }
+    };
+    if let Node::Float(f) = typed
+        && !f.is_finite()
+    {
+        let go = if f.is_nan() {
+            "NaN"
+        } else if f > 0.0 {
+            "+Inf"
+        } else {
+            "-Inf"
+        };
+        let field = field();
+        return Err(Unreadable {
+            error: Error::invalid_config(format!(
+                "'{field}' holds {text:?}, which reads as a number kustomize cannot \
+                 write as JSON (json: unsupported value: {go}); quote the \
+                 replacement's source to keep it a string"
+            )),
+            field,
+            text: text.to_string(),
+        });
+    }
+    Ok(Some(typed))
+}
+
 fn resolve_in(node: &mut Node, untagged_too: bool) -> Result<(), Unreadable> {
     let mut at = Vec::new();
     resolve_at(node, untagged_too, &mut at)
@@ -329,49 +384,9 @@ fn resolve_at<'n>(
             }
             path + key
         };
-        let typed = match (crate::yaml::parse::resolve_resource_scalar(text, tag), tag) {
-            (Ok(typed), _) => typed,
-            (Err(_), None) => continue,
-            (Err(e), Some(tag)) => {
-                let (kind, hint) = match tag {
-                    "null" => ("a null", "; write the field as \"\" to make it a string"),
-                    "bool" => ("a boolean", ""),
-                    "int" => ("an integer", ""),
-                    _ => ("a number", ""),
-                };
-                let field = field();
-                return Err(Unreadable {
-                    error: Error::invalid_config(format!(
-                        "'{field}' was {kind} field and now holds {text:?}: kustomize keeps \
-                         the type of a field a replacement writes into, and cannot read the \
-                         text as that type when it turns the resource into JSON ({e}){hint}"
-                    )),
-                    field,
-                    text: text.to_string(),
-                });
-            }
+        let Some(typed) = read_as_printed(text, tag, field)? else {
+            continue;
         };
-        if let Node::Float(f) = typed
-            && !f.is_finite()
-        {
-            let go = if f.is_nan() {
-                "NaN"
-            } else if f > 0.0 {
-                "+Inf"
-            } else {
-                "-Inf"
-            };
-            let field = field();
-            return Err(Unreadable {
-                error: Error::invalid_config(format!(
-                    "'{field}' holds {text:?}, which reads as a number kustomize cannot \
-                     write as JSON (json: unsupported value: {go}); quote the \
-                     replacement's source to keep it a string"
-                )),
-                field,
-                text: text.to_string(),
-            });
-        }
         // kustomize's node keeps the text beside the tag, which a var reads
         // (`Map::typed_text`: kyaml's GetFieldValue runs Go's `strconv.Atoi` on `0x1F`).
         let spelled = tag.is_some()

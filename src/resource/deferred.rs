@@ -5,10 +5,17 @@
 //! may still write a text that reads). The failure is found far from the write; the
 //! resource keeps, for each such field, the error context of the replacement entry that
 //! wrote it, so the error still points at that entry's line and column.
+//!
+//! A list item has no style to keep a tag in (`Style::Kept` is a mapping entry's): the
+//! record keeps it instead, and a later replacement into the item reads its text under
+//! that tag (`abc`, then `5`, into `ports: [80]` prints `5`), as kustomize's node does.
 
 use super::Resource;
 use crate::error::{Context, Result};
 use crate::merge::scalar_style;
+use crate::yaml::Node;
+use crate::yaml::map::KeptTag;
+use crate::yaml::parse::PathStep;
 
 /// The writes of texts checked later, per field (see the module's comment).
 #[derive(Clone, Debug, Default)]
@@ -18,6 +25,10 @@ pub struct Writers(Vec<Writer>);
 struct Writer {
     /// The field as the error names it (`spec.ports.0.port`).
     field: String,
+    /// The field's path.
+    at: Vec<PathStep>,
+    /// For a list item, the tag kustomize's node kept beside the text.
+    item_tag: Option<KeptTag>,
     /// The text written.
     text: String,
     /// The contexts of an error made where the write happened, innermost first.
@@ -30,14 +41,33 @@ struct Writer {
 impl Writers {
     /// Records that a write with the error contexts `contexts` (innermost first) put
     /// `text` into `field`; it replaces an earlier write of the field.
-    pub(crate) fn note(&mut self, field: String, text: String, contexts: Vec<Context>) {
+    /// `text` into the field at `at`, a list item's kept beside `item_tag`; it replaces
+    /// an earlier write of the field.
+    pub(crate) fn note(
+        &mut self,
+        at: &[PathStep],
+        text: String,
+        item_tag: Option<KeptTag>,
+        contexts: Vec<Context>,
+    ) {
+        let field = field_of(at);
         self.0.retain(|w| w.field != field);
         self.0.push(Writer {
             field,
+            at: at.to_vec(),
+            item_tag,
             text,
             contexts,
             settled: false,
         });
+    }
+
+    /// The tag kept beside the list item at `at`, while it holds the text written there.
+    pub(crate) fn item_tag(&self, at: &[PathStep], text: &str) -> Option<KeptTag> {
+        self.0
+            .iter()
+            .find(|w| w.item_tag.is_some() && w.at == at && w.text == text)?
+            .item_tag
     }
 
     /// The step that ran the writes recorded since it started adds its context to each:
@@ -69,16 +99,31 @@ pub(crate) enum Resolving {
     BeforeJsonPatch,
 }
 
+/// The field at `at` as the errors name it (`spec.ports.0.port`).
+fn field_of(at: &[PathStep]) -> String {
+    let steps: Vec<String> = at
+        .iter()
+        .map(|s| match s {
+            PathStep::Key(k) => k.clone(),
+            PathStep::Index(i) => i.to_string(),
+        })
+        .collect();
+    steps.join(".")
+}
+
 impl Resource {
     /// Types the values kustomize keeps untagged or with a kept tag, as it does when it
     /// prints the resource or turns it into JSON (`scalar_style::resolve_untagged`). A
     /// text the type cannot read fails, naming the replacement entry that wrote it.
     pub(crate) fn resolve_untagged(&mut self, when: Resolving) -> Result<()> {
-        let resolved = if when == Resolving::KeptForVars {
-            scalar_style::resolve_kept_tags(self.node_mut())
-        } else {
-            scalar_style::resolve_untagged(self.node_mut())
-        };
+        let items = self.resolve_kept_items();
+        let resolved = items.and_then(|()| {
+            if when == Resolving::KeptForVars {
+                scalar_style::resolve_kept_tags(self.node_mut())
+            } else {
+                scalar_style::resolve_untagged(self.node_mut())
+            }
+        });
         resolved.map_err(|u| {
             let Some(contexts) = self.writers.contexts_of(&u.field, &u.text) else {
                 return u.error.context(self.id().to_string());
@@ -99,6 +144,29 @@ impl Resource {
                 .context(format!("the text was written by {}", write.join(", ")))
         })
     }
+
+    /// The list items holding a text beside a kept tag, read as that tag (see the
+    /// module's comment).
+    fn resolve_kept_items(&mut self) -> std::result::Result<(), scalar_style::Unreadable> {
+        let items: Vec<(Vec<PathStep>, String, KeptTag, String)> = self
+            .writers
+            .0
+            .iter()
+            .filter_map(|w| Some((w.at.clone(), w.text.clone(), w.item_tag?, w.field.clone())))
+            .collect();
+        for (at, text, tag, field) in items {
+            let Some(node) = self.node_mut().at_steps_mut(&at) else {
+                continue;
+            };
+            if !matches!(node, Node::Str(t) if **t == *text) {
+                continue;
+            }
+            if let Some(typed) = scalar_style::read_as_printed(&text, Some(tag.name()), || field)? {
+                *node = typed;
+            }
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -114,10 +182,11 @@ mod tests {
     fn the_last_write_of_a_field_is_kept_and_settled_once() {
         let mut w = Writers::default();
         let at = |s: &str| vec![Context::Text(s.to_string())];
-        w.note("spec.x".into(), "abc".into(), at("first"));
+        let path = |k: &str| vec![PathStep::Key("spec".into()), PathStep::Key(k.into())];
+        w.note(&path("x"), "abc".into(), None, at("first"));
         w.settle(|_| at("base"));
-        w.note("spec.x".into(), "abc2".into(), at("second"));
-        w.note("spec.y".into(), "def".into(), at("third"));
+        w.note(&path("x"), "abc2".into(), None, at("second"));
+        w.note(&path("y"), "def".into(), None, at("third"));
         // A step settles only what it wrote.
         w.settle(|_| at("overlay"));
         assert_eq!(texts(&w, "spec.x", "abc"), None);
@@ -131,5 +200,11 @@ mod tests {
         );
         // A text other than the one written (a patch changed it since) is not the write's.
         assert_eq!(texts(&w, "spec.y", "other"), None);
+        // A list item's tag is the record's, while the item holds the text written.
+        let item = [PathStep::Key("ports".into()), PathStep::Index(0)];
+        w.note(&item, "abc".into(), Some(KeptTag::Int), at("fourth"));
+        assert_eq!(w.item_tag(&item, "abc"), Some(KeptTag::Int));
+        assert_eq!(w.item_tag(&item, "5"), None);
+        assert_eq!(w.item_tag(&path("x"), "abc2"), None);
     }
 }

@@ -110,6 +110,16 @@ impl Node {
         path.iter().try_fold(self, |n, k| n.get_mut(k))
     }
 
+    /// Follows a path of mapping keys and list positions, to change the node at its end.
+    pub fn at_steps_mut(&mut self, at: &[super::parse::PathStep]) -> Option<&mut Node> {
+        use super::parse::PathStep;
+        at.iter().try_fold(self, |n, step| match (n, step) {
+            (Node::Map(m), PathStep::Key(k)) => m.get_mut(k.as_str()),
+            (Node::Seq(items), PathStep::Index(i)) => items.get_mut(*i),
+            _ => None,
+        })
+    }
+
     /// String at a path of mapping keys.
     pub fn get_str(&self, path: &[&str]) -> Option<&str> {
         self.get_path(path).and_then(Node::as_str)

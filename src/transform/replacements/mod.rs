@@ -52,7 +52,7 @@ use crate::yaml::parse::PathStep;
 use select::{IdSelector, TargetMatcher, resource_ids};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use value::{Value, created_text, delimiter_on_collection, set_field_in};
+use value::{Target as Written, Value, created_text, delimiter_on_collection, set_field_in};
 
 /// The field path used when a source or target gives none.
 pub(crate) const DEFAULT_FIELD_PATH: &str = "metadata.name";
@@ -563,15 +563,30 @@ fn apply_target(
             // in a resource an earlier write marked), to record with their writer.
             let may_hold_kept = res.untagged;
             let mut rewritten: Vec<Vec<PathStep>> = Vec::new();
+            // The list items holding a text beside a kept tag (resource::deferred): a
+            // copy, as the walk below has the resource's node.
+            let kept_items = if may_hold_kept {
+                res.writers.clone()
+            } else {
+                Default::default()
+            };
             let mut set = |field: &mut Node, created: bool, at: &[PathStep]| {
                 writes.note(field, created, at);
                 // kustomize reads annotations as a string map (see value::set_field_in).
                 // A mapping value can hold kustomize's untagged or kept-tag node.
                 let mapping_value = matches!(at.last(), Some(PathStep::Key(_)));
                 let annotation = is_annotation(at);
-                if let Some(tag) =
-                    set_field_in(field, created, mapping_value, value, &options, annotation)?
-                {
+                let kept_before = match &*field {
+                    Node::Str(t) if may_hold_kept && !mapping_value => kept_items.item_tag(at, t),
+                    _ => None,
+                };
+                let target = Written {
+                    created,
+                    mapping_value,
+                    kept_before,
+                    string_map: annotation,
+                };
+                if let Some(tag) = set_field_in(field, target, value, &options)? {
                     kept.push((at.to_vec(), tag));
                 } else if created && !matches!(field, Node::Map(_) | Node::Seq(_)) {
                     made.push((at.to_vec(), created_text(value, &options)));
@@ -605,11 +620,12 @@ fn apply_target(
             res.untagged |= retyped;
             // The error these texts may meet when the resource is printed, as this write
             // would have made it (see `resource::deferred`).
-            let note = |res: &mut Resource, at: &[PathStep], text: String| {
+            let note = |res: &mut Resource, at: &[PathStep], text: String, item_tag| {
                 let (l, target) = who;
                 res.writers.note(
-                    field_of(at),
+                    at,
                     text,
+                    item_tag,
                     vec![
                         Context::Text(format!("target {id}: fieldPath '{path}'")),
                         Context::Text(format!("targets[{target}]")),
@@ -623,11 +639,21 @@ fn apply_target(
             };
             for (at, text) in made {
                 if reads_as_non_finite(&text) {
-                    note(res, &at, text.clone());
+                    note(res, &at, text.clone(), None);
                 }
                 mark_untagged(res, &at, text);
             }
             for (at, tag) in kept {
+                if let Some(PathStep::Index(_)) = at.last() {
+                    // A list item: the record keeps the tag (see resource::deferred).
+                    let text = match res.node_mut().at_steps_mut(&at) {
+                        Some(Node::Str(text)) => text.to_string(),
+                        _ => continue,
+                    };
+                    note(res, &at, text, Some(tag));
+                    res.untagged = true;
+                    continue;
+                }
                 if let Some((m, i)) =
                     crate::merge::scalar_style::entry_at(res.node_mut(), &trail_of_path(&at))
                 {
@@ -650,7 +676,7 @@ fn apply_target(
                     _ => None,
                 };
                 if let Some(text) = checked_later {
-                    note(res, &at, text);
+                    note(res, &at, text, None);
                 }
             }
             if check_depth {
@@ -674,18 +700,6 @@ fn apply_target(
         }
     }
     Ok(selected)
-}
-
-/// The field at `at` as the printing's error names it (`spec.ports.0.port`).
-fn field_of(at: &[PathStep]) -> String {
-    let steps: Vec<String> = at
-        .iter()
-        .map(|s| match s {
-            PathStep::Key(k) => k.clone(),
-            PathStep::Index(i) => i.to_string(),
-        })
-        .collect();
-    steps.join(".")
 }
 
 /// Whether an untagged `text` reads as infinity or NaN, which kustomize cannot print.

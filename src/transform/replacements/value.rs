@@ -138,27 +138,45 @@ pub(super) fn created_text(value: &Value, o: &FieldOptions) -> String {
     }
 }
 
+/// Where [`set_field_in`] writes, as far as the tag kustomize's node keeps goes.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Target {
+    /// `create` made the field: kustomize's node has no tag.
+    pub created: bool,
+    /// The field is a mapping value: a field `create` made stays untagged there
+    /// (`mark_untagged`) until the resource is printed.
+    pub mapping_value: bool,
+    /// A list item holding a text beside the tag kustomize's node kept
+    /// (`resource::deferred`): the tag, which the text written is read under.
+    pub kept_before: Option<KeptTag>,
+    /// The field is in a string map (an annotation), which kustomize reads as text.
+    pub string_map: bool,
+}
+
 /// Puts `value` into one target field (kustomize's `setFieldValue`).
 ///
-/// In a field of a string map (an annotation, `string_map`), which kustomize reads as
-/// text, the text written stays that text (`012`, a number past 2^64, a `.inf` that fails
-/// in any other field).
+/// In a field of a string map (an annotation), which kustomize reads as text, the text
+/// written stays that text (`012`, a number past 2^64, a `.inf` that fails in any other
+/// field).
 ///
-/// `mapping_value`: the field is a mapping value, where kbuild can hold what kustomize's
-/// node holds until the resource is printed: a field `create` made stays untagged
-/// (`mark_untagged`), a number, boolean or null field keeps its tag beside a text that
-/// does not read as it ([`Style::Kept`], the tag returned). Elsewhere (a list item) such
-/// a write is an error at once.
+/// A number, boolean or null field keeps its tag beside a text that does not read as it,
+/// and the tag is returned: a mapping value holds it as [`Style::Kept`], a list item in
+/// the resource's record of such writes; the text is read under the tag when the
+/// resource is printed.
 ///
 /// [`Style::Kept`]: crate::yaml::map::Style::Kept
 pub(super) fn set_field_in(
     field: &mut Node,
-    created: bool,
-    mapping_value: bool,
+    target: Target,
     value: &Value,
     o: &FieldOptions,
-    string_map: bool,
 ) -> Result<Option<KeptTag>> {
+    let Target {
+        created,
+        mapping_value,
+        kept_before,
+        string_map,
+    } = target;
     let is_scalar = !matches!(field, Node::Map(_) | Node::Seq(_));
     let mut text = value.text().to_string();
     if !o.delimiter.is_empty() {
@@ -178,14 +196,12 @@ pub(super) fn set_field_in(
     }
     // kustomize keeps the scalar's tag and swaps its text; a created field
     // has no tag, and its text is read as a plain scalar.
-    let tag = (!created).then(|| tag_of(field));
+    let tag = (!created).then(|| kept_before.map_or_else(|| tag_of(field), KeptTag::name));
     // kustomize's setFieldValue only swaps the node's text: whether the text reads as the
     // tag kept is asked when the resource is printed or JSON-patched (go-yaml's
     // `cannot decode !!str `abc` as a !!float` there), so a later replacement may still
     // write a text that does (`abc`, then `0o14`, into `x: 1.5` prints `x: 12`).
-    let kept = tag
-        .and_then(KeptTag::of)
-        .filter(|_| mapping_value && !string_map);
+    let kept = tag.and_then(KeptTag::of).filter(|_| !string_map);
     let resolved = crate::yaml::parse::resolve_resource_scalar(&text, tag);
     *field = match (resolved, kept) {
         (Ok(node), _) => node,
@@ -258,7 +274,11 @@ mod tests {
 
     fn set(field: Node, created: bool, value: Node, o: FieldOptions) -> Result<Node> {
         let mut f = field;
-        set_field_in(&mut f, created, false, &Value::of(&value), &o, false)?;
+        let target = Target {
+            created,
+            ..Target::default()
+        };
+        set_field_in(&mut f, target, &Value::of(&value), &o)?;
         Ok(f)
     }
 
@@ -273,8 +293,12 @@ mod tests {
             set(Node::Int(80), false, Node::Str("8080".into()), none()).ok(),
             Some(Node::Int(8080))
         );
-        assert!(set(Node::Int(80), false, Node::Str("abc".into()), none()).is_err());
-        assert!(set(Node::Null, false, Node::Str("abc".into()), none()).is_err());
+        // A text the type cannot read is held beside it (the tag is returned), and read
+        // when the resource is printed.
+        assert_eq!(
+            set(Node::Int(80), false, Node::Str("abc".into()), none()).ok(),
+            Some(Node::text("abc"))
+        );
         assert_eq!(
             set(Node::Float(1.5), false, Node::Int(2), none()).ok(),
             Some(Node::Float(2.0))
@@ -309,7 +333,11 @@ mod tests {
         let o = FieldOptions::default();
         let put = |field: Node, created: bool, text: &str| {
             let mut f = field;
-            set_field_in(&mut f, created, false, &Value::untagged(text), &o, false).map(|_| f)
+            let target = Target {
+                created,
+                ..Target::default()
+            };
+            set_field_in(&mut f, target, &Value::untagged(text), &o).map(|_| f)
         };
         // A scalar target keeps its type; a created field or a replaced
         // mapping reads the text as YAML would.
@@ -331,15 +359,11 @@ mod tests {
         let o = FieldOptions::default();
         let put = |field: Node, mapping_value: bool, text: &str| {
             let mut f = field;
-            set_field_in(
-                &mut f,
-                false,
+            let target = Target {
                 mapping_value,
-                &Value::of(&Node::text(text)),
-                &o,
-                false,
-            )
-            .map(|kept| (f, kept))
+                ..Target::default()
+            };
+            set_field_in(&mut f, target, &Value::of(&Node::text(text)), &o).map(|kept| (f, kept))
         };
         assert_eq!(
             put(Node::Float(1.5), true, "abc").ok(),
@@ -353,9 +377,11 @@ mod tests {
             put(Node::Float(1.5), true, "2").ok(),
             Some((Node::Float(2.0), None))
         );
-        // A list item holds no style: the error comes at once.
-        assert!(put(Node::Float(1.5), false, "abc").is_err());
-        assert!(put(Node::Float(1.5), false, ".inf").is_err());
+        // So does a list item (the resource records the tag).
+        assert_eq!(
+            put(Node::Float(1.5), false, "abc").ok(),
+            Some((Node::text("abc"), Some(KeptTag::Float)))
+        );
         // A string takes any text.
         assert_eq!(
             put(Node::text("x"), true, "abc").ok(),
