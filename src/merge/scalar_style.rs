@@ -27,7 +27,7 @@ use crate::error::Error;
 use crate::openapi::TypeRef;
 use crate::resource::shared::Step;
 use crate::yaml::Node;
-use crate::yaml::map::{Key, Map, Style};
+use crate::yaml::map::{Key, Map, Quote, Style};
 use std::borrow::Cow;
 
 /// The patch's scalar `node` as it comes out in the place of a destination scalar
@@ -39,7 +39,7 @@ use std::borrow::Cow;
 /// patch's text).
 pub fn restyled(node: Node, style: Style) -> Node {
     match (style, &node) {
-        (Style::Quoted, Node::Bool(_) | Node::Int(_) | Node::Uint(_) | Node::Float(_)) => {
+        (Style::Quoted(_), Node::Bool(_) | Node::Int(_) | Node::Uint(_) | Node::Float(_)) => {
             Node::text(node.scalar_string().unwrap_or_default())
         }
         _ => node,
@@ -58,6 +58,10 @@ pub fn after_json_round_trip(node: &mut Node) {
             // or var copies. It differs from the printed spelling (the output goes
             // through JSON again) from a million up (`1.234567e+06`).
             m.forget_typed_texts();
+            // Go's JSON encoder writes a map's keys sorted, so the node read back has
+            // them in that order (it shows where a replacement copies the mapping into
+            // YAML text; the output is sorted anyway).
+            m.sort_keys();
             // An integer below a million is spelled alike both ways (the common case:
             // ports, replicas), and costs no formatting.
             let go_texts: Vec<(String, String)> = m
@@ -78,7 +82,7 @@ pub fn after_json_round_trip(node: &mut Node) {
             }
             for i in 0..m.len() {
                 let style = match m.get_index(i) {
-                    Some((_, Node::Str(s))) if needs_quotes(s) => Style::Quoted,
+                    Some((_, Node::Str(s))) if needs_quotes(s) => Style::Quoted(Quote::for_text(s)),
                     _ => Style::Plain,
                 };
                 m.set_style_at(i, style);
@@ -432,7 +436,7 @@ fn quote_yaml11_non_strings(node: &mut Node, from: fn(Style) -> bool) {
             && let Some((_, Node::Str(text))) = m.get_index(i)
             && crate::yaml::parse::is_yaml11_non_string(text)
         {
-            m.set_style_at(i, Style::Quoted);
+            m.set_style_at(i, Style::Quoted(Quote::Double));
         }
     }
     m.values_mut()
@@ -449,7 +453,8 @@ pub fn style_generated_strings(m: &mut Map) {
         if let Some((_, Node::Str(text))) = m.get_index(i)
             && (text.contains('\n') || crate::yaml::parse::is_yaml11_non_string(text))
         {
-            m.set_style_at(i, Style::Quoted);
+            let quote = Quote::for_text(text);
+            m.set_style_at(i, Style::Quoted(quote));
         }
     }
 }
@@ -618,7 +623,7 @@ fn quote_but(node: &mut Node, overwritten: &[Vec<Key>], at: &mut Vec<Key>) {
             && crate::yaml::parse::is_yaml11_non_string(text)
             && !overwritten.iter().any(|p| p == at)
         {
-            m.set_style_at(i, Style::Quoted);
+            m.set_style_at(i, Style::Quoted(Quote::Double));
         }
         if let Some((_, value)) = m.get_index_mut(i) {
             quote_but(value, overwritten, at);
@@ -768,13 +773,19 @@ mod tests {
 
     #[test]
     fn quoted_destination_turns_numbers_into_their_text() {
-        assert_eq!(restyled(Node::Int(2), Style::Quoted), Node::text("2"));
         assert_eq!(
-            restyled(Node::Bool(true), Style::Quoted),
+            restyled(Node::Int(2), Style::Quoted(Quote::Double)),
+            Node::text("2")
+        );
+        assert_eq!(
+            restyled(Node::Bool(true), Style::Quoted(Quote::Double)),
             Node::text("true")
         );
         assert_eq!(restyled(Node::Int(2), Style::Plain), Node::Int(2));
-        assert_eq!(restyled(Node::text("x"), Style::Quoted), Node::text("x"));
+        assert_eq!(
+            restyled(Node::text("x"), Style::Quoted(Quote::Double)),
+            Node::text("x")
+        );
     }
 
     fn patched(resource: &str, patch: &str, json_first: bool) -> Node {

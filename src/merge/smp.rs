@@ -413,7 +413,7 @@ impl<'o, 's> Walker<'o, 's> {
                         node,
                         Node::Int(_) | Node::Uint(_) | Node::Float(_) | Node::Bool(_)
                     );
-                    let quoted = dest_style == Style::Quoted;
+                    let quoted = dest_style.is_quoted();
                     *slot = match &patch_text {
                         Some(text) if number && quoted => Node::text(text.as_str()),
                         _ => restyled(node, dest_style),

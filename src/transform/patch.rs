@@ -616,7 +616,7 @@ fn spell_typed_over_quoted(dest: &Node, patch: &mut Node, written: Option<&Style
             }
             _ => false,
         };
-        if !typed || d.style_at(at) != Style::Quoted {
+        if !typed || !d.style_at(at).is_quoted() {
             continue;
         }
         found = true;

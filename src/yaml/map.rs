@@ -36,8 +36,9 @@ pub enum Style {
     /// Plain, or unknown (a value kbuild made): printed as its type says.
     #[default]
     Plain,
-    /// Written double- or single-quoted, literal (`|`) or folded (`>`).
-    Quoted,
+    /// Written double- or single-quoted, literal (`|`) or folded (`>`): which one shows
+    /// only where kustomize copies the node into YAML text (a v5.8 replacement).
+    Quoted(Quote),
     /// Written plain, and held by kbuild as its text although kustomize's node has the
     /// type the text reads as (annotation values: `007`, `~`). A JSON 6902 patch sees the
     /// type (see `merge::scalar_style`).
@@ -59,6 +60,39 @@ pub enum Style {
     /// JSON-patched (`!!float 0o14` is 12, `!!float abc` an error). kbuild holds the text
     /// as a string until then (see `merge::scalar_style::resolve_untagged`).
     Kept(KeptTag),
+}
+
+/// How a [`Style::Quoted`] scalar is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quote {
+    /// `"..."` (also what kyaml's `FieldSetter` and go-yaml's encoder give a string that
+    /// would read as another type).
+    Double,
+    /// `'...'`
+    Single,
+    /// `|`
+    Literal,
+    /// `>`
+    Folded,
+}
+
+impl Quote {
+    /// What go-yaml v3's encoder writes a string needing quotes as: literal when it
+    /// holds a line break, else double-quoted.
+    pub fn for_text(text: &str) -> Quote {
+        if text.contains('\n') {
+            Quote::Literal
+        } else {
+            Quote::Double
+        }
+    }
+}
+
+impl Style {
+    /// Whether the value was written quoted or as a block scalar.
+    pub fn is_quoted(self) -> bool {
+        matches!(self, Style::Quoted(_))
+    }
 }
 
 /// The tag of a [`Style::Kept`] scalar.

@@ -447,11 +447,15 @@ fn source_value(rm: &ResMap, source: &Source, schemas: &Schemas) -> Result<Value
         }
     };
     let mut value = Value::of(node);
-    // kustomize copies the source node's text: a number keeps its spelling (`1.0e+3`).
-    if let (Value::Scalar { text, .. }, Some(written)) =
-        (&mut value, path.lookup_typed_text(res.node()))
-    {
-        *text = written.to_owned();
+    // kustomize copies the source node's text: a number keeps its spelling (`1.0e+3`);
+    // and its style.
+    if let Value::Scalar { text, quote, .. } = &mut value {
+        if let Some(written) = path.lookup_typed_text(res.node()) {
+            *text = written.to_owned();
+        }
+        if let Style::Quoted(q) = path.lookup_style(res.node()) {
+            *quote = Some(q);
+        }
     }
     match source.options.as_ref().filter(|o| !o.delimiter.is_empty()) {
         None => Ok(value),
@@ -472,7 +476,8 @@ fn is_nil_or_empty(n: &Node) -> bool {
 
 /// `options.delimiter`/`index` on a source: one part of its text.
 fn part_of_source(value: Value, o: &FieldOptions) -> Result<Value> {
-    let Value::Scalar { tag, text } = value else {
+    // kustomize makes a new node of the part (plain).
+    let Value::Scalar { tag, text, .. } = value else {
         return Err(Error::invalid_config(
             "options.delimiter needs a scalar value, but the source value is a mapping or a list",
         ));
@@ -490,6 +495,7 @@ fn part_of_source(value: Value, o: &FieldOptions) -> Result<Value> {
     Ok(Value::Scalar {
         tag,
         text: (*part).to_string(),
+        quote: None,
     })
 }
 

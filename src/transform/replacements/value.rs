@@ -5,7 +5,7 @@ use super::FieldOptions;
 use crate::error::{Error, Result};
 use crate::transform::field_path::NewLeaf;
 use crate::yaml::Node;
-use crate::yaml::map::KeptTag;
+use crate::yaml::map::{KeptTag, Quote};
 use crate::yaml::styled::Styled;
 
 /// A replacement's value: a scalar keeps the type it was read with and its
@@ -17,6 +17,9 @@ pub(super) enum Value {
     Scalar {
         tag: Option<&'static str>,
         text: String,
+        /// How the source field was written, where quoted (a mapping value): kustomize
+        /// copies the node with its style into YAML text it replaces a collection of.
+        quote: Option<Quote>,
     },
     Tree(Node),
 }
@@ -29,6 +32,7 @@ impl Value {
             scalar => Value::Scalar {
                 tag: Some(tag_of(scalar)),
                 text: scalar.scalar_string().unwrap_or_default(),
+                quote: None,
             },
         }
     }
@@ -38,6 +42,7 @@ impl Value {
         Value::Scalar {
             tag: None,
             text: text.to_string(),
+            quote: None,
         }
     }
 
@@ -69,23 +74,27 @@ impl Value {
     /// as a plain scalar, as kustomize's output reads it).
     pub(super) fn to_node(&self) -> std::result::Result<Node, String> {
         match self {
-            Value::Scalar { tag, text } => crate::yaml::parse::resolve_resource_scalar(text, *tag),
+            Value::Scalar { tag, text, .. } => {
+                crate::yaml::parse::resolve_resource_scalar(text, *tag)
+            }
             Value::Tree(n) => Ok(n.clone()),
         }
     }
 
     /// The value as go-yaml holds it when it replaces a mapping or list in
     /// YAML text (kustomize's `SetYNode`): a `sourceValue` untagged, a source
-    /// scalar with its core tag. (kustomize also keeps the style the source
-    /// was written in; kbuild's nodes do not record it, so a scalar is plain
-    /// where it can be.)
+    /// scalar with its core tag and the quotes it was written with (a list item's,
+    /// which kbuild keeps no style for, plain where it can be).
     pub(super) fn to_styled(&self) -> Styled {
         match self {
             Value::Scalar {
                 tag: Some(tag),
                 text,
-            } => Styled::core_scalar(tag, text),
-            Value::Scalar { tag: None, text } => Styled::untagged(text),
+                quote,
+            } => Styled::core_scalar(tag, text).quoted(*quote),
+            Value::Scalar {
+                tag: None, text, ..
+            } => Styled::untagged(text),
             Value::Tree(n) => Styled::from_node(n),
         }
     }

@@ -303,7 +303,7 @@ impl<'i, 's> Builder<'i, 's> {
             self.mark_style(if plain {
                 crate::yaml::map::Style::PlainText
             } else {
-                crate::yaml::map::Style::Quoted
+                crate::yaml::map::Style::Quoted(quote_of(style))
             });
             return self.attach(node, size, at, false);
         }
@@ -368,7 +368,7 @@ impl<'i, 's> Builder<'i, 's> {
             _ => {}
         }
         if !plain {
-            self.mark_style(crate::yaml::map::Style::Quoted);
+            self.mark_style(crate::yaml::map::Style::Quoted(quote_of(style)));
         }
         self.attach(node, size, at, false)
     }
@@ -596,4 +596,15 @@ fn spelled_as_printed(node: &Node, text: &str) -> bool {
         }
     }
     node.scalar_string().as_deref() == Some(text)
+}
+
+/// How a quoted or block scalar was written.
+fn quote_of(style: ScalarStyle) -> crate::yaml::map::Quote {
+    use crate::yaml::map::Quote;
+    match style {
+        ScalarStyle::SingleQuoted => Quote::Single,
+        ScalarStyle::Literal => Quote::Literal,
+        ScalarStyle::Folded => Quote::Folded,
+        _ => Quote::Double,
+    }
 }

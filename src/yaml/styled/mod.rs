@@ -115,8 +115,23 @@ impl Styled {
         }
     }
 
-    /// A kbuild node as go-yaml would hold it after reading it from plain block
-    /// YAML: strings, numbers, booleans and nulls with their core tags.
+    /// The scalar written with `quote` (as it is without).
+    pub fn quoted(mut self, quote: Option<crate::yaml::map::Quote>) -> Styled {
+        use crate::yaml::map::Quote;
+        if let Some(q) = quote {
+            self.style.scalar = match q {
+                Quote::Double => ScalarStyle::DoubleQuoted,
+                Quote::Single => ScalarStyle::SingleQuoted,
+                Quote::Literal => ScalarStyle::Literal,
+                Quote::Folded => ScalarStyle::Folded,
+            };
+        }
+        self
+    }
+
+    /// A kbuild node as go-yaml would hold it after reading it from block YAML:
+    /// strings, numbers, booleans and nulls with their core tags, a string mapping value
+    /// with the quotes it was written with.
     pub fn from_node(node: &Node) -> Styled {
         match node {
             Node::Map(m) => Styled {
@@ -124,7 +139,17 @@ impl Styled {
                 style: Style::default(),
                 kind: Kind::Map(
                     m.iter()
-                        .map(|(k, v)| (Styled::core_scalar("str", k), Styled::from_node(v)))
+                        .enumerate()
+                        .map(|(i, (k, v))| {
+                            let value = Styled::from_node(v);
+                            let value = match (m.style_at(i), v) {
+                                (crate::yaml::map::Style::Quoted(q), Node::Str(_)) => {
+                                    value.quoted(Some(q))
+                                }
+                                _ => value,
+                            };
+                            (Styled::core_scalar("str", k), value)
+                        })
                         .collect(),
                 ),
             },
