@@ -21,7 +21,7 @@ use crate::resource::resmap::ResMap;
 use crate::resource::shared;
 use crate::transform::build_metadata::BuildMeta;
 use crate::transform::builtin::env::Env;
-use crate::transform::builtin::{Step, configs, fields};
+use crate::transform::builtin::{Builtin, Step, configs, fields};
 pub use crate::transform::sort::Reorder;
 use crate::transform::{self};
 use crate::yaml;
@@ -691,8 +691,10 @@ impl Builder<'_> {
                 _ => e,
             })?;
             // Texts the step left to be checked when the resource is printed: an error
-            // there points at the entry, as an error of the step would.
-            for res in rm.iter_mut().filter(|r| r.untagged) {
+            // there points at the entry, as an error of the step would. (Only
+            // replacements leave such texts.)
+            let replacing = matches!(step.builtin, Builtin::Replacement { .. });
+            for res in rm.iter_mut().filter(|r| replacing && r.untagged) {
                 res.writers.settle(|contexts| {
                     let Some(place) = item_place(contexts).or(step.entry) else {
                         return vec![Context::In(file.to_path_buf())];
@@ -747,7 +749,8 @@ impl Builder<'_> {
                     )?;
                     // As in the kustomization's own steps (above), and as an error of
                     // the config reads.
-                    for res in rm.iter_mut().filter(|r| r.untagged) {
+                    let replacing = matches!(step.builtin, Builtin::Replacement { .. });
+                    for res in rm.iter_mut().filter(|r| replacing && r.untagged) {
                         res.writers.settle(|_| {
                             vec![
                                 Context::Text(format!(

@@ -535,9 +535,16 @@ fn overwritten_in(
             }
             let items = schema.and_then(|s| s.items());
             for pe in p.iter().filter(|e| matches!(e, Node::Map(_))) {
-                let id = element_id(pe, &keys);
-                if let Some(de) = d.iter().find(|de| element_id(de, &keys) == id) {
-                    at.push(id);
+                let wanted: Vec<Cow<'_, str>> = keys
+                    .iter()
+                    .map(|k| super::assoc::key_value(pe, k))
+                    .collect();
+                if let Some(de) = d.iter().find(|de| {
+                    keys.iter()
+                        .zip(&wanted)
+                        .all(|(k, w)| super::assoc::key_value(de, k) == *w)
+                }) {
+                    at.push(element_id(pe, &keys));
                     overwritten_in(de, pe, items, at, out);
                     at.pop();
                 }

@@ -321,6 +321,9 @@ impl Map {
 
     /// Sorts the entries by key.
     pub fn sort_keys(&mut self) {
+        if self.entries.is_sorted_by(|a, b| a.0 <= b.0) {
+            return;
+        }
         self.entries.sort_by(|a, b| a.0.cmp(&b.0));
         self.reindex();
     }
