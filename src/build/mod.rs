@@ -357,7 +357,10 @@ fn finish(
     // Untagged values (fields replacements created) take the type their text reads as
     // when kustomize prints the resource.
     for res in acc.resmap.iter_mut().filter(|r| r.untagged) {
-        res.resolve_untagged(crate::resource::deferred::Resolving::Printing)?;
+        crate::transform::deferred_check::resolve(
+            res,
+            crate::transform::deferred_check::Resolving::Printing,
+        )?;
         res.untagged = false;
     }
     transform::annotation_strings::normalize_annotations(&mut acc.resmap);

@@ -477,7 +477,7 @@ pub fn quote_plain_yaml11_non_strings(node: &mut Node) {
 /// [`quote_plain_yaml11_non_strings_but`] (`size: 'NULL'` over `size: charlie`, then
 /// `size: 007`, prints `7`). Into an associative list (by `schema`'s merge keys, or
 /// `name` where every element has one, as the merge infers it) the path goes through the
-/// destination's element the patch's merges into, named by its keys (see [`element_id`]);
+/// destination's element the patch's merges into, named by its keys (see `element_id`);
 /// a list the patch replaces is all new nodes.
 pub fn overwritten_scalars(
     dest: &Node,

@@ -4,16 +4,14 @@
 //! resource into JSON, at the end of the build or before a JSON patch (a later replacement
 //! may still write a text that reads). The failure is found far from the write; the
 //! resource keeps, for each such field, the error context of the replacement entry that
-//! wrote it, so the error still points at that entry's line and column.
+//! wrote it, so the error still points at that entry's line and column (the check itself:
+//! `transform::deferred_check`).
 //!
 //! A list item has no style to keep a tag in (`Style::Kept` is a mapping entry's): the
 //! record keeps it instead, and a later replacement into the item reads its text under
 //! that tag (`abc`, then `5`, into `ports: [80]` prints `5`), as kustomize's node does.
 
-use super::Resource;
-use crate::error::{Context, Result};
-use crate::merge::scalar_style;
-use crate::yaml::Node;
+use crate::error::Context;
 use crate::yaml::map::KeptTag;
 use crate::yaml::parse::PathStep;
 
@@ -81,22 +79,19 @@ impl Writers {
         }
     }
 
+    /// The list items written with a kept tag: path, text, tag and field name.
+    pub(crate) fn kept_items(&self) -> Vec<(Vec<PathStep>, String, KeptTag, String)> {
+        self.0
+            .iter()
+            .filter_map(|w| Some((w.at.clone(), w.text.clone(), w.item_tag?, w.field.clone())))
+            .collect()
+    }
+
     /// The contexts of the write that put `text` into `field`, innermost first.
-    fn contexts_of(&self, field: &str, text: &str) -> Option<&[Context]> {
+    pub(crate) fn contexts_of(&self, field: &str, text: &str) -> Option<&[Context]> {
         let w = self.0.iter().find(|w| w.field == field && w.text == text)?;
         Some(&w.contexts)
     }
-}
-
-/// When [`Resource::resolve_untagged`] runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Resolving {
-    /// At the end of the build, as the resource is printed: an error is the write's.
-    Printing,
-    /// The same, for the kept tags alone, as the vars' pass reads them.
-    KeptForVars,
-    /// Before a JSON patch, which is the step that fails: the write is named in one line.
-    BeforeJsonPatch,
 }
 
 /// The field at `at` as the errors name it (`spec.ports.0.port`).
@@ -109,64 +104,6 @@ fn field_of(at: &[PathStep]) -> String {
         })
         .collect();
     steps.join(".")
-}
-
-impl Resource {
-    /// Types the values kustomize keeps untagged or with a kept tag, as it does when it
-    /// prints the resource or turns it into JSON (`scalar_style::resolve_untagged`). A
-    /// text the type cannot read fails, naming the replacement entry that wrote it.
-    pub(crate) fn resolve_untagged(&mut self, when: Resolving) -> Result<()> {
-        let items = self.resolve_kept_items();
-        let resolved = items.and_then(|()| {
-            if when == Resolving::KeptForVars {
-                scalar_style::resolve_kept_tags(self.node_mut())
-            } else {
-                scalar_style::resolve_untagged(self.node_mut())
-            }
-        });
-        resolved.map_err(|u| {
-            let Some(contexts) = self.writers.contexts_of(&u.field, &u.text) else {
-                return u.error.context(self.id().to_string());
-            };
-            if when != Resolving::BeforeJsonPatch {
-                return contexts.iter().fold(u.error, |e, c| e.within(c.clone()));
-            }
-            // The patch's own entry stays the error's position; the write is a note
-            // (outermost first: `file:4:3: replacements[0], targets[0], target ...`).
-            let entry = contexts.iter().any(|c| matches!(c, Context::Entry(_)));
-            let write: Vec<String> = contexts
-                .iter()
-                .rev()
-                .filter(|c| !(entry && matches!(c, Context::Item { .. })))
-                .map(ToString::to_string)
-                .collect();
-            u.error
-                .context(format!("the text was written by {}", write.join(", ")))
-        })
-    }
-
-    /// The list items holding a text beside a kept tag, read as that tag (see the
-    /// module's comment).
-    fn resolve_kept_items(&mut self) -> std::result::Result<(), scalar_style::Unreadable> {
-        let items: Vec<(Vec<PathStep>, String, KeptTag, String)> = self
-            .writers
-            .0
-            .iter()
-            .filter_map(|w| Some((w.at.clone(), w.text.clone(), w.item_tag?, w.field.clone())))
-            .collect();
-        for (at, text, tag, field) in items {
-            let Some(node) = self.node_mut().at_steps_mut(&at) else {
-                continue;
-            };
-            if !matches!(node, Node::Str(t) if **t == *text) {
-                continue;
-            }
-            if let Some(typed) = scalar_style::read_as_printed(&text, Some(tag.name()), || field)? {
-                *node = typed;
-            }
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@ pub(crate) mod annotation_strings;
 pub(crate) mod annotations;
 pub(crate) mod build_metadata;
 pub(crate) mod builtin;
+pub(crate) mod deferred_check;
 pub(crate) mod field_path;
 pub(crate) mod images;
 pub(crate) mod labels;

@@ -294,8 +294,11 @@ pub(crate) fn apply_json(
         res.store_prev_id();
         if res.untagged {
             // kustomize's JSON of an untagged node is the type its text reads as.
-            res.resolve_untagged(crate::resource::deferred::Resolving::BeforeJsonPatch)
-                .map_err(|e| e.context(format!("applying JSON patch to {}", res.id())))?;
+            crate::transform::deferred_check::resolve(
+                res,
+                crate::transform::deferred_check::Resolving::BeforeJsonPatch,
+            )
+            .map_err(|e| e.context(format!("applying JSON patch to {}", res.id())))?;
             res.untagged = false;
         }
         crate::merge::scalar_style::annotations_before_json_patch(res.node_mut());

@@ -257,7 +257,10 @@ pub(crate) fn resolve(
     // resource (refvar substitutes in strings only, so it leaves such a field alone, and
     // nothing after the vars' pass changes it): read them so here.
     for r in rm.iter_mut().filter(|r| r.untagged) {
-        r.resolve_untagged(crate::resource::deferred::Resolving::KeptForVars)?;
+        crate::transform::deferred_check::resolve(
+            r,
+            crate::transform::deferred_check::Resolving::KeptForVars,
+        )?;
     }
     let mut values = BTreeMap::new();
     for v in set.vars.values() {
