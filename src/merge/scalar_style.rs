@@ -174,6 +174,13 @@ fn through_float64(node: &mut Node) {
     }
 }
 
+/// How go-yaml v3's encoder writes the key `key` of a mapping read back from JSON (see
+/// [`after_json_round_trip`]; `Resource::keys_from_json`): quoted where plain text
+/// would read as another type.
+pub fn json_key_quote(key: &str) -> Option<Quote> {
+    needs_quotes(key).then(|| Quote::for_text(key))
+}
+
 /// Whether go-yaml v3 writes the string `s` (a mapping value) other than plain.
 fn needs_quotes(s: &str) -> bool {
     // The common case costs nothing: short names, words and paths are plain whatever
@@ -669,7 +676,8 @@ mod tests {
             "Infinity",
         ] {
             assert!(plain_for_sure(s), "{s}");
-            let mut doc = Styled::from_node(&Node::map());
+            let mut doc =
+                Styled::from_node(&Node::map(), crate::yaml::styled::KeyStyles::AsWritten);
             if let crate::yaml::styled::Kind::Map(pairs) = &mut doc.kind {
                 pairs.push((
                     Styled::core_scalar("str", "k"),
@@ -764,7 +772,8 @@ mod tests {
             "*",
             "a b c d e f g h i j k l m n o p q r s t u v w x y z 0 1 2 3 4",
         ] {
-            let mut doc = Styled::from_node(&Node::map());
+            let mut doc =
+                Styled::from_node(&Node::map(), crate::yaml::styled::KeyStyles::AsWritten);
             if let crate::yaml::styled::Kind::Map(pairs) = &mut doc.kind {
                 pairs.push((
                     Styled::core_scalar("str", "k"),

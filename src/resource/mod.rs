@@ -69,6 +69,10 @@ pub struct Resource {
     /// The replacement entries that wrote texts checked only when the resource is printed
     /// (see [`deferred`]).
     pub writers: deferred::Writers,
+    /// A JSON 6902 patch went through it: kustomize's node was read back from JSON, whose
+    /// keys go-yaml's encoder quotes where plain text would read as another type (which
+    /// shows where a replacement copies a mapping of it into YAML text).
+    pub keys_from_json: bool,
 }
 
 /// A transformer or generator (builtin or a plugin) and the file that configured it.
@@ -318,6 +322,7 @@ impl Resource {
             provenance: None,
             untagged: false,
             writers: deferred::Writers::default(),
+            keys_from_json: false,
             touched: true,
         })
     }

@@ -312,6 +312,7 @@ pub(crate) fn apply_json(
         // nothing shared any more.
         res.shared.clear();
         crate::merge::scalar_style::after_json_patch(res.node_mut());
+        res.keys_from_json = true;
         // kustomize makes a new resource of the patched JSON, which needs a kind and a
         // name (a number will do); an empty string counts as missing.
         for (path, what) in [

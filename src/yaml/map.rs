@@ -151,6 +151,9 @@ struct Extra {
     /// generator's string maps, a ConfigMap's name hash, a replacement's source value)
     /// copy it; printing and JSON patches see only the number. See [`Map::typed_text`].
     texts: Vec<(Key, super::node::Str)>,
+    /// The keys written quoted (or that go-yaml's JSON round trip quotes), by key: seen
+    /// only where kustomize copies the mapping into YAML text. See [`Map::key_quote`].
+    key_quotes: Vec<(Key, Quote)>,
 }
 
 fn hash(key: &str) -> u64 {
@@ -333,7 +336,7 @@ impl Map {
         if self.entries.len() <= INDEX_FROM {
             if let Some(extra) = self.extra.as_deref_mut() {
                 extra.index = None;
-                if extra.texts.is_empty() {
+                if extra.texts.is_empty() && extra.key_quotes.is_empty() {
                     self.extra = None;
                 }
             }
@@ -418,6 +421,25 @@ impl Map {
     pub fn forget_typed_text(&mut self, key: &str) {
         if let Some(extra) = self.extra.as_deref_mut() {
             extra.texts.retain(|(k, _)| k != key);
+        }
+    }
+
+    /// How the key `key` was written, when quoted (kbuild holds keys as their text).
+    pub fn key_quote(&self, key: &str) -> Option<Quote> {
+        let extra = self.extra.as_deref()?;
+        extra
+            .key_quotes
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, q)| *q)
+    }
+
+    /// Notes that the key `key` is written with `quote`.
+    pub fn set_key_quote(&mut self, key: &str, quote: Quote) {
+        let extra = self.extra.get_or_insert_with(Box::default);
+        match extra.key_quotes.iter_mut().find(|(k, _)| k == key) {
+            Some((_, q)) => *q = quote,
+            None => extra.key_quotes.push((key.into(), quote)),
         }
     }
 

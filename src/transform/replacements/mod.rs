@@ -447,6 +447,12 @@ fn source_value(rm: &ResMap, source: &Source, schemas: &Schemas) -> Result<Value
         }
     };
     let mut value = Value::of(node);
+    if let Value::Tree(_, keys) = &mut value
+        && res.keys_from_json
+    {
+        *keys =
+            crate::yaml::styled::KeyStyles::FromJson(crate::merge::scalar_style::json_key_quote);
+    }
     // kustomize copies the source node's text: a number keeps its spelling (`1.0e+3`);
     // and its style.
     if let Value::Scalar { text, quote, .. } = &mut value {

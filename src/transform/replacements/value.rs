@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::transform::field_path::NewLeaf;
 use crate::yaml::Node;
 use crate::yaml::map::{KeptTag, Quote};
-use crate::yaml::styled::Styled;
+use crate::yaml::styled::{KeyStyles, Styled};
 
 /// A replacement's value: a scalar keeps the type it was read with and its
 /// text (which a delimiter may have cut), a mapping or list is copied whole.
@@ -21,14 +21,15 @@ pub(super) enum Value {
         /// copies the node with its style into YAML text it replaces a collection of.
         quote: Option<Quote>,
     },
-    Tree(Node),
+    /// A mapping or list, and how its keys are written.
+    Tree(Node, KeyStyles),
 }
 
 impl Value {
     /// A source field's value.
     pub(super) fn of(node: &Node) -> Value {
         match node {
-            Node::Map(_) | Node::Seq(_) => Value::Tree(node.clone()),
+            Node::Map(_) | Node::Seq(_) => Value::Tree(node.clone(), KeyStyles::AsWritten),
             scalar => Value::Scalar {
                 tag: Some(tag_of(scalar)),
                 text: scalar.scalar_string().unwrap_or_default(),
@@ -50,7 +51,7 @@ impl Value {
     pub(super) fn bytes(&self) -> u64 {
         match self {
             Value::Scalar { text, .. } => text.len() as u64,
-            Value::Tree(node) => crate::resource::budget::node_bytes(node),
+            Value::Tree(node, _) => crate::resource::budget::node_bytes(node),
         }
     }
 
@@ -58,7 +59,7 @@ impl Value {
     pub(super) fn depth(&self) -> usize {
         match self {
             Value::Scalar { .. } => 0,
-            Value::Tree(node) => crate::resource::budget::node_depth(node),
+            Value::Tree(node, _) => crate::resource::budget::node_depth(node),
         }
     }
 
@@ -66,7 +67,7 @@ impl Value {
     pub(super) fn text(&self) -> &str {
         match self {
             Value::Scalar { text, .. } => text,
-            Value::Tree(_) => "",
+            Value::Tree(..) => "",
         }
     }
 
@@ -77,7 +78,7 @@ impl Value {
             Value::Scalar { tag, text, .. } => {
                 crate::yaml::parse::resolve_resource_scalar(text, *tag)
             }
-            Value::Tree(n) => Ok(n.clone()),
+            Value::Tree(n, _) => Ok(n.clone()),
         }
     }
 
@@ -95,7 +96,7 @@ impl Value {
             Value::Scalar {
                 tag: None, text, ..
             } => Styled::untagged(text),
-            Value::Tree(n) => Styled::from_node(n),
+            Value::Tree(n, keys) => Styled::from_node(n, *keys),
         }
     }
 
@@ -103,7 +104,7 @@ impl Value {
     pub(super) fn new_leaf(&self) -> NewLeaf {
         match self {
             Value::Scalar { .. } => NewLeaf::Scalar,
-            Value::Tree(n) => NewLeaf::like(n),
+            Value::Tree(n, _) => NewLeaf::like(n),
         }
     }
 }

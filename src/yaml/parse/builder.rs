@@ -270,7 +270,18 @@ impl<'i, 's> Builder<'i, 's> {
         let plain = style == ScalarStyle::Plain;
         let tag = tag.map_or(TagRef::None, |t| TagRef::new(&t.handle, &t.suffix));
         if self.expects_key() {
-            return self.key(text, plain, tag, at);
+            self.key(text, plain, tag, at)?;
+            // How a key was quoted shows only where kustomize copies its mapping into
+            // YAML text (a v5.8 replacement).
+            if !plain
+                && self.schema == Schema::Resource
+                && let Some((map, i)) = self.pending_value()
+                && let Some((key, _)) = map.get_index(i)
+            {
+                let key = key.clone();
+                map.set_key_quote(&key, quote_of(style));
+            }
+            return Ok(());
         }
         let size = Size::scalar(text.len());
         if self.schema == Schema::Resource

@@ -59,6 +59,24 @@ pub enum Kind {
     Map(Vec<(Styled, Styled)>),
 }
 
+/// How the keys of a mapping kbuild holds were written (see [`Styled::from_node`]).
+#[derive(Clone, Copy, Debug)]
+pub enum KeyStyles {
+    /// As the file wrote them (`Map::key_quote`).
+    AsWritten,
+    /// As go-yaml's encoder writes a mapping read back from JSON (after a JSON 6902
+    /// patch): quoted where plain text would read as another type, as the function says
+    /// (`merge::scalar_style::json_key_quote`).
+    FromJson(fn(&str) -> Option<crate::yaml::map::Quote>),
+}
+
+impl PartialEq for KeyStyles {
+    /// The same way of writing keys (there is one function for JSON's).
+    fn eq(&self, other: &KeyStyles) -> bool {
+        std::mem::discriminant(self) == std::mem::discriminant(other)
+    }
+}
+
 /// A YAML node as go-yaml v3 keeps it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Styled {
@@ -131,8 +149,8 @@ impl Styled {
 
     /// A kbuild node as go-yaml would hold it after reading it from block YAML:
     /// strings, numbers, booleans and nulls with their core tags, a string mapping value
-    /// with the quotes it was written with.
-    pub fn from_node(node: &Node) -> Styled {
+    /// with the quotes it was written with, keys as `keys` says.
+    pub fn from_node(node: &Node, keys: KeyStyles) -> Styled {
         match node {
             Node::Map(m) => Styled {
                 tag: "!!map".into(),
@@ -141,14 +159,19 @@ impl Styled {
                     m.iter()
                         .enumerate()
                         .map(|(i, (k, v))| {
-                            let value = Styled::from_node(v);
+                            let value = Styled::from_node(v, keys);
                             let value = match (m.style_at(i), v) {
                                 (crate::yaml::map::Style::Quoted(q), Node::Str(_)) => {
                                     value.quoted(Some(q))
                                 }
                                 _ => value,
                             };
-                            (Styled::core_scalar("str", k), value)
+                            let quote = match keys {
+                                KeyStyles::AsWritten => m.key_quote(k),
+                                KeyStyles::FromJson(quote) => quote(k),
+                            };
+                            let key = Styled::core_scalar("str", k).quoted(quote);
+                            (key, value)
                         })
                         .collect(),
                 ),
@@ -156,7 +179,7 @@ impl Styled {
             Node::Seq(items) => Styled {
                 tag: "!!seq".into(),
                 style: Style::default(),
-                kind: Kind::Seq(items.iter().map(Styled::from_node).collect()),
+                kind: Kind::Seq(items.iter().map(|i| Styled::from_node(i, keys)).collect()),
             },
             Node::Str(s) => Styled::core_scalar("str", s),
             Node::Null => Styled::core_scalar("null", "null"),
