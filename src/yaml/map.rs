@@ -20,7 +20,9 @@ const INDEX_FROM: usize = 16;
 /// A map key: short keys (nearly all of them) are stored inline, without an allocation.
 pub type Key = super::node::Str;
 
-type Entry_ = (Key, Node, Style);
+/// A key, its value, the value's style, and how the key was quoted (see
+/// [`Map::key_quote_at`]; one byte, in what would be padding).
+type Entry_ = (Key, Node, Style, Option<Quote>);
 
 /// How the value of an entry was written, as far as kustomize's later steps can tell.
 ///
@@ -151,9 +153,6 @@ struct Extra {
     /// generator's string maps, a ConfigMap's name hash, a replacement's source value)
     /// copy it; printing and JSON patches see only the number. See [`Map::typed_text`].
     texts: Vec<(Key, super::node::Str)>,
-    /// The keys written quoted (or that go-yaml's JSON round trip quotes), by key: seen
-    /// only where kustomize copies the mapping into YAML text. See [`Map::key_quote`].
-    key_quotes: Vec<(Key, Quote)>,
 }
 
 fn hash(key: &str) -> u64 {
@@ -289,20 +288,20 @@ impl Map {
                 index.insert_unique(hash(&key), i, |&j| hash(&entries[j].0));
             }
             None if i >= INDEX_FROM => {
-                self.entries.push((key, value, Style::Plain));
+                self.entries.push((key, value, Style::Plain, None));
                 self.reindex();
                 return i;
             }
             None => {}
         }
-        self.entries.push((key, value, Style::Plain));
+        self.entries.push((key, value, Style::Plain, None));
         i
     }
 
     /// Removes `key`, keeping the order of the others.
     pub fn shift_remove(&mut self, key: &str) -> Option<Node> {
         let i = self.get_index_of(key)?;
-        let (_, v, _) = self.entries.remove(i);
+        let (_, v, _, _) = self.entries.remove(i);
         self.forget_typed_text(key);
         self.reindex();
         Some(v)
@@ -310,14 +309,14 @@ impl Map {
 
     /// Keeps the entries for which `keep` says yes, in order.
     pub fn retain(&mut self, mut keep: impl FnMut(&Key, &mut Node) -> bool) {
-        self.entries.retain_mut(|(k, v, _)| keep(k, v));
+        self.entries.retain_mut(|(k, v, _, _)| keep(k, v));
         if let Some(extra) = self.extra.as_deref_mut()
             && !extra.texts.is_empty()
         {
             let entries = &self.entries;
             extra
                 .texts
-                .retain(|(k, _)| entries.iter().any(|(e, _, _)| e == k));
+                .retain(|(k, _)| entries.iter().any(|(e, _, _, _)| e == k));
         }
         self.reindex();
     }
@@ -336,7 +335,7 @@ impl Map {
         if self.entries.len() <= INDEX_FROM {
             if let Some(extra) = self.extra.as_deref_mut() {
                 extra.index = None;
-                if extra.texts.is_empty() && extra.key_quotes.is_empty() {
+                if extra.texts.is_empty() {
                     self.extra = None;
                 }
             }
@@ -348,7 +347,7 @@ impl Map {
             .get_or_insert_with(|| HashTable::with_capacity(self.entries.len()));
         index.clear();
         let entries = &self.entries;
-        for (i, (k, _, _)) in entries.iter().enumerate() {
+        for (i, (k, _, _, _)) in entries.iter().enumerate() {
             index.insert_unique(hash(k), i, |&j| hash(&entries[j].0));
         }
     }
@@ -424,22 +423,16 @@ impl Map {
         }
     }
 
-    /// How the key `key` was written, when quoted (kbuild holds keys as their text).
-    pub fn key_quote(&self, key: &str) -> Option<Quote> {
-        let extra = self.extra.as_deref()?;
-        extra
-            .key_quotes
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, q)| *q)
+    /// How the key at position `i` was written, when quoted (kbuild holds keys as their
+    /// text): seen only where kustomize copies the mapping into YAML text.
+    pub fn key_quote_at(&self, i: usize) -> Option<Quote> {
+        self.entries.get(i).and_then(|e| e.3)
     }
 
-    /// Notes that the key `key` is written with `quote`.
-    pub fn set_key_quote(&mut self, key: &str, quote: Quote) {
-        let extra = self.extra.get_or_insert_with(Box::default);
-        match extra.key_quotes.iter_mut().find(|(k, _)| k == key) {
-            Some((_, q)) => *q = quote,
-            None => extra.key_quotes.push((key.into(), quote)),
+    /// Notes that the key at position `i` is written with `quote`.
+    pub fn set_key_quote_at(&mut self, i: usize, quote: Quote) {
+        if let Some(e) = self.entries.get_mut(i) {
+            e.3 = Some(quote);
         }
     }
 
@@ -485,17 +478,17 @@ impl Map {
 
     /// The keys in order.
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &Key> + ExactSizeIterator + Clone {
-        self.entries.iter().map(|(k, _, _)| k)
+        self.entries.iter().map(|(k, _, _, _)| k)
     }
 
     /// The values in order.
     pub fn values(&self) -> impl DoubleEndedIterator<Item = &Node> + ExactSizeIterator + Clone {
-        self.entries.iter().map(|(_, v, _)| v)
+        self.entries.iter().map(|(_, v, _, _)| v)
     }
 
     /// The values in order, to change in place.
     pub fn values_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut Node> + ExactSizeIterator {
-        self.entries.iter_mut().map(|(_, v, _)| v)
+        self.entries.iter_mut().map(|(_, v, _, _)| v)
     }
 }
 
@@ -511,7 +504,7 @@ impl Map {
 fn find_small(entries: &[Entry_], key: &[u8]) -> Option<usize> {
     let n = key.len();
     let want = words(key);
-    entries.iter().position(|(k, _, _)| {
+    entries.iter().position(|(k, _, _, _)| {
         let k = k.as_bytes();
         k.len() == n && words(k) == want && (n <= 16 || middle_eq(k, key))
     })
@@ -680,7 +673,7 @@ impl IntoIterator for Map {
     type Item = (Key, Node);
     type IntoIter = std::iter::Map<std::vec::IntoIter<Entry_>, fn(Entry_) -> (Key, Node)>;
     fn into_iter(self) -> Self::IntoIter {
-        self.entries.into_iter().map(|(k, v, _)| (k, v))
+        self.entries.into_iter().map(|(k, v, _, _)| (k, v))
     }
 }
 

@@ -276,10 +276,8 @@ impl<'i, 's> Builder<'i, 's> {
             if !plain
                 && self.schema == Schema::Resource
                 && let Some((map, i)) = self.pending_value()
-                && let Some((key, _)) = map.get_index(i)
             {
-                let key = key.clone();
-                map.set_key_quote(&key, quote_of(style));
+                map.set_key_quote_at(i, quote_of(style));
             }
             return Ok(());
         }

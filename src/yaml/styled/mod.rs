@@ -62,7 +62,7 @@ pub enum Kind {
 /// How the keys of a mapping kbuild holds were written (see [`Styled::from_node`]).
 #[derive(Clone, Copy, Debug)]
 pub enum KeyStyles {
-    /// As the file wrote them (`Map::key_quote`).
+    /// As the file wrote them (`Map::key_quote_at`).
     AsWritten,
     /// As go-yaml's encoder writes a mapping read back from JSON (after a JSON 6902
     /// patch): quoted where plain text would read as another type, as the function says
@@ -167,7 +167,7 @@ impl Styled {
                                 _ => value,
                             };
                             let quote = match keys {
-                                KeyStyles::AsWritten => m.key_quote(k),
+                                KeyStyles::AsWritten => m.key_quote_at(i),
                                 KeyStyles::FromJson(quote) => quote(k),
                             };
                             let key = Styled::core_scalar("str", k).quoted(quote);
