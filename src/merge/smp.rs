@@ -441,11 +441,16 @@ impl<'o, 's> Walker<'o, 's> {
                 }
                 (Some(node), None) => {
                     if let Some((key, _)) = patch.get_index(i) {
-                        // A new field is the patch's node, with the patch's style.
+                        // A new field is the patch's node, with the patch's style (and
+                        // its key node, quotes included).
                         let style = patch.style_at(i);
+                        let key_quote = patch.key_quote_at(i);
                         let key = key.clone();
                         let (d, _) = dest.insert_full(key.clone(), node);
                         dest.set_style_at(d, style);
+                        if let Some(q) = key_quote {
+                            dest.set_key_quote_at(d, q);
+                        }
                         if let Some(text) = patch_text {
                             dest.set_typed_text(&key, &text);
                         }
