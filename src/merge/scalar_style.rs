@@ -530,12 +530,7 @@ fn overwritten_in(
                 if schema.is_some_and(|s| !s.patch_strategy().merges()) {
                     return;
                 }
-                let named = |items: &[Node]| {
-                    items
-                        .iter()
-                        .all(|e| e.as_map().is_some_and(|m| m.contains_key("name")))
-                };
-                if !(named(d) && named(p)) {
+                if !(super::smp::all_named(d) && super::smp::all_named(p)) {
                     return;
                 }
                 keys.push("name");

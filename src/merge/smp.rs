@@ -758,7 +758,7 @@ pub(super) fn needs_walk(node: &Node) -> bool {
 }
 
 /// Whether every element is a mapping with a `name` field (true for an empty list).
-fn all_named(items: &[Node]) -> bool {
+pub(super) fn all_named(items: &[Node]) -> bool {
     items
         .iter()
         .all(|e| e.as_map().is_some_and(|m| m.contains_key("name")))

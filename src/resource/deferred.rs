@@ -21,8 +21,6 @@ pub struct Writers(Vec<Writer>);
 
 #[derive(Clone, Debug)]
 struct Writer {
-    /// The field as the error names it (`spec.ports.0.port`).
-    field: String,
     /// The field's path.
     at: Vec<PathStep>,
     /// For a list item, the tag kustomize's node kept beside the text.
@@ -38,8 +36,7 @@ struct Writer {
 
 impl Writers {
     /// Records that a write with the error contexts `contexts` (innermost first) put
-    /// `text` into `field`; it replaces an earlier write of the field.
-    /// `text` into the field at `at`, a list item's kept beside `item_tag`; it replaces
+    /// `text` into the field at `at` (a list item's kept beside `item_tag`); it replaces
     /// an earlier write of the field.
     pub(crate) fn note(
         &mut self,
@@ -48,10 +45,8 @@ impl Writers {
         item_tag: Option<KeptTag>,
         contexts: Vec<Context>,
     ) {
-        let field = field_of(at);
-        self.0.retain(|w| w.field != field);
+        self.0.retain(|w| w.at != at);
         self.0.push(Writer {
-            field,
             at: at.to_vec(),
             item_tag,
             text,
@@ -83,13 +78,17 @@ impl Writers {
     pub(crate) fn kept_items(&self) -> Vec<(Vec<PathStep>, String, KeptTag, String)> {
         self.0
             .iter()
-            .filter_map(|w| Some((w.at.clone(), w.text.clone(), w.item_tag?, w.field.clone())))
+            .filter_map(|w| Some((w.at.clone(), w.text.clone(), w.item_tag?, field_of(&w.at))))
             .collect()
     }
 
     /// The contexts of the write that put `text` into `field`, innermost first.
     pub(crate) fn contexts_of(&self, field: &str, text: &str) -> Option<&[Context]> {
-        let w = self.0.iter().find(|w| w.field == field && w.text == text)?;
+        // Only on the error path: the field names are made here, not kept.
+        let w = self
+            .0
+            .iter()
+            .find(|w| w.text == text && field_of(&w.at) == field)?;
         Some(&w.contexts)
     }
 }

@@ -72,22 +72,11 @@ impl FieldPath {
         Ok(lookup_parts(&self.parts, node)?.map(|(n, _)| n))
     }
 
-    /// The text the number at the path was written as, where kbuild keeps one (see
-    /// [`crate::yaml::Map::typed_text`]); `None` for anything else.
-    pub(crate) fn lookup_typed_text<'n>(&self, node: &'n Node) -> Option<&'n str> {
-        let (map, key) = self.lookup_entry(node)?;
-        map.typed_text(&key)
-    }
-
-    /// The style of the mapping value the path reaches (plain for a list item or nothing).
-    pub(crate) fn lookup_style(&self, node: &Node) -> crate::yaml::map::Style {
-        self.lookup_entry(node)
-            .and_then(|(map, key)| Some(map.style_at(map.get_index_of(&key)?)))
-            .unwrap_or_default()
-    }
-
-    /// The mapping holding the value the path reaches, and its key.
-    fn lookup_entry<'n>(&self, node: &'n Node) -> Option<(&'n crate::yaml::Map, String)> {
+    /// The mapping holding the value the path reaches and the value's position in it
+    /// (`None` for a list item or nothing): where kbuild keeps what it knows beside a
+    /// value, the text a number was written as ([`crate::yaml::Map::typed_text`]) and
+    /// its style.
+    pub(crate) fn lookup_entry<'n>(&self, node: &'n Node) -> Option<(&'n crate::yaml::Map, usize)> {
         let (_, steps) = lookup_parts(&self.parts, node).ok()??;
         let (PathStep::Key(key), parents) = steps.split_last()? else {
             return None;
@@ -96,7 +85,8 @@ impl FieldPath {
             PathStep::Key(k) => n.get(k),
             PathStep::Index(i) => n.as_seq()?.get(*i),
         })?;
-        Some((parent.as_map()?, key.clone()))
+        let map = parent.as_map()?;
+        Some((map, map.get_index_of(key)?))
     }
 
     /// [`FieldPath::lookup`] of the first `n` [target parts](FieldPath::target_parts),

@@ -455,11 +455,13 @@ fn source_value(rm: &ResMap, source: &Source, schemas: &Schemas) -> Result<Value
     }
     // kustomize copies the source node's text: a number keeps its spelling (`1.0e+3`);
     // and its style.
-    if let Value::Scalar { text, quote, .. } = &mut value {
-        if let Some(written) = path.lookup_typed_text(res.node()) {
+    if let Value::Scalar { text, quote, .. } = &mut value
+        && let Some((m, i)) = path.lookup_entry(res.node())
+    {
+        if let Some(written) = m.get_index(i).and_then(|(k, _)| m.typed_text(k)) {
             *text = written.to_owned();
         }
-        if let Style::Quoted(q) = path.lookup_style(res.node()) {
+        if let Style::Quoted(q) = m.style_at(i) {
             *quote = Some(q);
         }
     }
