@@ -2,9 +2,10 @@
 //! [`super::de::DeError`] gives it) in the text of a YAML document, so that an
 //! error about a field can point at it.
 //!
-//! [`Node`](super::Node) keeps no positions, so the text is parsed again here with
-//! saphyr-parser into a small tree that keeps each node's start. This only runs when
-//! reporting an error: it is written for clarity, not speed.
+//! [`Node`](super::Node) keeps no positions, so the text is parsed again here into a small
+//! tree that keeps each node's start: by the build's fast scanner where it reads the text
+//! (plain block YAML), else by saphyr-parser. An error report parses one file; a provenance
+//! report (`build --provenance`, `explain`) parses every file a build's values come from.
 
 use super::parse::PathStep;
 use saphyr_parser::{Event, Parser, ScalarStyle};
@@ -181,6 +182,7 @@ pub enum Seek<'a> {
 }
 
 /// The nodes of one document, each with where it starts.
+#[derive(Debug, PartialEq)]
 struct Tree {
     nodes: Vec<Item>,
     /// Anchor id to the anchored node.
@@ -191,6 +193,7 @@ struct Tree {
 // Small, as a report holds one for every node of every file it looks into (the
 // provenance document of a large build, every source file): a scalar's text inline
 // when short (most are), lines and columns in 32 bits.
+#[derive(Debug, PartialEq)]
 struct Item {
     kind: Kind,
     /// 1-based line and column (saturated at `u32::MAX`).
@@ -198,6 +201,7 @@ struct Item {
     col: u32,
 }
 
+#[derive(Debug, PartialEq)]
 enum Kind {
     /// A scalar's value; `merge` when it is a merge key (`<<`, plain or `!!merge`).
     Scalar {
@@ -223,81 +227,56 @@ impl Tree {
     /// The documents of `text` up to `last` (0-based), in one pass over the stream: `None`
     /// for a document that does not parse (and every one after it, as the parser stops).
     fn parse_all(text: &str, last: usize) -> Vec<Option<Tree>> {
-        let mut docs = Vec::new();
-        let mut tree = Tree::empty();
-        // The collections open around the current event.
-        let mut open: Vec<usize> = Vec::new();
+        Tree::parse_fast(text, last).unwrap_or_else(|| Tree::parse_saphyr(text, last))
+    }
+
+    /// [`Tree::parse_all`] with the build's fast scanner, document by document, when it
+    /// reads every document of `text` (`None` otherwise): a provenance report reads every
+    /// source file again for positions, and saphyr-parser took most of that time. Each
+    /// piece the stream splits into at `---` lines must be one document, as saphyr-parser
+    /// reads it: but the first, which may hold only comments (and no document); an empty
+    /// piece after a `---` is a null document to saphyr-parser, left to it.
+    fn parse_fast(text: &str, last: usize) -> Option<Vec<Option<Tree>>> {
+        let mut growing = Growing::new(last);
+        for (i, piece) in crate::yaml::parse::split_stream(text)?.iter().enumerate() {
+            if i > 0 && piece.text.starts_with("---") {
+                // `---` twice: a null document between, to saphyr-parser.
+                return None;
+            }
+            let before = growing.docs.len();
+            let read = crate::yaml::parse::scan_fast(piece.text, &mut |event, span| {
+                growing.event(event, span, piece.line_offset);
+            });
+            if growing.done {
+                // Enough documents (the scanner's events after that were dropped).
+                return Some(growing.docs);
+            }
+            let documents = growing.docs.len() - before;
+            if !read || documents > 1 || (documents == 0 && i > 0) {
+                return None;
+            }
+        }
+        Some(growing.docs)
+    }
+
+    /// [`Tree::parse_all`] with saphyr-parser, which reads any YAML.
+    fn parse_saphyr(text: &str, last: usize) -> Vec<Option<Tree>> {
+        let mut growing = Growing::new(last);
         let mut parser = Parser::new_from_str(text);
         while let Some(next) = parser.next_event() {
             let Ok((event, span)) = next else {
-                docs.push(None);
-                return docs;
+                growing.docs.push(None);
+                break;
             };
-            let (kind, anchor) = match event {
-                Event::Scalar(value, style, anchor, tag) => {
-                    let merge = value == "<<"
-                        && match &tag {
-                            None => style == ScalarStyle::Plain,
-                            Some(t) => t.is_yaml_core_schema() && t.suffix == "merge",
-                        };
-                    let text = crate::yaml::node::Str::from(value.as_ref());
-                    (Kind::Scalar { text, merge }, anchor)
-                }
-                Event::SequenceStart(anchor, _) => (Kind::Seq(Vec::new()), anchor),
-                Event::MappingStart(anchor, _) => (Kind::Map(Vec::new()), anchor),
-                Event::Alias(id) => (Kind::Alias(id), 0),
-                Event::SequenceEnd | Event::MappingEnd => {
-                    if open.pop().is_none() {
-                        docs.push(None);
-                        return docs;
-                    }
-                    continue;
-                }
-                Event::DocumentEnd => {
-                    // Anchors do not reach later documents: each starts afresh.
-                    docs.push(Some(std::mem::replace(&mut tree, Tree::empty())));
-                    open.clear();
-                    if docs.len() > last {
-                        return docs;
-                    }
-                    continue;
-                }
-                Event::StreamEnd => break,
-                Event::StreamStart | Event::DocumentStart(_) | Event::Nothing => continue,
-            };
-            let index = tree.nodes.len();
-            let starts_collection = matches!(kind, Kind::Seq(_) | Kind::Map(_));
-            tree.nodes.push(Item {
-                kind,
-                line: u32::try_from(span.start.line()).unwrap_or(u32::MAX),
-                col: u32::try_from(span.start.col() + 1).unwrap_or(u32::MAX),
-            });
-            if anchor != 0 {
-                tree.anchors.insert(anchor, index);
+            if matches!(event, Event::StreamEnd) {
+                break;
             }
-            let placed = match open.last() {
-                Some(&parent) => match &mut tree.nodes[parent].kind {
-                    Kind::Seq(children) | Kind::Map(children) => {
-                        children.push(index);
-                        true
-                    }
-                    _ => false,
-                },
-                None if tree.root.is_none() => {
-                    tree.root = Some(index);
-                    true
-                }
-                None => false,
-            };
-            if !placed {
-                docs.push(None);
-                return docs;
-            }
-            if starts_collection {
-                open.push(index);
+            growing.event(event, span, 0);
+            if growing.done {
+                break;
             }
         }
-        docs
+        growing.docs
     }
 
     fn empty() -> Tree {
@@ -374,6 +353,106 @@ impl Tree {
             }
         }
         None
+    }
+}
+
+/// The documents read so far from a stream's events (see [`Tree::parse_all`]).
+struct Growing {
+    docs: Vec<Option<Tree>>,
+    tree: Tree,
+    /// The collections open around the current event.
+    open: Vec<usize>,
+    /// The last document wanted (0-based).
+    last: usize,
+    /// No more events are wanted: the last document wanted is read, or one did not parse
+    /// (a `None` in `docs` ends them).
+    done: bool,
+}
+
+impl Growing {
+    fn new(last: usize) -> Growing {
+        Growing {
+            docs: Vec::new(),
+            tree: Tree::empty(),
+            open: Vec::new(),
+            last,
+            done: false,
+        }
+    }
+
+    fn fail(&mut self) {
+        self.docs.push(None);
+        self.done = true;
+    }
+
+    /// Takes one event, at `span` (its lines `line_offset` lines into the text).
+    fn event(&mut self, event: Event<'_>, span: saphyr_parser::Span, line_offset: usize) {
+        if self.done {
+            return;
+        }
+        let (kind, anchor) = match event {
+            Event::Scalar(value, style, anchor, tag) => {
+                let merge = value == "<<"
+                    && match &tag {
+                        None => style == ScalarStyle::Plain,
+                        Some(t) => t.is_yaml_core_schema() && t.suffix == "merge",
+                    };
+                let text = crate::yaml::node::Str::from(value.as_ref());
+                (Kind::Scalar { text, merge }, anchor)
+            }
+            Event::SequenceStart(anchor, _) => (Kind::Seq(Vec::new()), anchor),
+            Event::MappingStart(anchor, _) => (Kind::Map(Vec::new()), anchor),
+            Event::Alias(id) => (Kind::Alias(id), 0),
+            Event::SequenceEnd | Event::MappingEnd => {
+                if self.open.pop().is_none() {
+                    self.fail();
+                }
+                return;
+            }
+            Event::DocumentEnd => {
+                // Anchors do not reach later documents: each starts afresh.
+                let tree = std::mem::replace(&mut self.tree, Tree::empty());
+                self.docs.push(Some(tree));
+                self.open.clear();
+                self.done = self.docs.len() > self.last;
+                return;
+            }
+            Event::StreamStart | Event::StreamEnd | Event::DocumentStart(_) | Event::Nothing => {
+                return;
+            }
+        };
+        let tree = &mut self.tree;
+        let index = tree.nodes.len();
+        let starts_collection = matches!(kind, Kind::Seq(_) | Kind::Map(_));
+        tree.nodes.push(Item {
+            kind,
+            line: u32::try_from(span.start.line() + line_offset).unwrap_or(u32::MAX),
+            col: u32::try_from(span.start.col() + 1).unwrap_or(u32::MAX),
+        });
+        if anchor != 0 {
+            tree.anchors.insert(anchor, index);
+        }
+        let placed = match self.open.last() {
+            Some(&parent) => match &mut tree.nodes[parent].kind {
+                Kind::Seq(children) | Kind::Map(children) => {
+                    children.push(index);
+                    true
+                }
+                _ => false,
+            },
+            None if tree.root.is_none() => {
+                tree.root = Some(index);
+                true
+            }
+            None => false,
+        };
+        if !placed {
+            self.fail();
+            return;
+        }
+        if starts_collection {
+            self.open.push(index);
+        }
     }
 }
 
@@ -534,5 +613,72 @@ target:
         assert_eq!(at("a: [\n", &["a"]), None);
         assert_eq!(at("", &["a"]), None);
         assert_eq!(at("a: 1\n", &[]), Some((1, 1)));
+    }
+
+    /// Wherever the fast scanner reads a file of the project's fixtures and examples (and of
+    /// the directories in `KBUILD_FAST_CORPUS`, `:`-separated, when set), the trees (every
+    /// node's kind, text, line and column, each document) are saphyr-parser's.
+    #[test]
+    fn fast_trees_match_saphyr_on_fixture_files() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let (mut files, mut fast) = (0, 0);
+        let extra = std::env::var("KBUILD_FAST_CORPUS").unwrap_or_default();
+        let extra = extra.split(':').filter(|d| !d.is_empty()).map(Into::into);
+        let dirs: Vec<std::path::PathBuf> = vec![root.join("tests"), root.join("examples")];
+        for dir in dirs.into_iter().chain(extra) {
+            for entry in walkdir::WalkDir::new(dir).into_iter().flatten() {
+                let p = entry.path();
+                if !p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+                    continue;
+                }
+                let Ok(text) = std::fs::read_to_string(p) else {
+                    continue;
+                };
+                files += 1;
+                if let Some(trees) = Tree::parse_fast(&text, usize::MAX) {
+                    fast += 1;
+                    let slow = Tree::parse_saphyr(&text, usize::MAX);
+                    for (f, s) in trees.iter().flatten().zip(slow.iter().flatten()) {
+                        for (a, b) in f.nodes.iter().zip(&s.nodes) {
+                            assert_eq!(a, b, "{}: nodes differ", p.display());
+                        }
+                    }
+                    assert_eq!(trees, slow, "{}: trees differ", p.display());
+                }
+            }
+        }
+        eprintln!("{fast} of {files} files read fast");
+        assert!(
+            files > 100 && fast * 2 > files,
+            "{fast} of {files} files read fast"
+        );
+    }
+
+    #[test]
+    fn fast_trees_match_saphyr_on_stream_shapes() {
+        for text in [
+            "a: 1\n---\nb: 2\n",
+            "---\na: 1\n---\nb:\n- x\n- y: z\n",
+            "# head\n---\na: 1\n",
+            "a: 1\n---\n# only a comment\n---\nb: 2\n",
+            "a: 1\n---\n",
+            "a: 1\n--- # c\nb: 2\n",
+            "a: 1\n...\n---\nb: 2\n",
+            "a: &x 1\n---\nb: *x\n",
+            "a: 1\n---\n---\nb: 2\n",
+            "",
+        ] {
+            let slow = Tree::parse_saphyr(text, usize::MAX);
+            if let Some(fast) = Tree::parse_fast(text, usize::MAX) {
+                assert_eq!(fast, slow, "{text:?}");
+            }
+            assert_eq!(Tree::parse_all(text, usize::MAX), slow, "{text:?}");
+            // Stopping after the first document.
+            let first = Tree::parse_all(text, 0);
+            assert!(
+                first.len() <= 1 && first.first() == slow.first(),
+                "{text:?}"
+            );
+        }
     }
 }

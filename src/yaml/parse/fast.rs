@@ -135,6 +135,8 @@ struct Key<'i> {
     text: Cow<'i, str>,
     style: ScalarStyle,
     col: usize,
+    /// The colon's column: saphyr-parser places an empty value there.
+    colon_col: usize,
     value_col: usize,
 }
 
@@ -234,8 +236,28 @@ impl<'i, S: Sink<'i>> Scanner<'_, 'i, S> {
 
     /// A block sequence whose items sit at column `ind`; the first is on line `l`.
     fn seq(&mut self, l: Line, ind: usize) -> Result<(), GiveUp> {
+        self.seq_at(l, ind, ind)
+    }
+
+    /// A sequence indented like the key it is the value of (`key:` then `- item` at the
+    /// key's column): saphyr-parser starts it where the token after the first `-` is (the
+    /// item, or the end of a comment or of the line), not at the `-`.
+    fn indentless_seq(&mut self, l: Line, ind: usize) -> Result<(), GiveUp> {
+        let spaces = self.rest(l, ind + 1).bytes().take_while(|&b| b == b' ');
+        let item = ind + 1 + spaces.count();
+        let start = if self.rest(l, item).starts_with('#') {
+            l.end - l.start
+        } else {
+            item
+        };
+        self.seq_at(l, ind, start)
+    }
+
+    /// A block sequence whose `-` sit at column `ind`, starting (its event's position) at
+    /// column `start` of line `l`.
+    fn seq_at(&mut self, l: Line, ind: usize, start: usize) -> Result<(), GiveUp> {
         self.enter()?;
-        self.open(false, l, ind)?;
+        self.open(false, l, start)?;
         let mut l = l;
         let mut col = ind;
         loop {
@@ -252,7 +274,11 @@ impl<'i, S: Sink<'i>> Scanner<'_, 'i, S> {
                 self.advance();
                 match self.line {
                     Some(next) if next.indent > ind => self.block_node(next)?,
-                    _ => self.scalar(Cow::Borrowed(""), ScalarStyle::Plain, l, item)?,
+                    // saphyr-parser places the empty item at the end of its line.
+                    _ => {
+                        let end = l.end - l.start;
+                        self.scalar(Cow::Borrowed(""), ScalarStyle::Plain, l, end)?;
+                    }
                 }
             } else {
                 self.inline_node(l, item, ind)?;
@@ -289,9 +315,9 @@ impl<'i, S: Sink<'i>> Scanner<'_, 'i, S> {
                     Some(next) if next.indent > ind => self.block_node(next)?,
                     Some(next) if next.indent == ind && is_seq_item(self.rest(next, ind)) => {
                         // A sequence indented like its key.
-                        self.seq(next, ind)?
+                        self.indentless_seq(next, ind)?
                     }
-                    _ => self.scalar(Cow::Borrowed(""), ScalarStyle::Plain, l, key.value_col)?,
+                    _ => self.scalar(Cow::Borrowed(""), ScalarStyle::Plain, l, key.colon_col)?,
                 }
             } else {
                 self.value(l, key.value_col, ind)?;
@@ -360,7 +386,8 @@ impl<'i, S: Sink<'i>> Scanner<'_, 'i, S> {
         if !(tail.is_empty() || tail.starts_with(' ')) {
             return Ok(None);
         }
-        let value_col = col + len + spaces + 1;
+        let colon_col = col + len + spaces;
+        let value_col = colon_col + 1;
         let value_col = value_col
             + self
                 .rest(l, value_col)
@@ -371,6 +398,7 @@ impl<'i, S: Sink<'i>> Scanner<'_, 'i, S> {
             text,
             style,
             col,
+            colon_col,
             value_col,
         }))
     }
@@ -423,6 +451,7 @@ impl<'i, S: Sink<'i>> Scanner<'_, 'i, S> {
         let mut out = String::new();
         let (mut pos, mut no) = (self.next_start, self.next_no);
         let mut indent = None;
+        let mut start = Marker::new(l.start + col, l.no, col);
         let (mut pending, mut longest_blank) = (0usize, 0usize);
         while pos < bytes.len() {
             let end = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
@@ -441,6 +470,8 @@ impl<'i, S: Sink<'i>> Scanner<'_, 'i, S> {
                         return Err(GiveUp);
                     }
                     indent = Some(spaces);
+                    // saphyr-parser's scalar starts at its first content line.
+                    start = Marker::new(pos + spaces, no + 1, spaces);
                     spaces
                 }
                 Some(n) => n,
@@ -471,7 +502,13 @@ impl<'i, S: Sink<'i>> Scanner<'_, 'i, S> {
             Chomp::Keep => out.extend(std::iter::repeat_n('\n', pending)),
         }
         (self.next_start, self.next_no) = (pos.min(bytes.len()), no);
-        self.scalar(Cow::Owned(out), ScalarStyle::Literal, l, col)
+        self.sink
+            .scalar(
+                Cow::Owned(out),
+                ScalarStyle::Literal,
+                Span::new(start, start),
+            )
+            .map_err(|()| GiveUp)
     }
 
     /// A one-line flow sequence of scalars (`["v1", "v1beta1"]`, `[get, list]`), then the end
