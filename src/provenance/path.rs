@@ -121,21 +121,39 @@ pub(super) fn element_parts(items: &[Node]) -> Vec<Part> {
     (0..items.len()).map(Part::Index).collect()
 }
 
-impl fmt::Display for FieldPath {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl FieldPath {
+    /// Writes the path as [`Display`](fmt::Display) does, piece by piece (without the
+    /// formatting machinery: the provenance document writes a path for every leaf).
+    pub fn write_to(&self, out: &mut impl fmt::Write) -> fmt::Result {
         for (i, part) in self.0.iter().enumerate() {
             if i > 0 {
-                f.write_str(".")?;
+                out.write_str(".")?;
             }
             match part {
                 // A key holding the delimiter is written in brackets, as kustomize reads it.
-                Part::Key(k) if k.contains('.') || k.starts_with('[') => write!(f, "[{k}]")?,
-                Part::Key(k) => f.write_str(k)?,
-                Part::Index(i) => write!(f, "{i}")?,
-                Part::Entry(e) => write!(f, "[{}={}]", e.0, e.1)?,
+                Part::Key(k) if k.contains('.') || k.starts_with('[') => {
+                    out.write_str("[")?;
+                    out.write_str(k)?;
+                    out.write_str("]")?;
+                }
+                Part::Key(k) => out.write_str(k)?,
+                Part::Index(i) => out.write_str(itoa::Buffer::new().format(*i))?,
+                Part::Entry(e) => {
+                    out.write_str("[")?;
+                    out.write_str(&e.0)?;
+                    out.write_str("=")?;
+                    out.write_str(&e.1)?;
+                    out.write_str("]")?;
+                }
             }
         }
         Ok(())
+    }
+}
+
+impl fmt::Display for FieldPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_to(f)
     }
 }
 
