@@ -13,6 +13,7 @@ use crate::yaml::Node;
 use crate::yaml::locate::{Located, Seek};
 use crate::yaml::parse::PathStep;
 use foldhash::HashMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 /// A file, line and column (1-based).
@@ -65,11 +66,17 @@ pub type Read = dyn Fn(&Path) -> Option<String> + Sync;
 /// Files read and parsed ahead, once, for the locators of several threads (each thread
 /// making the provenance document has one: see [`Locator::sharing`]), which would each
 /// read and parse them again otherwise.
+///
+/// Here and in [`Locator`], files are found by their path's bytes (`OsString`), not as a
+/// `PathBuf` (which hashes and compares component by component: about 650 instructions a
+/// look-up, and the document looks files up for every step it writes). The paths are
+/// those of the build's records, spelt the same way each time they name a file; one
+/// spelt otherwise would only be read again.
 #[derive(Default)]
 pub struct Files {
-    texts: HashMap<PathBuf, Option<String>>,
+    texts: HashMap<OsString, Option<String>>,
     docs: Vec<Vec<Option<Located>>>,
-    files: HashMap<PathBuf, usize>,
+    files: HashMap<OsString, usize>,
 }
 
 impl Files {
@@ -86,8 +93,10 @@ impl Files {
             .collect();
         let mut files = Files::default();
         for (path, (text, docs)) in paths.iter().zip(parsed) {
-            files.texts.insert(path.to_path_buf(), text);
-            files.files.insert(path.to_path_buf(), files.docs.len());
+            files.texts.insert(path.as_os_str().to_owned(), text);
+            files
+                .files
+                .insert(path.as_os_str().to_owned(), files.docs.len());
             files.docs.push(docs);
         }
         files
@@ -99,16 +108,16 @@ pub struct Locator<'f> {
     read: &'f Read,
     /// Files read and parsed ahead, shared with other locators (see [`Files`]).
     shared: Option<&'f Files>,
-    texts: HashMap<PathBuf, Option<String>>,
+    texts: HashMap<OsString, Option<String>>,
     /// Each file's documents, parsed once (a report asks for a position per field), by
     /// the file's index in `files`.
     docs: Vec<Vec<Option<Located>>>,
     /// The index in `docs` of each file parsed.
-    files: HashMap<PathBuf, usize>,
+    files: HashMap<OsString, usize>,
     /// Each kustomization file as the build's parser reads it (`None`: it does not
     /// parse), read once: where an entry is written depends on the lists as written
     /// (see [`crate::kustomization::files::Place::position_in`]).
-    kustomizations: HashMap<PathBuf, Option<Node>>,
+    kustomizations: HashMap<OsString, Option<Node>>,
     /// The documents of each literal block [`Locator::embedded`] looked into, parsed once,
     /// with the block's first line and indentation, by the file's index and the block's
     /// line.
@@ -116,7 +125,7 @@ pub struct Locator<'f> {
     /// Where each kustomization entry is written, found once.
     /// (By file, then entry: looked up for every resource's steps, without a copy of
     /// the file's path each time.)
-    entries: HashMap<PathBuf, HashMap<crate::kustomization::files::Place, Option<(usize, usize)>>>,
+    entries: HashMap<OsString, HashMap<crate::kustomization::files::Place, Option<(usize, usize)>>>,
 }
 
 impl<'f> Locator<'f> {
@@ -155,25 +164,25 @@ impl<'f> Locator<'f> {
     fn cached_index(&self, file: &Path) -> Option<usize> {
         let shared = self.shared.map_or(0, |f| f.docs.len());
         self.shared
-            .and_then(|f| f.files.get(file).copied())
-            .or_else(|| self.files.get(file).map(|i| i + shared))
+            .and_then(|f| f.files.get(file.as_os_str()).copied())
+            .or_else(|| self.files.get(file.as_os_str()).map(|i| i + shared))
     }
 
     /// The text of `file`, when read.
     fn cached_text(&self, file: &Path) -> Option<&str> {
         self.shared
-            .and_then(|f| f.texts.get(file))
-            .or_else(|| self.texts.get(file))
+            .and_then(|f| f.texts.get(file.as_os_str()))
+            .or_else(|| self.texts.get(file.as_os_str()))
             .and_then(Option::as_deref)
     }
 
     fn text(&mut self, file: &Path) -> Option<&str> {
-        if let Some(text) = self.shared.and_then(|f| f.texts.get(file)) {
+        if let Some(text) = self.shared.and_then(|f| f.texts.get(file.as_os_str())) {
             return text.as_deref();
         }
         let read = self.read;
         self.texts
-            .entry(file.to_path_buf())
+            .entry(file.as_os_str().to_owned())
             .or_insert_with(|| read(file))
             .as_deref()
     }
@@ -350,12 +359,16 @@ impl<'f> Locator<'f> {
         file: &Path,
         place: crate::kustomization::files::Place,
     ) -> Option<(usize, usize)> {
-        if let Some(pos) = self.entries.get(file).and_then(|e| e.get(&place)) {
+        if let Some(pos) = self
+            .entries
+            .get(file.as_os_str())
+            .and_then(|e| e.get(&place))
+        {
             return *pos;
         }
         let pos = self.entry_position_in(file, place);
         self.entries
-            .entry(file.to_path_buf())
+            .entry(file.as_os_str().to_owned())
             .or_default()
             .insert(place, pos);
         pos
@@ -380,13 +393,17 @@ impl<'f> Locator<'f> {
         if scalar.is_some() {
             return scalar;
         }
-        if !self.kustomizations.contains_key(file) {
+        if !self.kustomizations.contains_key(file.as_os_str()) {
             let node = self
                 .text(file)
                 .and_then(|t| crate::yaml::parse::parse_document(t, "").ok());
-            self.kustomizations.insert(file.to_path_buf(), node);
+            self.kustomizations
+                .insert(file.as_os_str().to_owned(), node);
         }
-        let node = self.kustomizations.get(file).and_then(Option::as_ref);
+        let node = self
+            .kustomizations
+            .get(file.as_os_str())
+            .and_then(Option::as_ref);
         let doc = self
             .cached_index(file)
             .and_then(|i| self.docs_at(i))
@@ -602,7 +619,7 @@ impl<'f> Locator<'f> {
         };
         self.docs.push(docs);
         let index = self.docs.len() - 1;
-        self.files.insert(file.to_path_buf(), index);
+        self.files.insert(file.as_os_str().to_owned(), index);
         index + self.shared.map_or(0, |f| f.docs.len())
     }
 
