@@ -620,33 +620,24 @@ target:
     /// node's kind, text, line and column, each document) are saphyr-parser's.
     #[test]
     fn fast_trees_match_saphyr_on_fixture_files() {
+        use crate::yaml::parse::test_files::{extra_corpus, for_each_yaml_file};
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let (mut files, mut fast) = (0, 0);
-        let extra = std::env::var("KBUILD_FAST_CORPUS").unwrap_or_default();
-        let extra = extra.split(':').filter(|d| !d.is_empty()).map(Into::into);
-        let dirs: Vec<std::path::PathBuf> = vec![root.join("tests"), root.join("examples")];
-        for dir in dirs.into_iter().chain(extra) {
-            for entry in walkdir::WalkDir::new(dir).into_iter().flatten() {
-                let p = entry.path();
-                if !p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-                    continue;
-                }
-                let Ok(text) = std::fs::read_to_string(p) else {
-                    continue;
-                };
-                files += 1;
-                if let Some(trees) = Tree::parse_fast(&text, usize::MAX) {
-                    fast += 1;
-                    let slow = Tree::parse_saphyr(&text, usize::MAX);
-                    for (f, s) in trees.iter().flatten().zip(slow.iter().flatten()) {
-                        for (a, b) in f.nodes.iter().zip(&s.nodes) {
-                            assert_eq!(a, b, "{}: nodes differ", p.display());
-                        }
+        let mut dirs = vec![root.join("tests"), root.join("examples")];
+        dirs.extend(extra_corpus());
+        for_each_yaml_file(dirs, |p, text| {
+            files += 1;
+            if let Some(trees) = Tree::parse_fast(text, usize::MAX) {
+                fast += 1;
+                let slow = Tree::parse_saphyr(text, usize::MAX);
+                for (f, s) in trees.iter().flatten().zip(slow.iter().flatten()) {
+                    for (a, b) in f.nodes.iter().zip(&s.nodes) {
+                        assert_eq!(a, b, "{}: nodes differ", p.display());
                     }
-                    assert_eq!(trees, slow, "{}: trees differ", p.display());
                 }
+                assert_eq!(trees, slow, "{}: trees differ", p.display());
             }
-        }
+        });
         eprintln!("{fast} of {files} files read fast");
         assert!(
             files > 100 && fast * 2 > files,

@@ -301,3 +301,38 @@ fn is_empty_document(node: &Node) -> bool {
 
 #[cfg(test)]
 mod tests;
+
+/// The YAML files the parser's tests read: the project's fixtures and examples, and the
+/// directories named in `KBUILD_FAST_CORPUS`.
+#[cfg(test)]
+pub(crate) mod test_files {
+    /// The directories in `KBUILD_FAST_CORPUS` (`:`-separated), when it is set.
+    pub(crate) fn extra_corpus() -> Vec<std::path::PathBuf> {
+        std::env::var("KBUILD_FAST_CORPUS")
+            .map(|v| {
+                v.split(':')
+                    .filter(|d| !d.is_empty())
+                    .map(std::path::PathBuf::from)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Calls `each` with the path and text of every YAML file under `dirs`.
+    pub(crate) fn for_each_yaml_file(
+        dirs: Vec<std::path::PathBuf>,
+        mut each: impl FnMut(&std::path::Path, &str),
+    ) {
+        for dir in dirs {
+            for entry in walkdir::WalkDir::new(dir).into_iter().flatten() {
+                let p = entry.path();
+                if !p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+                    continue;
+                }
+                if let Ok(text) = std::fs::read_to_string(p) {
+                    each(p, &text);
+                }
+            }
+        }
+    }
+}

@@ -898,32 +898,18 @@ mod tests {
         }
     }
 
-    /// The directories in `KBUILD_FAST_CORPUS` (`:`-separated), when it is set.
-    fn extra_corpus() -> Vec<std::path::PathBuf> {
-        std::env::var("KBUILD_FAST_CORPUS")
-            .map(|v| v.split(':').map(std::path::PathBuf::from).collect())
-            .unwrap_or_default()
-    }
+    use crate::yaml::parse::test_files::{extra_corpus, for_each_yaml_file};
 
     /// Calls `each` with every document (split at `---` lines) of every YAML file under `dirs`.
     fn for_each_document(
         dirs: Vec<std::path::PathBuf>,
         mut each: impl FnMut(&std::path::Path, &str),
     ) {
-        for dir in dirs {
-            for entry in walkdir::WalkDir::new(dir).into_iter().flatten() {
-                let p = entry.path();
-                if !p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-                    continue;
-                }
-                let Ok(text) = std::fs::read_to_string(p) else {
-                    continue;
-                };
-                for doc in text.split("\n---\n") {
-                    each(p, doc);
-                }
+        for_each_yaml_file(dirs, |p, text| {
+            for doc in text.split("\n---\n") {
+                each(p, doc);
             }
-        }
+        });
     }
 
     /// Every YAML file of the project's fixtures and examples (and of the directories in
