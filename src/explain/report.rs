@@ -77,22 +77,39 @@ pub struct Files {
     texts: HashMap<OsString, Option<String>>,
     docs: Vec<Vec<Option<Located>>>,
     files: HashMap<OsString, usize>,
+    /// The kustomization files among them, as the build's parser reads them (see
+    /// [`Locator`]'s own).
+    kustomizations: HashMap<OsString, Option<Node>>,
 }
 
 impl Files {
     /// Reads and parses `paths` (on all cores).
     pub fn read(paths: &[&Path], read: &Read) -> Files {
         use rayon::prelude::*;
-        let parsed: Vec<(Option<String>, Vec<Option<Located>>)> = paths
+        type Parsed = (Option<String>, Vec<Option<Located>>, Option<Option<Node>>);
+        let parsed: Vec<Parsed> = paths
             .par_iter()
             .map(|p| {
                 let text = read(p);
                 let docs = text.as_deref().map(Located::parse_all).unwrap_or_default();
-                (text, docs)
+                let kustomization = p
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| crate::kustomization::FILE_NAMES.contains(&n))
+                    .then(|| {
+                        let text = text.as_deref()?;
+                        crate::yaml::parse::parse_document(text, "").ok()
+                    });
+                (text, docs, kustomization)
             })
             .collect();
         let mut files = Files::default();
-        for (path, (text, docs)) in paths.iter().zip(parsed) {
+        for (path, (text, docs, kustomization)) in paths.iter().zip(parsed) {
+            if let Some(node) = kustomization {
+                files
+                    .kustomizations
+                    .insert(path.as_os_str().to_owned(), node);
+            }
             files.texts.insert(path.as_os_str().to_owned(), text);
             files
                 .files
@@ -393,17 +410,23 @@ impl<'f> Locator<'f> {
         if scalar.is_some() {
             return scalar;
         }
-        if !self.kustomizations.contains_key(file.as_os_str()) {
+        let shared = self
+            .shared
+            .and_then(|f| f.kustomizations.get(file.as_os_str()));
+        if shared.is_none() && !self.kustomizations.contains_key(file.as_os_str()) {
             let node = self
                 .text(file)
                 .and_then(|t| crate::yaml::parse::parse_document(t, "").ok());
             self.kustomizations
                 .insert(file.as_os_str().to_owned(), node);
         }
-        let node = self
-            .kustomizations
-            .get(file.as_os_str())
-            .and_then(Option::as_ref);
+        let node = match shared {
+            Some(node) => node.as_ref(),
+            None => self
+                .kustomizations
+                .get(file.as_os_str())
+                .and_then(Option::as_ref),
+        };
         let doc = self
             .cached_index(file)
             .and_then(|i| self.docs_at(i))

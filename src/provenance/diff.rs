@@ -204,16 +204,20 @@ pub(crate) fn changes_syncing(seen: &mut Node, now: &Node) -> (Vec<Change>, Vec<
 /// Two non-empty mappings with the same keys in the same order.
 fn aligned(a: &Node, b: &Node) -> bool {
     match (a, b) {
-        (Node::Map(a), Node::Map(b)) => {
-            !a.is_empty() && a.len() == b.len() && a.keys().eq(b.keys())
-        }
+        (Node::Map(a), Node::Map(b)) => maps_aligned(a, b),
         _ => false,
     }
 }
 
-/// See [`changes_syncing`]: `seen` and `now` are not identical (or are the resource).
-/// Aligned mappings are compared key by key and their differing values synced as they
-/// are found; anything else that differs is compared by [`compare`] and then synced.
+/// [`aligned`], of two mappings.
+fn maps_aligned(a: &crate::yaml::Map, b: &crate::yaml::Map) -> bool {
+    !a.is_empty() && a.len() == b.len() && a.keys().eq(b.keys())
+}
+
+/// See [`changes_syncing`]: `seen` and `now` are aligned mappings (perhaps identical), or
+/// are not identical. Aligned mappings are compared key by key and their differing values
+/// synced as they are found; anything else that differs is compared by [`compare`] and
+/// then synced.
 fn compare_sync(
     at: &mut FieldPath,
     seen: &mut Node,
@@ -221,26 +225,54 @@ fn compare_sync(
     out: &mut Out,
     reordered: &mut bool,
 ) {
-    if !aligned(seen, now) {
-        // Not identical (the caller looked), but maybe equal: keys in another order.
-        if *seen == *now {
-            *reordered = true;
-            return;
+    match (seen, now) {
+        (Node::Map(s), Node::Map(n)) if maps_aligned(s, n) => {
+            compare_sync_maps(at, s, n, out, reordered);
         }
-        compare(at, Some(seen), Some(now), out);
-        sync(seen, now);
-        return;
+        (seen, now) => compare_sync_differing(at, seen, now, out, reordered),
     }
-    if let (Node::Map(s), Node::Map(n)) = (seen, now) {
-        for ((k, sv), (_, nv)) in s.iter_mut().zip(n.iter()) {
-            if identical(sv, nv) {
-                continue;
-            }
+}
+
+/// [`compare_sync`] of two aligned mappings. An aligned value is gone into without
+/// comparing it whole first: that comparison stops at the first change, and going in
+/// compared the part before it again, once for every level above the change.
+fn compare_sync_maps(
+    at: &mut FieldPath,
+    seen: &mut crate::yaml::Map,
+    now: &crate::yaml::Map,
+    out: &mut Out,
+    reordered: &mut bool,
+) {
+    for ((k, sv), (_, nv)) in seen.iter_mut().zip(now.iter()) {
+        if let (Node::Map(s), Node::Map(n)) = (&mut *sv, nv)
+            && maps_aligned(s, n)
+        {
             at.0.push(Part::Key(k.clone()));
-            compare_sync(at, sv, nv, out, reordered);
+            compare_sync_maps(at, s, n, out, reordered);
+            at.0.pop();
+        } else if !identical(sv, nv) {
+            at.0.push(Part::Key(k.clone()));
+            compare_sync_differing(at, sv, nv, out, reordered);
             at.0.pop();
         }
     }
+}
+
+/// [`compare_sync`] of values that are not identical (and not aligned mappings): maybe
+/// equal, with keys in another order, else compared and synced.
+fn compare_sync_differing(
+    at: &mut FieldPath,
+    seen: &mut Node,
+    now: &Node,
+    out: &mut Out,
+    reordered: &mut bool,
+) {
+    if *seen == *now {
+        *reordered = true;
+        return;
+    }
+    compare(at, Some(seen), Some(now), out);
+    sync(seen, now);
 }
 
 /// Makes `seen` (a resource as a record last saw it) the same as `now`, keys in `now`'s
