@@ -669,9 +669,12 @@ fn needs_time() -> bool {
 }
 
 /// 800,000 tiny objects in one 49 MB file build in well under 2 GiB: under 1 GiB
-/// (735 MiB measured with the release binary; 1.88 GiB before mappings gave back the
-/// room they did not use, the output was written in runs instead of a string per
-/// document, and the sort stopped copying the resources).
+/// (522 to 593 MiB measured with the release binary; 1.88 GiB before mappings gave back
+/// the room they did not use, the output was written in runs instead of a string per
+/// document, and the sort stopped copying the resources; it had crept back to 0.8 to 1.05
+/// GiB, varying from run to run, before the id tables held indices instead of whole ids,
+/// the first file's resources were taken instead of copied and name references stopped
+/// indexing builds that hold no referrer).
 fn eight_hundred_thousand_tiny_objects_build_in_under_1_gb() {
     if !needs_time() {
         return;

@@ -4,6 +4,7 @@ use crate::error::{Error, Result};
 use crate::resource::id::ResId;
 use crate::resource::{IdKey, Resource};
 use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasher;
 
 /// Ids are hashed on every append, at every level of a tree: a fast hasher (the keys are
 /// the build's own resources, not an attacker's).
@@ -107,40 +108,92 @@ impl ResMap {
         // accumulating quadratic in id reads.
         // A name that is not a plain string (`name: 123`) has a text a string can equal:
         // then every resource is looked at.
-        let names: Option<HashSet<&str, FastState>> = new.iter().map(Resource::name_text).collect();
+        let mut names: Option<HashSet<&str, FastState>> = Some(HashSet::with_capacity_and_hasher(
+            new.len(),
+            FastState::default(),
+        ));
+        for r in new {
+            match (&mut names, r.name_text()) {
+                (Some(set), Some(name)) => {
+                    set.insert(name);
+                }
+                _ => names = None,
+            }
+        }
         let may_clash = |r: &Resource| match (&names, r.name_text()) {
             (Some(names), Some(name)) => names.contains(name),
             _ => true,
         };
-        let mut seen: HashMap<IdKey, Option<usize>, FastState> = HashMap::default();
-        seen.extend(
-            self.resources
-                .iter()
-                .filter(|r| may_clash(r))
-                .map(|r| (r.id_key(), None)),
-        );
-        for (i, r) in new.iter().enumerate() {
-            if let Some(&earlier) = seen.get(&r.id_key()) {
-                return Some((earlier, i));
+        // The ids seen, each held as the index of a resource holding it (a table of whole
+        // ids cost 136 bytes a resource: 143 MB, and twice that while it grew, for a file
+        // of 800,000 tiny objects), sized once for all of them.
+        #[derive(Clone, Copy)]
+        enum Holder {
+            Map(usize),
+            New(usize),
+        }
+        let key_of = |h: Holder| match h {
+            Holder::Map(i) => self.resources[i].id_key(),
+            Holder::New(i) => new[i].id_key(),
+        };
+        let state = FastState::default();
+        let hash = |key: &IdKey<'_>| state.hash_one(key);
+        let in_map: Vec<usize> = (0..self.resources.len())
+            .filter(|&i| may_clash(&self.resources[i]))
+            .collect();
+        let mut seen: hashbrown::HashTable<Holder> =
+            hashbrown::HashTable::with_capacity(in_map.len() + new.len());
+        for i in in_map {
+            let key = self.resources[i].id_key();
+            let h = hash(&key);
+            if seen.find(h, |&o| key_of(o) == key).is_none() {
+                seen.insert_unique(h, Holder::Map(i), |&o| hash(&key_of(o)));
             }
-            seen.insert(r.id_key(), Some(i));
+        }
+        for (i, r) in new.iter().enumerate() {
+            let key = r.id_key();
+            let h = hash(&key);
+            if let Some(&earlier) = seen.find(h, |&o| key_of(o) == key) {
+                return Some((
+                    match earlier {
+                        Holder::Map(_) => None,
+                        Holder::New(j) => Some(j),
+                    },
+                    i,
+                ));
+            }
+            seen.insert_unique(h, Holder::New(i), |&o| hash(&key_of(o)));
         }
         None
     }
 
     /// Appends resources [`ResMap::first_clash`] found no clash in.
     pub fn extend_checked(&mut self, new: Vec<Resource>) {
-        self.resources.extend(new);
+        if self.resources.is_empty() {
+            // Taken as it is: a copy held both lists at once (a file of 800,000 objects
+            // made 211 MB of resources twice over).
+            self.resources = new;
+        } else {
+            self.resources.extend(new);
+        }
     }
 
     /// The first pair of resources that share a current id, if any.
     pub fn find_conflict(&self) -> Option<(usize, usize)> {
-        let mut seen =
-            HashMap::with_capacity_and_hasher(self.resources.len(), FastState::default());
+        // Each id held as the index of its resource: a table of whole ids cost 136 bytes a
+        // resource (150 MB for a file of 800,000 objects).
+        let state = FastState::default();
+        let hash = |key: &IdKey<'_>| state.hash_one(key);
+        let key_of = |i: usize| self.resources[i].id_key();
+        let mut seen: hashbrown::HashTable<usize> =
+            hashbrown::HashTable::with_capacity(self.resources.len());
         for (i, r) in self.resources.iter().enumerate() {
-            if let Some(j) = seen.insert(r.id_key(), i) {
+            let key = r.id_key();
+            let h = hash(&key);
+            if let Some(&j) = seen.find(h, |&j| key_of(j) == key) {
                 return Some((j, i));
             }
+            seen.insert_unique(h, i, |&j| hash(&key_of(j)));
         }
         None
     }

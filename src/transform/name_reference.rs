@@ -46,6 +46,21 @@ use std::cell::OnceCell;
 /// Updates every name reference in `resmap` to renamed resources.
 pub(crate) fn apply(resmap: &mut ResMap, specs: &[NameRefSpec]) -> Result<()> {
     let filters = Filters::new(specs);
+    // No resource refers to any (a stream of ConfigMaps): nothing to index. The index
+    // holds a copy of every resource's ids, the largest allocation of such a build.
+    let refers = |res: &Resource| {
+        let id = res.id();
+        let orig_kind = res.prev_ids.first().map_or(&id.gvk.kind, |p| &p.gvk.kind);
+        let orig_gvk = Gvk {
+            group: id.gvk.group.clone(),
+            version: id.gvk.version.clone(),
+            kind: orig_kind.clone(),
+        };
+        !filters.selecting(&orig_gvk).is_empty()
+    };
+    if !resmap.iter().any(refers) {
+        return Ok(());
+    }
     let index = Index::new(resmap);
     for (i, res) in resmap.iter_mut().enumerate() {
         let mine = filters.selecting(&index.targets[i].orig_gvk);
