@@ -465,22 +465,23 @@ impl<'o> Pretty<'o> {
         }
     }
 
-    fn display(&mut self, value: &dyn std::fmt::Display) {
-        use std::fmt::Write as _;
+    /// The string `write` writes, made in the scratch text (writing into a string cannot
+    /// fail).
+    fn written(&mut self, write: impl FnOnce(&mut String) -> std::fmt::Result) {
         let mut text = std::mem::take(self.text);
         text.clear();
-        let _ = write!(text, "{value}");
+        let _ = write(&mut text);
         self.string(&text);
         *self.text = text;
     }
 
+    fn display(&mut self, value: &dyn std::fmt::Display) {
+        use std::fmt::Write as _;
+        self.written(|text| write!(text, "{value}"));
+    }
+
     fn path(&mut self, path: &FieldPath) {
-        let mut text = std::mem::take(self.text);
-        text.clear();
-        // Writing into a string cannot fail.
-        let _ = path.write_to(&mut text);
-        self.string(&text);
-        *self.text = text;
+        self.written(|text| path.write_to(text));
     }
 
     /// A path as the document writes it (as `Path::display`, without its lossy

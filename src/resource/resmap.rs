@@ -117,52 +117,37 @@ impl ResMap {
                 (Some(set), Some(name)) => {
                     set.insert(name);
                 }
-                _ => names = None,
+                _ => {
+                    names = None;
+                    break;
+                }
             }
         }
         let may_clash = |r: &Resource| match (&names, r.name_text()) {
             (Some(names), Some(name)) => names.contains(name),
             _ => true,
         };
-        // The ids seen, each held as the index of a resource holding it (a table of whole
-        // ids cost 136 bytes a resource: 143 MB, and twice that while it grew, for a file
-        // of 800,000 tiny objects), sized once for all of them.
         #[derive(Clone, Copy)]
         enum Holder {
             Map(usize),
             New(usize),
         }
-        let key_of = |h: Holder| match h {
-            Holder::Map(i) => self.resources[i].id_key(),
-            Holder::New(i) => new[i].id_key(),
-        };
-        let state = FastState::default();
-        let hash = |key: &IdKey<'_>| state.hash_one(key);
         let in_map: Vec<usize> = (0..self.resources.len())
             .filter(|&i| may_clash(&self.resources[i]))
             .collect();
-        let mut seen: hashbrown::HashTable<Holder> =
-            hashbrown::HashTable::with_capacity(in_map.len() + new.len());
+        let mut seen = SeenIds::with_capacity(in_map.len() + new.len(), |h: Holder| match h {
+            Holder::Map(i) => self.resources[i].id_key(),
+            Holder::New(i) => new[i].id_key(),
+        });
         for i in in_map {
-            let key = self.resources[i].id_key();
-            let h = hash(&key);
-            if seen.find(h, |&o| key_of(o) == key).is_none() {
-                seen.insert_unique(h, Holder::Map(i), |&o| hash(&key_of(o)));
-            }
+            seen.holder_or_insert(&self.resources[i].id_key(), Holder::Map(i));
         }
         for (i, r) in new.iter().enumerate() {
-            let key = r.id_key();
-            let h = hash(&key);
-            if let Some(&earlier) = seen.find(h, |&o| key_of(o) == key) {
-                return Some((
-                    match earlier {
-                        Holder::Map(_) => None,
-                        Holder::New(j) => Some(j),
-                    },
-                    i,
-                ));
+            match seen.holder_or_insert(&r.id_key(), Holder::New(i)) {
+                Some(Holder::Map(_)) => return Some((None, i)),
+                Some(Holder::New(j)) => return Some((Some(j), i)),
+                None => {}
             }
-            seen.insert_unique(h, Holder::New(i), |&o| hash(&key_of(o)));
         }
         None
     }
@@ -180,20 +165,12 @@ impl ResMap {
 
     /// The first pair of resources that share a current id, if any.
     pub fn find_conflict(&self) -> Option<(usize, usize)> {
-        // Each id held as the index of its resource: a table of whole ids cost 136 bytes a
-        // resource (150 MB for a file of 800,000 objects).
-        let state = FastState::default();
-        let hash = |key: &IdKey<'_>| state.hash_one(key);
-        let key_of = |i: usize| self.resources[i].id_key();
-        let mut seen: hashbrown::HashTable<usize> =
-            hashbrown::HashTable::with_capacity(self.resources.len());
+        let mut seen =
+            SeenIds::with_capacity(self.resources.len(), |i: usize| self.resources[i].id_key());
         for (i, r) in self.resources.iter().enumerate() {
-            let key = r.id_key();
-            let h = hash(&key);
-            if let Some(&j) = seen.find(h, |&j| key_of(j) == key) {
+            if let Some(j) = seen.holder_or_insert(&r.id_key(), i) {
                 return Some((j, i));
             }
-            seen.insert_unique(h, i, |&j| hash(&key_of(j)));
         }
         None
     }
@@ -267,5 +244,37 @@ impl AnyIdIndex {
     /// [`ResMap::find_by_any_id`], in position order.
     pub fn find(&self, id: &ResId) -> &[usize] {
         self.positions.get(&id_key(id)).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// The ids met so far, each held as a handle (a resource's index) that `key_of` reads the
+/// id from again: a table of whole ids cost 136 bytes a resource (about 150 MB, and twice
+/// that while it grew, for a file of 800,000 objects). Sized once, for every id to come.
+struct SeenIds<H, K> {
+    table: hashbrown::HashTable<H>,
+    key_of: K,
+    state: FastState,
+}
+
+impl<'r, H: Copy, K: Fn(H) -> IdKey<'r>> SeenIds<H, K> {
+    fn with_capacity(capacity: usize, key_of: K) -> Self {
+        SeenIds {
+            table: hashbrown::HashTable::with_capacity(capacity),
+            key_of,
+            state: FastState::default(),
+        }
+    }
+
+    /// The holder of `key` when it was met before; else `holder` is kept for it.
+    fn holder_or_insert(&mut self, key: &IdKey<'_>, holder: H) -> Option<H> {
+        let hash = self.state.hash_one(key);
+        let key_of = &self.key_of;
+        if let Some(&earlier) = self.table.find(hash, |&o| key_of(o) == *key) {
+            return Some(earlier);
+        }
+        let state = &self.state;
+        self.table
+            .insert_unique(hash, holder, |&o| state.hash_one(key_of(o)));
+        None
     }
 }

@@ -48,16 +48,7 @@ pub(crate) fn apply(resmap: &mut ResMap, specs: &[NameRefSpec]) -> Result<()> {
     let filters = Filters::new(specs);
     // No resource refers to any (a stream of ConfigMaps): nothing to index. The index
     // holds a copy of every resource's ids, the largest allocation of such a build.
-    let refers = |res: &Resource| {
-        let id = res.id();
-        let orig_kind = res.prev_ids.first().map_or(&id.gvk.kind, |p| &p.gvk.kind);
-        let orig_gvk = Gvk {
-            group: id.gvk.group.clone(),
-            version: id.gvk.version.clone(),
-            kind: orig_kind.clone(),
-        };
-        !filters.selecting(&orig_gvk).is_empty()
-    };
+    let refers = |res: &Resource| !filters.selecting(&orig_gvk(&res.id(), res)).is_empty();
     if !resmap.iter().any(refers) {
         return Ok(());
     }
@@ -163,21 +154,27 @@ struct Target {
     suffixes: Vec<String>,
 }
 
+/// The kind `res` (whose current id is `id`) had first, in its current group and version:
+/// what selects the name reference specs that apply to it.
+fn orig_gvk(id: &ResId, res: &Resource) -> Gvk {
+    let orig = res.prev_ids.first().unwrap_or(id);
+    Gvk {
+        group: id.gvk.group.clone(),
+        version: id.gvk.version.clone(),
+        kind: orig.gvk.kind.clone(),
+    }
+}
+
 impl Target {
     fn new(res: &Resource) -> Target {
         let id = res.id();
-        let with_kind = |kind: &str| Gvk {
-            group: id.gvk.group.clone(),
-            version: id.gvk.version.clone(),
-            kind: kind.into(),
-        };
         let prev_kinds: Vec<String> = res
             .prev_ids
             .iter()
             .map(|p| p.gvk.kind.to_string())
             .collect();
         let orig = res.prev_ids.first().unwrap_or(&id);
-        let orig_gvk = with_kind(&orig.gvk.kind);
+        let orig_gvk = orig_gvk(&id, res);
         let orig_namespace =
             openapi::is_namespaced(&orig_gvk.group, &orig_gvk.version, &orig_gvk.kind)
                 .then(|| orig.effective_namespace().to_string());

@@ -265,7 +265,7 @@ impl Tree {
         let mut parser = Parser::new_from_str(text);
         while let Some(next) = parser.next_event() {
             let Ok((event, span)) = next else {
-                growing.docs.push(None);
+                growing.fail();
                 break;
             };
             if matches!(event, Event::StreamEnd) {

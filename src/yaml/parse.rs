@@ -45,7 +45,7 @@ use crate::error::Error;
 use rayon::prelude::*;
 use resolve::Schema;
 use std::borrow::Cow;
-use stream::{Piece, check_characters, parse_piece, split_documents};
+use stream::{check_characters, parse_piece, split_documents};
 
 /// Deepest nesting of mappings and sequences accepted, counting aliased content where it
 /// is expanded. Real manifests stay far below; the bound keeps every recursive consumer
@@ -58,29 +58,15 @@ pub const MAX_ALIAS_NODES: usize = 1_000_000;
 /// Most bytes of scalar text one document may gain from expanding aliases.
 pub const MAX_ALIAS_BYTES: usize = 64 << 20;
 
-/// One piece of a YAML stream as kustomize splits it (at `---` lines): its text and the
-/// number of lines before it.
-pub(crate) struct StreamPiece<'a> {
-    pub(crate) text: &'a str,
-    pub(crate) line_offset: usize,
-}
+pub(crate) use stream::Piece;
 
 /// `text` split into its documents the way the build splits a stream (kustomize's
 /// `splitDocuments`); `None` for a separator line the build refuses.
-pub(crate) fn split_stream(text: &str) -> Option<Vec<StreamPiece<'_>>> {
-    let pieces = split_documents(text, "").ok()?;
-    Some(
-        pieces
-            .into_iter()
-            .map(|p| StreamPiece {
-                text: p.text,
-                line_offset: p.line_offset,
-            })
-            .collect(),
-    )
+pub(crate) fn split_stream(text: &str) -> Option<Vec<Piece<'_>>> {
+    split_documents(text, "").ok()
 }
 
-/// Gives `f` saphyr-parser's events for `text` (one document, a [`StreamPiece`]'s) with
+/// Gives `f` saphyr-parser's events for `text` (one document, a [`Piece`]'s) with
 /// their positions (lines counted from the piece's first), read by the build's fast
 /// scanner: `false` when the scanner gives up on the text (`f` may have seen some of its
 /// events), as it does on anything but the plain block YAML most manifests are.

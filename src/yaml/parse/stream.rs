@@ -49,9 +49,9 @@ pub(super) fn check_characters(text: &str, source: &str) -> Result<(), Error> {
 }
 
 /// One document's text and the number of lines before it.
-pub(super) struct Piece<'a> {
-    pub(super) text: &'a str,
-    pub(super) line_offset: usize,
+pub(crate) struct Piece<'a> {
+    pub(crate) text: &'a str,
+    pub(crate) line_offset: usize,
 }
 
 /// Splits the stream the way kustomize's `splitDocuments` does: at every match of the
