@@ -41,7 +41,7 @@ use crate::resource::resmap::ResMap;
 use crate::yaml::{Map, Node};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::borrow::Cow;
-use std::cell::OnceCell;
+use std::sync::OnceLock;
 
 /// Updates every name reference in `resmap` to renamed resources.
 pub(crate) fn apply(resmap: &mut ResMap, specs: &[NameRefSpec]) -> Result<()> {
@@ -53,10 +53,10 @@ pub(crate) fn apply(resmap: &mut ResMap, specs: &[NameRefSpec]) -> Result<()> {
         return Ok(());
     }
     let index = Index::new(resmap);
-    for (i, res) in resmap.iter_mut().enumerate() {
+    let refer = |(i, res): (usize, &mut Resource)| -> Result<()> {
         let mine = filters.selecting(&index.targets[i].orig_gvk);
         if mine.is_empty() {
-            continue;
+            return Ok(());
         }
         let referrer = Referrer::new(i, res, &index)?;
         for f in mine.into_iter().map(|f| &filters.all[f]) {
@@ -74,9 +74,28 @@ pub(crate) fn apply(resmap: &mut ResMap, specs: &[NameRefSpec]) -> Result<()> {
                 ))
             })?;
         }
+        Ok(())
+    };
+    // Each resource changes only its own fields and reads the index, built before: on
+    // all cores for a build big enough to have started the pool. The error reported is
+    // the first resource's, as one thread would find it.
+    if resmap.len() >= PARALLEL {
+        use rayon::prelude::*;
+        let results: Vec<Result<()>> = resmap
+            .resources
+            .par_iter_mut()
+            .enumerate()
+            .map(refer)
+            .collect();
+        results.into_iter().collect()
+    } else {
+        resmap.iter_mut().enumerate().try_for_each(refer)
     }
-    Ok(())
 }
+
+/// Resources from which the transformer runs on the thread pool (as the build's other
+/// per-resource steps do).
+const PARALLEL: usize = 64;
 
 /// One referrer field spec of one table entry.
 struct Filter<'a> {
@@ -84,7 +103,7 @@ struct Filter<'a> {
     target: &'a NameRefSpec,
     spec: &'a FieldSpec,
     /// The spec's path split, when first needed: most specs select no resource of a build.
-    path: OnceCell<Vec<Cow<'a, str>>>,
+    path: OnceLock<Vec<Cow<'a, str>>>,
     /// A `roleRef/name` field: the roleRef's kind and apiGroup narrow the search.
     role_ref: bool,
 }
@@ -113,7 +132,7 @@ impl<'a> Filters<'a> {
                 f.all.push(Filter {
                     target: entry,
                     spec,
-                    path: OnceCell::new(),
+                    path: OnceLock::new(),
                     role_ref: spec.path.ends_with("roleRef/name"),
                 });
             }
@@ -235,7 +254,12 @@ struct Index {
 
 impl Index {
     fn new(resmap: &ResMap) -> Index {
-        let targets: Vec<Target> = resmap.iter().map(Target::new).collect();
+        let targets: Vec<Target> = if resmap.len() >= PARALLEL {
+            use rayon::prelude::*;
+            resmap.resources.par_iter().map(Target::new).collect()
+        } else {
+            resmap.iter().map(Target::new).collect()
+        };
         let mut by_prev_name: HashMap<String, HadName> = HashMap::new();
         let mut orig_namespaces: HashMap<String, HashSet<(bool, String)>> = HashMap::new();
         for (i, (res, t)) in resmap.iter().zip(&targets).enumerate() {
