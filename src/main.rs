@@ -4,7 +4,6 @@
 use clap::{Parser, Subcommand};
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 /// mimalloc instead of the system allocator: ~12% fewer instructions on the generated
 /// trees (a build allocates and frees many small nodes, and glibc's per-thread arenas grow by
@@ -108,40 +107,95 @@ enum Command {
     Man(ManArgs),
 }
 
-fn main() -> ExitCode {
-    let cli = cli::usage::parse::<Cli>();
-    share_main_thread_with_pool();
+fn main() {
+    let cli = cli::usage::parse::<Cli>(&QUICK);
     if writes_files(&cli) {
         cli::signals::remove_temporaries_on_signal();
     }
     // Otherwise the handler starts with the first plugin, helm chart or remote base
     // (`signals::cleanup`'s first use).
-    cli::exit::finish(run(cli))
+    let code = match pool_sharing_main_thread() {
+        // The main thread is the pool's first worker: `install` runs `run` right here.
+        Some(pool) => pool.install(|| cli::exit::finish(run(cli))),
+        None => cli::exit::finish(run(cli)),
+    };
+    end_process(code)
 }
 
-/// Makes the main thread one of rayon's workers, so that a build started on it runs its
-/// parallel parts there and on `cores - 1` spawned threads, rather than waking a pool of
-/// `cores` threads and sleeping until they are done: one thread and two hand-overs per
-/// parallel step fewer, which is about 5% of a small build's wall time.
+/// A plain build's command line (see `cli::usage::Quick`): the build's arguments at the
+/// top and as `build`, with the settings of [`Cli`] that change what parses.
+const QUICK: cli::usage::Quick = cli::usage::Quick {
+    command: || {
+        use clap::Args;
+        BuildArgs::augment_args(clap::Command::new("kbuild"))
+            .args_conflicts_with_subcommands(true)
+            .args_override_self(true)
+            .subcommand(BuildArgs::augment_args(clap::Command::new("build")))
+    },
+    other_words: &[
+        "merge3",
+        "apply",
+        "diff",
+        "render",
+        "deps",
+        "explain",
+        "openapi",
+        "edit",
+        "create",
+        "init",
+        "localize",
+        "cache",
+        "version",
+        "completions",
+        "completion",
+        "man",
+        "help",
+    ],
+};
+
+/// A thread pool whose first worker is the main thread, so that a build started on it
+/// runs its parallel parts there and on `cores - 1` spawned threads, rather than waking a
+/// pool of `cores` threads and sleeping until they are done: one thread and two
+/// hand-overs per parallel step fewer, which is about 5% of a small build's wall time.
+///
+/// A pool of its own rather than rayon's global one: `build_global` waits until every
+/// spawned thread has started, about half a millisecond on the bench machine, which a
+/// build of a few files never uses the pool to win back. This one starts its threads and
+/// returns; the main thread runs every job itself until they are up. Everything kbuild
+/// runs on rayon runs inside `install`, so on this pool.
 ///
 /// Only with two threads or more: the main thread runs pool jobs only while it waits in a
 /// parallel step of its own, so a pool of it alone would never run a job another thread
 /// hands in. `RAYON_NUM_THREADS` is honoured as rayon honours it.
-fn share_main_thread_with_pool() {
+fn pool_sharing_main_thread() -> Option<rayon::ThreadPool> {
     let threads = std::env::var("RAYON_NUM_THREADS")
         .ok()
         .and_then(|n| n.parse::<usize>().ok())
         .filter(|&n| n > 0)
         .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
         .unwrap_or(1);
-    if threads >= 2 {
-        // An error means a pool already exists (nothing in kbuild makes one earlier): the
-        // build then runs on it, as before.
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .use_current_thread()
-            .build_global();
+    if threads < 2 {
+        return None;
     }
+    // An error (no thread could be started) leaves rayon's global pool, as before.
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .use_current_thread()
+        .build()
+        .ok()
+}
+
+/// Ends the process with `code` once stdout is flushed, skipping the exit handlers. The
+/// one registered is mimalloc's, which collects every thread's heap and returns the
+/// pages to the system one `madvise` at a time: work the kernel does in one pass when
+/// the process ends (about 2% of a build's wall time, measured on the bench trees).
+/// Nothing of kbuild's is left to run here: temporary files are removed by their owners
+/// before `run` returns, a pager has been waited for, and the results of a build are
+/// never freed (see `cli::build`).
+fn end_process(code: u8) -> ! {
+    let _ = std::io::stdout().flush();
+    // SAFETY: `_exit` has no preconditions; it ends the process without returning.
+    unsafe { libc::_exit(i32::from(code)) }
 }
 
 /// Runs the subcommand: every one returns its status or its error, which `main` prints
@@ -199,5 +253,106 @@ fn print_stdout(text: &str) -> Result<(), kbuild::Error> {
             source: e,
         }),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The quick parse skips a command line holding any of these words: they must be
+    /// every other subcommand's name and alias.
+    #[test]
+    fn quick_words_are_the_other_subcommands() {
+        let command = cli::usage::command::<Cli>();
+        let mut words: Vec<&str> = command
+            .get_subcommands()
+            .filter(|s| s.get_name() != "build")
+            .flat_map(|s| std::iter::once(s.get_name()).chain(s.get_all_aliases()))
+            .chain(["help"])
+            .collect();
+        let mut quick = QUICK.other_words.to_vec();
+        words.sort_unstable();
+        quick.sort_unstable();
+        assert_eq!(words, quick);
+    }
+
+    /// Every build command line the quick parse reads gives what the whole command gives.
+    #[test]
+    fn quick_parse_is_the_whole_parse() {
+        let lines: &[&[&str]] = &[
+            &["kbuild"],
+            &["kbuild", "dir"],
+            &["kbuild", "build"],
+            &["kbuild", "build", "dir"],
+            &["kbuild", "build", "dir", "-o", "out.yaml", "--enable-helm"],
+            &["kbuild", "dir", "--enable-helm=false", "--enable-helm"],
+            &["kbuild", "-o", "a", "dir", "-o", "b"],
+            &["kbuild", "dir", "--load-restrictor", "LoadRestrictionsNone"],
+            &[
+                "kbuild",
+                "dir",
+                "--kustomize-version=v5.5.0",
+                "--reorder",
+                "none",
+            ],
+            &[
+                "kbuild",
+                "build",
+                "dir",
+                "--enable-alpha-plugins",
+                "--enable-exec",
+            ],
+            &[
+                "kbuild",
+                "build",
+                "--provenance",
+                "p.json",
+                "dir",
+                "--quiet",
+            ],
+            &["kbuild", "dir", "extra", "more"],
+            &["kbuild", "--", "dir"],
+            &["kbuild", "build", "--", "-dir"],
+            &[
+                "kbuild",
+                "dir",
+                "--helm-command",
+                "h",
+                "--helm-api-versions",
+                "a,b",
+            ],
+            &["kbuild", "dir", "--network"],
+            &[
+                "kbuild",
+                "dir",
+                "--enable-managedby-label",
+                "--strict",
+                "--offline",
+                "-e",
+                "K=V",
+            ],
+            // Errors and help are left to the whole command.
+            &["kbuild", "--version"],
+            &["kbuild", "build", "--help"],
+            &["kbuild", "dir", "--no-such-flag"],
+            &["kbuild", "dir", "--enable-helm", "yes"],
+        ];
+        for line in lines {
+            let (quick, whole) = cli::usage::quick_and_whole::<Cli>(&QUICK, line);
+            let quick = quick.expect("a build's command line is tried quickly");
+            match (quick, whole) {
+                (Ok(q), Ok(w)) => assert_eq!(format!("{q:?}"), format!("{w:?}"), "{line:?}"),
+                (Err(_), Err(_)) => {}
+                (q, w) => panic!("{line:?}: quick {q:?}, whole {w:?}"),
+            }
+        }
+        for line in [
+            &["kbuild", "diff", "a", "b"][..],
+            &["kbuild", "dir", "-o", "help"],
+        ] {
+            let (quick, _) = cli::usage::quick_and_whole::<Cli>(&QUICK, line);
+            assert!(quick.is_none(), "{line:?}");
+        }
     }
 }

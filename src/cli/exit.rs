@@ -15,8 +15,6 @@
 //! | 2 | trouble in a command whose 1 means "differences" (`diff`, `render`, `deps`, `openapi`), as diff(1); or a usage error (clap) |
 //! | 128+N | killed by signal N (SIGINT, SIGTERM, SIGHUP: temporaries removed first, `signals.rs`) |
 
-use std::process::ExitCode;
-
 /// How a subcommand that ran to its end went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Status {
@@ -120,14 +118,14 @@ pub(crate) fn print(error: &kbuild::Error) {
 }
 
 /// Prints the error, if any, and gives the process's exit status.
-pub(crate) fn finish(result: CommandResult) -> ExitCode {
+pub(crate) fn finish(result: CommandResult) -> u8 {
     match result {
-        Ok(status) => ExitCode::from(status.exit_code()),
+        Ok(status) => status.exit_code(),
         Err(e) => {
             if let Some(error) = &e.error {
                 print(error);
             }
-            ExitCode::from(e.exit_code())
+            e.exit_code()
         }
     }
 }

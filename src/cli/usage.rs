@@ -17,18 +17,68 @@ use std::ffi::OsString;
 
 /// Parses the command line; prints help, the version or a usage error and exits (2 for
 /// an error) when that is what it holds.
-pub(crate) fn parse<T: Parser>() -> T {
+///
+/// `quick` is the command line of a plain build (see [`Quick`]), tried first when no
+/// argument is one of its `other_words`.
+pub(crate) fn parse<T: Parser>(quick: &Quick) -> T {
     let args = without_stack_trace(std::env::args_os());
+    parse_from(quick, &args)
+}
+
+/// A build's command line, parsed without building the definitions of every other
+/// subcommand: clap builds each argument of each subcommand before it reads one, which
+/// costs more than a small build's parse of its kustomization files. The result must be
+/// what the whole command would give; anything else (help, an error, another
+/// subcommand's word anywhere on the line) goes to the whole command.
+pub(crate) struct Quick {
+    /// The command: the build's arguments, at the top and as `build`.
+    pub(crate) command: fn() -> clap::Command,
+    /// The names and aliases of the other subcommands.
+    pub(crate) other_words: &'static [&'static str],
+}
+
+/// `args` parsed by the quick command when [`parse`] would try it, and by the whole one.
+#[cfg(test)]
+pub(crate) fn quick_and_whole<T: Parser>(
+    quick: &Quick,
+    args: &[&str],
+) -> (Option<Result<T, clap::Error>>, Result<T, clap::Error>) {
+    let args: Vec<OsString> = args.iter().map(OsString::from).collect();
     let parse_with = |command: clap::Command| {
         command
             .try_get_matches_from(&args)
             .and_then(|mut matches| T::from_arg_matches_mut(&mut matches))
     };
+    let quickly =
+        is_plain_build(quick, &args).then(|| parse_with(optional_booleans((quick.command)())));
+    (quickly, parse_with(parsing_command::<T>()))
+}
+
+/// Whether no argument is another subcommand's word.
+fn is_plain_build(quick: &Quick, args: &[OsString]) -> bool {
+    args.iter()
+        .skip(1)
+        .all(|a| a.to_str().is_none_or(|a| !quick.other_words.contains(&a)))
+}
+
+/// [`parse`] of `args`.
+fn parse_from<T: Parser>(quick: &Quick, args: &[OsString]) -> T {
+    let parse_with = |command: clap::Command| {
+        command
+            .try_get_matches_from(args)
+            .and_then(|mut matches| T::from_arg_matches_mut(&mut matches))
+    };
+    let quickly = is_plain_build(quick, args)
+        .then(|| parse_with(optional_booleans((quick.command)())).ok())
+        .flatten();
     // Shaping the help (summaries, hidden shared flags, examples) changes only what help
     // and errors print, never what parses, and costs more than the rest of a small build's
     // start-up: a command line that parses is read without it, and only one that asks for
     // help or has an error is read again, shaped, for clap to print.
-    let parsed = parse_with(parsing_command::<T>()).or_else(|_| parse_with(command::<T>()));
+    let parsed = match quickly {
+        Some(cli) => Ok(cli),
+        None => parse_with(parsing_command::<T>()).or_else(|_| parse_with(command::<T>())),
+    };
     match parsed {
         Ok(cli) => cli,
         Err(e) => match unknown_argument(&e) {
