@@ -35,7 +35,7 @@ mod cli {
     pub(crate) mod usage;
     pub(crate) mod version;
     pub(crate) mod warnings;
-    pub(crate) use super::print_stdout;
+    pub(crate) use super::{print_stdout, print_stdout_parts};
     pub(crate) use build::{BuildFlags, VersionFlag, go_bool, parse_version};
     pub(crate) use exit::{CommandError, CommandResult, OrTrouble, Status};
 }
@@ -246,8 +246,17 @@ fn writes_files(cli: &Cli) -> bool {
 
 /// Writes to stdout; a closed pipe (`kbuild | head`) is not an error.
 fn print_stdout(text: &str) -> Result<(), kbuild::Error> {
+    print_stdout_parts(&[text])
+}
+
+/// Writes `parts` to stdout, one after another (see [`print_stdout`]).
+fn print_stdout_parts<S: AsRef<str>>(parts: &[S]) -> Result<(), kbuild::Error> {
     let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    let written = parts
+        .iter()
+        .try_for_each(|p| out.write_all(p.as_ref().as_bytes()))
+        .and_then(|()| out.flush());
+    match written {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(kbuild::Error::Io {
             path: PathBuf::from("<stdout>"),
             source: e,

@@ -360,7 +360,7 @@ fn write_output(
             output::render(resmap).as_bytes(),
             super::signals::cleanup(),
         ),
-        None => super::print_stdout(&output::render(resmap)),
+        None => super::print_stdout_parts(&output::render_parts(resmap)),
     }
 }
 

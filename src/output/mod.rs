@@ -25,6 +25,13 @@ pub fn render(resmap: &ResMap) -> String {
     emit::emit_stream_refs(&docs)
 }
 
+/// [`render`] in pieces, in order, to be written one after another (see
+/// [`emit::emit_stream_parts`]): the stream is their concatenation.
+pub fn render_parts(resmap: &ResMap) -> Vec<String> {
+    let docs: Vec<&crate::yaml::Node> = resmap.iter().map(|r| r.node()).collect();
+    emit::emit_stream_parts(&docs)
+}
+
 /// tempfile's error without the name of the temporary file (`.tmpXXXX`, which the user
 /// never asked for): tempfile wraps the OS error as `<error> at path "<temp file>"` and
 /// hides the original, so the suffix is cut off the text; the message names the output

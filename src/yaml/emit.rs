@@ -60,11 +60,26 @@ pub fn emit_stream(docs: &[Node]) -> String {
     emit_run(docs, true)
 }
 
-/// The stream for borrowed documents. Large streams are written in parallel, a
-/// run of documents per string, then joined: the bytes are the same whatever the
-/// thread count. (A string per document cost a kilobyte or more per document, most of a
-/// large stream's peak memory.)
+/// The stream for borrowed documents (the concatenation of [`emit_stream_parts`]).
 pub fn emit_stream_refs(docs: &[&Node]) -> String {
+    let mut parts = emit_stream_parts(docs);
+    if parts.len() == 1 {
+        return parts.pop().unwrap_or_default();
+    }
+    let mut out = String::with_capacity(parts.iter().map(String::len).sum());
+    for p in parts {
+        out.push_str(&p);
+    }
+    out
+}
+
+/// The stream for borrowed documents in pieces, in order: the stream is their
+/// concatenation, the same bytes whatever the thread count. Large streams are written in
+/// parallel, a run of documents per piece. (A string per document cost a kilobyte or more
+/// per document, most of a large stream's peak memory; one string for the whole stream
+/// costs a copy of it, and the page faults of a second buffer its size, when the pieces
+/// can be written out one after another.)
+pub fn emit_stream_parts(docs: &[&Node]) -> Vec<String> {
     use rayon::prelude::*;
     /// Documents per parallel piece: enough to keep the pieces' overhead small.
     const RUN: usize = 32;
@@ -72,18 +87,12 @@ pub fn emit_stream_refs(docs: &[&Node]) -> String {
     /// little (builds with more resources than this have started it already).
     const PARALLEL: usize = 64;
     if docs.len() <= PARALLEL {
-        return emit_run(docs.iter().copied(), true);
+        return vec![emit_run(docs.iter().copied(), true)];
     }
-    let parts: Vec<String> = docs
-        .par_chunks(RUN)
+    docs.par_chunks(RUN)
         .enumerate()
         .map(|(i, run)| emit_run(run.iter().copied(), i == 0))
-        .collect();
-    let mut out = String::with_capacity(parts.iter().map(String::len).sum());
-    for p in parts {
-        out.push_str(&p);
-    }
-    out
+        .collect()
 }
 
 /// `docs` as part of a stream: each document after a `---` line, except the stream's first.
