@@ -216,7 +216,7 @@ pub(crate) fn apply_specs(
 /// walks the same specs over every resource of a map: each path is split once
 /// per transformer run instead of once per resource.
 pub(crate) struct SplitSpecs<'a> {
-    specs: Vec<(&'a FieldSpec, std::cell::OnceCell<Vec<Cow<'a, str>>>)>,
+    specs: Vec<(&'a FieldSpec, std::sync::OnceLock<Vec<Cow<'a, str>>>)>,
 }
 
 impl<'a> SplitSpecs<'a> {
@@ -224,7 +224,7 @@ impl<'a> SplitSpecs<'a> {
         SplitSpecs {
             specs: specs
                 .iter()
-                .map(|fs| (fs, std::cell::OnceCell::new()))
+                .map(|fs| (fs, std::sync::OnceLock::new()))
                 .collect(),
         }
     }

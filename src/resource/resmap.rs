@@ -10,6 +10,11 @@ use std::hash::BuildHasher;
 /// the build's own resources, not an attacker's).
 type FastState = foldhash::fast::FixedState;
 
+/// Resources from which [`ResMap::try_for_each_mut`] runs on the thread pool: a build this
+/// large has started the pool's threads already, and each resource's share is worth a
+/// hand-over.
+pub(crate) const PARALLEL_RESOURCES: usize = 64;
+
 /// An ordered collection of resources.
 #[derive(Clone, Debug, Default)]
 pub struct ResMap {
@@ -72,6 +77,34 @@ impl ResMap {
     /// The resources in order, for changing them in place.
     pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, Resource> {
         self.resources.iter_mut()
+    }
+
+    /// Runs `f` on every resource (with its position and a working state from `init`,
+    /// one per thread), on the thread pool for a map of [`PARALLEL_RESOURCES`] or more: for
+    /// steps that change each resource on its own. The results are in resource order; the
+    /// error is the first resource's, as one thread running them in order would find it.
+    pub(crate) fn try_for_each_mut<S, R: Send>(
+        &mut self,
+        init: impl Fn() -> S + Sync + Send,
+        f: impl Fn(&mut S, usize, &mut Resource) -> Result<R> + Sync + Send,
+    ) -> Result<Vec<R>> {
+        if self.resources.len() < PARALLEL_RESOURCES {
+            let mut state = init();
+            return self
+                .resources
+                .iter_mut()
+                .enumerate()
+                .map(|(i, r)| f(&mut state, i, r))
+                .collect();
+        }
+        use rayon::prelude::*;
+        let results: Vec<Result<R>> = self
+            .resources
+            .par_iter_mut()
+            .enumerate()
+            .map_init(init, |state, (i, r)| f(state, i, r))
+            .collect();
+        results.into_iter().collect()
     }
 
     /// Appends resources, refusing any whose current id is already present

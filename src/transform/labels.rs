@@ -27,44 +27,46 @@ pub(crate) fn set_pairs(
         return Ok(false);
     }
     let specs = SplitSpecs::new(specs);
-    // Working space reused across resources: most create each key in one field only,
-    // and those need no trail of their own.
-    let mut trail = Vec::new();
-    let mut writes = Writes::default();
-    for res in resmap.iter_mut() {
-        let gvk = res.gvk();
-        writes.clear(!res.shared.is_empty());
-        writes.every = res.provenance.is_some().then(Vec::new);
-        specs
-            .apply_traced(
-                res.node_mut(),
-                &gvk,
-                CreateKind::Map,
-                &mut trail,
-                &mut |target, at| set_in_map(target, pairs, at, &mut writes),
-            )
-            .map_err(|e| e.context(format!("in {}", res.id())))?;
-        for (at, old) in &writes.rewritten {
-            let (node, shared) = res.node_mut_with_shared();
-            shared.write_through(node, at, old);
-        }
-        if let Some(every) = writes.every.take() {
-            res.note_written(|node| {
-                every
-                    .iter()
-                    .filter_map(|t| crate::resource::shared::field_path(node, t))
-                    .collect()
-            });
-        }
-        if writes.created.len() >= 2 {
-            for i in 0..pairs.len() {
-                if let Some(fields) = writes.shared_fields(i) {
-                    res.shared.add(fields);
+    // Working space reused across resources (one per thread): most create each key in one
+    // field only, and those need no trail of their own.
+    let changed = resmap.try_for_each_mut(
+        || (Vec::new(), Writes::default()),
+        |(trail, writes), _, res| {
+            let gvk = res.gvk();
+            writes.clear(!res.shared.is_empty());
+            writes.every = res.provenance.is_some().then(Vec::new);
+            specs
+                .apply_traced(
+                    res.node_mut(),
+                    &gvk,
+                    CreateKind::Map,
+                    trail,
+                    &mut |target, at| set_in_map(target, pairs, at, writes),
+                )
+                .map_err(|e| e.context(format!("in {}", res.id())))?;
+            for (at, old) in &writes.rewritten {
+                let (node, shared) = res.node_mut_with_shared();
+                shared.write_through(node, at, old);
+            }
+            if let Some(every) = writes.every.take() {
+                res.note_written(|node| {
+                    every
+                        .iter()
+                        .filter_map(|t| crate::resource::shared::field_path(node, t))
+                        .collect()
+                });
+            }
+            if writes.created.len() >= 2 {
+                for i in 0..pairs.len() {
+                    if let Some(fields) = writes.shared_fields(i) {
+                        res.shared.add(fields);
+                    }
                 }
             }
-        }
-    }
-    Ok(writes.changed)
+            Ok(writes.changed)
+        },
+    )?;
+    Ok(changed.into_iter().any(|c| c))
 }
 
 /// What one resource's walk wrote.
@@ -78,7 +80,7 @@ struct Writes<'a> {
     steps: Vec<StepRef<'a>>,
     /// Fields that were there, with the value they held.
     rewritten: Vec<(Trail, Node)>,
-    /// Whether any field was added or changed, in any resource so far.
+    /// Whether any field of the resource was added or changed.
     changed: bool,
     /// Every field written, whatever its value, when the resource records its provenance
     /// (a label written with the value it had is still this step's).
@@ -88,6 +90,7 @@ struct Writes<'a> {
 impl<'a> Writes<'a> {
     fn clear(&mut self, track_rewrites: bool) {
         self.track_rewrites = track_rewrites;
+        self.changed = false;
         self.created.clear();
         self.steps.clear();
         self.rewritten.clear();

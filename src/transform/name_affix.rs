@@ -25,16 +25,16 @@ pub(crate) fn apply(
         return Ok(());
     }
     let split = SplitSpecs::new(specs);
-    let mut trail = Vec::new();
-    let mut res_untagged = false;
-    for res in resmap.iter_mut() {
+    // Each resource on its own (on the thread pool for a large map), with a trail of
+    // steps reused across those of one thread.
+    resmap.try_for_each_mut(Vec::new, |trail, _, res| {
         // kustomize decides on the original id.
         let orig = res.orig_id();
         let skip = SKIPPED
             .iter()
             .any(|(g, k)| orig.gvk.kind == *k && (g.is_empty() || orig.gvk.group == *g));
         if skip {
-            continue;
+            return Ok(());
         }
         let gvk = orig.gvk.clone();
         if specs
@@ -50,11 +50,12 @@ pub(crate) fn apply(
             }
         }
         let mut renamed = Vec::new();
+        let mut res_untagged = false;
         split.apply_traced(
             res.node_mut(),
             &gvk,
             CreateKind::Scalar,
-            &mut trail,
+            trail,
             &mut |n, at| {
                 if let Some(s) = n.scalar_string()
                     && !n.is_null()
@@ -72,7 +73,8 @@ pub(crate) fn apply(
         for at in renamed {
             crate::merge::scalar_style::untag_plain_at(res.node_mut(), &at);
         }
-        res.untagged |= std::mem::take(&mut res_untagged);
-    }
+        res.untagged |= res_untagged;
+        Ok(())
+    })?;
     Ok(())
 }

@@ -37,7 +37,7 @@ use crate::kustomization::FieldSpec;
 use crate::openapi;
 use crate::resource::Resource;
 use crate::resource::id::{Gvk, ResId};
-use crate::resource::resmap::ResMap;
+use crate::resource::resmap::{PARALLEL_RESOURCES, ResMap};
 use crate::yaml::{Map, Node};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::borrow::Cow;
@@ -53,49 +53,34 @@ pub(crate) fn apply(resmap: &mut ResMap, specs: &[NameRefSpec]) -> Result<()> {
         return Ok(());
     }
     let index = Index::new(resmap);
-    let refer = |(i, res): (usize, &mut Resource)| -> Result<()> {
-        let mine = filters.selecting(&index.targets[i].orig_gvk);
-        if mine.is_empty() {
-            return Ok(());
-        }
-        let referrer = Referrer::new(i, res, &index)?;
-        for f in mine.into_iter().map(|f| &filters.all[f]) {
-            walk(
-                res.node_mut(),
-                f.path.get_or_init(|| f.spec.segments()),
-                false,
-                CreateKind::Scalar,
-                &mut |n| referrer.set(n, f),
-            )
-            .map_err(|e| {
-                e.context(format!(
-                    "updating name reference in '{}' field of {}",
-                    f.spec.path, index.targets[i].id
-                ))
-            })?;
-        }
-        Ok(())
-    };
-    // Each resource changes only its own fields and reads the index, built before: on
-    // all cores for a build big enough to have started the pool. The error reported is
-    // the first resource's, as one thread would find it.
-    if resmap.len() >= PARALLEL {
-        use rayon::prelude::*;
-        let results: Vec<Result<()>> = resmap
-            .resources
-            .par_iter_mut()
-            .enumerate()
-            .map(refer)
-            .collect();
-        results.into_iter().collect()
-    } else {
-        resmap.iter_mut().enumerate().try_for_each(refer)
-    }
+    resmap.try_for_each_mut(
+        || (),
+        |(), i, res| {
+            let mine = filters.selecting(&index.targets[i].orig_gvk);
+            if mine.is_empty() {
+                return Ok(());
+            }
+            let referrer = Referrer::new(i, res, &index)?;
+            for f in mine.into_iter().map(|f| &filters.all[f]) {
+                walk(
+                    res.node_mut(),
+                    f.path.get_or_init(|| f.spec.segments()),
+                    false,
+                    CreateKind::Scalar,
+                    &mut |n| referrer.set(n, f),
+                )
+                .map_err(|e| {
+                    e.context(format!(
+                        "updating name reference in '{}' field of {}",
+                        f.spec.path, index.targets[i].id
+                    ))
+                })?;
+            }
+            Ok(())
+        },
+    )?;
+    Ok(())
 }
-
-/// Resources from which the transformer runs on the thread pool (as the build's other
-/// per-resource steps do).
-const PARALLEL: usize = 64;
 
 /// One referrer field spec of one table entry.
 struct Filter<'a> {
@@ -254,7 +239,7 @@ struct Index {
 
 impl Index {
     fn new(resmap: &ResMap) -> Index {
-        let targets: Vec<Target> = if resmap.len() >= PARALLEL {
+        let targets: Vec<Target> = if resmap.len() >= PARALLEL_RESOURCES {
             use rayon::prelude::*;
             resmap.resources.par_iter().map(Target::new).collect()
         } else {

@@ -88,51 +88,56 @@ pub(crate) fn apply(
         }
         false
     };
-    for res in resmap.iter_mut() {
-        if opts.skip_helm_generated && res.helm_generated {
-            // kustomize: "Helm should take care of it" (the chart got the namespace as
-            // its release namespace).
-            continue;
-        }
-        let gvk = res.gvk();
-        res.store_prev_id();
-        if openapi::is_namespaced(&gvk.group, &gvk.version, &gvk.kind)
-            && let Some(meta) = res.node_mut().ensure_map(&["metadata"])
-        {
-            set(meta.entry("namespace".to_string()).or_insert(Node::Null));
-        }
-        let split = if res.node().get_str(&["apiVersion"]) == Some("v1") {
-            &v1_split
-        } else {
-            &other_split
-        };
-        split.apply(res.node_mut(), &gvk, CreateKind::Scalar, &mut |n| {
-            if matches!(n, Node::Map(_) | Node::Seq(_)) {
-                return Err(Error::invalid_config(
-                    "namespace field specs must point at scalar fields",
-                ));
+    // Each resource on its own (on the thread pool for a large map).
+    resmap.try_for_each_mut(
+        || (),
+        |(), _, res| {
+            if opts.skip_helm_generated && res.helm_generated {
+                // kustomize: "Helm should take care of it" (the chart got the namespace as
+                // its release namespace).
+                return Ok(());
             }
-            set(n);
+            let gvk = res.gvk();
+            res.store_prev_id();
+            if openapi::is_namespaced(&gvk.group, &gvk.version, &gvk.kind)
+                && let Some(meta) = res.node_mut().ensure_map(&["metadata"])
+            {
+                set(meta.entry("namespace".to_string()).or_insert(Node::Null));
+            }
+            let split = if res.node().get_str(&["apiVersion"]) == Some("v1") {
+                &v1_split
+            } else {
+                &other_split
+            };
+            split.apply(res.node_mut(), &gvk, CreateKind::Scalar, &mut |n| {
+                if matches!(n, Node::Map(_) | Node::Seq(_)) {
+                    return Err(Error::invalid_config(
+                        "namespace field specs must point at scalar fields",
+                    ));
+                }
+                set(n);
+                Ok(())
+            })?;
+            if gvk.group == "rbac.authorization.k8s.io"
+                && (gvk.kind == "RoleBinding" || gvk.kind == "ClusterRoleBinding")
+            {
+                let written = set_subjects(res.node_mut(), &set, opts.subjects);
+                // A subject that already had this namespace shows no change: note the write,
+                // or `explain` would credit the namespace to the file that wrote it first.
+                if !written.is_empty() {
+                    res.note_written(|node| {
+                        crate::provenance::writes::element_fields(
+                            node,
+                            "subjects",
+                            &written,
+                            "namespace",
+                        )
+                    });
+                }
+            }
             Ok(())
-        })?;
-        if gvk.group == "rbac.authorization.k8s.io"
-            && (gvk.kind == "RoleBinding" || gvk.kind == "ClusterRoleBinding")
-        {
-            let written = set_subjects(res.node_mut(), &set, opts.subjects);
-            // A subject that already had this namespace shows no change: note the write,
-            // or `explain` would credit the namespace to the file that wrote it first.
-            if !written.is_empty() {
-                res.note_written(|node| {
-                    crate::provenance::writes::element_fields(
-                        node,
-                        "subjects",
-                        &written,
-                        "namespace",
-                    )
-                });
-            }
-        }
-    }
+        },
+    )?;
     if let Some((a, b)) = resmap.find_conflict() {
         let (a, b) = (&resmap.resources[a], &resmap.resources[b]);
         let id = crate::resource::resmap::id_text(&a.id());

@@ -20,7 +20,16 @@ pub(crate) fn legacy(resmap: &mut ResMap, first: &[&str], last: &[&str]) {
     for (i, k) in last.iter().enumerate() {
         rank.entry(k).or_insert(i as i64 + 1);
     }
-    let keys: Vec<(i64, String, String)> = resmap.iter().map(|r| sort_key(r, &rank)).collect();
+    let key = |r: &Resource| sort_key(r, &rank);
+    // Each key is a few strings made from the resource's id: on the thread pool for a
+    // large map, as the other per-resource steps at the end of a build.
+    let keys: Vec<(i64, String, String)> =
+        if resmap.len() >= crate::resource::resmap::PARALLEL_RESOURCES {
+            use rayon::prelude::*;
+            resmap.resources.par_iter().map(key).collect()
+        } else {
+            resmap.iter().map(key).collect()
+        };
     // Sorted by position, then the resources moved once (a resource is large).
     let mut order: Vec<usize> = (0..keys.len()).collect();
     order.sort_by(|&a, &b| {
