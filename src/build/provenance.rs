@@ -134,7 +134,9 @@ pub(super) fn record(before: Option<Before>, rm: &mut ResMap, about: impl FnOnce
         return;
     }
     let action = about().action();
-    for r in rm.iter_mut() {
+    // Each resource's record on its own: on the thread pool for a large map (comparing
+    // a resource with its record is most of what recording costs).
+    rm.for_each_mut(|r| {
         let (touched, node, provenance) = r.take_touched();
         match provenance.as_deref_mut() {
             Some(_) if !touched => {}
@@ -179,7 +181,7 @@ pub(super) fn record(before: Option<Before>, rm: &mut ResMap, about: impl FnOnce
                 *provenance = Some(Box::new(p));
             }
         }
-    }
+    });
 }
 
 /// The build is over: no step follows, so the copy of each resource its record kept to

@@ -87,7 +87,9 @@ fn explain(args: &ExplainArgs) -> Result<String, kbuild::Error> {
             ));
         }
     };
-    let resmap = build(args, Path::new(dir))?;
+    // Never freed: the process ends right after, and freeing every node and record of a
+    // large build one by one costs more than the rest of the explanation (as in `build`).
+    let resmap = std::mem::ManuallyDrop::new(build(args, Path::new(dir))?);
     let r = select::find(&resmap, resource)?;
     let reader = read;
     let mut loc = Locator::new(&reader);

@@ -107,6 +107,16 @@ impl ResMap {
         results.into_iter().collect()
     }
 
+    /// [`ResMap::try_for_each_mut`] for a step that cannot fail and needs no working state.
+    pub(crate) fn for_each_mut(&mut self, f: impl Fn(&mut Resource) + Sync + Send) {
+        if self.resources.len() < PARALLEL_RESOURCES {
+            self.resources.iter_mut().for_each(f);
+        } else {
+            use rayon::prelude::*;
+            self.resources.par_iter_mut().for_each(f);
+        }
+    }
+
     /// Appends resources, refusing any whose current id is already present
     /// (among the existing ones or the new ones).
     pub fn append_all(&mut self, new: Vec<Resource>) -> Result<()> {
