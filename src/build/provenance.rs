@@ -188,11 +188,13 @@ pub(super) fn record(before: Option<Before>, rm: &mut ResMap, about: impl FnOnce
 /// compare the next step with is freed (a copy of the whole output; the provenance
 /// report made next is then written in that memory, not in more).
 pub(super) fn finished(rm: &mut ResMap) {
-    for r in rm.iter_mut() {
+    // On the thread pool for a large map: freeing a copy of the whole output node by node
+    // took 5 ms of the medium bench tree's build on one thread.
+    rm.for_each_mut(|r| {
         if let Some(p) = r.provenance.as_deref_mut() {
             p.seen = crate::yaml::Node::Null;
         }
-    }
+    });
 }
 
 /// Starts the records of resources read from `file` (or fetched from its URL).

@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::resource::Resource;
 use crate::resource::resmap::ResMap;
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 /// One reading of the words of a RESOURCE argument.
 struct Reading<'a> {
