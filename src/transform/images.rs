@@ -10,6 +10,7 @@ use crate::yaml::Node;
 use crate::yaml::map::Style;
 use regex::Regex;
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Splits an image reference into name, tag and digest (a registry host's
 /// port is not taken for a tag).
@@ -70,8 +71,10 @@ fn tag_and_digest(rest: &str) -> bool {
 struct Rule<'a> {
     image: &'a Image,
     pattern: NamePattern,
-    /// What it did so far (for the warning about an entry that changes nothing).
-    count: std::cell::Cell<Count>,
+    /// What it did so far (for the warning about an entry that changes nothing), counted
+    /// by the threads that apply it.
+    matched: AtomicUsize,
+    changed: AtomicUsize,
 }
 
 /// How many image values an `images` entry matched, and how many of those it changed.
@@ -97,7 +100,8 @@ impl<'a> Rule<'a> {
             return Ok(Rule {
                 image,
                 pattern: NamePattern::Plain(plain),
-                count: Default::default(),
+                matched: AtomicUsize::new(0),
+                changed: AtomicUsize::new(0),
             });
         }
         let pattern = crate::resource::regex_cache::compile(&format!("^{}{TAIL}", image.name)).map_err(|e| {
@@ -109,7 +113,8 @@ impl<'a> Rule<'a> {
         Ok(Rule {
             image,
             pattern: NamePattern::Regex(pattern),
-            count: Default::default(),
+            matched: AtomicUsize::new(0),
+            changed: AtomicUsize::new(0),
         })
     }
 
@@ -164,10 +169,10 @@ impl<'a> Rule<'a> {
                 let Some(v) = self.rewrite(s) else {
                     return Ok(false);
                 };
-                let mut count = self.count.get();
-                count.matched += 1;
-                count.changed += usize::from(v.as_str() != &**s);
-                self.count.set(count);
+                self.matched.fetch_add(1, Ordering::Relaxed);
+                if v.as_str() != &**s {
+                    self.changed.fetch_add(1, Ordering::Relaxed);
+                }
                 *s = v.into();
                 Ok(true)
             }
@@ -237,15 +242,16 @@ pub(crate) fn apply(
     let mut counts = Vec::with_capacity(images.len());
     for image in images {
         let rule = Rule::new(image)?;
-        let mut trail = Vec::new();
-        for res in resmap.iter_mut() {
+        // Each resource on its own (on the thread pool for a large map), with a trail of
+        // steps reused across those of one thread.
+        resmap.try_for_each_mut(Vec::new, |trail, _, res| {
             let gvk = res.gvk();
             // Every resource is visited and few hold the image: only those the rule
             // rewrote are marked changed, for a build recording provenance to compare.
             res.node_mut_if(|node| {
                 let mut hit = walk_containers(node, &rule, 0)?;
                 let mut rewritten = Vec::new();
-                specs.apply_traced(node, &gvk, CreateKind::Scalar, &mut trail, &mut |n, at| {
+                specs.apply_traced(node, &gvk, CreateKind::Scalar, trail, &mut |n, at| {
                     if rule.apply_to(n)? {
                         rewritten.push(trail_of(at, None));
                     }
@@ -256,9 +262,12 @@ pub(crate) fn apply(
                     crate::merge::scalar_style::untag_plain_at(node, &at);
                 }
                 Ok(hit)
-            })?;
-        }
-        counts.push(rule.count.get());
+            })
+        })?;
+        counts.push(Count {
+            matched: rule.matched.into_inner(),
+            changed: rule.changed.into_inner(),
+        });
     }
     Ok(counts)
 }
