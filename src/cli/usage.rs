@@ -22,7 +22,33 @@ use std::ffi::OsString;
 /// argument is one of its `other_words`.
 pub(crate) fn parse<T: Parser>(quick: &Quick) -> T {
     let args = without_stack_trace(std::env::args_os());
-    parse_from(quick, &args)
+    // Shaping the help (summaries, hidden shared flags, examples) changes only what help
+    // and errors print, never what parses, and costs more than the rest of a small build's
+    // start-up: a command line that parses is read without it, and only one that asks for
+    // help or has an error is read again, shaped, for clap to print.
+    let parsed = match parse_quickly(quick, &args) {
+        Some(Ok(cli)) => Ok(cli),
+        _ => {
+            parse_with(parsing_command::<T>(), &args).or_else(|_| parse_with(command::<T>(), &args))
+        }
+    };
+    match parsed {
+        Ok(cli) => cli,
+        Err(e) => match unknown_argument(&e) {
+            Some(text) => {
+                eprint!("{text}");
+                std::process::exit(2);
+            }
+            None if e.kind() == ErrorKind::DisplayHelp => {
+                let text = e.render().ansi().to_string();
+                if super::pager::page(&text, super::pager::disabled_by_flag()) {
+                    std::process::exit(0);
+                }
+                e.exit()
+            }
+            None => e.exit(),
+        },
+    }
 }
 
 /// A build's command line, parsed without building the definitions of every other
@@ -44,58 +70,26 @@ pub(crate) fn quick_and_whole<T: Parser>(
     args: &[&str],
 ) -> (Option<Result<T, clap::Error>>, Result<T, clap::Error>) {
     let args: Vec<OsString> = args.iter().map(OsString::from).collect();
-    let parse_with = |command: clap::Command| {
-        command
-            .try_get_matches_from(&args)
-            .and_then(|mut matches| T::from_arg_matches_mut(&mut matches))
-    };
-    let quickly =
-        is_plain_build(quick, &args).then(|| parse_with(optional_booleans((quick.command)())));
-    (quickly, parse_with(parsing_command::<T>()))
+    (
+        parse_quickly(quick, &args),
+        parse_with(parsing_command::<T>(), &args),
+    )
 }
 
-/// Whether no argument is another subcommand's word.
-fn is_plain_build(quick: &Quick, args: &[OsString]) -> bool {
-    args.iter()
+/// `args` parsed by `command`.
+fn parse_with<T: Parser>(command: clap::Command, args: &[OsString]) -> Result<T, clap::Error> {
+    command
+        .try_get_matches_from(args)
+        .and_then(|mut matches| T::from_arg_matches_mut(&mut matches))
+}
+
+/// `args` parsed by the quick command, when no argument is another subcommand's word.
+fn parse_quickly<T: Parser>(quick: &Quick, args: &[OsString]) -> Option<Result<T, clap::Error>> {
+    let plain_build = args
+        .iter()
         .skip(1)
-        .all(|a| a.to_str().is_none_or(|a| !quick.other_words.contains(&a)))
-}
-
-/// [`parse`] of `args`.
-fn parse_from<T: Parser>(quick: &Quick, args: &[OsString]) -> T {
-    let parse_with = |command: clap::Command| {
-        command
-            .try_get_matches_from(args)
-            .and_then(|mut matches| T::from_arg_matches_mut(&mut matches))
-    };
-    let quickly = is_plain_build(quick, args)
-        .then(|| parse_with(optional_booleans((quick.command)())).ok())
-        .flatten();
-    // Shaping the help (summaries, hidden shared flags, examples) changes only what help
-    // and errors print, never what parses, and costs more than the rest of a small build's
-    // start-up: a command line that parses is read without it, and only one that asks for
-    // help or has an error is read again, shaped, for clap to print.
-    let parsed = match quickly {
-        Some(cli) => Ok(cli),
-        None => parse_with(parsing_command::<T>()).or_else(|_| parse_with(command::<T>())),
-    };
-    match parsed {
-        Ok(cli) => cli,
-        Err(e) => match unknown_argument(&e) {
-            Some(text) => {
-                eprint!("{text}");
-                std::process::exit(2);
-            }
-            None if e.kind() == ErrorKind::DisplayHelp => {
-                let text = e.render().ansi().to_string();
-                if super::pager::page(&text, super::pager::disabled_by_flag()) {
-                    std::process::exit(0);
-                }
-                e.exit()
-            }
-            None => e.exit(),
-        },
-    }
+        .all(|a| a.to_str().is_none_or(|a| !quick.other_words.contains(&a)));
+    plain_build.then(|| parse_with(optional_booleans((quick.command)()), args))
 }
 
 /// `command` with its on/off flags, and its subcommands' flags, taking a value as pflag's do

@@ -10,10 +10,11 @@ use std::hash::BuildHasher;
 /// the build's own resources, not an attacker's).
 type FastState = foldhash::fast::FixedState;
 
-/// Resources from which [`ResMap::try_for_each_mut`] runs on the thread pool: a build this
-/// large has started the pool's threads already, and each resource's share is worth a
-/// hand-over.
-pub(crate) const PARALLEL_RESOURCES: usize = 64;
+/// Resources from which the per-resource helpers of [`ResMap`] ([`ResMap::map_each`],
+/// [`ResMap::try_for_each_mut`], [`ResMap::for_each_mut`]) run on the thread pool: a build
+/// this large has started the pool's threads already, and each resource's share is worth
+/// a hand-over.
+const PARALLEL_RESOURCES: usize = 64;
 
 /// An ordered collection of resources.
 #[derive(Clone, Debug, Default)]
@@ -79,6 +80,22 @@ impl ResMap {
         self.resources.iter_mut()
     }
 
+    /// Whether the per-resource helpers run on the thread pool.
+    fn on_pool(&self) -> bool {
+        self.resources.len() >= PARALLEL_RESOURCES
+    }
+
+    /// `f` of every resource, in resource order, made on the thread pool for a map of
+    /// [`PARALLEL_RESOURCES`] or more.
+    pub(crate) fn map_each<R: Send>(&self, f: impl Fn(&Resource) -> R + Sync + Send) -> Vec<R> {
+        if self.on_pool() {
+            use rayon::prelude::*;
+            self.resources.par_iter().map(f).collect()
+        } else {
+            self.resources.iter().map(f).collect()
+        }
+    }
+
     /// Runs `f` on every resource (with its position and a working state from `init`,
     /// one per thread), on the thread pool for a map of [`PARALLEL_RESOURCES`] or more: for
     /// steps that change each resource on its own. The results are in resource order; the
@@ -88,7 +105,7 @@ impl ResMap {
         init: impl Fn() -> S + Sync + Send,
         f: impl Fn(&mut S, usize, &mut Resource) -> Result<R> + Sync + Send,
     ) -> Result<Vec<R>> {
-        if self.resources.len() < PARALLEL_RESOURCES {
+        if !self.on_pool() {
             let mut state = init();
             return self
                 .resources
@@ -109,7 +126,7 @@ impl ResMap {
 
     /// [`ResMap::try_for_each_mut`] for a step that cannot fail and needs no working state.
     pub(crate) fn for_each_mut(&mut self, f: impl Fn(&mut Resource) + Sync + Send) {
-        if self.resources.len() < PARALLEL_RESOURCES {
+        if !self.on_pool() {
             self.resources.iter_mut().for_each(f);
         } else {
             use rayon::prelude::*;

@@ -37,7 +37,7 @@ use crate::kustomization::FieldSpec;
 use crate::openapi;
 use crate::resource::Resource;
 use crate::resource::id::{Gvk, ResId};
-use crate::resource::resmap::{PARALLEL_RESOURCES, ResMap};
+use crate::resource::resmap::ResMap;
 use crate::yaml::{Map, Node};
 use compact_str::CompactString;
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
@@ -53,7 +53,7 @@ pub(crate) fn apply(resmap: &mut ResMap, specs: &[NameRefSpec]) -> Result<()> {
     if !resmap.iter().any(refers) {
         return Ok(());
     }
-    let targets = targets(resmap);
+    let targets = resmap.map_each(Target::new);
     let index = Index::new(&targets);
     resmap.try_for_each_mut(
         || (),
@@ -234,17 +234,6 @@ fn same_ending(a: &[String], b: &[String]) -> bool {
         return long.is_empty();
     }
     long.ends_with(short)
-}
-
-/// What the transformer reads of every resource, in resource order: on the thread pool
-/// for a large map.
-fn targets(resmap: &ResMap) -> Vec<Target> {
-    if resmap.len() >= PARALLEL_RESOURCES {
-        use rayon::prelude::*;
-        resmap.resources.par_iter().map(Target::new).collect()
-    } else {
-        resmap.iter().map(Target::new).collect()
-    }
 }
 
 /// All resources, and the lookups the transformer needs, built once. The lookups are

@@ -20,16 +20,9 @@ pub(crate) fn legacy(resmap: &mut ResMap, first: &[&str], last: &[&str]) {
     for (i, k) in last.iter().enumerate() {
         rank.entry(k).or_insert(i as i64 + 1);
     }
-    let key = |r: &Resource| sort_key(r, &rank);
     // Each key is a few strings made from the resource's id: on the thread pool for a
     // large map, as the other per-resource steps at the end of a build.
-    let keys: Vec<(i64, String, String)> =
-        if resmap.len() >= crate::resource::resmap::PARALLEL_RESOURCES {
-            use rayon::prelude::*;
-            resmap.resources.par_iter().map(key).collect()
-        } else {
-            resmap.iter().map(key).collect()
-        };
+    let keys: Vec<(i64, String, String)> = resmap.map_each(|r| sort_key(r, &rank));
     // Sorted by position, then the resources moved once (a resource is large).
     let mut order: Vec<usize> = (0..keys.len()).collect();
     order.sort_by(|&a, &b| {

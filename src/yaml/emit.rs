@@ -64,13 +64,9 @@ pub fn emit_stream(docs: &[Node]) -> String {
 pub fn emit_stream_refs(docs: &[&Node]) -> String {
     let mut parts = emit_stream_parts(docs);
     if parts.len() == 1 {
-        return parts.pop().unwrap_or_default();
+        return parts.swap_remove(0);
     }
-    let mut out = String::with_capacity(parts.iter().map(String::len).sum());
-    for p in parts {
-        out.push_str(&p);
-    }
-    out
+    parts.concat()
 }
 
 /// The stream for borrowed documents in pieces, in order: the stream is their
