@@ -28,6 +28,7 @@ mod cli {
     pub(crate) mod merge;
     pub(crate) mod openapi;
     pub(crate) mod pager;
+    pub(crate) mod pool;
     pub(crate) mod progress;
     pub(crate) mod render;
     pub(crate) mod signals;
@@ -114,7 +115,7 @@ fn main() {
     }
     // Otherwise the handler starts with the first plugin, helm chart or remote base
     // (`signals::cleanup`'s first use).
-    let code = match pool_sharing_main_thread() {
+    let code = match cli::pool::sharing_main_thread() {
         // The main thread is the pool's first worker: `install` runs `run` right here.
         Some(pool) => pool.install(|| cli::exit::finish(run(cli))),
         None => cli::exit::finish(run(cli)),
@@ -152,38 +153,6 @@ const QUICK: cli::usage::Quick = cli::usage::Quick {
         "help",
     ],
 };
-
-/// A thread pool whose first worker is the main thread, so that a build started on it
-/// runs its parallel parts there and on `cores - 1` spawned threads, rather than waking a
-/// pool of `cores` threads and sleeping until they are done: one thread and two
-/// hand-overs per parallel step fewer, which is about 5% of a small build's wall time.
-///
-/// A pool of its own rather than rayon's global one: `build_global` waits until every
-/// spawned thread has started, about half a millisecond on the bench machine, which a
-/// build of a few files never uses the pool to win back. This one starts its threads and
-/// returns; the main thread runs every job itself until they are up. Everything kbuild
-/// runs on rayon runs inside `install`, so on this pool.
-///
-/// Only with two threads or more: the main thread runs pool jobs only while it waits in a
-/// parallel step of its own, so a pool of it alone would never run a job another thread
-/// hands in. `RAYON_NUM_THREADS` is honoured as rayon honours it.
-fn pool_sharing_main_thread() -> Option<rayon::ThreadPool> {
-    let threads = std::env::var("RAYON_NUM_THREADS")
-        .ok()
-        .and_then(|n| n.parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
-        .unwrap_or(1);
-    if threads < 2 {
-        return None;
-    }
-    // An error (no thread could be started) leaves rayon's global pool, as before.
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .use_current_thread()
-        .build()
-        .ok()
-}
 
 /// Ends the process with `code` once stdout is flushed, skipping the exit handlers. The
 /// one registered is mimalloc's, which collects every thread's heap and returns the
