@@ -19,8 +19,8 @@
 use crate::error::Result;
 use crate::kustomization::files::Place;
 use crate::provenance::{Action, Entry, Provenance, Step, StepKind, Written, diff};
-use crate::resource::Resource;
 use crate::resource::resmap::ResMap;
+use crate::resource::{Resource, Touched};
 use crate::transform::builtin::{Builtin, Step as BuiltinStep};
 use std::path::Path;
 use std::sync::Arc;
@@ -139,12 +139,17 @@ pub(super) fn record(before: Option<Before>, rm: &mut ResMap, about: impl FnOnce
     rm.for_each_mut(|r| {
         let (touched, node, provenance) = r.take_touched();
         match provenance.as_deref_mut() {
-            Some(_) if !touched => {}
+            Some(_) if touched == Touched::No => {}
             Some(p) => {
-                // One pass over the resource: a resource touched but left as it was
-                // costs that alone; what changed is copied into the record's copy as it
-                // is found.
-                let (mut changes, renames, reordered) = diff::changes_syncing(&mut p.seen, node);
+                // One pass over the resource (or over the paths the step wrote along): a
+                // resource touched but left as it was costs that alone; what changed is
+                // copied into the record's copy as it is found.
+                let (mut changes, renames, reordered) = match &touched {
+                    Touched::Within(paths) => {
+                        diff::changes_syncing_within(&mut p.seen, node, paths)
+                    }
+                    _ => diff::changes_syncing(&mut p.seen, node),
+                };
                 let written = std::mem::take(&mut p.written);
                 diff::written_unchanged(&mut changes, written, node);
                 if !changes.is_empty() {

@@ -9,6 +9,7 @@
 //! patches and the label and annotation transformers add (see `writes.rs`).
 
 use super::path::{FieldPath, MERGE_KEYS, Part, element_parts};
+use crate::resource::shared::{Step, Trail};
 use crate::yaml::Node;
 use crate::yaml::node::Str;
 
@@ -199,6 +200,85 @@ pub(crate) fn changes_syncing(seen: &mut Node, now: &Node) -> (Vec<Change>, Vec<
         sync(seen, now);
     }
     (out.changes, out.renames, reordered)
+}
+
+/// [`changes_syncing`] of a resource whose step wrote only along the paths `within` (see
+/// `Resource::node_mut_within`): the rest of the object is as `seen` holds it, so only
+/// the mappings on those paths are gone into, and what a path leads to is compared
+/// whole (a path is followed down to its first list). The result is the one
+/// [`changes_syncing`] gives, in the same order: keys are visited in the object's order.
+pub(crate) fn changes_syncing_within(
+    seen: &mut Node,
+    now: &Node,
+    within: &[Trail],
+) -> (Vec<Change>, Vec<Rename>, bool) {
+    let paths: Vec<&[Step]> = within.iter().map(Vec::as_slice).collect();
+    let (Node::Map(s), Node::Map(n)) = (&mut *seen, now) else {
+        return changes_syncing(seen, now);
+    };
+    if !maps_aligned(s, n)
+        || paths
+            .iter()
+            .any(|p| !matches!(p.first(), Some(Step::Key(_))))
+    {
+        return changes_syncing(seen, now);
+    }
+    let mut out = Out::default();
+    let mut reordered = false;
+    compare_sync_maps_within(
+        &mut FieldPath::default(),
+        s,
+        n,
+        &paths,
+        &mut out,
+        &mut reordered,
+    );
+    (out.changes, out.renames, reordered)
+}
+
+/// [`compare_sync_maps`] of the keys that `paths` (each starting with a key) go through.
+fn compare_sync_maps_within(
+    at: &mut FieldPath,
+    seen: &mut crate::yaml::Map,
+    now: &crate::yaml::Map,
+    paths: &[&[Step]],
+    out: &mut Out,
+    reordered: &mut bool,
+) {
+    let mut below: Vec<&[Step]> = Vec::new();
+    for ((k, sv), (_, nv)) in seen.iter_mut().zip(now.iter()) {
+        below.clear();
+        // Whether a path ends here, or goes on into a list: the value is compared whole.
+        let mut whole = false;
+        for p in paths {
+            if let [Step::Key(first), rest @ ..] = p
+                && first == k
+            {
+                match rest.first() {
+                    Some(Step::Key(_)) => below.push(rest),
+                    _ => whole = true,
+                }
+            }
+        }
+        if !whole && below.is_empty() {
+            continue;
+        }
+        if let (Node::Map(s), Node::Map(n)) = (&mut *sv, nv)
+            && maps_aligned(s, n)
+        {
+            at.0.push(Part::Key(k.clone()));
+            if whole {
+                compare_sync_maps(at, s, n, out, reordered);
+            } else {
+                compare_sync_maps_within(at, s, n, &below, out, reordered);
+            }
+            at.0.pop();
+        } else if !identical(sv, nv) {
+            at.0.push(Part::Key(k.clone()));
+            compare_sync_differing(at, sv, nv, out, reordered);
+            at.0.pop();
+        }
+    }
 }
 
 /// Two non-empty mappings with the same keys in the same order.
@@ -686,5 +766,64 @@ mod tests {
         let after = doc("a: 5\n");
         assert_eq!(show(&changes(&before, &after)), ["a.b 1 -> -", "a - -> 5"]);
         assert!(changes(&before, &before).is_empty());
+    }
+
+    #[test]
+    fn comparing_along_written_paths_finds_what_comparing_all_finds() {
+        use crate::resource::shared::keys;
+        let before = "metadata:\n  name: a\n  labels: {x: '1'}\nspec:\n  selector: {matchLabels: {x: '1'}}\n  template:\n    metadata: {labels: {x: '1'}}\n    spec:\n      containers:\n      - {name: web, image: a}\n";
+        // Each case: what the step left, and the paths it wrote along (everything it
+        // changed is on them, as `Resource::node_mut_within` requires).
+        let cases: &[(&str, Vec<crate::resource::shared::Trail>)] = &[
+            // A label changed and one added, in two mappings.
+            (
+                "metadata:\n  name: a\n  labels: {x: '2', y: n}\nspec:\n  selector: {matchLabels: {x: '2'}}\n  template:\n    metadata: {labels: {x: '1'}}\n    spec:\n      containers:\n      - {name: web, image: a}\n",
+                vec![
+                    keys(&["metadata", "labels"]),
+                    keys(&["spec", "selector", "matchLabels"]),
+                ],
+            ),
+            // A mapping made on the way (`annotations`), and a written field left as it was.
+            (
+                "metadata:\n  name: a\n  labels: {x: '1'}\nspec:\n  selector: {matchLabels: {x: '1'}}\n  template:\n    metadata: {labels: {x: '1'}, annotations: {a: b}}\n    spec:\n      containers:\n      - {name: web, image: a}\n",
+                vec![
+                    keys(&["spec", "template", "metadata", "annotations"]),
+                    keys(&["metadata", "labels"]),
+                ],
+            ),
+            // A path into a list: the list is compared whole.
+            (
+                "metadata:\n  name: a\n  labels: {x: '1'}\nspec:\n  selector: {matchLabels: {x: '1'}}\n  template:\n    metadata: {labels: {x: '1'}}\n    spec:\n      containers:\n      - {name: web, image: b}\n",
+                vec![{
+                    let mut t = keys(&["spec", "template", "spec", "containers"]);
+                    t.push(crate::resource::shared::Step::Index(0));
+                    t.extend(keys(&["image"]));
+                    t
+                }],
+            ),
+            // The name, a scalar at the end of its path.
+            (
+                "metadata:\n  name: p-a\n  labels: {x: '1'}\nspec:\n  selector: {matchLabels: {x: '1'}}\n  template:\n    metadata: {labels: {x: '1'}}\n    spec:\n      containers:\n      - {name: web, image: a}\n",
+                vec![keys(&["metadata", "name"])],
+            ),
+            // A key made at the top: everything is compared.
+            (
+                "metadata:\n  name: a\n  labels: {x: '1'}\n  namespace: n\nspec:\n  selector: {matchLabels: {x: '1'}}\n  template:\n    metadata: {labels: {x: '1'}}\n    spec:\n      containers:\n      - {name: web, image: a}\nstatus: {}\n",
+                vec![keys(&["status"]), keys(&["metadata", "namespace"])],
+            ),
+        ];
+        for (after, within) in cases {
+            let after = doc(after);
+            let mut all = doc(before);
+            let mut along = doc(before);
+            let expected = changes_syncing(&mut all, &after);
+            let got = changes_syncing_within(&mut along, &after, within);
+            assert!(!expected.0.is_empty());
+            assert_eq!(show(&got.0), show(&expected.0));
+            assert_eq!(got.1, expected.1);
+            assert_eq!(got.2, expected.2);
+            // The record's copy is brought up to date the same way.
+            assert!(identical(&along, &all) && identical(&along, &after));
+        }
     }
 }

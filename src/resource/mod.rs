@@ -24,9 +24,9 @@ pub struct Resource {
     /// The object itself: read through [`Resource::node`], changed through
     /// [`Resource::node_mut`], which marks the resource touched.
     node: Node,
-    /// Whether the object may have changed since the build's provenance recording last
+    /// What of the object may have changed since the build's provenance recording last
     /// looked at it (see [`Resource::node_mut`]).
-    touched: bool,
+    touched: Touched,
     /// Ids the resource had before renames and namespace changes, oldest
     /// first (kustomize's "previous ids"); the first is the original id.
     pub prev_ids: Vec<ResId>,
@@ -73,6 +73,19 @@ pub struct Resource {
     /// keys go-yaml's encoder quotes where plain text would read as another type (which
     /// shows where a replacement copies a mapping of it into YAML text).
     pub keys_from_json: bool,
+}
+
+/// What of a resource's object may have changed since provenance recording last looked
+/// at it (see [`Resource::node_mut`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) enum Touched {
+    /// Nothing: the object is as the record last saw it.
+    #[default]
+    No,
+    /// Only along these paths (see [`Resource::node_mut_within`]).
+    Within(Vec<shared::Trail>),
+    /// Anything.
+    Whole,
 }
 
 /// A transformer or generator (builtin or a plugin) and the file that configured it.
@@ -197,7 +210,7 @@ impl Resource {
     /// touched). Every change to a resource's object goes through here: a new step
     /// cannot forget to say what it touched.
     pub fn node_mut(&mut self) -> &mut Node {
-        self.touched = true;
+        self.touched = Touched::Whole;
         &mut self.node
     }
 
@@ -210,27 +223,56 @@ impl Resource {
         f: impl FnOnce(&mut Node) -> Result<bool>,
     ) -> Result<bool> {
         let changed = f(&mut self.node)?;
-        self.touched |= changed;
+        if changed {
+            self.touched = Touched::Whole;
+        }
         Ok(changed)
+    }
+
+    /// Changes the object with `f`, which writes only along the fields it adds to the
+    /// list it is given, when it is given one: each a path from the root, holding the
+    /// field written, and the mappings made on the way to it. A build recording
+    /// provenance then compares only those parts of the object after the step (see
+    /// `provenance::diff::changes_syncing_within`); otherwise (`None`) the resource is
+    /// marked touched as by [`Resource::node_mut`]. For the label and annotation
+    /// transformers, which write a few fields of every resource: comparing whole objects
+    /// after each of them was most of what recording cost.
+    pub(crate) fn node_mut_within<T>(
+        &mut self,
+        f: impl FnOnce(&mut Node, Option<&mut Vec<shared::Trail>>) -> T,
+    ) -> T {
+        if self.provenance.is_none() || matches!(self.touched, Touched::Whole) {
+            self.touched = Touched::Whole;
+            return f(&mut self.node, None);
+        }
+        let mut within = match std::mem::take(&mut self.touched) {
+            Touched::Within(paths) => paths,
+            _ => Vec::new(),
+        };
+        let out = f(&mut self.node, Some(&mut within));
+        if !within.is_empty() {
+            self.touched = Touched::Within(within);
+        }
+        out
     }
 
     /// The object, to change, with the fields written as nothing that it keeps (see
     /// [`Resource::node_mut`]).
     pub fn node_mut_with_empty_nulls(&mut self) -> (&mut Node, &crate::yaml::parse::EmptyNulls) {
-        self.touched = true;
+        self.touched = Touched::Whole;
         (&mut self.node, &self.empty_nulls)
     }
 
     /// The object, to change, with the record of the fields it shares (see
     /// [`Resource::node_mut`]).
     pub fn node_mut_with_shared(&mut self) -> (&mut Node, &mut shared::Shared) {
-        self.touched = true;
+        self.touched = Touched::Whole;
         (&mut self.node, &mut self.shared)
     }
 
     /// Replaces the object (see [`Resource::node_mut`]).
     pub fn set_node(&mut self, node: Node) {
-        self.touched = true;
+        self.touched = Touched::Whole;
         self.node = node;
     }
 
@@ -239,12 +281,16 @@ impl Resource {
         self.node
     }
 
-    /// Whether the object may have changed since the last call (see
+    /// What of the object may have changed since the last call (see
     /// [`Resource::node_mut`]), clearing the mark; with the object and its provenance
     /// record, for the build to record what changed.
     pub(crate) fn take_touched(
         &mut self,
-    ) -> (bool, &Node, &mut Option<Box<crate::provenance::Provenance>>) {
+    ) -> (
+        Touched,
+        &Node,
+        &mut Option<Box<crate::provenance::Provenance>>,
+    ) {
         (
             std::mem::take(&mut self.touched),
             &self.node,
@@ -323,7 +369,7 @@ impl Resource {
             untagged: false,
             writers: deferred::Writers::default(),
             keys_from_json: false,
-            touched: true,
+            touched: Touched::Whole,
         })
     }
 

@@ -35,15 +35,19 @@ pub(crate) fn set_pairs(
             let gvk = res.gvk();
             writes.clear(!res.shared.is_empty());
             writes.every = res.provenance.is_some().then(Vec::new);
-            specs
-                .apply_traced(
-                    res.node_mut(),
-                    &gvk,
-                    CreateKind::Map,
-                    trail,
-                    &mut |target, at| set_in_map(target, pairs, at, writes),
-                )
-                .map_err(|e| e.context(format!("in {}", res.id())))?;
+            // The walk writes only into the mappings it reaches (made on the way when
+            // missing): a record compares only those after this step.
+            res.node_mut_within(|node, within| {
+                let walked =
+                    specs.apply_traced(node, &gvk, CreateKind::Map, trail, &mut |target, at| {
+                        set_in_map(target, pairs, at, writes)
+                    });
+                if let Some(within) = within {
+                    within.append(&mut writes.targets);
+                }
+                walked
+            })
+            .map_err(|e| e.context(format!("in {}", res.id())))?;
             for (at, old) in &writes.rewritten {
                 let (node, shared) = res.node_mut_with_shared();
                 shared.write_through(node, at, old);
@@ -85,6 +89,8 @@ struct Writes<'a> {
     /// Every field written, whatever its value, when the resource records its provenance
     /// (a label written with the value it had is still this step's).
     every: Option<Vec<Trail>>,
+    /// The mappings written into, when `every` is kept.
+    targets: Vec<Trail>,
 }
 
 impl<'a> Writes<'a> {
@@ -94,6 +100,7 @@ impl<'a> Writes<'a> {
         self.created.clear();
         self.steps.clear();
         self.rewritten.clear();
+        self.targets.clear();
     }
 
     /// The fields the walk added for pair `i`, when there are several: kustomize
@@ -123,6 +130,9 @@ fn set_in_map<'a>(
             target.type_name()
         )));
     };
+    if writes.every.is_some() {
+        writes.targets.push(trail_of(at, None));
+    }
     for (i, (k, v)) in pairs.iter().enumerate() {
         let old = m.insert(k.clone(), Node::text(v.clone()));
         writes.changed |= old.as_ref().is_none_or(|o| o.as_str() != Some(v.as_str()));

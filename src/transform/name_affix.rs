@@ -49,14 +49,15 @@ pub(crate) fn apply(
                 res.name_suffixes.push(suffix.to_string());
             }
         }
-        let mut renamed = Vec::new();
         let mut res_untagged = false;
-        split.apply_traced(
-            res.node_mut(),
-            &gvk,
-            CreateKind::Scalar,
-            trail,
-            &mut |n, at| {
+        // The walk writes only the fields it reaches (made on the way when missing): a
+        // record compares only those after this step.
+        res.node_mut_within(|node, mut within| {
+            let mut renamed = Vec::new();
+            split.apply_traced(node, &gvk, CreateKind::Scalar, trail, &mut |n, at| {
+                if let Some(within) = within.as_deref_mut() {
+                    within.push(trail_of(at, None));
+                }
                 if let Some(s) = n.scalar_string()
                     && !n.is_null()
                 {
@@ -66,13 +67,14 @@ pub(crate) fn apply(
                     renamed.push(trail_of(at, None));
                 }
                 Ok(())
-            },
-        )?;
-        // A plain name becomes untagged (kustomize's `SetScalar`): a later replacement
-        // of `7` into it prints `7`.
-        for at in renamed {
-            crate::merge::scalar_style::untag_plain_at(res.node_mut(), &at);
-        }
+            })?;
+            // A plain name becomes untagged (kustomize's `SetScalar`): a later
+            // replacement of `7` into it prints `7`.
+            for at in renamed {
+                crate::merge::scalar_style::untag_plain_at(node, &at);
+            }
+            Ok::<(), crate::Error>(())
+        })?;
         res.untagged |= res_untagged;
         Ok(())
     })?;
