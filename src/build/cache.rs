@@ -268,19 +268,14 @@ impl FileCache {
     /// `top` references several times (see the module comment).
     pub(crate) fn plan(&self, graph: &super::graph::Graph, top: super::graph::NodeId) {
         let (files, bases) = graph.shared_references(top);
-        let _ = self.base_refs.set(
-            bases
-                .into_iter()
-                .map(|(dir, n)| (dir.into_os_string(), n))
-                .collect(),
-        );
+        let _ = self.base_refs.set(bases);
         let mut shared = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
         for (real, left) in files {
             let slot = Shared {
                 resources: None,
                 left,
             };
-            shared.insert(real.into_os_string(), Arc::new(Mutex::new(slot)));
+            shared.insert(real, Arc::new(Mutex::new(slot)));
         }
     }
 
