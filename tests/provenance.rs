@@ -21,6 +21,7 @@ tests! {
     values_are_found_where_they_are_written,
     a_subject_namespace_written_again_is_the_transformers,
     a_shared_label_value_is_where_the_patch_wrote_it_last,
+    what_a_walk_makes_on_its_way_is_the_transformers,
     ;
     common::corpus_cases(
         module_path!(),
@@ -598,6 +599,29 @@ fn a_subject_namespace_written_again_is_the_transformers() {
     assert_eq!(at("subjects.[name=default].namespace"), "transform app/kustomization.yaml:1:12");
     // Only subjects named "default" follow the namespace (kustomize's default).
     assert_eq!(at("subjects.[name=other].namespace"), "source app/rbac.yaml:15:14");
+}
+
+/// Transformers that walk field specs (labels, namespace, name prefix, name references)
+/// are compared only along the specs' paths after they run (`Resource::node_mut_within`):
+/// what the walk makes on the way is on them too, so it is theirs. Here `commonLabels`
+/// turns a null `volumeClaimTemplates` into an empty list on its way to
+/// `volumeClaimTemplates[]/metadata/labels` (kustomize prints `[]` too) and calls back
+/// on nothing there, while every label it writes is in a mapping that was there: a
+/// comparison along the fields written alone credited the list to the next step.
+fn what_a_walk_makes_on_its_way_is_the_transformers() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let d = t.path();
+    write(
+        d,
+        "app/sts.yaml",
+        "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: db\n  labels:\n    app: x\nspec:\n  selector:\n    matchLabels:\n      app: x\n  volumeClaimTemplates:\n  template:\n    metadata:\n      labels:\n        app: x\n    spec:\n      containers:\n      - name: db\n        image: db\n",
+    );
+    write(d, "app/kustomization.yaml", "commonLabels:\n  app: web\nresources:\n- sts.yaml\n");
+    let at = |field: &str| last_position(d, "app", "StatefulSet/db", field);
+    assert_eq!(at("spec.volumeClaimTemplates"), "transform app/kustomization.yaml:1:1");
+    assert_eq!(at("spec.template.metadata.labels.app"), "transform app/kustomization.yaml:1:1");
+    assert_eq!(at("spec.selector.matchLabels.app"), "transform app/kustomization.yaml:1:1");
+    assert_eq!(at("spec.template.spec.containers.[name=db].image"), "source app/sts.yaml:19:16");
 }
 
 /// `commonLabels` shares one value between a label and its selector copies (see

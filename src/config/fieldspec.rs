@@ -9,7 +9,7 @@
 use crate::error::{Error, Result};
 use crate::kustomization::FieldSpec;
 use crate::resource::id::Gvk;
-use crate::resource::shared::StepRef;
+use crate::resource::shared::{Step, StepRef, Trail};
 use crate::yaml::Node;
 use std::borrow::Cow;
 
@@ -189,6 +189,25 @@ fn walk_traced<'p, S: AsRef<str>>(
     }
 }
 
+/// What a walk of the field path `segments` can change in an object: what the path's
+/// keys lead to, down to its first list spelt as one (`name[]`), which the walk may make
+/// from a null. Everything the walk makes on the way (`create`), and every node it
+/// hands its callback, is on that path, or in a list the path goes through (which a
+/// comparison along the path compares whole, as it is not a mapping). An empty path is
+/// the whole object.
+pub(crate) fn scope_of<S: AsRef<str>>(segments: &[S]) -> Trail {
+    let mut trail = Vec::with_capacity(segments.len());
+    for segment in segments {
+        let segment = segment.as_ref();
+        if let Some(name) = segment.strip_suffix("[]") {
+            trail.push(Step::Key(name.into()));
+            break;
+        }
+        trail.push(Step::Key(segment.into()));
+    }
+    trail
+}
+
 /// The specs with `create` turned off: for transformers that only rewrite values that
 /// are there (images, vars), whatever a configuration says.
 pub(crate) fn without_create(specs: &[FieldSpec]) -> Vec<FieldSpec> {
@@ -254,6 +273,14 @@ impl<'a> SplitSpecs<'a> {
         self.walk_specs(node, gvk, last, Some(trail), f)
     }
 
+    /// Adds to `within` the paths a walk of the specs selecting `gvk` writes along (see
+    /// `Resource::node_mut_within`): one for each spec, as [`scope_of`] makes it.
+    pub(crate) fn scope(&self, gvk: &Gvk, within: &mut Vec<Trail>) {
+        for (fs, segments) in self.specs.iter().filter(|(fs, _)| fs.selects(gvk)) {
+            within.push(scope_of(segments.get_or_init(|| fs.segments())));
+        }
+    }
+
     fn walk_specs<'s>(
         &'s self,
         node: &mut Node,
@@ -316,6 +343,30 @@ pub(crate) fn merge_specs(base: &mut Vec<FieldSpec>, extra: &[FieldSpec]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_walks_scope_ends_at_its_first_list_spelt_as_one() {
+        let keys = |t: Trail| {
+            t.into_iter()
+                .map(|s| match s {
+                    Step::Key(k) => k.to_string(),
+                    Step::Index(i) => i.to_string(),
+                })
+                .collect::<Vec<_>>()
+        };
+        let scope = |path: &str| keys(scope_of(&split_path(path)));
+        assert_eq!(scope("metadata/labels"), ["metadata", "labels"]);
+        assert_eq!(
+            scope("spec/volumeClaimTemplates[]/metadata/labels"),
+            ["spec", "volumeClaimTemplates"]
+        );
+        // A list the walk goes through unnamed is compared whole where it is met.
+        assert_eq!(
+            scope("spec/template/spec/containers/image"),
+            ["spec", "template", "spec", "containers", "image"]
+        );
+        assert!(scope("").is_empty());
+    }
 
     #[test]
     fn splits_without_empty_names() {

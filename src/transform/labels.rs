@@ -35,17 +35,15 @@ pub(crate) fn set_pairs(
             let gvk = res.gvk();
             writes.clear(!res.shared.is_empty());
             writes.every = res.provenance.is_some().then(Vec::new);
-            // The walk writes only into the mappings it reaches (made on the way when
-            // missing): a record compares only those after this step.
+            // The walk writes only along the specs' paths: a record compares only those
+            // after this step.
             res.node_mut_within(|node, within| {
-                let walked =
-                    specs.apply_traced(node, &gvk, CreateKind::Map, trail, &mut |target, at| {
-                        set_in_map(target, pairs, at, writes)
-                    });
                 if let Some(within) = within {
-                    within.append(&mut writes.targets);
+                    specs.scope(&gvk, within);
                 }
-                walked
+                specs.apply_traced(node, &gvk, CreateKind::Map, trail, &mut |target, at| {
+                    set_in_map(target, pairs, at, writes)
+                })
             })
             .map_err(|e| e.context(format!("in {}", res.id())))?;
             for (at, old) in &writes.rewritten {
@@ -89,8 +87,6 @@ struct Writes<'a> {
     /// Every field written, whatever its value, when the resource records its provenance
     /// (a label written with the value it had is still this step's).
     every: Option<Vec<Trail>>,
-    /// The mappings written into, when `every` is kept.
-    targets: Vec<Trail>,
 }
 
 impl<'a> Writes<'a> {
@@ -100,7 +96,6 @@ impl<'a> Writes<'a> {
         self.created.clear();
         self.steps.clear();
         self.rewritten.clear();
-        self.targets.clear();
     }
 
     /// The fields the walk added for pair `i`, when there are several: kustomize
@@ -130,9 +125,6 @@ fn set_in_map<'a>(
             target.type_name()
         )));
     };
-    if writes.every.is_some() {
-        writes.targets.push(trail_of(at, None));
-    }
     for (i, (k, v)) in pairs.iter().enumerate() {
         let old = m.insert(k.clone(), Node::text(v.clone()));
         writes.changed |= old.as_ref().is_none_or(|o| o.as_str() != Some(v.as_str()));

@@ -50,14 +50,14 @@ pub(crate) fn apply(
             }
         }
         let mut res_untagged = false;
-        // The walk writes only the fields it reaches (made on the way when missing): a
-        // record compares only those after this step.
-        res.node_mut_within(|node, mut within| {
+        // The walk writes only along the specs' paths: a record compares only those after
+        // this step.
+        res.node_mut_within(|node, within| {
+            if let Some(within) = within {
+                split.scope(&gvk, within);
+            }
             let mut renamed = Vec::new();
             split.apply_traced(node, &gvk, CreateKind::Scalar, trail, &mut |n, at| {
-                if let Some(within) = within.as_deref_mut() {
-                    within.push(trail_of(at, None));
-                }
                 if let Some(s) = n.scalar_string()
                     && !n.is_null()
                 {

@@ -30,7 +30,7 @@
 //! empty. kustomize ignores a reference's own `kind` (a `User` subject named
 //! like a renamed ServiceAccount follows it too); so does kbuild.
 
-use crate::config::fieldspec::{CreateKind, walk};
+use crate::config::fieldspec::{CreateKind, scope_of, walk};
 use crate::config::name_reference_specs::NameRefSpec;
 use crate::error::{Error, Result};
 use crate::kustomization::FieldSpec;
@@ -63,22 +63,26 @@ pub(crate) fn apply(resmap: &mut ResMap, specs: &[NameRefSpec]) -> Result<()> {
                 return Ok(());
             }
             let referrer = Referrer::new(i, res, &index)?;
-            for f in mine.into_iter().map(|f| &filters.all[f]) {
-                walk(
-                    res.node_mut(),
-                    f.path.get_or_init(|| f.spec.segments()),
-                    false,
-                    CreateKind::Scalar,
-                    &mut |n| referrer.set(n, f),
-                )
-                .map_err(|e| {
-                    e.context(format!(
-                        "updating name reference in '{}' field of {}",
-                        f.spec.path, index.targets[i].id
-                    ))
-                })?;
-            }
-            Ok(())
+            // Each walk writes only along its spec's path: a record compares only those
+            // after this step.
+            res.node_mut_within(|node, mut within| {
+                for f in mine.into_iter().map(|f| &filters.all[f]) {
+                    let path = f.path.get_or_init(|| f.spec.segments());
+                    if let Some(within) = within.as_deref_mut() {
+                        within.push(scope_of(path));
+                    }
+                    walk(node, path, false, CreateKind::Scalar, &mut |n| {
+                        referrer.set(n, f)
+                    })
+                    .map_err(|e| {
+                        e.context(format!(
+                            "updating name reference in '{}' field of {}",
+                            f.spec.path, index.targets[i].id
+                        ))
+                    })?;
+                }
+                Ok(())
+            })
         },
     )?;
     Ok(())

@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::kustomization::FieldSpec;
 use crate::openapi;
 use crate::resource::resmap::ResMap;
-use crate::resource::shared::{keys, trail_of};
+use crate::resource::shared::keys;
 use crate::yaml::Node;
 
 /// Which role-binding subjects follow the namespace
@@ -90,61 +90,62 @@ pub(crate) fn apply(
         false
     };
     // Each resource on its own (on the thread pool for a large map).
-    resmap.try_for_each_mut(Vec::new, |trail, _, res| {
-        if opts.skip_helm_generated && res.helm_generated {
-            // kustomize: "Helm should take care of it" (the chart got the namespace as
-            // its release namespace).
-            return Ok(());
-        }
-        let gvk = res.gvk();
-        res.store_prev_id();
-        let namespaced = openapi::is_namespaced(&gvk.group, &gvk.version, &gvk.kind);
-        let split = if res.node().get_str(&["apiVersion"]) == Some("v1") {
-            &v1_split
-        } else {
-            &other_split
-        };
-        // The fields written (made on the way when missing) are all a record compares
-        // after this step.
-        res.node_mut_within(|node, mut within| {
-            if namespaced && let Some(meta) = node.ensure_map(&["metadata"]) {
-                set(meta.entry("namespace".to_string()).or_insert(Node::Null));
-                if let Some(within) = within.as_deref_mut() {
+    resmap.try_for_each_mut(
+        || (),
+        |(), _, res| {
+            if opts.skip_helm_generated && res.helm_generated {
+                // kustomize: "Helm should take care of it" (the chart got the namespace as
+                // its release namespace).
+                return Ok(());
+            }
+            let gvk = res.gvk();
+            res.store_prev_id();
+            let namespaced = openapi::is_namespaced(&gvk.group, &gvk.version, &gvk.kind);
+            let split = if res.node().get_str(&["apiVersion"]) == Some("v1") {
+                &v1_split
+            } else {
+                &other_split
+            };
+            // `metadata.namespace` and the specs' paths are all this step writes: a record
+            // compares only those after it.
+            res.node_mut_within(|node, within| {
+                if let Some(within) = within {
                     within.push(keys(&["metadata", "namespace"]));
+                    split.scope(&gvk, within);
+                }
+                if namespaced && let Some(meta) = node.ensure_map(&["metadata"]) {
+                    set(meta.entry("namespace".to_string()).or_insert(Node::Null));
+                }
+                split.apply(node, &gvk, CreateKind::Scalar, &mut |n| {
+                    if matches!(n, Node::Map(_) | Node::Seq(_)) {
+                        return Err(Error::invalid_config(
+                            "namespace field specs must point at scalar fields",
+                        ));
+                    }
+                    set(n);
+                    Ok(())
+                })
+            })?;
+            if gvk.group == "rbac.authorization.k8s.io"
+                && (gvk.kind == "RoleBinding" || gvk.kind == "ClusterRoleBinding")
+            {
+                let written = set_subjects(res.node_mut(), &set, opts.subjects);
+                // A subject that already had this namespace shows no change: note the write,
+                // or `explain` would credit the namespace to the file that wrote it first.
+                if !written.is_empty() {
+                    res.note_written(|node| {
+                        crate::provenance::writes::element_fields(
+                            node,
+                            "subjects",
+                            &written,
+                            "namespace",
+                        )
+                    });
                 }
             }
-            split.apply_traced(node, &gvk, CreateKind::Scalar, trail, &mut |n, at| {
-                if let Some(within) = within.as_deref_mut() {
-                    within.push(trail_of(at, None));
-                }
-                if matches!(n, Node::Map(_) | Node::Seq(_)) {
-                    return Err(Error::invalid_config(
-                        "namespace field specs must point at scalar fields",
-                    ));
-                }
-                set(n);
-                Ok(())
-            })
-        })?;
-        if gvk.group == "rbac.authorization.k8s.io"
-            && (gvk.kind == "RoleBinding" || gvk.kind == "ClusterRoleBinding")
-        {
-            let written = set_subjects(res.node_mut(), &set, opts.subjects);
-            // A subject that already had this namespace shows no change: note the write,
-            // or `explain` would credit the namespace to the file that wrote it first.
-            if !written.is_empty() {
-                res.note_written(|node| {
-                    crate::provenance::writes::element_fields(
-                        node,
-                        "subjects",
-                        &written,
-                        "namespace",
-                    )
-                });
-            }
-        }
-        Ok(())
-    })?;
+            Ok(())
+        },
+    )?;
     if let Some((a, b)) = resmap.find_conflict() {
         let (a, b) = (&resmap.resources[a], &resmap.resources[b]);
         let id = crate::resource::resmap::id_text(&a.id());
