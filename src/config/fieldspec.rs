@@ -8,8 +8,9 @@
 
 use crate::error::{Error, Result};
 use crate::kustomization::FieldSpec;
+use crate::provenance::diff::KeyPath;
 use crate::resource::id::Gvk;
-use crate::resource::shared::{Step, StepRef, Trail};
+use crate::resource::shared::StepRef;
 use crate::yaml::Node;
 use std::borrow::Cow;
 
@@ -195,17 +196,17 @@ fn walk_traced<'p, S: AsRef<str>>(
 /// hands its callback, is on that path, or in a list the path goes through (which a
 /// comparison along the path compares whole, as it is not a mapping). An empty path is
 /// the whole object.
-pub(crate) fn scope_of<S: AsRef<str>>(segments: &[S]) -> Trail {
-    let mut trail = Vec::with_capacity(segments.len());
+pub(crate) fn scope_of<S: AsRef<str>>(segments: &[S]) -> KeyPath {
+    let mut keys = Vec::with_capacity(segments.len());
     for segment in segments {
         let segment = segment.as_ref();
         if let Some(name) = segment.strip_suffix("[]") {
-            trail.push(Step::Key(name.into()));
+            keys.push(name.into());
             break;
         }
-        trail.push(Step::Key(segment.into()));
+        keys.push(segment.into());
     }
-    trail
+    keys
 }
 
 /// The specs with `create` turned off: for transformers that only rewrite values that
@@ -275,7 +276,7 @@ impl<'a> SplitSpecs<'a> {
 
     /// Adds to `within` the paths a walk of the specs selecting `gvk` writes along (see
     /// `Resource::node_mut_within`): one for each spec, as [`scope_of`] makes it.
-    pub(crate) fn scope(&self, gvk: &Gvk, within: &mut Vec<Trail>) {
+    pub(crate) fn scope(&self, gvk: &Gvk, within: &mut Vec<KeyPath>) {
         for (fs, segments) in self.specs.iter().filter(|(fs, _)| fs.selects(gvk)) {
             within.push(scope_of(segments.get_or_init(|| fs.segments())));
         }
@@ -346,14 +347,7 @@ mod tests {
 
     #[test]
     fn a_walks_scope_ends_at_its_first_list_spelt_as_one() {
-        let keys = |t: Trail| {
-            t.into_iter()
-                .map(|s| match s {
-                    Step::Key(k) => k.to_string(),
-                    Step::Index(i) => i.to_string(),
-                })
-                .collect::<Vec<_>>()
-        };
+        let keys = |t: KeyPath| t.into_iter().map(|k| k.to_string()).collect::<Vec<_>>();
         let scope = |path: &str| keys(scope_of(&split_path(path)));
         assert_eq!(scope("metadata/labels"), ["metadata", "labels"]);
         assert_eq!(

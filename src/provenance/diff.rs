@@ -9,7 +9,6 @@
 //! patches and the label and annotation transformers add (see `writes.rs`).
 
 use super::path::{FieldPath, MERGE_KEYS, Part, element_parts};
-use crate::resource::shared::{Step, Trail};
 use crate::yaml::Node;
 use crate::yaml::node::Str;
 
@@ -202,25 +201,26 @@ pub(crate) fn changes_syncing(seen: &mut Node, now: &Node) -> (Vec<Change>, Vec<
     (out.changes, out.renames, reordered)
 }
 
+/// A path of mapping keys from a resource's root: what a step writes along (see
+/// `Resource::node_mut_within`).
+pub(crate) type KeyPath = Vec<Str>;
+
 /// [`changes_syncing`] of a resource whose step wrote only along the paths `within` (see
 /// `Resource::node_mut_within`): the rest of the object is as `seen` holds it, so only
-/// the mappings on those paths are gone into, and what a path leads to is compared
-/// whole (a path is followed down to its first list). The result is the one
+/// the mappings on those paths are gone into, and what a path leads to (or the first
+/// value on it that is not a mapping) is compared whole. The result is the one
 /// [`changes_syncing`] gives, in the same order: keys are visited in the object's order.
 pub(crate) fn changes_syncing_within(
     seen: &mut Node,
     now: &Node,
-    within: &[Trail],
+    within: &[KeyPath],
 ) -> (Vec<Change>, Vec<Rename>, bool) {
-    let paths: Vec<&[Step]> = within.iter().map(Vec::as_slice).collect();
+    let paths: Vec<&[Str]> = within.iter().map(Vec::as_slice).collect();
     let (Node::Map(s), Node::Map(n)) = (&mut *seen, now) else {
         return changes_syncing(seen, now);
     };
-    if !maps_aligned(s, n)
-        || paths
-            .iter()
-            .any(|p| !matches!(p.first(), Some(Step::Key(_))))
-    {
+    // An empty path is the whole object.
+    if !maps_aligned(s, n) || paths.iter().any(|p| p.is_empty()) {
         return changes_syncing(seen, now);
     }
     let mut out = Out::default();
@@ -241,22 +241,22 @@ fn compare_sync_maps_within(
     at: &mut FieldPath,
     seen: &mut crate::yaml::Map,
     now: &crate::yaml::Map,
-    paths: &[&[Step]],
+    paths: &[&[Str]],
     out: &mut Out,
     reordered: &mut bool,
 ) {
-    let mut below: Vec<&[Step]> = Vec::new();
+    let mut below: Vec<&[Str]> = Vec::new();
     for ((k, sv), (_, nv)) in seen.iter_mut().zip(now.iter()) {
         below.clear();
-        // Whether a path ends here, or goes on into a list: the value is compared whole.
+        // Whether a path ends here: the value is compared whole.
         let mut whole = false;
         for p in paths {
-            if let [Step::Key(first), rest @ ..] = p
+            if let [first, rest @ ..] = p
                 && first == k
             {
-                match rest.first() {
-                    Some(Step::Key(_)) => below.push(rest),
-                    _ => whole = true,
+                match rest {
+                    [] => whole = true,
+                    _ => below.push(rest),
                 }
             }
         }
@@ -770,11 +770,11 @@ mod tests {
 
     #[test]
     fn comparing_along_written_paths_finds_what_comparing_all_finds() {
-        use crate::resource::shared::keys;
+        let keys = |keys: &[&str]| keys.iter().map(|k| Str::from(*k)).collect::<KeyPath>();
         let before = "metadata:\n  name: a\n  labels: {x: '1'}\nspec:\n  selector: {matchLabels: {x: '1'}}\n  template:\n    metadata: {labels: {x: '1'}}\n    spec:\n      containers:\n      - {name: web, image: a}\n";
         // Each case: what the step left, and the paths it wrote along (everything it
         // changed is on them, as `Resource::node_mut_within` requires).
-        let cases: &[(&str, Vec<crate::resource::shared::Trail>)] = &[
+        let cases: &[(&str, Vec<KeyPath>)] = &[
             // A label changed and one added, in two mappings.
             (
                 "metadata:\n  name: a\n  labels: {x: '2', y: n}\nspec:\n  selector: {matchLabels: {x: '2'}}\n  template:\n    metadata: {labels: {x: '1'}}\n    spec:\n      containers:\n      - {name: web, image: a}\n",
@@ -791,15 +791,10 @@ mod tests {
                     keys(&["metadata", "labels"]),
                 ],
             ),
-            // A path into a list: the list is compared whole.
+            // A path through a list: the list is compared whole.
             (
                 "metadata:\n  name: a\n  labels: {x: '1'}\nspec:\n  selector: {matchLabels: {x: '1'}}\n  template:\n    metadata: {labels: {x: '1'}}\n    spec:\n      containers:\n      - {name: web, image: b}\n",
-                vec![{
-                    let mut t = keys(&["spec", "template", "spec", "containers"]);
-                    t.push(crate::resource::shared::Step::Index(0));
-                    t.extend(keys(&["image"]));
-                    t
-                }],
+                vec![keys(&["spec", "template", "spec", "containers", "image"])],
             ),
             // The name, a scalar at the end of its path.
             (

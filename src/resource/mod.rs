@@ -83,7 +83,7 @@ pub(crate) enum Touched {
     #[default]
     No,
     /// Only along these paths (see [`Resource::node_mut_within`]).
-    Within(Vec<shared::Trail>),
+    Within(Vec<crate::provenance::diff::KeyPath>),
     /// Anything.
     Whole,
 }
@@ -239,7 +239,7 @@ impl Resource {
     /// after each of them was most of what recording cost.
     pub(crate) fn node_mut_within<T>(
         &mut self,
-        f: impl FnOnce(&mut Node, Option<&mut Vec<shared::Trail>>) -> T,
+        f: impl FnOnce(&mut Node, Option<&mut Vec<crate::provenance::diff::KeyPath>>) -> T,
     ) -> T {
         if self.provenance.is_none() || matches!(self.touched, Touched::Whole) {
             self.touched = Touched::Whole;

@@ -6,7 +6,6 @@ use crate::error::{Error, Result};
 use crate::kustomization::FieldSpec;
 use crate::openapi;
 use crate::resource::resmap::ResMap;
-use crate::resource::shared::keys;
 use crate::yaml::Node;
 
 /// Which role-binding subjects follow the namespace
@@ -110,7 +109,7 @@ pub(crate) fn apply(
             // compares only those after it.
             res.node_mut_within(|node, within| {
                 if let Some(within) = within {
-                    within.push(keys(&["metadata", "namespace"]));
+                    within.push(vec!["metadata".into(), "namespace".into()]);
                     split.scope(&gvk, within);
                 }
                 if namespaced && let Some(meta) = node.ensure_map(&["metadata"]) {
