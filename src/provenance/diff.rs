@@ -225,60 +225,15 @@ pub(crate) fn changes_syncing_within(
     }
     let mut out = Out::default();
     let mut reordered = false;
-    compare_sync_maps_within(
+    compare_sync_maps_along(
         &mut FieldPath::default(),
         s,
         n,
-        &paths,
+        Some(&paths),
         &mut out,
         &mut reordered,
     );
     (out.changes, out.renames, reordered)
-}
-
-/// [`compare_sync_maps`] of the keys that `paths` (each starting with a key) go through.
-fn compare_sync_maps_within(
-    at: &mut FieldPath,
-    seen: &mut crate::yaml::Map,
-    now: &crate::yaml::Map,
-    paths: &[&[Str]],
-    out: &mut Out,
-    reordered: &mut bool,
-) {
-    let mut below: Vec<&[Str]> = Vec::new();
-    for ((k, sv), (_, nv)) in seen.iter_mut().zip(now.iter()) {
-        below.clear();
-        // Whether a path ends here: the value is compared whole.
-        let mut whole = false;
-        for p in paths {
-            if let [first, rest @ ..] = p
-                && first == k
-            {
-                match rest {
-                    [] => whole = true,
-                    _ => below.push(rest),
-                }
-            }
-        }
-        if !whole && below.is_empty() {
-            continue;
-        }
-        if let (Node::Map(s), Node::Map(n)) = (&mut *sv, nv)
-            && maps_aligned(s, n)
-        {
-            at.0.push(Part::Key(k.clone()));
-            if whole {
-                compare_sync_maps(at, s, n, out, reordered);
-            } else {
-                compare_sync_maps_within(at, s, n, &below, out, reordered);
-            }
-            at.0.pop();
-        } else if !identical(sv, nv) {
-            at.0.push(Part::Key(k.clone()));
-            compare_sync_differing(at, sv, nv, out, reordered);
-            at.0.pop();
-        }
-    }
 }
 
 /// Two non-empty mappings with the same keys in the same order.
@@ -323,12 +278,48 @@ fn compare_sync_maps(
     out: &mut Out,
     reordered: &mut bool,
 ) {
+    compare_sync_maps_along(at, seen, now, None, out, reordered);
+}
+
+/// [`compare_sync_maps`] of the keys that `paths` (each starting with a key) go through,
+/// or of every key (`None`); a key where a path ends is compared whole.
+fn compare_sync_maps_along(
+    at: &mut FieldPath,
+    seen: &mut crate::yaml::Map,
+    now: &crate::yaml::Map,
+    paths: Option<&[&[Str]]>,
+    out: &mut Out,
+    reordered: &mut bool,
+) {
+    let mut below: Vec<&[Str]> = Vec::new();
     for ((k, sv), (_, nv)) in seen.iter_mut().zip(now.iter()) {
+        // What of the value to go into: every key (`None`), or the paths going on below.
+        let deeper = match paths {
+            None => None,
+            Some(paths) => {
+                below.clear();
+                let mut whole = false;
+                for p in paths {
+                    if let [first, rest @ ..] = p
+                        && first == k
+                    {
+                        match rest {
+                            [] => whole = true,
+                            _ => below.push(rest),
+                        }
+                    }
+                }
+                if !whole && below.is_empty() {
+                    continue;
+                }
+                (!whole).then_some(below.as_slice())
+            }
+        };
         if let (Node::Map(s), Node::Map(n)) = (&mut *sv, nv)
             && maps_aligned(s, n)
         {
             at.0.push(Part::Key(k.clone()));
-            compare_sync_maps(at, s, n, out, reordered);
+            compare_sync_maps_along(at, s, n, deeper, out, reordered);
             at.0.pop();
         } else if !identical(sv, nv) {
             at.0.push(Part::Key(k.clone()));

@@ -229,14 +229,15 @@ impl Resource {
         Ok(changed)
     }
 
-    /// Changes the object with `f`, which writes only along the fields it adds to the
-    /// list it is given, when it is given one: each a path from the root, holding the
-    /// field written, and the mappings made on the way to it. A build recording
-    /// provenance then compares only those parts of the object after the step (see
-    /// `provenance::diff::changes_syncing_within`); otherwise (`None`) the resource is
-    /// marked touched as by [`Resource::node_mut`]. For the label and annotation
-    /// transformers, which write a few fields of every resource: comparing whole objects
-    /// after each of them was most of what recording cost.
+    /// Changes the object with `f`, which writes only along the paths of mapping keys it
+    /// adds to the list it is given, when it is given one: within what each path leads to,
+    /// or within the first value on it that is not a mapping, making what is missing on
+    /// the way. A build recording provenance then compares only those parts of the object
+    /// after the step (see `provenance::diff::changes_syncing_within`); otherwise (`None`)
+    /// the resource is marked touched as by [`Resource::node_mut`]. For the steps that walk
+    /// field specs over every resource (labels, annotations, namespace, name prefix and
+    /// suffix, name references): comparing whole objects after each of them was most of
+    /// what recording cost.
     pub(crate) fn node_mut_within<T>(
         &mut self,
         f: impl FnOnce(&mut Node, Option<&mut Vec<crate::provenance::diff::KeyPath>>) -> T,
