@@ -188,6 +188,8 @@ pub struct BuildOutput {
     pub warnings: Vec<String>,
     /// The remote entries the build fetched (or found in the clone cache).
     pub remote_inputs: Vec<crate::remote::RemoteInput>,
+    /// Freed with the output (see `state::Workings`).
+    workings: state::Workings,
 }
 
 /// Builds the kustomization in `dir`.
@@ -212,7 +214,10 @@ pub fn build_in(
     if options.merge_keys.is_active() {
         return crd_schema::build(&files, dir, options);
     }
-    build_with_cache(&files, dir, options, &cache::FileCache::default(), None).map(|(out, _)| out)
+    let cache = cache::FileCache::default();
+    let mut out = build_with_cache(&files, dir, options, &cache, None)?.0;
+    out.workings.cache = Some(cache);
+    Ok(out)
 }
 
 /// [`build_in`] keeping parsed files in `cache`, starting from the schema `preset` (instead
@@ -228,6 +233,7 @@ fn build_with_cache(
     let (graph, top) = graph::Graph::for_build(files, cache, ldr.root());
     cache.plan(&graph, top);
     let helm = crate::helm::Session::new(options.helm.clone());
+    let memo = memo::Memo::default();
     let ctx = state::BuildContext {
         files,
         graph: &graph,
@@ -235,7 +241,7 @@ fn build_with_cache(
         plugins: options.plugins,
         external: &options.external,
         cache,
-        memo: &memo::Memo::default(),
+        memo: &memo,
         builds: &depth::Builds::default(),
         budget: &Budget::new(
             options
@@ -289,6 +295,11 @@ fn build_with_cache(
         resmap: acc.resmap,
         warnings,
         remote_inputs: files.remote().inputs(),
+        workings: state::Workings {
+            cache: None,
+            graph: Some(graph),
+            memo: Some(memo),
+        },
     };
     Ok((out, kust))
 }

@@ -335,17 +335,18 @@ fn build(args: &BuildArgs) -> Result<(), kbuild::Error> {
     let built = build_with_warnings(&args.dir, &options)?;
     // With --strict and warnings, nothing is written: the error follows the warnings.
     args.warnings.report(&built.warnings)?;
-    let resmap = built.resmap;
+    let resmap = &built.resmap;
     if let Some(file) = &args.provenance {
         let read = |p: &Path| std::fs::read_to_string(p).ok();
         output::write_file_atomic_with(file, super::signals::cleanup(), |out| {
-            kbuild::explain::json::write_document(&resmap, &read, out)
+            kbuild::explain::json::write_document(resmap, &read, out)
         })?;
     }
-    let result = write_output(args.output.as_deref(), &resmap);
-    // The process ends right after: freeing every node of a large build
-    // one by one costs more than the output took to write.
-    std::mem::forget(resmap);
+    let result = write_output(args.output.as_deref(), resmap);
+    // The process ends right after: freeing every node of a large build one by one
+    // (and the files it parsed, which the output keeps) costs more than the output
+    // took to write.
+    std::mem::forget(built);
     result
 }
 
