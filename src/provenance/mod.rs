@@ -263,6 +263,16 @@ impl Provenance {
         }
     }
 
+    /// The last step that set each field (exactly that leaf): [`Self::last`] of every
+    /// field at once, for the cost of one.
+    pub fn lasts(&self) -> std::collections::HashMap<Cow<'_, FieldPath>, Link<'_>> {
+        // Oldest first: a later step's link replaces an earlier one's.
+        self.links()
+            .into_iter()
+            .map(|(path, _, link)| (path, link))
+            .collect()
+    }
+
     /// The last step that set `field` (exactly that leaf), if any did.
     pub fn last(&self, field: &FieldPath) -> Option<Link<'_>> {
         self.links()
