@@ -80,10 +80,19 @@ fn renamed(before: &Node, after: &Node) -> bool {
         .all(|(k, v)| a.get(k) == Some(v))
 }
 
+/// How many changes [`written_unchanged`] scans for each written field before it hashes.
+const SCAN: usize = 16;
+
 /// Adds to `changes` (a step's, found by comparing) the fields of `written` (those the
 /// step wrote) that it did not change: each a change from its value to itself.
 pub(crate) fn written_unchanged(changes: &mut Vec<Change>, written: Vec<FieldPath>, now: &Node) {
     if written.is_empty() {
+        return;
+    }
+    // Nearly always every field written is among those changed (a label added, not
+    // rewritten): found by a scan of the few changes, without hashing any path.
+    let changed = |path: &FieldPath| changes.iter().any(|c| c.path == *path);
+    if changes.len() <= SCAN && written.iter().all(changed) {
         return;
     }
     // The fields already changed, and those added here: each once.
