@@ -206,7 +206,7 @@ pub(crate) fn scope_of<S: AsRef<str>>(segments: &[S]) -> KeyPath {
         }
         keys.push(segment.into());
     }
-    keys
+    keys.into()
 }
 
 /// The specs with `create` turned off: for transformers that only rewrite values that
@@ -237,6 +237,8 @@ pub(crate) fn apply_specs(
 /// per transformer run instead of once per resource.
 pub(crate) struct SplitSpecs<'a> {
     specs: Vec<(&'a FieldSpec, std::sync::OnceLock<Vec<Cow<'a, str>>>)>,
+    /// Each spec's [`scope_of`], made on first use.
+    scopes: Vec<std::sync::OnceLock<KeyPath>>,
 }
 
 impl<'a> SplitSpecs<'a> {
@@ -246,6 +248,7 @@ impl<'a> SplitSpecs<'a> {
                 .iter()
                 .map(|fs| (fs, std::sync::OnceLock::new()))
                 .collect(),
+            scopes: specs.iter().map(|_| std::sync::OnceLock::new()).collect(),
         }
     }
 
@@ -277,8 +280,11 @@ impl<'a> SplitSpecs<'a> {
     /// Adds to `within` the paths a walk of the specs selecting `gvk` writes along (see
     /// `Resource::node_mut_within`): one for each spec, as [`scope_of`] makes it.
     pub(crate) fn scope(&self, gvk: &Gvk, within: &mut Vec<KeyPath>) {
-        for (fs, segments) in self.specs.iter().filter(|(fs, _)| fs.selects(gvk)) {
-            within.push(scope_of(segments.get_or_init(|| fs.segments())));
+        for ((fs, segments), scope) in self.specs.iter().zip(&self.scopes) {
+            if fs.selects(gvk) {
+                let scope = scope.get_or_init(|| scope_of(segments.get_or_init(|| fs.segments())));
+                within.push(KeyPath::clone(scope));
+            }
         }
     }
 
@@ -347,7 +353,7 @@ mod tests {
 
     #[test]
     fn a_walks_scope_ends_at_its_first_list_spelt_as_one() {
-        let keys = |t: KeyPath| t.into_iter().map(|k| k.to_string()).collect::<Vec<_>>();
+        let keys = |t: KeyPath| t.iter().map(|k| k.to_string()).collect::<Vec<_>>();
         let scope = |path: &str| keys(scope_of(&split_path(path)));
         assert_eq!(scope("metadata/labels"), ["metadata", "labels"]);
         assert_eq!(

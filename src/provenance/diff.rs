@@ -211,8 +211,9 @@ pub(crate) fn changes_syncing(seen: &mut Node, now: &Node) -> (Vec<Change>, Vec<
 }
 
 /// A path of mapping keys from a resource's root: what a step writes along (see
-/// `Resource::node_mut_within`).
-pub(crate) type KeyPath = Vec<Str>;
+/// `Resource::node_mut_within`). Shared: a step lists the same few paths for every
+/// resource of a kind.
+pub(crate) type KeyPath = std::sync::Arc<[Str]>;
 
 /// [`changes_syncing`] of a resource whose step wrote only along the paths `within` (see
 /// `Resource::node_mut_within`): the rest of the object is as `seen` holds it, so only
@@ -224,7 +225,7 @@ pub(crate) fn changes_syncing_within(
     now: &Node,
     within: &[KeyPath],
 ) -> (Vec<Change>, Vec<Rename>, bool) {
-    let paths: Vec<&[Str]> = within.iter().map(Vec::as_slice).collect();
+    let paths: Vec<&[Str]> = within.iter().map(|p| &**p).collect();
     let (Node::Map(s), Node::Map(n)) = (&mut *seen, now) else {
         return changes_syncing(seen, now);
     };

@@ -50,7 +50,7 @@ pub(crate) fn set_pairs(
                 let (node, shared) = res.node_mut_with_shared();
                 shared.write_through(node, at, old);
             }
-            if let Some(every) = writes.every.take() {
+            if let Some(every) = writes.every.take().filter(|e| !e.is_empty()) {
                 res.note_written(|node| {
                     every
                         .iter()
@@ -84,8 +84,9 @@ struct Writes<'a> {
     rewritten: Vec<(Trail, Node)>,
     /// Whether any field of the resource was added or changed.
     changed: bool,
-    /// Every field written, whatever its value, when the resource records its provenance
-    /// (a label written with the value it had is still this step's).
+    /// Every field written over (a key the mapping had), whatever its value, when the
+    /// resource records its provenance: a label written with the value it had is still
+    /// this step's, and the record's comparison does not see it (it sees the keys added).
     every: Option<Vec<Trail>>,
 }
 
@@ -128,7 +129,11 @@ fn set_in_map<'a>(
     for (i, (k, v)) in pairs.iter().enumerate() {
         let old = m.insert(k.clone(), Node::text(v.clone()));
         writes.changed |= old.as_ref().is_none_or(|o| o.as_str() != Some(v.as_str()));
-        if let Some(every) = writes.every.as_mut() {
+        // A key the field did not have is a change the record's comparison finds: only
+        // one written over needs noting (it may hold the value it had).
+        if let Some(every) = writes.every.as_mut()
+            && old.is_some()
+        {
             every.push(trail_of(at, Some(k)));
         }
         match old {
