@@ -288,9 +288,11 @@ fn build_with_cache(
     let extra: Vec<yaml::Node> = extra.into_iter().map(|(crd, _)| crd).collect();
     transform::list_replace::warn(&acc.resmap, &extra, &mut warnings);
     warnings.extend(noops.warnings(files));
-    if options.provenance {
-        provenance::finished(&mut acc.resmap);
-    }
+    let records = if options.provenance {
+        provenance::finished(&mut acc.resmap)
+    } else {
+        Vec::new()
+    };
     let out = BuildOutput {
         resmap: acc.resmap,
         warnings,
@@ -299,6 +301,7 @@ fn build_with_cache(
             cache: None,
             graph: Some(graph),
             memo: Some(memo),
+            records,
         },
     };
     Ok((out, kust))

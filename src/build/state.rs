@@ -148,6 +148,8 @@ pub(super) struct Workings {
     pub(super) cache: Option<cache::FileCache>,
     pub(super) graph: Option<super::graph::Graph>,
     pub(super) memo: Option<memo::Memo>,
+    /// The copies of the resources provenance records kept (see `provenance::finished`).
+    pub(super) records: Vec<crate::yaml::Node>,
 }
 
 impl std::fmt::Debug for Workings {

@@ -15,7 +15,6 @@ use super::diff::ColorWhen;
 use kbuild::explain::report::{LocatedStep, Locator, Position, annotated};
 use kbuild::explain::{json, select};
 use kbuild::provenance::FieldPath;
-use kbuild::resource::resmap::ResMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -63,14 +62,14 @@ pub(crate) fn run_explain(args: &ExplainArgs) -> super::CommandResult {
     Ok(super::Status::Success)
 }
 
-fn build(args: &ExplainArgs, dir: &Path) -> Result<ResMap, kbuild::Error> {
+fn build(args: &ExplainArgs, dir: &Path) -> Result<kbuild::BuildOutput, kbuild::Error> {
     let mut options = args.flags.options()?;
     options.provenance = true;
     let built = kbuild::build_with_warnings(dir, &options)?;
     for w in &built.warnings {
         eprintln!("warning: {w}");
     }
-    Ok(built.resmap)
+    Ok(built)
 }
 
 fn read(path: &Path) -> Option<String> {
@@ -88,8 +87,10 @@ fn explain(args: &ExplainArgs) -> Result<String, kbuild::Error> {
         }
     };
     // Never freed: the process ends right after, and freeing every node and record of a
-    // large build one by one costs more than the rest of the explanation (as in `build`).
-    let resmap = std::mem::ManuallyDrop::new(build(args, Path::new(dir))?);
+    // large build one by one (and the files it parsed, which the output keeps) costs more
+    // than the rest of the explanation (as in `build`).
+    let built = std::mem::ManuallyDrop::new(build(args, Path::new(dir))?);
+    let resmap = &built.resmap;
     let r = select::find(&resmap, resource)?;
     let reader = read;
     let mut loc = Locator::new(&reader);
@@ -249,8 +250,9 @@ fn from_line(args: &ExplainArgs, from: &str) -> Result<String, kbuild::Error> {
     let mut out = String::new();
     let mut found = Vec::new();
     for dir in &dirs {
-        let resmap = build(args, dir)?;
-        let names = select::Names::of(&resmap);
+        let built = build(args, dir)?;
+        let resmap = &built.resmap;
+        let names = select::Names::of(resmap);
         for r in resmap.iter() {
             let Some(p) = r.provenance.as_deref() else {
                 continue;

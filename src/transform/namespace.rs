@@ -109,7 +109,10 @@ pub(crate) fn apply(
             // compares only those after it.
             res.node_mut_within(|node, within| {
                 if let Some(within) = within {
-                    within.push(crate::config::fieldspec::scope_of(&["metadata", "namespace"]));
+                    within.push(crate::config::fieldspec::scope_of(&[
+                        "metadata",
+                        "namespace",
+                    ]));
                     split.scope(&gvk, within);
                 }
                 if namespaced && let Some(meta) = node.ensure_map(&["metadata"]) {
