@@ -7,10 +7,8 @@ use std::path::PathBuf;
 
 /// mimalloc instead of the system allocator: ~12% fewer instructions on the generated
 /// trees (a build allocates and frees many small nodes, and glibc's per-thread arenas grow by
-/// one `mprotect` call at a time). Its arenas are advised to the kernel for transparent huge
-/// pages: far fewer page faults (about 5,000 down to 350 on a build of 1,500 resources, 6-22%
-/// less wall time on the bench's medium and real-world trees) for about twice the peak RSS
-/// (see docs/src/internals/performance.md).
+/// one `mprotect` call at a time). Built without transparent huge pages (`no_thp`): with them
+/// a small build's peak RSS doubles.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
