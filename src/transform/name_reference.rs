@@ -31,6 +31,7 @@
 //! like a renamed ServiceAccount follows it too); so does kbuild.
 
 use crate::config::fieldspec::{CreateKind, scope_of, walk};
+use crate::provenance::diff::KeyPath;
 use crate::config::name_reference_specs::NameRefSpec;
 use crate::error::{Error, Result};
 use crate::kustomization::FieldSpec;
@@ -69,7 +70,7 @@ pub(crate) fn apply(resmap: &mut ResMap, specs: &[NameRefSpec]) -> Result<()> {
                 for f in mine.into_iter().map(|f| &filters.all[f]) {
                     let path = f.path.get_or_init(|| f.spec.segments());
                     if let Some(within) = within.as_deref_mut() {
-                        within.push(scope_of(path));
+                        within.push(KeyPath::clone(f.scope.get_or_init(|| scope_of(path))));
                     }
                     walk(node, path, false, CreateKind::Scalar, &mut |n| {
                         referrer.set(n, f)
@@ -95,6 +96,8 @@ struct Filter<'a> {
     spec: &'a FieldSpec,
     /// The spec's path split, when first needed: most specs select no resource of a build.
     path: OnceLock<Vec<Cow<'a, str>>>,
+    /// What a walk of the path writes along (see `scope_of`), when first needed.
+    scope: OnceLock<KeyPath>,
     /// A `roleRef/name` field: the roleRef's kind and apiGroup narrow the search.
     role_ref: bool,
 }
@@ -124,6 +127,7 @@ impl<'a> Filters<'a> {
                     target: entry,
                     spec,
                     path: OnceLock::new(),
+                    scope: OnceLock::new(),
                     role_ref: spec.path.ends_with("roleRef/name"),
                 });
             }
