@@ -91,11 +91,11 @@ fn explain(args: &ExplainArgs) -> Result<String, kbuild::Error> {
     // than the rest of the explanation (as in `build`).
     let built = std::mem::ManuallyDrop::new(build(args, Path::new(dir))?);
     let resmap = &built.resmap;
-    let r = select::find(&resmap, resource)?;
+    let r = select::find(resmap, resource)?;
     let reader = read;
     let mut loc = Locator::new(&reader);
     let color = args.color.enabled();
-    let name = select::spelling(&resmap, r);
+    let name = select::spelling(resmap, r);
     let empty = kbuild::provenance::Provenance::default();
     let p = r.provenance.as_deref().unwrap_or(&empty);
     if let Some(field) = &field
@@ -111,7 +111,7 @@ fn explain(args: &ExplainArgs) -> Result<String, kbuild::Error> {
         )));
     }
     if args.output == Format::Json {
-        let value = json::resource(&resmap, r, field.as_ref(), &mut loc);
+        let value = json::resource(resmap, r, field.as_ref(), &mut loc);
         return Ok(format!("{value:#}\n"));
     }
     let mut out = String::new();

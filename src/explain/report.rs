@@ -829,7 +829,7 @@ pub fn annotated(
             continue;
         };
         if let Some(slot) = lines.get_mut(line.saturating_sub(1)) {
-            slot.1 = Some(loc.locate(&link));
+            slot.1 = Some(loc.locate(link));
         }
     }
     lines

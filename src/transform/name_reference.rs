@@ -31,11 +31,11 @@
 //! like a renamed ServiceAccount follows it too); so does kbuild.
 
 use crate::config::fieldspec::{CreateKind, scope_of, walk};
-use crate::provenance::diff::KeyPath;
 use crate::config::name_reference_specs::NameRefSpec;
 use crate::error::{Error, Result};
 use crate::kustomization::FieldSpec;
 use crate::openapi;
+use crate::provenance::diff::KeyPath;
 use crate::resource::Resource;
 use crate::resource::id::{Gvk, ResId};
 use crate::resource::resmap::ResMap;
