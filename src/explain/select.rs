@@ -31,7 +31,14 @@ impl Reading<'_> {
 /// How a resource is named in messages and in `explain`'s heading: the shortest spelling
 /// that names it alone in `resmap`.
 pub fn spelling(resmap: &ResMap, r: &Resource) -> String {
-    Names::of(resmap).spelling(r)
+    // Only the resources of its kind and name count: one pass, without an index of every
+    // name of the build (a tenth of `explain`'s report on the medium bench tree).
+    let id = r.id();
+    Names::counting(resmap.iter().filter(|o| {
+        let other = o.id();
+        other.gvk.kind == id.gvk.kind && other.name == id.name
+    }))
+    .spelling(r)
 }
 
 /// How many resources of a resource map share each kind and name (with the same namespace,
@@ -47,12 +54,17 @@ pub struct Names {
 impl Names {
     /// The counts of `resmap`.
     pub fn of(resmap: &ResMap) -> Names {
+        Names::counting(resmap.iter())
+    }
+
+    /// The counts of `resources`.
+    fn counting<'r>(resources: impl Iterator<Item = &'r Resource>) -> Names {
         let mut names = Names {
             kind_name: HashMap::new(),
             with_namespace: HashMap::new(),
             with_group: HashMap::new(),
         };
-        for r in resmap.iter() {
+        for r in resources {
             let id = r.id();
             let (kind, name) = (id.gvk.kind.to_string(), id.name.to_string());
             *names
