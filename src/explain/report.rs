@@ -701,11 +701,7 @@ impl<'f> Locator<'f> {
                 .iter()
                 .find_map(|&i| {
                     let doc = docs.get(i)?.as_ref()?;
-                    doc.seek_value(field.0.iter().map(|part| match part {
-                        Part::Key(k) => Seek::Key(k),
-                        Part::Index(i) => Seek::Index(*i),
-                        Part::Entry(e) => Seek::Named(&e.0, &e.1),
-                    }))
+                    doc.seek_value(seeks(field))
                 })
                 .or_else(|| {
                     // A resource read from an item of a List (`kind: List`, `items:`).
@@ -825,7 +821,7 @@ pub fn annotated(
         let Some(link) = lasts.get(&path) else {
             continue;
         };
-        let Some((line, _)) = steps_in(&doc, Vec::new(), &path).and_then(|s| doc.value(&s)) else {
+        let Some((line, _)) = doc.seek_value(seeks(&path)) else {
             continue;
         };
         if let Some(slot) = lines.get_mut(line.saturating_sub(1)) {
@@ -833,6 +829,17 @@ pub fn annotated(
         }
     }
     lines
+}
+
+/// `field` as the steps of [`Located::seek_value`]: one walk from the top, an element
+/// named by a selector (`[name=web]`) found on the way (probing each element from the
+/// top again cost a millisecond of `explain`'s report on a Deployment).
+fn seeks(field: &FieldPath) -> impl Iterator<Item = Seek<'_>> {
+    field.0.iter().map(|part| match part {
+        Part::Key(k) => Seek::Key(k),
+        Part::Index(i) => Seek::Index(*i),
+        Part::Entry(e) => Seek::Named(&e.0, &e.1),
+    })
 }
 
 /// The mappings of a patch whose values kustomize may share with other fields (see
