@@ -91,9 +91,9 @@ impl Noops {
                     && files.remote().clone_containing(file).is_none()
             })
             .collect();
-        // Each file read and parsed once (twice: as a node, and with positions), the
-        // files on all cores: a parse with positions of a kustomization file takes tens
-        // of microseconds, and this runs after the build, on its way to the output.
+        // Each file read once and parsed once each way (as a node, and with positions),
+        // the files on all cores: a parse with positions of a kustomization file takes
+        // tens of microseconds, and this runs after the build, on its way to the output.
         let mut order: HashMap<&Path, usize> = HashMap::default();
         let mut paths: Vec<&Path> = Vec::new();
         for (file, _, _) in &reported {

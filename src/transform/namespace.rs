@@ -88,6 +88,8 @@ pub(crate) fn apply(
         }
         false
     };
+    // What a record compares besides the specs' paths, made once for every resource.
+    let namespace_field = crate::config::fieldspec::scope_of(&["metadata", "namespace"]);
     // Each resource on its own (on the thread pool for a large map).
     resmap.try_for_each_mut(
         || (),
@@ -109,10 +111,7 @@ pub(crate) fn apply(
             // compares only those after it.
             res.node_mut_within(|node, within| {
                 if let Some(within) = within {
-                    within.push(crate::config::fieldspec::scope_of(&[
-                        "metadata",
-                        "namespace",
-                    ]));
+                    within.push(namespace_field.clone());
                     split.scope(&gvk, within);
                 }
                 if namespaced && let Some(meta) = node.ensure_map(&["metadata"]) {
