@@ -17,6 +17,7 @@ tests! {
     explain_field_prints_the_chain_oldest_first,
     explain_from_a_line_finds_the_fields_it_sets,
     explain_json_and_errors,
+    explain_a_resource_a_replacement_renamed,
     build_provenance_leaves_the_output_unchanged,
     values_are_found_where_they_are_written,
     a_subject_namespace_written_again_is_the_transformers,
@@ -40,6 +41,18 @@ tests! {
         common::shared_corpus("krusty-v5.8.1"),
         |dir| renamed(corpus(dir, "v5.8.1"), "transformers"),
         transformers_match_kustomize,
+    ),
+    common::corpus_cases(
+        module_path!(),
+        common::shared_corpus("krusty-v5.8.1"),
+        |dir| renamed(corpus(dir, "v5.8.1"), "only"),
+        only_records_what_everything_records,
+    ),
+    common::corpus_cases(
+        module_path!(),
+        common::shared_corpus("krusty"),
+        |dir| renamed(corpus(dir, "v5.5.0"), "only"),
+        only_records_what_everything_records,
     ),
     common::corpus_cases(
         module_path!(),
@@ -125,6 +138,50 @@ fn prepare(case: &Path, version: &'static str, metadata: &str) -> Result<Result<
     std::fs::write(&file, format!("{k}\nbuildMetadata: [{metadata}]\n")).map_err(|e| e.to_string())?;
     options.provenance = false;
     Ok(Ok(Prepared { _tmp: tmp, top, options, recorded }))
+}
+
+/// `explain`'s build records only what may become the resource it reports on
+/// (`BuildOptions::provenance_only`): for each output resource (up to eight a case), named
+/// as `explain` names it, that build's output is the same, and the resource's record is
+/// the record a build recording everything gives it, or missing (`explain` then builds
+/// again recording everything).
+fn only_records_what_everything_records(
+    (case, version): (PathBuf, &'static str),
+) -> Result<Option<String>, String> {
+    let text = std::fs::read_to_string(case.join("case.yaml")).map_err(|e| e.to_string())?;
+    let dir = text
+        .lines()
+        .find_map(|l| l.strip_prefix("dir: "))
+        .map(|d| d.trim_matches('"').to_string())
+        .unwrap_or_default();
+    let top = case.join("in").join(dir);
+    let mut options = kbuild::BuildOptions {
+        kustomize_version: version.parse::<kbuild::KustomizeVersion>().map_err(|e| e.to_string())?,
+        provenance: true,
+        ..Default::default()
+    };
+    let Ok(everything) = kbuild::build_with_warnings(&top, &options) else {
+        return Ok(Some("does not build with kbuild's library defaults".into()));
+    };
+    let names = kbuild::explain::select::Names::of(&everything.resmap);
+    for r in everything.resmap.iter().take(8) {
+        let spelling = names.spelling(r);
+        options.provenance_only = kbuild::explain::select::only(&spelling);
+        if options.provenance_only.is_none() {
+            return Err(format!("{spelling}: no filter"));
+        }
+        let some = kbuild::build_with_warnings(&top, &options).map_err(|e| e.to_string())?;
+        if kbuild::output::render(&some.resmap) != kbuild::output::render(&everything.resmap) {
+            return Err(format!("{spelling}: the output differs"));
+        }
+        let found = kbuild::explain::select::find(&some.resmap, &spelling).map_err(|e| e.to_string())?;
+        if let Some(record) = found.provenance.as_deref()
+            && Some(record) != r.provenance.as_deref()
+        {
+            return Err(format!("{spelling}: the record differs"));
+        }
+    }
+    Ok(None)
 }
 
 /// Oracle 2 of issue 34: every step kbuild's provenance attributes to a transformer is in
@@ -470,6 +527,33 @@ fn explain_json_and_errors() {
     let field = kbuild(t.path(), &["explain", "prod", "Deployment/prod-web", "spec.replica"]);
     assert_eq!(field.code, 1);
     assert!(field.stderr.contains("nearest: spec.replicas"), "{}", field.stderr);
+}
+
+/// A resource whose name a replacement rewrote (not only added to) is not recorded by
+/// `explain`'s first build (see provenance/only.rs): its report comes from a build
+/// recording everything, and is whole.
+fn explain_a_resource_a_replacement_renamed() {
+    let t = tree();
+    write(
+        t.path(),
+        "renamed/kustomization.yaml",
+        "resources:\n- ../base\n- name.yaml\nreplacements:\n- source:\n    kind: ConfigMap\n    name: naming\n    fieldPath: data.name\n  targets:\n  - select:\n      kind: Deployment\n    fieldPaths:\n    - metadata.name\n",
+    );
+    write(
+        t.path(),
+        "renamed/name.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: naming\ndata:\n  name: frontend\n",
+    );
+    let run = kbuild(t.path(), &["explain", "renamed", "Deployment/frontend", "metadata.name"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let steps: Vec<&str> = run.stdout.lines().filter(|l| l.contains(".yaml:")).collect();
+    assert!(steps.len() >= 2, "{}", run.stdout);
+    assert!(steps[0].contains("base/deploy.yaml"), "{}", run.stdout);
+    assert!(steps[1].contains("replace") && steps[1].contains("renamed/kustomization.yaml:4:1"), "{}", run.stdout);
+    let whole = kbuild(t.path(), &["explain", "renamed", "Deployment/frontend"]);
+    assert_eq!(whole.code, 0, "{}", whole.stderr);
+    assert!(whole.stdout.contains("image: nginx:1.0"), "{}", whole.stdout);
+    assert!(whole.stdout.contains("base/deploy.yaml:11"), "{}", whole.stdout);
 }
 
 fn build_provenance_leaves_the_output_unchanged() {

@@ -133,11 +133,11 @@ impl Builder<'_> {
                         namespace: None,
                     })));
                 }
-                let replaced = (self.ctx.provenance
+                let replaced = (self.recording().on()
                     && g.behavior == crate::generate::Behavior::Replace)
                     .then(|| res.id());
                 super::provenance::recorded(
-                    self.ctx.provenance,
+                    self.recording(),
                     &mut acc.resmap,
                     || {
                         let kind = match g.behavior {
@@ -310,7 +310,12 @@ impl Builder<'_> {
             ldr.check_base(&real, entry)?;
             self.check_cycle(&real, entry)?;
             let mut sub = Accumulator::default();
-            self.accumulate(&ldr.child(real.clone()), &mut sub, Expect::Kustomization)?;
+            // The configurations' files are taken from their records below: recorded
+            // whatever resources the build records.
+            let everything = std::mem::replace(&mut self.inh.record_everything, true);
+            let built = self.accumulate(&ldr.child(real.clone()), &mut sub, Expect::Kustomization);
+            self.inh.record_everything = everything;
+            built?;
             for r in sub.resmap.resources {
                 // The config's file: from its origin (tracked with buildMetadata) or its
                 // provenance record (with recording on), else the directory.

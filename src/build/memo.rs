@@ -34,12 +34,15 @@ pub(super) struct Key {
     pub(super) schema: SchemaState,
     /// The namespace its helm charts inherit (kustomize v5.8.0 and later).
     pub(super) helm_namespace: Option<String>,
+    /// Whether it records every resource's provenance (see `Inherited::record_everything`).
+    pub(super) record_everything: bool,
 }
 
 impl PartialEq for Key {
     fn eq(&self, other: &Key) -> bool {
         self.dir == other.dir
             && self.helm_namespace == other.helm_namespace
+            && self.record_everything == other.record_everything
             && self.schema.same(&other.schema)
     }
 }
@@ -51,6 +54,7 @@ impl Hash for Key {
         self.dir.hash(state);
         self.schema.builtin_loaded.hash(state);
         self.helm_namespace.hash(state);
+        self.record_everything.hash(state);
         self.schema.schemas.as_ref().map(SchemaRef::id).hash(state);
     }
 }

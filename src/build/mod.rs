@@ -39,7 +39,7 @@ fn run_step(
     out: &mut state::Gathered,
     meta: BuildMeta,
     configured_in: &Path,
-    record: bool,
+    record: provenance::Recording<'_>,
 ) -> Result<()> {
     let root = env.dir;
     let mut warnings = Vec::new();
@@ -154,6 +154,11 @@ pub struct BuildOptions {
     /// resource's [`crate::resource::Resource::provenance`]. Off by default: it costs a
     /// copy of each resource per step.
     pub provenance: bool,
+    /// With `provenance`, record only the resources that may become the one this filter
+    /// names (`kbuild explain RESOURCE`); the others have no record. A resource whose
+    /// kind or name a step rewrote beyond an affix has none either: a report on it needs
+    /// a build recording everything (`None`, the default). See provenance/only.rs.
+    pub provenance_only: Option<crate::provenance::Only>,
 }
 
 /// What a kustomization (and everything below it) has produced so far.
@@ -250,7 +255,7 @@ fn build_with_cache(
         ),
         helm: &helm,
         merges: crate::config::MergeMemo::default(),
-        provenance: options.provenance,
+        provenance: provenance::Recording::of(options),
         root: ldr.root(),
     };
     let mut builder = Builder {
@@ -279,7 +284,7 @@ fn build_with_cache(
         }
         None => provenance::About::by_kustomize(StepKind::Transform),
     };
-    provenance::recorded(options.provenance, &mut acc.resmap, about, |rm| {
+    provenance::recorded(ctx.provenance, &mut acc.resmap, about, |rm| {
         crate::transform::build_metadata::annotate(rm, meta, ldr.root(), files.remote());
         Ok(())
     })?;
@@ -288,7 +293,7 @@ fn build_with_cache(
     let extra: Vec<yaml::Node> = extra.into_iter().map(|(crd, _)| crd).collect();
     transform::list_replace::warn(&acc.resmap, &extra, &mut warnings);
     warnings.extend(noops.warnings(files));
-    let records = if options.provenance {
+    let records = if ctx.provenance.on() {
         provenance::finished(&mut acc.resmap)
     } else {
         Vec::new()
@@ -356,7 +361,7 @@ fn finish(
     warnings: &mut Vec<String>,
 ) -> Result<()> {
     use crate::transform::build_metadata;
-    let on = options.provenance;
+    let on = provenance::Recording::of(options);
     let rm = &mut acc.resmap;
     let about = |kind| move || provenance::About::by_kustomize(kind);
     provenance::recorded(on, rm, about(StepKind::Hash), |rm| {
@@ -436,7 +441,16 @@ struct Builder<'o> {
     out: state::Gathered,
 }
 
-impl Builder<'_> {
+impl<'o> Builder<'o> {
+    /// What this kustomization's build records (see build/provenance.rs).
+    fn recording(&self) -> provenance::Recording<'o> {
+        if self.inh.record_everything {
+            self.ctx.provenance.everything()
+        } else {
+            self.ctx.provenance
+        }
+    }
+
     /// Builds `dir` into `acc` (a fresh accumulator for a kustomization, the
     /// including one's for a component) and returns its kustomization.
     fn accumulate(
@@ -588,8 +602,13 @@ impl Builder<'_> {
         self.run_generators(ldr, file, k, acc)?;
         // Generated resources start their provenance records as each generator runs (a
         // resource without a record would be taken for one the next step made).
-        let on = self.ctx.provenance;
-        let before = provenance::snapshot(on && !charts.is_empty(), &acc.resmap);
+        let on = self.recording();
+        let helm = if charts.is_empty() {
+            Default::default()
+        } else {
+            on
+        };
+        let before = provenance::snapshot(helm, &acc.resmap);
         self.run_helm_charts(&charts, file, acc)?;
         let helm_charts = crate::kustomization::files::Place {
             key: "helmCharts",
@@ -687,25 +706,19 @@ impl Builder<'_> {
         };
         let steps = fields::steps(k, &acc.config, file);
         let rm = &mut acc.resmap;
+        let recording = self.recording();
         for step in &steps {
-            run_step(
-                step,
-                rm,
-                &mut env,
-                &mut self.out,
-                meta,
-                file,
-                self.ctx.provenance,
-            )
-            .map_err(|e| match step.entry {
-                // An error about the entry (a replicas name that matches nothing, a
-                // replacement source that selects nothing) starts at the entry's line,
-                // unless it already names an entry (the patch file it could not read).
-                Some(place) if !e.contexts().iter().any(|c| matches!(c, Context::Entry(_))) => {
-                    let place = item_place(e.contexts()).unwrap_or(place);
-                    entry_error(files, file, place, "", e)
+            run_step(step, rm, &mut env, &mut self.out, meta, file, recording).map_err(|e| {
+                match step.entry {
+                    // An error about the entry (a replicas name that matches nothing, a
+                    // replacement source that selects nothing) starts at the entry's line,
+                    // unless it already names an entry (the patch file it could not read).
+                    Some(place) if !e.contexts().iter().any(|c| matches!(c, Context::Entry(_))) => {
+                        let place = item_place(e.contexts()).unwrap_or(place);
+                        entry_error(files, file, place, "", e)
+                    }
+                    _ => e,
                 }
-                _ => e,
             })?;
             // Texts the step left to be checked when the resource is printed: an error
             // there points at the entry, as an error of the step would. (Only
@@ -735,7 +748,7 @@ impl Builder<'_> {
                 |e: Error| e.context(format!("running transformer from {}", source.display()));
             match plugin {
                 Some(plugin) => provenance::recorded(
-                    self.ctx.provenance,
+                    self.recording(),
                     rm,
                     || provenance::About::plugin(&plugin, &source),
                     |rm| {
@@ -755,15 +768,8 @@ impl Builder<'_> {
                     // The annotations name the config as written (see `WrittenMeta`).
                     step.config_name = written.name;
                     step.config_namespace = written.namespace;
-                    run_step(
-                        &step,
-                        rm,
-                        &mut env,
-                        &mut self.out,
-                        meta,
-                        &source,
-                        self.ctx.provenance,
-                    )?;
+                    let recording = self.recording();
+                    run_step(&step, rm, &mut env, &mut self.out, meta, &source, recording)?;
                     // As in the kustomization's own steps (above), and as an error of
                     // the config reads.
                     let replacing = matches!(step.builtin, Builtin::Replacement { .. });

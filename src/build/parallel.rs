@@ -123,6 +123,7 @@ impl Builder<'_> {
             dir: real.clone(),
             schema: self.inh.schema.clone(),
             helm_namespace: self.inh.helm_namespace.clone(),
+            record_everything: self.inh.record_everything,
         });
         let Some(mut slot) = super::cache::lock_slot(&slot) else {
             return self.build_base_anew(real);

@@ -15,15 +15,63 @@
 //! resource copies its record (and its mark). A resource a step adds without a record gets
 //! one, whose first step keeps the resource as that step made it (`Step::created`: every
 //! leaf set by that step, found when a report asks, not listed one change per leaf).
+//!
+//! With `BuildOptions::provenance_only`, a resource gets a record only when the filter
+//! admits it as it first appears; one it does not admit is marked (`Resource::unrecorded`)
+//! and never recorded, even if a later step makes it look admissible (see
+//! provenance/only.rs).
 
 use crate::error::Result;
 use crate::kustomization::files::Place;
-use crate::provenance::{Action, Entry, Provenance, Step, StepKind, Written, diff};
+use crate::provenance::{Action, Entry, Only, Provenance, Step, StepKind, Written, diff};
 use crate::resource::resmap::ResMap;
 use crate::resource::{Resource, Touched};
 use crate::transform::builtin::{Builtin, Step as BuiltinStep};
 use std::path::Path;
 use std::sync::Arc;
+
+/// Whether a build records provenance, and of which resources.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Recording<'o> {
+    on: bool,
+    /// The filter of `BuildOptions::provenance_only`: `None` records every resource.
+    only: Option<&'o Only>,
+}
+
+impl<'o> Recording<'o> {
+    /// What `options` ask to record.
+    pub(super) fn of(options: &'o super::BuildOptions) -> Recording<'o> {
+        Recording {
+            on: options.provenance,
+            only: options
+                .provenance_only
+                .as_ref()
+                .filter(|_| options.provenance),
+        }
+    }
+
+    /// Whether anything is recorded.
+    pub(super) fn on(self) -> bool {
+        self.on
+    }
+
+    /// The same, recording every resource: for what the build reads to configure
+    /// plugins (the file a configuration came from is taken from its record).
+    pub(super) fn everything(self) -> Recording<'o> {
+        Recording { only: None, ..self }
+    }
+
+    /// Whether `r`, which has no record, gets one now: it is admitted when it first
+    /// appears, and a resource turned away once stays so.
+    fn admits(self, r: &mut Resource) -> bool {
+        if r.unrecorded {
+            return false;
+        }
+        let admitted = self.only.is_none_or(|only| only.admits(r.node()));
+        r.unrecorded = !admitted;
+        admitted
+    }
+}
 
 /// What a step is, for its record; the changes are found by comparing.
 #[derive(Clone, Debug)]
@@ -104,7 +152,7 @@ fn step(action: &Arc<Action>, changes: Vec<diff::Change>) -> Step {
 
 /// Runs `f` over `rm`; with `on`, records in each resource what `f` changed in it.
 pub(super) fn recorded<T>(
-    on: bool,
+    on: Recording<'_>,
     rm: &mut ResMap,
     about: impl FnOnce() -> About,
     f: impl FnOnce(&mut ResMap) -> Result<T>,
@@ -118,25 +166,29 @@ pub(super) fn recorded<T>(
 /// Whether a step's changes are to be recorded (`None` when provenance is off), for
 /// [`record`] after it: for steps that need more than the resource map. Each record keeps
 /// the resource as it last saw it, so nothing is copied before a step.
-pub(super) fn snapshot(on: bool, _rm: &ResMap) -> Option<Before> {
-    on.then_some(Before)
+pub(super) fn snapshot<'o>(on: Recording<'o>, _rm: &ResMap) -> Option<Before<'o>> {
+    on.on().then_some(Before(on))
 }
 
 /// See [`snapshot`].
-pub(super) struct Before;
+pub(super) struct Before<'o>(Recording<'o>);
 
 /// Records in each resource of `rm` what changed since its record last saw it; a
 /// resource without a record is new, made by this step. Only the resources the step
 /// touched (changed through [`Resource::node_mut`], or made anew) are compared: a
 /// resource nothing touched is as its record last saw it.
-pub(super) fn record(before: Option<Before>, rm: &mut ResMap, about: impl FnOnce() -> About) {
-    if before.is_none() {
+pub(super) fn record(before: Option<Before<'_>>, rm: &mut ResMap, about: impl FnOnce() -> About) {
+    let Some(Before(recording)) = before else {
         return;
-    }
+    };
     let action = about().action();
     // Each resource's record on its own: on the thread pool for a large map (comparing
     // a resource with its record is most of what recording costs).
     rm.for_each_mut(|r| {
+        if r.provenance.is_none() && !recording.admits(r) {
+            r.take_touched();
+            return;
+        }
         let (touched, node, provenance) = r.take_touched();
         match provenance.as_deref_mut() {
             Some(_) if touched == Touched::No => {}
@@ -202,8 +254,8 @@ pub(super) fn finished(rm: &mut ResMap) -> Vec<crate::yaml::Node> {
 }
 
 /// Starts the records of resources read from `file` (or fetched from its URL).
-pub(super) fn read_from(on: bool, resources: &mut [Resource], file: &Path) {
-    if !on {
+pub(super) fn read_from(on: Recording<'_>, resources: &mut [Resource], file: &Path) {
+    if !on.on() {
         return;
     }
     // How many resources of each kind and name came before, to tell apart two documents
@@ -214,6 +266,10 @@ pub(super) fn read_from(on: bool, resources: &mut [Resource], file: &Path) {
         let slot = seen.entry(id.clone()).or_default();
         let nth = *slot;
         *slot += 1;
+        if !on.admits(r) {
+            r.take_touched();
+            continue;
+        }
         let identity = Some(id);
         // The record starts from the object as read: nothing touched it since.
         let (_, node, provenance) = r.take_touched();

@@ -54,7 +54,7 @@ impl Builder<'_> {
                 r.origin = Some(Box::new(Origin::File(real.clone())));
             }
         }
-        super::provenance::read_from(self.ctx.provenance, &mut resources, &real);
+        super::provenance::read_from(self.recording(), &mut resources, &real);
         Ok(Prepared::Resources(resources))
     }
 
@@ -97,7 +97,7 @@ impl Builder<'_> {
                                 }));
                             }
                         }
-                        super::provenance::read_from(self.ctx.provenance, &mut resources, url);
+                        super::provenance::read_from(self.recording(), &mut resources, url);
                         return Ok(Some(Prepared::Resources(resources)));
                     }
                     Err(e) => file_error = Some(e),

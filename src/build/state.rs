@@ -42,8 +42,9 @@ pub(super) struct BuildContext<'o> {
     pub(super) helm: &'o crate::helm::Session,
     /// Configurations merged so far (see `config::MergeMemo`).
     pub(super) merges: crate::config::MergeMemo,
-    /// Whether each resource records where its fields come from (see build/provenance.rs).
-    pub(super) provenance: bool,
+    /// Whether resources record where their fields come from, and which (see
+    /// build/provenance.rs).
+    pub(super) provenance: super::provenance::Recording<'o>,
     /// The top kustomization's directory (`buildMetadata` paths are relative to it).
     pub(super) root: &'o std::path::Path,
 }
@@ -62,6 +63,10 @@ pub(super) struct Inherited {
     /// The namespace helm charts without one get: the nearest `namespace` of this
     /// kustomization or one including it (kustomize v5.8.0 and later; `None` before).
     pub(super) helm_namespace: Option<String>,
+    /// Record the provenance of every resource, whatever `BuildOptions::provenance_only`
+    /// says: set while building the kustomization a `generators:` or `transformers:` entry
+    /// names, whose configurations' files are taken from their records.
+    pub(super) record_everything: bool,
 }
 
 /// kustomize's schema setting, which kustomize keeps globally: the first `openapi:`

@@ -299,6 +299,7 @@ impl BuildFlags {
             max_output_bytes: self.max_output_bytes,
             merge_keys: self.crd.options()?,
             provenance: false,
+            provenance_only: None,
         })
     }
 }

@@ -62,11 +62,19 @@ pub(crate) fn run_explain(args: &ExplainArgs) -> super::CommandResult {
     Ok(super::Status::Success)
 }
 
-fn build(args: &ExplainArgs, dir: &Path) -> Result<kbuild::BuildOutput, kbuild::Error> {
+/// The build of `dir` with provenance recorded: of the resources `only` admits, or of
+/// all; its warnings printed when `warn`.
+fn build(
+    args: &ExplainArgs,
+    dir: &Path,
+    only: Option<kbuild::provenance::Only>,
+    warn: bool,
+) -> Result<kbuild::BuildOutput, kbuild::Error> {
     let mut options = args.flags.options()?;
     options.provenance = true;
+    options.provenance_only = only;
     let built = kbuild::build_with_warnings(dir, &options)?;
-    for w in &built.warnings {
+    for w in built.warnings.iter().filter(|_| warn) {
         eprintln!("warning: {w}");
     }
     Ok(built)
@@ -89,7 +97,14 @@ fn explain(args: &ExplainArgs) -> Result<String, kbuild::Error> {
     // Never freed: the process ends right after, and freeing every node and record of a
     // large build one by one (and the files it parsed, which the output keeps) costs more
     // than the rest of the explanation (as in `build`).
-    let built = std::mem::ManuallyDrop::new(build(args, Path::new(dir))?);
+    // Recording only what may become the resource asked about; if a step rewrote its
+    // kind or name beyond that (provenance/only.rs), it has no record, and the build is
+    // made again recording everything (its warnings were printed the first time).
+    let dir = Path::new(dir);
+    let mut built = std::mem::ManuallyDrop::new(build(args, dir, select::only(resource), true)?);
+    if select::find(&built.resmap, resource)?.provenance.is_none() {
+        built = std::mem::ManuallyDrop::new(build(args, dir, None, false)?);
+    }
     let resmap = &built.resmap;
     let r = select::find(resmap, resource)?;
     let reader = read;
@@ -250,7 +265,7 @@ fn from_line(args: &ExplainArgs, from: &str) -> Result<String, kbuild::Error> {
     let mut out = String::new();
     let mut found = Vec::new();
     for dir in &dirs {
-        let built = build(args, dir)?;
+        let built = build(args, dir, None, true)?;
         let resmap = &built.resmap;
         let names = select::Names::of(resmap);
         for r in resmap.iter() {

@@ -111,6 +111,40 @@ impl Names {
 /// The resource `spec` names in `resmap`. An error names what matched several, or the
 /// nearest names when nothing matched.
 pub fn find<'r>(resmap: &'r ResMap, spec: &str) -> Result<&'r Resource> {
+    let readings = readings(spec)?;
+    let found: Vec<&Resource> = resmap
+        .iter()
+        .filter(|r| readings.iter().any(|reading| reading.matches(r)))
+        .collect();
+    match found.as_slice() {
+        [one] => Ok(one),
+        [] => Err(Error::msg(format!(
+            "no resource '{spec}' in the output{}",
+            nearest(resmap, &readings)
+        ))),
+        many => Err(Error::msg(format!(
+            "'{spec}' names {} resources: {}; say which",
+            many.len(),
+            many.iter()
+                .map(|r| Names::of(resmap).spelling(r))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+/// The resources a build needs to record for a report on the resource `spec` names (see
+/// [`crate::provenance::Only`]): those that may become one [`find`] would find. `None`
+/// for a `spec` that names no resource (`find` says why).
+pub fn only(spec: &str) -> Option<crate::provenance::Only> {
+    let readings = readings(spec).ok()?;
+    let name = readings.first()?.name.to_string();
+    let kinds = readings.iter().map(|r| r.kind.to_string()).collect();
+    Some(crate::provenance::Only::new(kinds, name))
+}
+
+/// What the words of `spec` may mean.
+fn readings(spec: &str) -> Result<Vec<Reading<'_>>> {
     let words: Vec<&str> = spec.split('/').collect();
     let readings: Vec<Reading<'_>> = match words.as_slice() {
         [kind, name] => vec![Reading {
@@ -145,25 +179,7 @@ pub fn find<'r>(resmap: &'r ResMap, spec: &str) -> Result<&'r Resource> {
             )));
         }
     };
-    let found: Vec<&Resource> = resmap
-        .iter()
-        .filter(|r| readings.iter().any(|reading| reading.matches(r)))
-        .collect();
-    match found.as_slice() {
-        [one] => Ok(one),
-        [] => Err(Error::msg(format!(
-            "no resource '{spec}' in the output{}",
-            nearest(resmap, &readings)
-        ))),
-        many => Err(Error::msg(format!(
-            "'{spec}' names {} resources: {}; say which",
-            many.len(),
-            many.iter()
-                .map(|r| Names::of(resmap).spelling(r))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
-    }
+    Ok(readings)
 }
 
 /// "; nearest: ..." with up to three output resources closest to what was asked.

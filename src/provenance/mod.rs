@@ -19,11 +19,13 @@
 //! per resource.
 
 pub mod diff;
+pub mod only;
 pub mod path;
 pub(crate) mod writes;
 
 use crate::yaml::Node;
 pub use diff::Change;
+pub use only::Only;
 pub use path::{FieldPath, Part};
 use std::borrow::Cow;
 use std::path::PathBuf;

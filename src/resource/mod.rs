@@ -62,6 +62,9 @@ pub struct Resource {
     /// Where each field came from, when the build records it (`kbuild explain`, `build
     /// --provenance`; see [`crate::provenance`]). Boxed: off by default.
     pub provenance: Option<Box<crate::provenance::Provenance>>,
+    /// Never recorded: a build recording the provenance of some resources only
+    /// (`BuildOptions::provenance_only`) did not admit it when it first appeared.
+    pub(crate) unrecorded: bool,
     /// Holds values kustomize keeps untagged (`yaml::map::Style::Untagged`), to be typed
     /// before a JSON patch and when printed; false for nearly every resource, which
     /// spares those the walk.
@@ -367,6 +370,7 @@ impl Resource {
             helm_generated: false,
             replaced_lists: replaced::ReplacedLists::default(),
             provenance: None,
+            unrecorded: false,
             untagged: false,
             writers: deferred::Writers::default(),
             keys_from_json: false,
