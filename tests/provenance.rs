@@ -18,6 +18,7 @@ tests! {
     explain_from_a_line_finds_the_fields_it_sets,
     explain_json_and_errors,
     explain_a_resource_a_replacement_renamed,
+    explain_prints_warnings_as_build_does,
     build_provenance_leaves_the_output_unchanged,
     values_are_found_where_they_are_written,
     a_subject_namespace_written_again_is_the_transformers,
@@ -554,6 +555,24 @@ fn explain_a_resource_a_replacement_renamed() {
     assert_eq!(whole.code, 0, "{}", whole.stderr);
     assert!(whole.stdout.contains("image: nginx:1.0"), "{}", whole.stdout);
     assert!(whole.stdout.contains("base/deploy.yaml:11"), "{}", whole.stdout);
+}
+
+/// kustomize's deprecation notices and kbuild's own warnings read the same from `explain`
+/// as from `build`.
+fn explain_prints_warnings_as_build_does() {
+    let t = tree();
+    write(
+        t.path(),
+        "old/kustomization.yaml",
+        "resources:\n- ../base\ncommonLabels:\n  app: web\nimages:\n- name: nothere\n  newTag: \"2\"\n",
+    );
+    let build = kbuild(t.path(), &["build", "old"]);
+    assert_eq!(build.code, 0, "{}", build.stderr);
+    assert!(build.stderr.contains("# Warning: 'commonLabels' is deprecated"), "{}", build.stderr);
+    assert!(build.stderr.contains("warning: "), "{}", build.stderr);
+    let explain = kbuild(t.path(), &["explain", "old", "Deployment/web"]);
+    assert_eq!(explain.code, 0, "{}", explain.stderr);
+    assert_eq!(explain.stderr, build.stderr);
 }
 
 fn build_provenance_leaves_the_output_unchanged() {

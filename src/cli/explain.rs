@@ -15,6 +15,7 @@ use super::diff::ColorWhen;
 use kbuild::explain::report::{LocatedStep, Locator, Position, annotated};
 use kbuild::explain::{json, select};
 use kbuild::provenance::FieldPath;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -74,8 +75,13 @@ fn build(
     options.provenance = true;
     options.provenance_only = only;
     let built = kbuild::build_with_warnings(dir, &options)?;
-    for w in built.warnings.iter().filter(|_| warn) {
-        eprintln!("warning: {w}");
+    if warn {
+        // As `build` prints them: kustomize's deprecation notices as kustomize does.
+        super::warnings::WarningFlags {
+            strict: false,
+            quiet: false,
+        }
+        .print(&built.warnings);
     }
     Ok(built)
 }
@@ -242,6 +248,35 @@ fn nearest_fields(asked: &str, fields: &[String]) -> String {
 /// `--from FILE:LINE [DIR...]`: every output field, in the given kustomizations (or in
 /// every one under the current directory whose inputs include FILE), whose chain has a
 /// step at that line of FILE.
+/// Whether a path names the file `--from` asked about: the same path, or one that resolves
+/// to it (each path resolved once).
+struct SameFile<'f> {
+    file: &'f Path,
+    known: HashMap<PathBuf, bool>,
+}
+
+impl SameFile<'_> {
+    fn is(&mut self, path: &Path) -> bool {
+        if path == self.file {
+            return true;
+        }
+        if let Some(&same) = self.known.get(path) {
+            return same;
+        }
+        let same = std::fs::canonicalize(path).is_ok_and(|f| f == self.file);
+        self.known.insert(path.to_path_buf(), same);
+        same
+    }
+}
+
+/// The files a step's positions can be in: the file it wrote from and its entry's file.
+fn step_files(step: &kbuild::provenance::Step) -> impl Iterator<Item = &Path> {
+    let wrote = step.wrote.as_ref().map(|w| w.file.as_path());
+    wrote
+        .into_iter()
+        .chain(step.entry.as_ref().map(|e| e.file.as_path()))
+}
+
 fn from_line(args: &ExplainArgs, from: &str) -> Result<String, kbuild::Error> {
     let (file, line) = from
         .rsplit_once(':')
@@ -264,6 +299,10 @@ fn from_line(args: &ExplainArgs, from: &str) -> Result<String, kbuild::Error> {
     let color = args.color.enabled();
     let mut out = String::new();
     let mut found = Vec::new();
+    let mut same = SameFile {
+        file: &file,
+        known: HashMap::new(),
+    };
     for dir in &dirs {
         let built = build(args, dir, None, true)?;
         let resmap = &built.resmap;
@@ -272,20 +311,33 @@ fn from_line(args: &ExplainArgs, from: &str) -> Result<String, kbuild::Error> {
             let Some(p) = r.provenance.as_deref() else {
                 continue;
             };
-            for (path, _) in kbuild::provenance::diff::leaves(r.node()) {
-                let hits = loc
-                    .chain(p, &path)
+            // A position is in the file a step wrote from or the file of its entry (see
+            // `step_files`): a record with no step from FILE has no field from it, and is
+            // not located at all (locating every leaf of every resource was most of the
+            // time).
+            if !p.steps.iter().flat_map(step_files).any(|f| same.is(f)) {
+                continue;
+            }
+            // The fields with a step from FILE:LINE: every link of the record listed once
+            // (a chain asked for each leaf lists them all again), only those from FILE
+            // located. A leaf's chain holds the links of the fields at and below it, and
+            // the one at the leaf counts (the field as the step named it).
+            let mut hit: std::collections::HashSet<FieldPath> = std::collections::HashSet::new();
+            for (path, _, link) in p.links() {
+                if !step_files(link.step).any(|f| same.is(f)) {
+                    continue;
+                }
+                let s = loc.locate(&link);
+                let at_line = [&s.value_at, &s.entry_at]
                     .into_iter()
-                    .filter(|s| s.field == path)
-                    .filter(|s| {
-                        [&s.value_at, &s.entry_at].into_iter().flatten().any(|at| {
-                            at.line == line
-                                && (at.file == file
-                                    || std::fs::canonicalize(&at.file).is_ok_and(|f| f == file))
-                        })
-                    })
-                    .count();
-                if hits > 0 {
+                    .flatten()
+                    .any(|at| at.line == line && same.is(&at.file));
+                if at_line && path.starts_with(&s.field) {
+                    hit.insert(s.field);
+                }
+            }
+            for (path, _) in kbuild::provenance::diff::leaves(r.node()) {
+                if hit.contains(&path) {
                     found.push((dir.clone(), names.spelling(r), path));
                 }
             }
