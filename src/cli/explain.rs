@@ -303,8 +303,10 @@ fn from_line(args: &ExplainArgs, from: &str) -> Result<String, kbuild::Error> {
         file: &file,
         known: HashMap::new(),
     };
-    for dir in &dirs {
-        let built = build(args, dir, None, true)?;
+    for (i, dir) in dirs.iter().enumerate() {
+        // Each build is freed before the next is made, but the last never is: the process
+        // ends after the report (as in `explain RESOURCE`).
+        let built = std::mem::ManuallyDrop::new(build(args, dir, None, true)?);
         let resmap = &built.resmap;
         let names = select::Names::of(resmap);
         for r in resmap.iter() {
@@ -341,6 +343,9 @@ fn from_line(args: &ExplainArgs, from: &str) -> Result<String, kbuild::Error> {
                     found.push((dir.clone(), names.spelling(r), path));
                 }
             }
+        }
+        if i + 1 < dirs.len() {
+            drop(std::mem::ManuallyDrop::into_inner(built));
         }
     }
     if args.output == Format::Json {
