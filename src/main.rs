@@ -161,10 +161,18 @@ const QUICK: cli::usage::Quick = cli::usage::Quick {
 /// Nothing of kbuild's is left to run here: temporary files are removed by their owners
 /// before `run` returns, a pager has been waited for, and the results of a build are
 /// never freed (see `cli::build`).
+///
+/// Except in the binary tools/build-pgo.sh builds to profile kbuild (`--cfg
+/// kbuild_pgo_train`): its profile's counts are written by an exit handler.
 fn end_process(code: u8) -> ! {
     let _ = std::io::stdout().flush();
+    #[cfg(kbuild_pgo_train)]
+    std::process::exit(i32::from(code));
     // SAFETY: `_exit` has no preconditions; it ends the process without returning.
-    unsafe { libc::_exit(i32::from(code)) }
+    #[cfg(not(kbuild_pgo_train))]
+    unsafe {
+        libc::_exit(i32::from(code))
+    }
 }
 
 /// Runs the subcommand: every one returns its status or its error, which `main` prints
