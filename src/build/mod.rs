@@ -603,12 +603,7 @@ impl<'o> Builder<'o> {
         // Generated resources start their provenance records as each generator runs (a
         // resource without a record would be taken for one the next step made).
         let on = self.recording();
-        let helm = if charts.is_empty() {
-            Default::default()
-        } else {
-            on
-        };
-        let before = provenance::snapshot(helm, &acc.resmap);
+        let before = provenance::snapshot(on, &acc.resmap).filter(|_| !charts.is_empty());
         self.run_helm_charts(&charts, file, acc)?;
         let helm_charts = crate::kustomization::files::Place {
             key: "helmCharts",

@@ -15,7 +15,7 @@ use super::diff::ColorWhen;
 use kbuild::explain::report::{LocatedStep, Locator, Position, annotated};
 use kbuild::explain::{json, select};
 use kbuild::provenance::FieldPath;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -245,9 +245,6 @@ fn nearest_fields(asked: &str, fields: &[String]) -> String {
     }
 }
 
-/// `--from FILE:LINE [DIR...]`: every output field, in the given kustomizations (or in
-/// every one under the current directory whose inputs include FILE), whose chain has a
-/// step at that line of FILE.
 /// Whether a path names the file `--from` asked about: the same path, or one that resolves
 /// to it (each path resolved once).
 struct SameFile<'f> {
@@ -277,6 +274,9 @@ fn step_files(step: &kbuild::provenance::Step) -> impl Iterator<Item = &Path> {
         .chain(step.entry.as_ref().map(|e| e.file.as_path()))
 }
 
+/// `--from FILE:LINE [DIR...]`: every output field, in the given kustomizations (or in
+/// every one under the current directory whose inputs include FILE), whose chain has a
+/// step at that line of FILE.
 fn from_line(args: &ExplainArgs, from: &str) -> Result<String, kbuild::Error> {
     let (file, line) = from
         .rsplit_once(':')
@@ -324,7 +324,7 @@ fn from_line(args: &ExplainArgs, from: &str) -> Result<String, kbuild::Error> {
             // (a chain asked for each leaf lists them all again), only those from FILE
             // located. A leaf's chain holds the links of the fields at and below it, and
             // the one at the leaf counts (the field as the step named it).
-            let mut hit: std::collections::HashSet<FieldPath> = std::collections::HashSet::new();
+            let mut hit: HashSet<FieldPath> = HashSet::new();
             for (path, _, link) in p.links() {
                 if !step_files(link.step).any(|f| same.is(f)) {
                     continue;
